@@ -1,0 +1,221 @@
+/*
+ * libpgrest — PostgREST's HTTP semantics as an embeddable C library.
+ *
+ * The pipeline is four calls, each usable on its own:
+ *
+ *   pgrest_parse_request  HTTP pieces -> api request      (no database)
+ *   pgrest_plan           api request -> plan             (schema cache only)
+ *   pgrest_emit_sql       plan -> statements + $n params   (pure)
+ *   pgrest_execute        statements -> response           (one round trip)
+ *
+ * pgrest_handle() chains them on the context's connection pool.
+ *
+ * Memory: every object produced while answering one request lives in a
+ * pgrest_arena that the caller creates and frees; freeing the arena frees
+ * the request, the plan, the SQL, the response and any error strings.
+ * Pointers returned by accessors stay valid until the arena is freed.
+ *
+ * Threads: a pgrest_ctx may be shared by many threads once configured
+ * (pgrest_ctx_set is not thread-safe; everything else is). An arena belongs
+ * to one thread at a time.
+ *
+ * Errors: fallible calls return PGREST_OK (0) or a negative pgrest_status
+ * and fill the caller's pgrest_error, whose strings live in the arena (or,
+ * for context-level calls without an arena, in the context until the next
+ * call on it from the same thread... see each function).
+ */
+#ifndef PGREST_H
+#define PGREST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PGREST_API __attribute__((visibility("default")))
+#else
+#define PGREST_API
+#endif
+
+#define PGREST_VERSION_MAJOR 0
+#define PGREST_VERSION_MINOR 1
+#define PGREST_VERSION_PATCH 0
+#define PGREST_VERSION_STRING "0.1.0"
+
+/* Feature macros: a host can test for them with #ifdef. */
+#define PGREST_HAS_PIPELINE_EXECUTION 1
+#define PGREST_HAS_SCHEMA_SNAPSHOT 1
+
+/* Return codes. Values only ever grow; retired values keep their number. */
+typedef enum pgrest_status {
+    PGREST_OK = 0,
+    PGREST_ERR_REQUEST = -1,   /* the client's request is invalid (4xx) */
+    PGREST_ERR_DATABASE = -2,  /* PostgreSQL reported an error */
+    PGREST_ERR_CONNECTION = -3,/* no usable database connection (503) */
+    PGREST_ERR_CONFIG = -4,    /* invalid configuration key or value */
+    PGREST_ERR_INTERNAL = -5,  /* out of memory, arena cap, bug */
+    PGREST_ERR_SCHEMA = -6     /* schema cache missing or unreadable */
+} pgrest_status;
+
+/* Opaque handles. */
+typedef struct pgrest_ctx pgrest_ctx;
+typedef struct pgrest_arena pgrest_arena;
+typedef struct pgrest_request pgrest_request;         /* raw HTTP pieces */
+typedef struct pgrest_api_request pgrest_api_request; /* parsed request */
+typedef struct pgrest_query_plan pgrest_query_plan;
+typedef struct pgrest_statements pgrest_statements;
+typedef struct pgrest_response pgrest_response;
+
+/* Read-only records filled by the library. */
+typedef struct pgrest_error {
+    int http_status;     /* e.g. 400 */
+    const char *code;    /* "PGRST100" or a SQLSTATE such as "23505" */
+    const char *message;
+    const char *details; /* may be NULL */
+    const char *hint;    /* may be NULL */
+} pgrest_error;
+
+typedef struct pgrest_header {
+    const char *name;
+    const char *value;
+} pgrest_header;
+
+/* ---------------------------------------------------------------- arena */
+
+/* Creates an arena for one request. cap_bytes bounds the total memory the
+ * request may use (0 = library default, 64 MiB); exceeding it makes the
+ * current call fail with PGREST_ERR_INTERNAL. Returns NULL on OOM.
+ * The caller owns the arena and frees it with pgrest_arena_free. */
+PGREST_API pgrest_arena *pgrest_arena_new(size_t cap_bytes);
+
+/* Frees the arena and everything allocated in it. Accepts NULL. */
+PGREST_API void pgrest_arena_free(pgrest_arena *arena);
+
+/* ---------------------------------------------------------------- context */
+
+/* Creates a context with PostgREST's default configuration. The caller owns
+ * it; free with pgrest_ctx_free. Returns NULL on OOM. */
+PGREST_API pgrest_ctx *pgrest_ctx_new(void);
+
+/* Frees the context, closes pooled connections. Accepts NULL. Must not be
+ * called while other threads still use the context. */
+PGREST_API void pgrest_ctx_free(pgrest_ctx *ctx);
+
+/* Sets a configuration option by its PostgREST name ("db-uri",
+ * "db-schemas", "db-anon-role", "app.settings.x", ...). Values are copied.
+ * Returns PGREST_ERR_CONFIG for unknown keys or invalid values, with a
+ * message in *err (strings owned by ctx, valid until the next set call).
+ * Not thread-safe: configure before sharing the context. */
+PGREST_API int pgrest_ctx_set(pgrest_ctx *ctx, const char *key,
+                              const char *value, pgrest_error *err);
+
+/* Returns the current value of an option as text, or NULL if unset.
+ * The string is owned by ctx and valid until the option changes. */
+PGREST_API const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key);
+
+/* Connects to db-uri and loads the schema cache by introspection (one
+ * round trip). Thread-safe: may be called again to reload; requests in
+ * flight keep the cache they started with. err strings are owned by ctx
+ * until the next reload. */
+PGREST_API int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err);
+
+/* Loads the schema cache from a JSON snapshot file written by
+ * pgrest_ctx_save_schema (no database needed). Thread-safe swap. */
+PGREST_API int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,
+                                           pgrest_error *err);
+
+/* Writes the current schema cache as a JSON snapshot to path. */
+PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
+                                           pgrest_error *err);
+
+/* ---------------------------------------------------------------- request */
+
+/* Creates a raw request in the arena. method is the HTTP verb, path the
+ * percent-encoded path ("/items"), query the raw query string without '?'
+ * (may be NULL). Strings are copied into the arena. */
+PGREST_API pgrest_request *pgrest_request_new(pgrest_arena *arena,
+                                              const char *method,
+                                              const char *path,
+                                              const char *query);
+
+/* Appends a header (copied). Repeated names are kept in order. */
+PGREST_API void pgrest_request_add_header(pgrest_request *req,
+                                          const char *name, const char *value);
+
+/* Sets the body (copied; binary-safe). */
+PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
+                                        size_t len);
+
+/* ---------------------------------------------------------------- stages */
+
+/* Parses the raw request: target, action, select/filter/order trees,
+ * range, preferences, payload. Needs no database and no schema cache; reads
+ * only the context's configuration. *out lives in the arena. */
+PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
+                                    const pgrest_request *req,
+                                    pgrest_api_request **out,
+                                    pgrest_error *err);
+
+/* Resolves the api request against the context's schema cache (relations,
+ * columns, relationships, routines, media types). No database. */
+PGREST_API int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
+                           const pgrest_api_request *api, pgrest_query_plan **out,
+                           pgrest_error *err);
+
+/* Turns the plan into statements with $n parameters. Pure. */
+PGREST_API int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
+                               const pgrest_query_plan *plan,
+                               pgrest_statements **out, pgrest_error *err);
+
+/* Number of statements (settings preamble, pre-request, main, ...). */
+PGREST_API size_t pgrest_statements_count(const pgrest_statements *st);
+/* SQL text of statement i (owned by the arena). */
+PGREST_API const char *pgrest_statements_sql(const pgrest_statements *st,
+                                             size_t i);
+/* Parameters of statement i: count, and value j (NULL = SQL NULL). */
+PGREST_API size_t pgrest_statements_param_count(const pgrest_statements *st,
+                                                size_t i);
+PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
+                                               size_t i, size_t j);
+
+/* Runs the statements in one pipelined round trip on conn (a libpq
+ * PGconn *, passed as void * so this header does not need libpq-fe.h).
+ * The connection must be idle and is left idle. Errors from PostgreSQL are
+ * mapped to PostgREST's status codes in *err. *out lives in the arena. */
+PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
+                              const pgrest_statements *st, void *conn,
+                              pgrest_response **out, pgrest_error *err);
+
+/* One call for hosts: parse, authenticate, plan, emit, execute on a pooled
+ * connection. Always produces a response (errors become PostgREST's JSON
+ * error responses); returns NULL only on OOM. */
+PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
+                                          pgrest_arena *arena,
+                                          const pgrest_request *req);
+
+/* Builds the HTTP response PostgREST sends for err. */
+PGREST_API pgrest_response *pgrest_error_response(pgrest_ctx *ctx,
+                                                  pgrest_arena *arena,
+                                                  const pgrest_error *err);
+
+/* ---------------------------------------------------------------- response */
+
+PGREST_API int pgrest_response_status(const pgrest_response *resp);
+PGREST_API size_t pgrest_response_header_count(const pgrest_response *resp);
+/* Header i; the record and its strings are owned by the arena. */
+PGREST_API const pgrest_header *
+pgrest_response_header(const pgrest_response *resp, size_t i);
+/* Body bytes (not NUL-terminated necessarily) and their length. */
+PGREST_API const char *pgrest_response_body(const pgrest_response *resp,
+                                            size_t *len);
+
+/* Library version string, e.g. "0.1.0". */
+PGREST_API const char *pgrest_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PGREST_H */

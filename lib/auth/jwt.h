@@ -1,0 +1,30 @@
+/* JWT verification with libjwt (PostgREST Auth.hs, Auth/Jwt.hs). */
+#ifndef PGR_JWT_H
+#define PGR_JWT_H
+
+#include "context.h"
+
+/* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*
+ * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,
+ * extracts the role via jwt-role-claim-key (falling back to db-anon-role),
+ * and fills api->role, api->jwt_claims (compact JSON, keys sorted, "role"
+ * inserted) and api->authenticated (role differs from db-anon-role, as
+ * PostgREST's App.hs decides 401 vs 403). Everything is allocated in a.
+ * Errors: PGRST300 (500), PGRST301/302/303 (401). Thread-safe. */
+int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
+                         pgrest_api_request *api, pgrest_error *err);
+
+/* The WWW-Authenticate header value PostgREST sends with err:
+ * `Bearer error="invalid_token", error_description="<message>"` for
+ * PGRST301/PGRST303, "Bearer" for any other 401 (PGRST302, 42501 while
+ * anonymous), NULL when the response has no such header. The string is a
+ * constant or lives in a. */
+const char *pgr_jwt_www_authenticate(pgrest_arena *a, const pgrest_error *err);
+
+/* Checks that path is a jwt-role-claim-key PostgREST accepts (legacy JSPath
+ * `.a.b[0]."k"[?(@ == "x")]` or RFC 9535 `$.a['b'][0][?@ == 'x']`), so a
+ * configuration can reject it up front. Returns PGREST_OK or fills err. */
+int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
+                                 pgrest_error *err);
+
+#endif

@@ -1,0 +1,265 @@
+/* Library configuration by PostgREST's option names (ref/configuration). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "context.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+void pgr_config_defaults(pgr_config *cfg)
+{
+    static const char *default_schemas[] = {"public", NULL};
+    static const char *default_extra[] = {"public", NULL};
+    memset(cfg, 0, sizeof *cfg);
+    cfg->db_uri = "postgresql://";
+    cfg->db_schemas = default_schemas;
+    cfg->n_db_schemas = 1;
+    cfg->db_pool = 10;
+    cfg->db_pool_acquisition_timeout = 10;
+    cfg->db_extra_search_path = default_extra;
+    cfg->n_db_extra_search_path = 1;
+    cfg->db_max_rows = -1;
+    cfg->db_tx_end = PGR_TX_COMMIT;
+    cfg->db_prepared_statements = true;
+    cfg->jwt_role_claim_key = ".role";
+    cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
+    cfg->url_use_legacy_target_names = true;
+}
+
+static const char *trim(pgrest_arena *a, const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return pgr_strndup(a, s, n);
+}
+
+/* Comma-separated list -> NULL-terminated array of trimmed items. */
+static const char **split_list(pgrest_arena *a, const char *value, size_t *n_out)
+{
+    size_t n = 0;
+    for (const char *p = value; *p; p++)
+        if (*p == ',')
+            n++;
+    const char **items = PGR_NEW_ARRAY(a, const char *, n + 2);
+    if (items == NULL)
+        return NULL;
+    size_t k = 0;
+    const char *start = value;
+    for (const char *p = value;; p++) {
+        if (*p == ',' || *p == '\0') {
+            const char *item = trim(a, pgr_strndup(a, start, (size_t)(p - start)));
+            if (item != NULL && item[0] != '\0')
+                items[k++] = item;
+            if (*p == '\0')
+                break;
+            start = p + 1;
+        }
+    }
+    items[k] = NULL;
+    *n_out = k;
+    return items;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0 ||
+        strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0) {
+        *out = true;
+        return true;
+    }
+    if (strcasecmp(v, "false") == 0 || strcasecmp(v, "off") == 0 ||
+        strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+static bool parse_int(const char *v, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0')
+        return false;
+    *out = n;
+    return true;
+}
+
+static int invalid(pgrest_error *err, pgrest_arena *a, const char *key,
+                   const char *value)
+{
+    pgr_errorf(err, a, 500, "PGRSTCFG", NULL, NULL,
+               "Invalid value for %s: %s", key, value);
+    return PGREST_ERR_CONFIG;
+}
+
+static const char *canonical_key(const char *key)
+{
+    static const struct { const char *alias, *name; } aliases[] = {
+        {"db-schema", "db-schemas"},
+        {"max-rows", "db-max-rows"},
+        {"pre-request", "db-pre-request"},
+        {"root-spec", "db-root-spec"},
+        {"role-claim-key", "jwt-role-claim-key"},
+        {"secret-is-base64", "jwt-secret-is-base64"},
+        {"db-pool-timeout", "db-pool-max-idletime"},
+    };
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(key, aliases[i].alias) == 0)
+            return aliases[i].name;
+    return key;
+}
+
+static int set_bool(bool *field, pgrest_arena *a, const char *key,
+                    const char *value, pgrest_error *err)
+{
+    return parse_bool(value, field) ? PGREST_OK : invalid(err, a, key, value);
+}
+
+static int set_app_setting(pgr_config *cfg, pgrest_arena *a, const char *key,
+                           const char *value)
+{
+    for (pgr_kv *kv = cfg->app_settings; kv != NULL; kv = kv->next)
+        if (strcmp(kv->name, key) == 0) {
+            kv->value = pgr_strdup(a, value);
+            return PGREST_OK;
+        }
+    pgr_kv *kv = PGR_NEW(a, pgr_kv);
+    if (kv == NULL)
+        return PGREST_ERR_INTERNAL;
+    kv->name = pgr_strdup(a, key);
+    kv->value = pgr_strdup(a, value);
+    pgr_kv **tail = &cfg->app_settings;
+    while (*tail != NULL)
+        tail = &(*tail)->next;
+    *tail = kv;
+    return PGREST_OK;
+}
+
+static const char *nonempty(pgrest_arena *a, const char *v)
+{
+    return v[0] == '\0' ? NULL : pgr_strdup(a, v);
+}
+
+static int set_tx_end(pgr_config *cfg, pgrest_arena *a, const char *value,
+                      pgrest_error *err)
+{
+    static const struct { const char *name; pgr_tx_end v; } m[] = {
+        {"commit", PGR_TX_COMMIT},
+        {"commit-allow-override", PGR_TX_COMMIT_ALLOW_OVERRIDE},
+        {"rollback", PGR_TX_ROLLBACK},
+        {"rollback-allow-override", PGR_TX_ROLLBACK_ALLOW_OVERRIDE},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (strcmp(value, m[i].name) == 0) {
+            cfg->db_tx_end = m[i].v;
+            return PGREST_OK;
+        }
+    return invalid(err, a, "db-tx-end", value);
+}
+
+static int set_openapi_mode(pgr_config *cfg, pgrest_arena *a,
+                            const char *value, pgrest_error *err)
+{
+    if (strcmp(value, "follow-privileges") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
+    else if (strcmp(value, "ignore-privileges") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_IGNORE_PRIVILEGES;
+    else if (strcmp(value, "disabled") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_DISABLED;
+    else
+        return invalid(err, a, "openapi-mode", value);
+    return PGREST_OK;
+}
+
+static int set_int(long long *out, long long min, pgrest_arena *a,
+                   const char *key, const char *value, pgrest_error *err)
+{
+    long long n;
+    if (!parse_int(value, &n) || n < min)
+        return invalid(err, a, key, value);
+    *out = n;
+    return PGREST_OK;
+}
+
+int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
+                   const char *value, pgrest_error *err)
+{
+    const char *key = canonical_key(raw_key);
+    long long n;
+    int rc;
+    if (strncmp(key, "app.settings.", 13) == 0)
+        return set_app_setting(cfg, a, key, value);
+    if (strcmp(key, "db-uri") == 0)
+        cfg->db_uri = pgr_strdup(a, value);
+    else if (strcmp(key, "db-schemas") == 0) {
+        size_t k;
+        const char **l = split_list(a, value, &k);
+        if (l == NULL || k == 0)
+            return invalid(err, a, key, value);
+        cfg->db_schemas = l;
+        cfg->n_db_schemas = k;
+    } else if (strcmp(key, "db-extra-search-path") == 0)
+        cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
+    else if (strcmp(key, "db-anon-role") == 0)
+        cfg->db_anon_role = nonempty(a, value);
+    else if (strcmp(key, "db-pool") == 0) {
+        if ((rc = set_int(&n, 1, a, key, value, err)) != PGREST_OK)
+            return rc;
+        cfg->db_pool = (int)n;
+    } else if (strcmp(key, "db-pool-acquisition-timeout") == 0) {
+        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
+            return rc;
+        cfg->db_pool_acquisition_timeout = (int)n;
+    } else if (strcmp(key, "db-max-rows") == 0) {
+        if (value[0] == '\0')
+            cfg->db_max_rows = -1;
+        else if ((rc = set_int(&cfg->db_max_rows, 0, a, key, value, err)) != PGREST_OK)
+            return rc;
+    } else if (strcmp(key, "db-tx-end") == 0)
+        return set_tx_end(cfg, a, value, err);
+    else if (strcmp(key, "db-pre-request") == 0)
+        cfg->db_pre_request = nonempty(a, value);
+    else if (strcmp(key, "db-root-spec") == 0)
+        cfg->db_root_spec = nonempty(a, value);
+    else if (strcmp(key, "db-prepared-statements") == 0)
+        return set_bool(&cfg->db_prepared_statements, a, key, value, err);
+    else if (strcmp(key, "db-aggregates-enabled") == 0)
+        return set_bool(&cfg->db_aggregates_enabled, a, key, value, err);
+    else if (strcmp(key, "db-plan-enabled") == 0)
+        return set_bool(&cfg->db_plan_enabled, a, key, value, err);
+    else if (strcmp(key, "jwt-secret") == 0)
+        cfg->jwt_secret = nonempty(a, value);
+    else if (strcmp(key, "jwt-secret-is-base64") == 0)
+        return set_bool(&cfg->jwt_secret_is_base64, a, key, value, err);
+    else if (strcmp(key, "jwt-aud") == 0)
+        cfg->jwt_aud = nonempty(a, value);
+    else if (strcmp(key, "jwt-role-claim-key") == 0)
+        cfg->jwt_role_claim_key = pgr_strdup(a, value);
+    else if (strcmp(key, "client-error-verbosity") == 0) {
+        if (strcmp(value, "minimal") == 0)
+            cfg->client_error_minimal = true;
+        else if (strcmp(value, "verbose") == 0)
+            cfg->client_error_minimal = false;
+        else
+            return invalid(err, a, key, value);
+    } else if (strcmp(key, "server-timing-enabled") == 0)
+        return set_bool(&cfg->server_timing_enabled, a, key, value, err);
+    else if (strcmp(key, "openapi-mode") == 0)
+        return set_openapi_mode(cfg, a, value, err);
+    else if (strcmp(key, "server-cors-allowed-origins") == 0)
+        cfg->server_cors_allowed_origins = nonempty(a, value);
+    else if (strcmp(key, "server-trace-header") == 0)
+        cfg->server_trace_header = nonempty(a, value);
+    else if (strcmp(key, "url-use-legacy-target-names") == 0)
+        return set_bool(&cfg->url_use_legacy_target_names, a, key, value, err);
+    /* Other PostgREST options are accepted and kept as text (server,
+     * admin, logging, pool tuning, ...): see pgrest_ctx_get. */
+    return PGREST_OK;
+}

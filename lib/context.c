@@ -1,0 +1,215 @@
+/* Context lifecycle, options and the schema cache swap. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "exec/pool.h"
+#include "schema/introspect.h"
+#include "util/error.h"
+
+pgrest_ctx *pgrest_ctx_new(void)
+{
+    pgrest_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return NULL;
+    ctx->cfg_arena = pgrest_arena_new(0);
+    ctx->err_arena = pgrest_arena_new(0);
+    if (ctx->cfg_arena == NULL || ctx->err_arena == NULL) {
+        pgrest_arena_free(ctx->cfg_arena);
+        pgrest_arena_free(ctx->err_arena);
+        free(ctx);
+        return NULL;
+    }
+    pgr_config_defaults(&ctx->cfg);
+    pthread_mutex_init(&ctx->lock, NULL);
+    return ctx;
+}
+
+void pgrest_ctx_free(pgrest_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    pgr_pool_free(ctx->pool);
+    if (ctx->schema != NULL)
+        pgr_schema_cache_release(ctx->schema);
+    pthread_mutex_destroy(&ctx->lock);
+    pgrest_arena_free(ctx->cfg_arena);
+    pgrest_arena_free(ctx->err_arena);
+    free(ctx);
+}
+
+static void remember_option(pgrest_ctx *ctx, const char *key, const char *value)
+{
+    for (pgr_kv *kv = ctx->options; kv; kv = kv->next)
+        if (strcmp(kv->name, key) == 0) {
+            kv->value = pgr_strdup(ctx->cfg_arena, value);
+            return;
+        }
+    pgr_kv *kv = PGR_NEW(ctx->cfg_arena, pgr_kv);
+    if (kv == NULL)
+        return;
+    kv->name = pgr_strdup(ctx->cfg_arena, key);
+    kv->value = pgr_strdup(ctx->cfg_arena, value);
+    kv->next = ctx->options;
+    ctx->options = kv;
+}
+
+int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
+                   pgrest_error *err)
+{
+    if (ctx == NULL || key == NULL || value == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    int rc = pgr_config_set(&ctx->cfg, ctx->cfg_arena, key, value, err);
+    if (rc == PGREST_OK)
+        remember_option(ctx, key, value);
+    return rc;
+}
+
+const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key)
+{
+    for (const pgr_kv *kv = ctx->options; kv; kv = kv->next)
+        if (strcmp(kv->name, key) == 0)
+            return kv->value;
+    return NULL;
+}
+
+pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    pgr_schema_cache *sc = ctx->schema;
+    if (sc != NULL)
+        pgr_schema_cache_retain(sc);
+    pthread_mutex_unlock(&ctx->lock);
+    return sc;
+}
+
+void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
+{
+    pthread_mutex_lock(&ctx->lock);
+    pgr_schema_cache *old = ctx->schema;
+    ctx->schema = sc;
+    pthread_mutex_unlock(&ctx->lock);
+    if (old != NULL)
+        pgr_schema_cache_release(old);
+    if (ctx->pool != NULL)
+        pgr_pool_flush(ctx->pool);
+}
+
+/* Error strings of context-level calls outlive the call: they are copied
+ * into the context's error arena. */
+static int keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
+{
+    if (err == NULL)
+        return rc;
+    pgrest_arena *a = ctx->err_arena;
+    err->message = pgr_strdup(a, err->message);
+    err->details = pgr_strdup(a, err->details);
+    err->hint = pgr_strdup(a, err->hint);
+    err->code = pgr_strdup(a, err->code);
+    return rc;
+}
+
+static int ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
+{
+    if (ctx->pool != NULL)
+        return PGREST_OK;
+    ctx->pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
+                             ctx->cfg.db_pool_acquisition_timeout);
+    return ctx->pool ? PGREST_OK : pgr_error_oom(err);
+}
+
+int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return pgr_error_oom(err);
+    int rc = ensure_pool(ctx, err);
+    PGconn *pg = rc == PGREST_OK ? pgr_connect(ctx->cfg.db_uri, a, err) : NULL;
+    char *json = NULL;
+    if (pg == NULL)
+        rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
+    else
+        rc = pgr_introspect(pg, ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
+                            a, &json, err);
+    if (pg != NULL)
+        PQfinish(pg);
+    if (rc == PGREST_OK) {
+        pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
+        if (sc == NULL)
+            rc = PGREST_ERR_SCHEMA;
+        else
+            pgr_ctx_swap_schema(ctx, sc);
+    }
+    rc = keep_error(ctx, err, rc);
+    pgrest_arena_free(a);
+    return rc;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf != NULL)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,
+                                pgrest_error *err)
+{
+    size_t len;
+    char *json = read_file(path, &len);
+    if (json == NULL)
+        return keep_error(ctx, err,
+                          pgr_error(err, 500, "PGRST002", "Could not read the schema snapshot file",
+                                    path, NULL) ? PGREST_ERR_SCHEMA : PGREST_ERR_SCHEMA);
+    pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
+    free(json);
+    if (sc == NULL)
+        return keep_error(ctx, err, PGREST_ERR_SCHEMA);
+    pgr_ctx_swap_schema(ctx, sc);
+    return PGREST_OK;
+}
+
+int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
+                                pgrest_error *err)
+{
+    pgr_schema_cache *sc = pgr_ctx_schema(ctx);
+    if (sc == NULL)
+        return pgr_error(err, 503, "PGRST002", "Schema cache not loaded", NULL, NULL)
+                   ? PGREST_ERR_SCHEMA : PGREST_ERR_SCHEMA;
+    FILE *f = fopen(path, "wb");
+    int rc = PGREST_OK;
+    if (f == NULL || fputs(sc->json, f) < 0)
+        rc = pgr_error(err, 500, "PGRSTX00", "Could not write the schema snapshot file",
+                       NULL, NULL) ? PGREST_ERR_INTERNAL : PGREST_ERR_INTERNAL;
+    if (f != NULL && fclose(f) != 0)
+        rc = PGREST_ERR_INTERNAL;
+    pgr_schema_cache_release(sc);
+    return keep_error(ctx, err, rc);
+}
+
+const char *pgrest_version(void)
+{
+    return PGREST_VERSION_STRING;
+}

@@ -1,0 +1,78 @@
+/* The context: configuration, schema cache and pool shared by requests
+ * (PostgREST's AppState). */
+#ifndef PGR_CONTEXT_H
+#define PGR_CONTEXT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "parse/api_request.h"
+#include "pgrest/pgrest.h"
+#include "schema/schema_cache.h"
+
+typedef enum pgr_tx_end {
+    PGR_TX_COMMIT,
+    PGR_TX_COMMIT_ALLOW_OVERRIDE,
+    PGR_TX_ROLLBACK,
+    PGR_TX_ROLLBACK_ALLOW_OVERRIDE
+} pgr_tx_end;
+
+typedef enum pgr_openapi_mode {
+    PGR_OPENAPI_FOLLOW_PRIVILEGES,
+    PGR_OPENAPI_IGNORE_PRIVILEGES,
+    PGR_OPENAPI_DISABLED
+} pgr_openapi_mode;
+
+/* Parsed configuration; strings live in the context's config arena. */
+typedef struct pgr_config {
+    const char *db_uri;
+    const char **db_schemas;          /* NULL-terminated, first = default */
+    size_t n_db_schemas;
+    const char *db_anon_role;         /* NULL = anonymous disabled */
+    int db_pool;
+    int db_pool_acquisition_timeout;
+    const char **db_extra_search_path;/* NULL-terminated */
+    size_t n_db_extra_search_path;
+    long long db_max_rows;            /* -1 = unlimited */
+    pgr_tx_end db_tx_end;
+    const char *db_pre_request;
+    const char *db_root_spec;
+    bool db_prepared_statements;
+    bool db_aggregates_enabled;
+    bool db_plan_enabled;
+    const char *jwt_secret;
+    bool jwt_secret_is_base64;
+    const char *jwt_aud;
+    const char *jwt_role_claim_key;
+    bool client_error_minimal;
+    bool server_timing_enabled;
+    pgr_openapi_mode openapi_mode;
+    const char *server_cors_allowed_origins;
+    const char *server_trace_header;
+    bool url_use_legacy_target_names;
+    pgr_kv *app_settings;             /* app.settings.* */
+} pgr_config;
+
+typedef struct pgr_pool pgr_pool;
+
+struct pgrest_ctx {
+    pgrest_arena *cfg_arena;
+    pgr_kv *options;                  /* every key set, as text */
+    pgr_config cfg;
+    pthread_mutex_t lock;             /* guards schema swap + err arena */
+    pgr_schema_cache *schema;
+    pgr_pool *pool;
+    pgrest_arena *err_arena;          /* strings of context-level errors */
+};
+
+/* Current schema cache with a reference taken; release when done. */
+pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
+void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);
+
+/* Applies defaults to cfg. */
+void pgr_config_defaults(pgr_config *cfg);
+/* Sets one option; strings copied into arena. */
+int pgr_config_set(pgr_config *cfg, pgrest_arena *arena, const char *key,
+                   const char *value, pgrest_error *err);
+
+#endif

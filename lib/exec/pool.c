@@ -1,0 +1,155 @@
+#include "exec/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/error.h"
+
+struct pgr_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    char *conninfo;
+    int timeout_seconds;
+    int size;
+    unsigned flush_generation;
+    pgr_conn *conns;
+};
+
+pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds)
+{
+    pgr_pool *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->conninfo = strdup(conninfo);
+    p->conns = calloc((size_t)size, sizeof(pgr_conn));
+    if (p->conninfo == NULL || p->conns == NULL) {
+        free(p->conninfo);
+        free(p->conns);
+        free(p);
+        return NULL;
+    }
+    p->size = size;
+    p->timeout_seconds = timeout_seconds;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    return p;
+}
+
+static void close_conn(pgr_conn *c)
+{
+    if (c->pg != NULL)
+        PQfinish(c->pg);
+    c->pg = NULL;
+    pgr_stmt_cache_free(c->stmts);
+    c->stmts = NULL;
+}
+
+void pgr_pool_free(pgr_pool *p)
+{
+    if (p == NULL)
+        return;
+    for (int i = 0; i < p->size; i++)
+        close_conn(&p->conns[i]);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->freed);
+    free(p->conns);
+    free(p->conninfo);
+    free(p);
+}
+
+PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
+{
+    const char *keys[] = {"dbname", "application_name", "fallback_application_name", NULL};
+    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL, NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
+        const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
+        char *m = pgr_strdup(a, msg);
+        if (m != NULL) {
+            size_t n = strlen(m);
+            while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+                m[--n] = '\0';
+        }
+        pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.", m, NULL);
+        if (pg != NULL)
+            PQfinish(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+static pgr_conn *take_free(pgr_pool *p)
+{
+    /* prefer a slot that already has an open connection */
+    for (int i = 0; i < p->size; i++)
+        if (!p->conns[i].in_use && p->conns[i].pg != NULL) {
+            p->conns[i].in_use = true;
+            return &p->conns[i];
+        }
+    for (int i = 0; i < p->size; i++)
+        if (!p->conns[i].in_use) {
+            p->conns[i].in_use = true;
+            return &p->conns[i];
+        }
+    return NULL;
+}
+
+static pgr_conn *wait_for_slot(pgr_pool *p)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += p->timeout_seconds;
+    pgr_conn *c;
+    while ((c = take_free(p)) == NULL) {
+        if (pthread_cond_timedwait(&p->freed, &p->lock, &deadline) == ETIMEDOUT)
+            return take_free(p);
+    }
+    return c;
+}
+
+pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
+{
+    pthread_mutex_lock(&p->lock);
+    pgr_conn *c = wait_for_slot(p);
+    bool stale = c != NULL && c->generation != p->flush_generation;
+    unsigned gen = p->flush_generation;
+    pthread_mutex_unlock(&p->lock);
+    if (c == NULL) {
+        pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.", NULL, NULL);
+        return NULL;
+    }
+    if (c->pg != NULL && (PQstatus(c->pg) != CONNECTION_OK || stale))
+        close_conn(c);
+    if (c->pg == NULL) {
+        c->pg = pgr_connect(p->conninfo, a, err);
+        c->stmts = c->pg ? pgr_stmt_cache_new() : NULL;
+        if (c->pg == NULL || c->stmts == NULL) {
+            close_conn(c);
+            pgr_pool_release(p, c);
+            return NULL;
+        }
+    }
+    c->generation = gen;
+    return c;
+}
+
+void pgr_pool_release(pgr_pool *p, pgr_conn *c)
+{
+    if (c->pg != NULL && (PQstatus(c->pg) != CONNECTION_OK ||
+                          PQtransactionStatus(c->pg) != PQTRANS_IDLE))
+        close_conn(c);
+    pthread_mutex_lock(&p->lock);
+    c->in_use = false;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void pgr_pool_flush(pgr_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->flush_generation++;
+    pthread_mutex_unlock(&p->lock);
+}

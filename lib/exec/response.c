@@ -1,0 +1,203 @@
+#include "exec/response.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/error.h"
+#include "util/strbuf.h"
+
+pgrest_response *pgr_response_new(pgrest_arena *a, int status)
+{
+    pgrest_response *r = PGR_NEW(a, pgrest_response);
+    if (r != NULL) {
+        r->status = status;
+        r->body = "";
+    }
+    return r;
+}
+
+void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
+                             const char *name, const char *value)
+{
+    if (r->n_headers == r->cap_headers) {
+        size_t ncap = r->cap_headers ? r->cap_headers * 2 : 8;
+        pgrest_header *n = pgr_realloc(a, r->headers,
+                                       r->cap_headers * sizeof(pgrest_header),
+                                       ncap * sizeof(pgrest_header));
+        if (n == NULL)
+            return;
+        r->headers = n;
+        r->cap_headers = ncap;
+    }
+    r->headers[r->n_headers].name = name;
+    r->headers[r->n_headers].value = value;
+    r->n_headers++;
+}
+
+void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
+                             const char *name, const char *value)
+{
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i].name, name) == 0) {
+            r->headers[i].value = value;
+            return;
+        }
+    pgr_response_add_header(a, r, name, value);
+}
+
+const char *pgr_response_get_header(const pgrest_response *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i].name, name) == 0)
+            return r->headers[i].value;
+    return NULL;
+}
+
+/* Content-Range "lower-upper/total" (PostgREST RangeQuery contentRangeH). */
+static const char *content_range(pgrest_arena *a, long long lower,
+                                 long long upper, bool has_total,
+                                 long long total)
+{
+    bool total_nonzero = !has_total || total != 0;
+    const char *range = total_nonzero && lower <= upper
+                            ? pgr_asprintf(a, "%lld-%lld", lower, upper)
+                            : "*";
+    const char *tot = has_total ? pgr_asprintf(a, "%lld", total) : "*";
+    return pgr_asprintf(a, "%s/%s", range, tot);
+}
+
+/* response.headers: a JSON array of single-key objects. */
+static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
+                             const char *json, pgrest_error *err)
+{
+    json_object *arr = json_tokener_parse(json);
+    bool ok = arr != NULL && json_object_is_type(arr, json_type_array);
+    for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(o, json_type_object)) {
+            ok = false;
+            break;
+        }
+        json_object_object_foreach(o, k, v) {
+            if (!json_object_is_type(v, json_type_string)) {
+                ok = false;
+                break;
+            }
+            pgr_response_set_header(a, r, pgr_strdup(a, k),
+                                    pgr_strdup(a, json_object_get_string(v)));
+        }
+    }
+    json_object_put(arr);
+    if (!ok)
+        return pgr_error(err, 500, "PGRST111",
+                         "response.headers guc must be a JSON array composed of objects with a single key and a string value",
+                         NULL, NULL);
+    return PGREST_OK;
+}
+
+static int apply_guc_status(pgrest_response *r, const char *text,
+                            pgrest_error *err)
+{
+    char *end;
+    long st = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || st < 100 || st > 599)
+        return pgr_error(err, 500, "PGRST112",
+                         "response.status guc must be a valid status code",
+                         NULL, NULL);
+    r->status = (int)st;
+    return PGREST_OK;
+}
+
+int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
+                   pgrest_error *err)
+{
+    int rc;
+    if (row->guc_headers != NULL &&
+        (rc = apply_guc_headers(a, r, row->guc_headers, err)) != PGREST_OK)
+        return rc;
+    if (row->guc_status != NULL &&
+        (rc = apply_guc_status(r, row->guc_status, err)) != PGREST_OK)
+        return rc;
+    return PGREST_OK;
+}
+
+static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+                         const pgr_main_row *row, pgrest_response *r,
+                         pgrest_error *err)
+{
+    long long lower = plan->read ? plan->read->offset : 0;
+    long long upper = lower + row->page_total - 1;
+    const char *cr = content_range(a, lower, upper, row->has_total, row->total);
+    if (row->has_total && lower > row->total) {
+        pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
+        err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
+                                    lower, row->total);
+        return PGREST_ERR_REQUEST;
+    }
+    if (plan->output == PGR_OUT_OBJECT && row->page_total != 1)
+        return pgr_error(err, 406, "PGRST116",
+                         "Cannot coerce the result to a single JSON object",
+                         pgr_asprintf(a, "The result contains %lld rows", row->page_total),
+                         NULL);
+    if (row->has_total && 1 + upper - lower < row->total)
+        r->status = 206;
+    pgr_response_add_header(a, r, "Content-Range", cr);
+    return PGREST_OK;
+}
+
+int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
+                       const pgrest_query_plan *plan, const pgr_main_row *row,
+                       pgrest_response **out, pgrest_error *err)
+{
+    (void)ctx;
+    pgrest_response *r = pgr_response_new(a, 200);
+    if (r == NULL)
+        return pgr_error_oom(err);
+    int rc = PGREST_OK;
+    if (plan->output != PGR_OUT_NONE || plan->api->is_head)
+        pgr_response_add_header(a, r, "Content-Type", plan->content_type);
+    switch (plan->action) {
+    case PGR_ACTION_READ:
+        rc = read_response(a, plan, row, r, err);
+        break;
+    default:
+        break;
+    }
+    if (rc != PGREST_OK)
+        return rc;
+    if (plan->api->negotiated_by_profile)
+        pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
+    if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
+        return rc;
+    if (!plan->api->is_head) {
+        r->body = row->body;
+        r->body_len = row->body_len;
+    }
+    *out = r;
+    return PGREST_OK;
+}
+
+int pgrest_response_status(const pgrest_response *resp)
+{
+    return resp ? resp->status : 500;
+}
+
+size_t pgrest_response_header_count(const pgrest_response *resp)
+{
+    return resp ? resp->n_headers : 0;
+}
+
+const pgrest_header *pgrest_response_header(const pgrest_response *resp,
+                                            size_t i)
+{
+    return resp && i < resp->n_headers ? &resp->headers[i] : NULL;
+}
+
+const char *pgrest_response_body(const pgrest_response *resp, size_t *len)
+{
+    if (len != NULL)
+        *len = resp ? resp->body_len : 0;
+    return resp ? resp->body : NULL;
+}

@@ -1,0 +1,49 @@
+/* The HTTP response a request produces (PostgREST Response.hs). */
+#ifndef PGR_RESPONSE_H
+#define PGR_RESPONSE_H
+
+#include <libpq-fe.h>
+
+#include "context.h"
+#include "pgrest/pgrest.h"
+#include "sql/statements.h"
+
+struct pgrest_response {
+    int status;
+    pgrest_header *headers;
+    size_t n_headers;
+    size_t cap_headers;
+    const char *body;
+    size_t body_len;
+};
+
+pgrest_response *pgr_response_new(pgrest_arena *a, int status);
+void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
+                             const char *name, const char *value);
+/* Replaces (or adds) a header by case-insensitive name. */
+void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
+                             const char *name, const char *value);
+const char *pgr_response_get_header(const pgrest_response *r, const char *name);
+
+/* The main statement's row: body, counts and GUC overrides. */
+typedef struct pgr_main_row {
+    bool has_total;
+    long long total;
+    long long page_total;
+    const char *body;
+    size_t body_len;
+    const char *guc_headers;  /* response.headers JSON or NULL */
+    const char *guc_status;   /* response.status or NULL */
+} pgr_main_row;
+
+/* Builds the success response, or fails with the PostgREST error
+ * (PGRST103 416, PGRST116 406, PGRST111/112 ...). */
+int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
+                       const pgrest_query_plan *plan, const pgr_main_row *row,
+                       pgrest_response **out, pgrest_error *err);
+
+/* response.headers / response.status set by SQL override the response. */
+int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
+                   pgrest_error *err);
+
+#endif

@@ -1,0 +1,857 @@
+/* Filter grammar and the shared Parsec-like parser state; follows
+ * PostgREST src/ApiRequest/QueryParams.hs (pFieldName, pJsonPath, pOpExpr,
+ * pListVal, pLogicTree) and Text.Parsec.Error's message layout. */
+#include "parse/filter_parser.h"
+
+#include <string.h>
+
+#include "util/error.h"
+#include "util/strbuf.h"
+
+#define FIELD_NAME_LABEL "field name (* or [a..z0..9_$])"
+#define JSON_KEY_LABEL "any non reserved character different from: .,>()"
+
+/* ------------------------------------------------------------ state */
+
+void pgr_ps_init(pgr_pstate *ps, pgrest_arena *a, const char *s, size_t len)
+{
+    memset(ps, 0, sizeof(*ps));
+    ps->a = a;
+    ps->s = s;
+    ps->len = len;
+}
+
+void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save)
+{
+    save->has_err = ps->has_err;
+    save->err_pos = ps->err_pos;
+    save->n_expect = ps->n_expect;
+    memcpy(save->expect, ps->expect, sizeof(save->expect));
+}
+
+void pgr_ps_restore_err(pgr_pstate *ps, const pgr_perr *save)
+{
+    ps->has_err = save->has_err;
+    ps->err_pos = save->err_pos;
+    ps->n_expect = save->n_expect;
+    memcpy(ps->expect, save->expect, sizeof(ps->expect));
+}
+
+void pgr_ps_expect(pgr_pstate *ps, size_t pos, const char *label)
+{
+    if (!ps->has_err || pos > ps->err_pos) {
+        ps->has_err = true;
+        ps->err_pos = pos;
+        ps->n_expect = 0;
+    } else if (pos < ps->err_pos) {
+        return;
+    }
+    if (label == NULL)
+        return;
+    for (size_t i = 0; i < ps->n_expect; i++)
+        if (strcmp(ps->expect[i], label) == 0)
+            return;
+    if (ps->n_expect < PGR_PS_MAX_EXPECT)
+        ps->expect[ps->n_expect++] = label;
+}
+
+static inline int peek(const pgr_pstate *ps, size_t off)
+{
+    return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off] : -1;
+}
+
+static inline bool at_end(const pgr_pstate *ps)
+{
+    return ps->pos >= ps->len;
+}
+
+static inline bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline bool is_alpha(int c)
+{
+    /* bytes >= 0x80 belong to UTF-8 letters: Parsec's `letter` is Unicode */
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+static inline bool is_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+           c == '\v';
+}
+
+void pgr_ps_ws(pgr_pstate *ps)
+{
+    while (peek(ps, 0) == ' ' || peek(ps, 0) == '\t')
+        ps->pos++;
+}
+
+static bool starts_with(const pgr_pstate *ps, const char *lit)
+{
+    size_t n = strlen(lit);
+    return ps->len - ps->pos >= n && memcmp(ps->s + ps->pos, lit, n) == 0;
+}
+
+bool pgr_ps_lit(pgr_pstate *ps, const char *lit)
+{
+    if (starts_with(ps, lit)) {
+        ps->pos += strlen(lit);
+        return true;
+    }
+    char *label = pgr_asprintf(ps->a, "\"%s\"", lit);
+    if (label == NULL)
+        ps->oom = true;
+    pgr_ps_expect(ps, ps->pos, label);
+    return false;
+}
+
+static const char *dup_range(pgr_pstate *ps, size_t from, size_t to)
+{
+    char *r = pgr_strndup(ps->a, ps->s + from, to - from);
+    if (r == NULL)
+        ps->oom = true;
+    return r;
+}
+
+/* Text.Show for String: the source name and unexpected token are shown
+ * the way Haskell's `show` renders them. */
+static const char *const ascii_names[32] = {
+    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "a",   "b",  "t",  "n",
+    "v",   "f",   "r",   "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4",
+    "NAK", "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS", "RS", "US"};
+
+static unsigned long utf8_next(const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+    if (c >= 0x80 && extra == 0) {
+        (*i)++;
+        return 0xFFFD;
+    }
+    unsigned long cp = extra == 0 ? c : c & (0x3F >> extra);
+    size_t j = *i + 1;
+    for (int k = 0; k < extra; k++, j++) {
+        if (j >= n || (s[j] & 0xC0) != 0x80) {
+            *i = j;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (s[j] & 0x3F);
+    }
+    *i = j;
+    return cp;
+}
+
+static void hs_show(pgr_sb *sb, const char *text, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    bool numeric_prev = false, so_prev = false;
+    pgr_sb_putc(sb, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned long cp = utf8_next(s, n, &i);
+        if ((numeric_prev && cp >= '0' && cp <= '9') || (so_prev && cp == 'H'))
+            pgr_sb_puts(sb, "\\&");
+        numeric_prev = so_prev = false;
+        if (cp == '"') {
+            pgr_sb_puts(sb, "\\\"");
+        } else if (cp == '\\') {
+            pgr_sb_puts(sb, "\\\\");
+        } else if (cp < 32) {
+            pgr_sb_putc(sb, '\\');
+            pgr_sb_puts(sb, ascii_names[cp]);
+            so_prev = cp == 14;
+        } else if (cp == 127) {
+            pgr_sb_puts(sb, "\\DEL");
+        } else if (cp > 127) {
+            pgr_sb_putc(sb, '\\');
+            pgr_sb_put_long(sb, (long long)cp);
+            numeric_prev = true;
+        } else {
+            pgr_sb_putc(sb, (char)cp);
+        }
+    }
+    pgr_sb_putc(sb, '"');
+}
+
+static void line_col(const pgr_pstate *ps, long long *line, long long *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < ps->err_pos && i < ps->len; i++) {
+        unsigned char c = (unsigned char)ps->s[i];
+        if ((c & 0xC0) == 0x80)
+            continue;
+        if (c == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (c == '\t') {
+            *col += 8 - ((*col - 1) % 8);
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+static void put_details(pgr_sb *sb, const pgr_pstate *ps)
+{
+    pgr_sb_puts(sb, "unexpected ");
+    if (ps->err_pos >= ps->len) {
+        pgr_sb_puts(sb, "end of input");
+    } else {
+        size_t i = ps->err_pos;
+        const unsigned char *s = (const unsigned char *)ps->s;
+        utf8_next(s, ps->len, &i);
+        hs_show(sb, ps->s + ps->err_pos, i - ps->err_pos);
+    }
+    for (size_t i = 0; i < ps->n_expect; i++) {
+        if (i == 0)
+            pgr_sb_puts(sb, " expecting ");
+        else if (i + 1 == ps->n_expect)
+            pgr_sb_puts(sb, " or ");
+        else
+            pgr_sb_puts(sb, ", ");
+        pgr_sb_puts(sb, ps->expect[i]);
+    }
+}
+
+int pgr_ps_error(const pgr_pstate *ps, const char *what, const char *shown,
+                 pgrest_error *err)
+{
+    if (ps->oom)
+        return pgr_error_oom(err);
+    pgr_sb msg, det;
+    pgr_sb_init(&msg, ps->a, 64);
+    pgr_sb_init(&det, ps->a, 64);
+    char *name = pgr_asprintf(ps->a, "failed to parse %s (%s)", what, shown);
+    if (name == NULL)
+        return pgr_error_oom(err);
+    long long line, col;
+    line_col(ps, &line, &col);
+    hs_show(&msg, name, strlen(name));
+    pgr_sb_puts(&msg, " (line ");
+    pgr_sb_put_long(&msg, line);
+    pgr_sb_puts(&msg, ", column ");
+    pgr_sb_put_long(&msg, col);
+    pgr_sb_putc(&msg, ')');
+    put_details(&det, ps);
+    const char *m = pgr_sb_finish(&msg);
+    const char *d = pgr_sb_finish(&det);
+    if (m == NULL || d == NULL)
+        return pgr_error_oom(err);
+    return pgr_error(err, 400, "PGRST100", m, d, NULL);
+}
+
+/* ------------------------------------------------------------ names */
+
+int pgr_ps_quoted(pgr_pstate *ps, const char **out)
+{
+    if (peek(ps, 0) != '"') {
+        pgr_ps_expect(ps, ps->pos, "\"\\\"\"");
+        return PGR_P_EMPTY;
+    }
+    pgr_sb sb;
+    pgr_sb_init(&sb, ps->a, 16);
+    size_t p = ps->pos + 1;
+    while (p < ps->len && ps->s[p] != '"') {
+        if (ps->s[p] == '\\' && p + 1 < ps->len)
+            p++;
+        else if (ps->s[p] == '\\')
+            break;
+        pgr_sb_putc(&sb, ps->s[p]);
+        p++;
+    }
+    if (p >= ps->len || ps->s[p] != '"') {
+        ps->pos = p;
+        pgr_ps_expect(ps, p, "\"\\\"\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos = p + 1;
+    *out = pgr_sb_finish(&sb);
+    if (*out == NULL) {
+        ps->oom = true;
+        return PGR_P_FAIL;
+    }
+    return PGR_P_OK;
+}
+
+static inline bool ident_char(int c)
+{
+    return is_alpha(c) || is_digit(c) || c == '_' || c == ' ' || c == '$';
+}
+
+static inline bool json_key_char(int c)
+{
+    return c >= 0 && strchr("(-:.,>)", c) == NULL;
+}
+
+/* many1 of a class, stripped (T.strip) */
+static bool span_stripped(pgr_pstate *ps, bool (*cls)(int), size_t *from,
+                          size_t *to)
+{
+    size_t start = ps->pos;
+    while (!at_end(ps) && cls(peek(ps, 0)))
+        ps->pos++;
+    if (ps->pos == start)
+        return false;
+    size_t b = start, e = ps->pos;
+    while (b < e && is_space((unsigned char)ps->s[b]))
+        b++;
+    while (e > b && is_space((unsigned char)ps->s[e - 1]))
+        e--;
+    *from = b;
+    *to = e;
+    return true;
+}
+
+/* identifiers `sepBy1` (dash not followed by '>'), joined with '-' */
+static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
+                       const char **out)
+{
+    size_t start = ps->pos, b, e;
+    if (!span_stripped(ps, cls, &b, &e)) {
+        pgr_ps_expect(ps, start, label);
+        return PGR_P_EMPTY;
+    }
+    pgr_sb sb;
+    pgr_sb_init(&sb, ps->a, 16);
+    pgr_sb_putn(&sb, ps->s + b, e - b);
+    while (peek(ps, 0) == '-' && peek(ps, 1) != '>') {
+        ps->pos++;
+        size_t at = ps->pos;
+        if (!span_stripped(ps, cls, &b, &e)) {
+            pgr_ps_expect(ps, at, label);
+            return PGR_P_FAIL;
+        }
+        pgr_sb_putc(&sb, '-');
+        pgr_sb_putn(&sb, ps->s + b, e - b);
+    }
+    pgr_ps_expect(ps, ps->pos, "\"-\"");
+    *out = pgr_sb_finish(&sb);
+    if (*out == NULL) {
+        ps->oom = true;
+        return PGR_P_FAIL;
+    }
+    return PGR_P_OK;
+}
+
+static bool ident_cls(int c)
+{
+    return ident_char(c);
+}
+
+static bool json_key_cls(int c)
+{
+    return json_key_char(c);
+}
+
+int pgr_ps_field_name(pgr_pstate *ps, const char **out)
+{
+    size_t start = ps->pos;
+    if (peek(ps, 0) == '"')
+        return pgr_ps_quoted(ps, out);
+    int rc = sep_by_dash(ps, ident_cls, FIELD_NAME_LABEL, out);
+    if (rc == PGR_P_EMPTY)
+        pgr_ps_expect(ps, start, FIELD_NAME_LABEL);
+    return rc;
+}
+
+int pgr_ps_identifier(pgr_pstate *ps, const char **out)
+{
+    size_t start = ps->pos, b, e;
+    if (!span_stripped(ps, ident_cls, &b, &e)) {
+        pgr_ps_expect(ps, start, "letter or digit");
+        return PGR_P_EMPTY;
+    }
+    *out = dup_range(ps, b, e);
+    return *out ? PGR_P_OK : PGR_P_FAIL;
+}
+
+/* ------------------------------------------------------------ json path */
+
+/* pJIdx's end: the index must be followed by ->, ::, '.', ',', ')' or the
+ * end of the input, else the operand is a key ("0xy1"). */
+static bool index_end(const pgr_pstate *ps)
+{
+    return at_end(ps) || starts_with(ps, "->") || starts_with(ps, "::") ||
+           peek(ps, 0) == '.' || peek(ps, 0) == ',' || peek(ps, 0) == ')';
+}
+
+static bool json_index(pgr_pstate *ps, const char **out)
+{
+    size_t start = ps->pos;
+    if (peek(ps, 0) == '-')
+        ps->pos++;
+    else
+        pgr_ps_expect(ps, ps->pos, "\"-\"");
+    size_t digits = ps->pos;
+    while (is_digit(peek(ps, 0)))
+        ps->pos++;
+    if (ps->pos == digits) {
+        pgr_ps_expect(ps, ps->pos, "digit");
+        ps->pos = start;
+        return false;
+    }
+    if (!index_end(ps)) {
+        pgr_ps_expect(ps, ps->pos, "digit");
+        ps->pos = start;
+        return false;
+    }
+    *out = dup_range(ps, start, ps->pos);
+    return *out != NULL;
+}
+
+static int json_operand(pgr_pstate *ps, pgr_json_op *op)
+{
+    size_t start = ps->pos;
+    if (json_index(ps, &op->key)) {
+        op->is_index = true;
+        return PGR_P_OK;
+    }
+    if (peek(ps, 0) == '"')
+        return pgr_ps_quoted(ps, &op->key);
+    int rc = sep_by_dash(ps, json_key_cls, JSON_KEY_LABEL, &op->key);
+    if (rc == PGR_P_EMPTY)
+        pgr_ps_expect(ps, start, JSON_KEY_LABEL);
+    return rc;
+}
+
+static int json_path(pgr_pstate *ps, pgr_json_op **out)
+{
+    pgr_json_op **tail = out;
+    *out = NULL;
+    for (;;) {
+        bool as_text;
+        if (starts_with(ps, "->>")) {
+            as_text = true;
+            ps->pos += 3;
+        } else if (starts_with(ps, "->")) {
+            as_text = false;
+            ps->pos += 2;
+        } else {
+            pgr_ps_expect(ps, ps->pos, "\"->>\"");
+            pgr_ps_expect(ps, ps->pos, "\"->\"");
+            return PGR_P_OK;
+        }
+        pgr_json_op *op = PGR_NEW(ps->a, pgr_json_op);
+        if (op == NULL) {
+            ps->oom = true;
+            return PGR_P_FAIL;
+        }
+        op->as_text = as_text;
+        if (json_operand(ps, op) != PGR_P_OK)
+            return PGR_P_FAIL;
+        *tail = op;
+        tail = &op->next;
+    }
+}
+
+int pgr_ps_field(pgr_pstate *ps, pgr_field *out)
+{
+    size_t start = ps->pos;
+    pgr_ps_ws(ps);
+    int rc = pgr_ps_field_name(ps, &out->name);
+    if (rc != PGR_P_OK)
+        return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
+                                                     : PGR_P_FAIL;
+    if (json_path(ps, &out->json_path) != PGR_P_OK)
+        return PGR_P_FAIL;
+    pgr_ps_ws(ps);
+    return PGR_P_OK;
+}
+
+/* ------------------------------------------------------------ operators */
+
+typedef enum { OPK_SIMPLE, OPK_QUANT, OPK_IN, OPK_IS, OPK_FTS } op_kind;
+
+static const struct {
+    const char *name;
+    pgr_operator op;
+    op_kind kind;
+} operators[] = {
+    {"eq", PGR_OP_EQ, OPK_QUANT},         {"neq", PGR_OP_NEQ, OPK_SIMPLE},
+    {"gt", PGR_OP_GT, OPK_QUANT},         {"gte", PGR_OP_GTE, OPK_QUANT},
+    {"lt", PGR_OP_LT, OPK_QUANT},         {"lte", PGR_OP_LTE, OPK_QUANT},
+    {"like", PGR_OP_LIKE, OPK_QUANT},     {"ilike", PGR_OP_ILIKE, OPK_QUANT},
+    {"match", PGR_OP_MATCH, OPK_QUANT},   {"imatch", PGR_OP_IMATCH, OPK_QUANT},
+    {"in", PGR_OP_IN, OPK_IN},            {"is", PGR_OP_IS, OPK_IS},
+    {"isdistinct", PGR_OP_ISDISTINCT, OPK_SIMPLE},
+    {"fts", PGR_OP_FTS, OPK_FTS},         {"plfts", PGR_OP_PLFTS, OPK_FTS},
+    {"phfts", PGR_OP_PHFTS, OPK_FTS},     {"wfts", PGR_OP_WFTS, OPK_FTS},
+    {"cs", PGR_OP_CS, OPK_SIMPLE},        {"cd", PGR_OP_CD, OPK_SIMPLE},
+    {"ov", PGR_OP_OV, OPK_SIMPLE},        {"sl", PGR_OP_SL, OPK_SIMPLE},
+    {"sr", PGR_OP_SR, OPK_SIMPLE},        {"nxr", PGR_OP_NXR, OPK_SIMPLE},
+    {"nxl", PGR_OP_NXL, OPK_SIMPLE},      {"adj", PGR_OP_ADJ, OPK_SIMPLE},
+};
+
+static int lookup_operator(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof(operators) / sizeof(operators[0]); i++)
+        if (strlen(operators[i].name) == n &&
+            memcmp(operators[i].name, s, n) == 0)
+            return (int)i;
+    return -1;
+}
+
+static bool ci_lit(pgr_pstate *ps, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (ps->len - ps->pos < n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = ps->s[ps->pos + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != lit[i])
+            return false;
+    }
+    ps->pos += n;
+    return true;
+}
+
+static int parse_is_value(pgr_pstate *ps, pgr_op_expr *out)
+{
+    static const struct {
+        const char *name;
+        pgr_is_value v;
+    } vals[] = {{"null", PGR_IS_NULL},
+                {"not_null", PGR_IS_NOT_NULL},
+                {"true", PGR_IS_TRUE},
+                {"false", PGR_IS_FALSE},
+                {"unknown", PGR_IS_UNKNOWN}};
+    size_t start = ps->pos;
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        if (ci_lit(ps, vals[i].name)) {
+            out->is_value = vals[i].v;
+            out->value = dup_range(ps, start, ps->pos);
+            return out->value ? PGR_P_OK : PGR_P_FAIL;
+        }
+    }
+    pgr_ps_expect(ps, start, "null or trilean value (unknown, true, false)");
+    return PGR_P_FAIL;
+}
+
+/* growable array of strings in the arena */
+typedef struct str_list {
+    const char **items;
+    size_t n, cap;
+} str_list;
+
+static bool str_list_push(pgrest_arena *a, str_list *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 8;
+        const char **n = pgr_realloc(a, (void *)l->items,
+                                     l->cap * sizeof(*n), ncap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        l->items = n;
+        l->cap = ncap;
+    }
+    l->items[l->n++] = s;
+    return true;
+}
+
+/* try (quoted <* notFollowedBy (noneOf ",)")) */
+static bool quoted_element(pgr_pstate *ps, const char **out)
+{
+    size_t start = ps->pos;
+    pgr_perr save;
+    pgr_ps_save_err(ps, &save);
+    if (peek(ps, 0) == '"' && pgr_ps_quoted(ps, out) == PGR_P_OK &&
+        (at_end(ps) || peek(ps, 0) == ',' || peek(ps, 0) == ')'))
+        return true;
+    pgr_ps_restore_err(ps, &save);
+    ps->pos = start;
+    return false;
+}
+
+static const char *raw_element(pgr_pstate *ps)
+{
+    size_t start = ps->pos;
+    while (!at_end(ps) && peek(ps, 0) != ',' && peek(ps, 0) != ')')
+        ps->pos++;
+    return dup_range(ps, start, ps->pos);
+}
+
+/* pListVal: `(a,"b,c")`; `()` and `(  )` are the empty list. */
+static int parse_list(pgr_pstate *ps, pgr_op_expr *out)
+{
+    size_t start = ps->pos;
+    if (peek(ps, 0) != '(') {
+        pgr_ps_expect(ps, ps->pos, "\"(\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos++;
+    pgr_ps_ws(ps);
+    str_list l = {0};
+    if (peek(ps, 0) != ')') {
+        for (;;) {
+            const char *el;
+            if (!quoted_element(ps, &el))
+                el = raw_element(ps);
+            if (el == NULL || !str_list_push(ps->a, &l, el)) {
+                ps->oom = true;
+                return PGR_P_FAIL;
+            }
+            if (peek(ps, 0) != ',')
+                break;
+            ps->pos++;
+        }
+        pgr_ps_ws(ps);
+        if (peek(ps, 0) != ')') {
+            pgr_ps_expect(ps, ps->pos, "\",\"");
+            pgr_ps_expect(ps, ps->pos, "\")\"");
+            return PGR_P_FAIL;
+        }
+    }
+    ps->pos++;
+    out->value = dup_range(ps, start, ps->pos);
+    pgr_ps_ws(ps);
+    out->list = l.items;
+    out->n_list = l.n;
+    return out->value ? PGR_P_OK : PGR_P_FAIL;
+}
+
+/* pLogicSingleVal: quoted, {pg array} or up to ',' / ')' */
+static const char *logic_value(pgr_pstate *ps)
+{
+    const char *v;
+    if (quoted_element(ps, &v))
+        return v;
+    if (peek(ps, 0) == '{') {
+        size_t p = ps->pos + 1;
+        while (p < ps->len && ps->s[p] != '{' && ps->s[p] != '}')
+            p++;
+        if (p < ps->len && ps->s[p] == '}') {
+            size_t start = ps->pos;
+            ps->pos = p + 1;
+            return dup_range(ps, start, ps->pos);
+        }
+    }
+    return raw_element(ps);
+}
+
+static const char *star_to_percent(pgr_pstate *ps, const char *v)
+{
+    char *r = pgr_strdup(ps->a, v);
+    if (r == NULL) {
+        ps->oom = true;
+        return NULL;
+    }
+    for (char *p = r; *p; p++)
+        if (*p == '*')
+            *p = '%';
+    return r;
+}
+
+/* the optional (any)/(all) or (language) after the operator name */
+static void op_modifier(pgr_pstate *ps, op_kind kind, pgr_op_expr *out)
+{
+    if (kind == OPK_QUANT) {
+        if (starts_with(ps, "(any)")) {
+            out->quant = PGR_QUANT_ANY;
+            ps->pos += 5;
+        } else if (starts_with(ps, "(all)")) {
+            out->quant = PGR_QUANT_ALL;
+            ps->pos += 5;
+        } else {
+            pgr_ps_expect(ps, ps->pos, "\"(\"");
+        }
+    } else if (kind == OPK_FTS) {
+        size_t p = ps->pos + 1;
+        if (peek(ps, 0) == '(') {
+            while (p < ps->len && (is_alpha((unsigned char)ps->s[p]) ||
+                                   is_digit((unsigned char)ps->s[p]) ||
+                                   ps->s[p] == '_'))
+                p++;
+        }
+        if (peek(ps, 0) == '(' && p > ps->pos + 1 && p < ps->len &&
+            ps->s[p] == ')') {
+            out->language = dup_range(ps, ps->pos + 1, p);
+            ps->pos = p + 1;
+        } else {
+            pgr_ps_expect(ps, ps->pos, "\"(\"");
+        }
+    }
+}
+
+static int op_value(pgr_pstate *ps, bool in_logic, op_kind kind,
+                    pgr_op_expr *out)
+{
+    if (kind == OPK_IN)
+        return parse_list(ps, out);
+    if (kind == OPK_IS)
+        return parse_is_value(ps, out);
+    if (in_logic) {
+        out->value = logic_value(ps);
+    } else {
+        out->value = dup_range(ps, ps->pos, ps->len);
+        ps->pos = ps->len;
+    }
+    if (out->value != NULL &&
+        (out->op == PGR_OP_LIKE || out->op == PGR_OP_ILIKE))
+        out->value = star_to_percent(ps, out->value);
+    return out->value ? PGR_P_OK : PGR_P_FAIL;
+}
+
+int pgr_ps_op_expr(pgr_pstate *ps, bool in_logic, pgr_op_expr *out)
+{
+    size_t start = ps->pos;
+    memset(out, 0, sizeof(*out));
+    if (starts_with(ps, "not.")) {
+        out->negated = true;
+        ps->pos += 4;
+    } else {
+        pgr_ps_expect(ps, ps->pos, "\"not\"");
+    }
+    size_t op_start = ps->pos;
+    while (peek(ps, 0) >= 'a' && peek(ps, 0) <= 'z')
+        ps->pos++;
+    int idx = lookup_operator(ps->s + op_start, ps->pos - op_start);
+    if (idx < 0) {
+        ps->pos = op_start;
+        pgr_ps_expect(ps, op_start, "operator (eq, gt, ...)");
+        return op_start == start ? PGR_P_EMPTY : PGR_P_FAIL;
+    }
+    op_kind kind = operators[idx].kind;
+    out->op = operators[idx].op;
+    op_modifier(ps, kind, out);
+    if (peek(ps, 0) != '.') {
+        /* the operator alternatives are tried with backtracking, so an
+         * operator without its delimiter consumed nothing ("equal") */
+        pgr_ps_expect(ps, ps->pos, "delimiter (.)");
+        bool consumed = out->negated;
+        ps->pos = consumed ? ps->pos : start;
+        return consumed ? PGR_P_FAIL : PGR_P_EMPTY;
+    }
+    ps->pos++;
+    return op_value(ps, in_logic, kind, out);
+}
+
+/* ------------------------------------------------------------ logic tree */
+
+static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out);
+
+static int logic_leaf(pgr_pstate *ps, pgr_logic_tree *t)
+{
+    size_t start = ps->pos;
+    if (pgr_ps_field(ps, &t->filter.field) == PGR_P_OK) {
+        if (peek(ps, 0) == '.') {
+            ps->pos++;
+            if (pgr_ps_op_expr(ps, true, &t->filter.expr) == PGR_P_OK) {
+                t->is_leaf = true;
+                return PGR_P_OK;
+            }
+        } else {
+            pgr_ps_expect(ps, ps->pos, "delimiter (.)");
+        }
+    }
+    /* try: back to the start; the leaf's errors merge with the node's */
+    ps->pos = start;
+    return PGR_P_EMPTY;
+}
+
+static int logic_children(pgr_pstate *ps, pgr_logic_tree *t)
+{
+    pgr_logic_tree **tail = &t->children;
+    for (;;) {
+        pgr_logic_tree *c;
+        if (logic_tree(ps, &c) != PGR_P_OK)
+            return PGR_P_FAIL;
+        *tail = c;
+        tail = &c->next;
+        pgr_ps_ws(ps);
+        if (peek(ps, 0) != ',') {
+            pgr_ps_expect(ps, ps->pos, "\",\"");
+            break;
+        }
+        ps->pos++;
+        pgr_ps_ws(ps);
+    }
+    if (peek(ps, 0) != ')') {
+        pgr_ps_expect(ps, ps->pos, "\")\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos++;
+    pgr_ps_ws(ps);
+    return PGR_P_OK;
+}
+
+static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out)
+{
+    pgr_logic_tree *t = PGR_NEW(ps->a, pgr_logic_tree);
+    if (t == NULL) {
+        ps->oom = true;
+        return PGR_P_FAIL;
+    }
+    *out = t;
+    size_t start = ps->pos;
+    if (logic_leaf(ps, t) == PGR_P_OK)
+        return PGR_P_OK;
+    pgr_ps_ws(ps);
+    size_t at = ps->pos;
+    if (starts_with(ps, "not.")) {
+        t->negated = true;
+        ps->pos += 4;
+    } else {
+        pgr_ps_expect(ps, at, "negation operator (not)");
+    }
+    if (starts_with(ps, "and")) {
+        ps->pos += 3;
+    } else if (starts_with(ps, "or")) {
+        t->is_or = true;
+        ps->pos += 2;
+    } else {
+        pgr_ps_expect(ps, ps->pos, "logic operator (and, or)");
+        return ps->pos == start ? PGR_P_EMPTY : PGR_P_FAIL;
+    }
+    pgr_ps_ws(ps);
+    if (peek(ps, 0) != '(') {
+        pgr_ps_expect(ps, ps->pos, "\"(\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos++;
+    pgr_ps_ws(ps);
+    return logic_children(ps, t);
+}
+
+/* ------------------------------------------------------------ entry points */
+
+int pgr_parse_field(pgrest_arena *a, const char *text, pgr_field *out,
+                    pgrest_error *err)
+{
+    pgr_pstate ps;
+    pgr_ps_init(&ps, a, text, strlen(text));
+    memset(out, 0, sizeof(*out));
+    if (pgr_ps_field(&ps, out) != PGR_P_OK || ps.oom)
+        return pgr_ps_error(&ps, "field", text, err);
+    return PGREST_OK;
+}
+
+int pgr_parse_op_expr(pgrest_arena *a, const char *text, pgr_op_expr *out,
+                      pgrest_error *err)
+{
+    pgr_pstate ps;
+    pgr_ps_init(&ps, a, text, strlen(text));
+    if (pgr_ps_op_expr(&ps, false, out) != PGR_P_OK || ps.oom)
+        return pgr_ps_error(&ps, "filter", text, err);
+    return PGREST_OK;
+}
+
+int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
+                         const char *value, pgr_logic_tree **out,
+                         pgrest_error *err)
+{
+    /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
+     * operator too (pRequestLogicTree). */
+    char *text = pgr_asprintf(a, "%s%s%s", negated ? "not." : "",
+                              is_or ? "or" : "and", value);
+    if (text == NULL)
+        return pgr_error_oom(err);
+    pgr_pstate ps;
+    pgr_ps_init(&ps, a, text, strlen(text));
+    if (logic_tree(&ps, out) != PGR_P_OK || ps.oom)
+        return pgr_ps_error(&ps, "logic tree", value, err);
+    return PGREST_OK;
+}

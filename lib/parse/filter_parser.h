@@ -1,0 +1,100 @@
+/* Filter grammar (PostgREST src/ApiRequest/QueryParams.hs: pTreePath,
+ * pField, pJsonPath, pOpExpr, pLogicTree) and the small Parsec-like parser
+ * state the other request-grammar parsers (select, order) share.
+ *
+ * Errors are PostgREST's PGRST100: message `"failed to parse <what>
+ * (<text>)" (line 1, column N)` (the source name is shown as Haskell's
+ * `show` would) and details in Parsec's "unexpected X expecting A, B or C"
+ * form. All results are allocated in the arena. */
+#ifndef PGR_FILTER_PARSER_H
+#define PGR_FILTER_PARSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "parse/api_request.h"
+#include "util/arena.h"
+
+/* Parses a filter key without embed path: a column with an optional JSON
+ * path (`data->a->>b`, `"a.b"`). Trailing text after the field is ignored
+ * as PostgREST does. PGRST100 on error. */
+int pgr_parse_field(pgrest_arena *a, const char *text, pgr_field *out,
+                    pgrest_error *err);
+
+/* Parses a filter value `[not.]op[(any|all)|(lang)].value`. like/ilike
+ * values get `*` replaced by `%`; in-lists are unquoted into list/n_list
+ * (`in.()` gives n_list == 0); quantified values stay verbatim in value;
+ * is-values fill is_value. PGRST100 "failed to parse filter (text)". */
+int pgr_parse_op_expr(pgrest_arena *a, const char *text, pgr_op_expr *out,
+                      pgrest_error *err);
+
+/* Parses the value of `or=` / `and=` (is_or, negated for `not.or=`): the
+ * returned node is normally the or/and node itself. PGRST100 "failed to
+ * parse logic tree (value)". */
+int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
+                         const char *value, pgr_logic_tree **out,
+                         pgrest_error *err);
+
+/* ---------------------------------------------------------------------
+ * Shared parser state (internal to lib/parse). Results of the pgr_ps_*
+ * functions: */
+enum {
+    PGR_P_OK = 0,    /* parsed */
+    PGR_P_EMPTY = 1, /* failed without consuming input (Parsec "empty") */
+    PGR_P_FAIL = 2   /* failed after consuming input, or out of memory */
+};
+
+#define PGR_PS_MAX_EXPECT 16
+
+typedef struct pgr_pstate {
+    pgrest_arena *a;
+    const char *s;
+    size_t len;
+    size_t pos;
+    /* furthest error seen so far (Parsec's mergeError keeps the later) */
+    bool has_err;
+    size_t err_pos;
+    const char *expect[PGR_PS_MAX_EXPECT];
+    size_t n_expect;
+    bool oom;
+} pgr_pstate;
+
+/* Error state snapshot, to drop the errors of a `try` branch whose
+ * alternative then consumed input (as Parsec does). */
+typedef struct pgr_perr {
+    bool has_err;
+    size_t err_pos;
+    const char *expect[PGR_PS_MAX_EXPECT];
+    size_t n_expect;
+} pgr_perr;
+
+void pgr_ps_init(pgr_pstate *ps, pgrest_arena *a, const char *s, size_t len);
+void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save);
+void pgr_ps_restore_err(pgr_pstate *ps, const pgr_perr *save);
+/* Records that `label` was expected at byte offset pos. */
+void pgr_ps_expect(pgr_pstate *ps, size_t pos, const char *label);
+/* Fills err with the PGRST100 for the furthest error (or OOM). `what` is
+ * e.g. "select parameter", `shown` the text named in the message. */
+int pgr_ps_error(const pgr_pstate *ps, const char *what, const char *shown,
+                 pgrest_error *err);
+
+/* Skips spaces and tabs (PostgREST's lexeme). */
+void pgr_ps_ws(pgr_pstate *ps);
+/* Consumes lit if the input continues with it; otherwise records the
+ * expectation "lit" and consumes nothing (Parsec try (string lit)). */
+bool pgr_ps_lit(pgr_pstate *ps, const char *lit);
+/* `"..."` with backslash escapes. */
+int pgr_ps_quoted(pgr_pstate *ps, const char **out);
+/* pFieldName: quoted value or identifiers joined by dashes not followed by
+ * '>'; label "field name (* or [a..z0..9_$])". */
+int pgr_ps_field_name(pgr_pstate *ps, const char **out);
+/* pIdentifier: [letters digits _ space $]+, stripped (cast types). */
+int pgr_ps_identifier(pgr_pstate *ps, const char **out);
+/* pField: lexeme (field name, optional JSON path). */
+int pgr_ps_field(pgr_pstate *ps, pgr_field *out);
+/* pOpExpr; in_logic selects the logic-tree value grammar (values end at
+ * ',' or ')', may be quoted or `{...}`), otherwise the value is the rest
+ * of the input. */
+int pgr_ps_op_expr(pgr_pstate *ps, bool in_logic, pgr_op_expr *out);
+
+#endif

@@ -1,0 +1,13 @@
+/* Request bodies (PostgREST's ApiRequest/Payload.hs): JSON (object or
+ * array of objects with the same keys), CSV, x-www-form-urlencoded, raw. */
+#ifndef PGR_PAYLOAD_H
+#define PGR_PAYLOAD_H
+
+#include "parse/api_request.h"
+#include "util/arena.h"
+
+/* Fills api->payload_* from api->body for the actions that take a body. */
+int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
+                      pgrest_error *err);
+
+#endif

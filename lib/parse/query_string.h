@@ -1,0 +1,37 @@
+/* Query string decoding and classification (PostgREST
+ * src/ApiRequest/QueryParams.hs `parse`, http-types parseQueryReplacePlus). */
+#ifndef PGR_QUERY_STRING_H
+#define PGR_QUERY_STRING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "parse/api_request.h"
+#include "util/arena.h"
+
+/* Percent-decodes n bytes of s into a NUL-terminated arena string;
+ * malformed escapes are kept literally; '+' becomes ' ' when plus_as_space.
+ * Returns NULL on OOM. */
+char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
+                         bool plus_as_space);
+
+/* Splits a raw query string (a leading '?' is dropped) on '&' and ';' (as
+ * http-types does), name/value on the first '='; both percent-decoded with
+ * '+' as space. Empty pieces are skipped. A piece without '=' gets
+ * value == NULL (PostgREST ignores such params except in the canonical
+ * string). Returns the list in written order, NULL when empty or OOM. */
+pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs);
+
+/* Classifies decoded params into *out (zeroed first): select, columns,
+ * on_conflict (root only, first occurrence); order/limit/offset/and/or as
+ * last dotted segment at any embed level; everything else a filter, or on
+ * RPC (is_rpc) a function argument when the value has no operator syntax.
+ * columns are deduplicated and sorted (a Set in PostgREST). limit/offset
+ * keep the last occurrence per path; non-integers are ignored.
+ * Errors: PGRST100 (400) parse errors of any part; negative root limit
+ * PGRST103 (416); negative embedded limit as PostgreSQL reports it (2201W,
+ * 400). A negative offset is a no-op (stored as 0). */
+int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
+                           pgr_query_params *out, pgrest_error *err);
+
+#endif

@@ -1,0 +1,60 @@
+/* The raw request a host builds from its HTTP layer. */
+#include <strings.h>
+#include <string.h>
+
+#include "parse/api_request.h"
+#include "util/arena.h"
+
+pgrest_request *pgrest_request_new(pgrest_arena *arena, const char *method,
+                                   const char *path, const char *query)
+{
+    if (arena == NULL)
+        return NULL;
+    pgrest_request *r = PGR_NEW(arena, pgrest_request);
+    if (r == NULL)
+        return NULL;
+    r->arena = arena;
+    r->method = pgr_strdup(arena, method ? method : "GET");
+    r->path = pgr_strdup(arena, path ? path : "/");
+    r->query = pgr_strdup(arena, query ? query : "");
+    r->body = "";
+    if (r->method == NULL || r->path == NULL || r->query == NULL)
+        return NULL;
+    return r;
+}
+
+void pgrest_request_add_header(pgrest_request *req, const char *name,
+                               const char *value)
+{
+    if (req == NULL || name == NULL)
+        return;
+    pgr_kv *h = PGR_NEW(req->arena, pgr_kv);
+    if (h == NULL)
+        return;
+    h->name = pgr_strdup(req->arena, name);
+    h->value = pgr_strdup(req->arena, value ? value : "");
+    if (req->headers_tail != NULL)
+        req->headers_tail->next = h;
+    else
+        req->headers = h;
+    req->headers_tail = h;
+}
+
+void pgrest_request_set_body(pgrest_request *req, const char *body, size_t len)
+{
+    if (req == NULL)
+        return;
+    char *copy = pgr_strndup(req->arena, body ? body : "", body ? len : 0);
+    if (copy == NULL)
+        return;
+    req->body = copy;
+    req->body_len = body ? len : 0;
+}
+
+const char *pgr_request_header(const pgrest_request *req, const char *name)
+{
+    for (const pgr_kv *h = req->headers; h != NULL; h = h->next)
+        if (strcasecmp(h->name, name) == 0)
+            return h->value;
+    return NULL;
+}

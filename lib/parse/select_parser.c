@@ -1,0 +1,252 @@
+/* select= parser: PostgREST src/ApiRequest/QueryParams.hs pFieldForest,
+ * pFieldTree, pRelationSelect, pSpreadRelationSelect, pFieldSelect. */
+#include "parse/select_parser.h"
+
+#include <string.h>
+
+#include "parse/filter_parser.h"
+#include "util/error.h"
+
+static int forest(pgr_pstate *ps, pgr_select_item **out);
+
+static inline int peek(const pgr_pstate *ps, size_t off)
+{
+    return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off] : -1;
+}
+
+/* optionMaybe (try (pFieldName <* aliasSeparator)); ':' not followed by ':' */
+static const char *try_alias(pgr_pstate *ps)
+{
+    size_t start = ps->pos;
+    const char *name = NULL;
+    if (pgr_ps_field_name(ps, &name) == PGR_P_OK && peek(ps, 0) == ':' &&
+        peek(ps, 1) != ':') {
+        ps->pos++;
+        return name;
+    }
+    ps->pos = start;
+    return NULL;
+}
+
+/* `!hint`, `!inner`, `!left`, at most two of them (pEmbedParams) */
+static int embed_params(pgr_pstate *ps, pgr_select_item *it)
+{
+    for (int i = 0; i < 2 && peek(ps, 0) == '!'; i++) {
+        ps->pos++;
+        const char *word;
+        if (pgr_ps_field_name(ps, &word) != PGR_P_OK)
+            return PGR_P_FAIL;
+        if (strcmp(word, "inner") == 0)
+            it->join = PGR_JOIN_INNER;
+        else if (strcmp(word, "left") == 0)
+            it->join = PGR_JOIN_LEFT;
+        else
+            it->hint = word;
+    }
+    pgr_ps_expect(ps, ps->pos, "\"!\"");
+    return PGR_P_OK;
+}
+
+/* [alias:]name[!params] or ...name[!params], followed by '(' */
+static int relation_head(pgr_pstate *ps, bool spread, pgr_select_item *it)
+{
+    pgr_ps_ws(ps);
+    if (spread) {
+        if (!pgr_ps_lit(ps, "..."))
+            return PGR_P_EMPTY;
+        it->kind = PGR_SELECT_SPREAD;
+    } else {
+        it->kind = PGR_SELECT_EMBED;
+        it->alias = try_alias(ps);
+    }
+    if (pgr_ps_field_name(ps, &it->relation) != PGR_P_OK)
+        return PGR_P_FAIL;
+    /* `count` can't be an embed: legacy select=count (pRelationSelect) */
+    if (!spread && strcmp(it->relation, "count") == 0)
+        return PGR_P_FAIL;
+    if (embed_params(ps, it) != PGR_P_OK)
+        return PGR_P_FAIL;
+    if (peek(ps, 0) != '(') {
+        pgr_ps_expect(ps, ps->pos, "\"(\"");
+        return PGR_P_FAIL;
+    }
+    pgr_ps_ws(ps);
+    return PGR_P_OK;
+}
+
+static int children(pgr_pstate *ps, pgr_select_item *it)
+{
+    ps->pos++; /* '(' checked by relation_head */
+    if (forest(ps, &it->children) != PGR_P_OK)
+        return PGR_P_FAIL;
+    if (peek(ps, 0) != ')') {
+        pgr_ps_expect(ps, ps->pos, "\")\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos++;
+    return PGR_P_OK;
+}
+
+/* pEnd of pFieldSelect: lookAhead ')' or ',' or eof */
+static bool field_end(pgr_pstate *ps)
+{
+    if (ps->pos >= ps->len || peek(ps, 0) == ')' || peek(ps, 0) == ',')
+        return true;
+    pgr_ps_expect(ps, ps->pos, "\")\"");
+    pgr_ps_expect(ps, ps->pos, "\",\"");
+    pgr_ps_expect(ps, ps->pos, "end of input");
+    return false;
+}
+
+static int opt_cast(pgr_pstate *ps, const char **out)
+{
+    if (!pgr_ps_lit(ps, "::"))
+        return PGR_P_OK;
+    return pgr_ps_identifier(ps, out) == PGR_P_OK ? PGR_P_OK : PGR_P_FAIL;
+}
+
+/* try (char '.' *> pAggregation <* string "()") */
+static void opt_aggregate(pgr_pstate *ps, pgr_select_item *it)
+{
+    static const char *const aggs[] = {"sum", "avg", "count", "max", "min"};
+    if (peek(ps, 0) != '.') {
+        pgr_ps_expect(ps, ps->pos, "\".\"");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++) {
+        size_t n = strlen(aggs[i]);
+        if (ps->len - ps->pos >= n + 3 &&
+            memcmp(ps->s + ps->pos + 1, aggs[i], n) == 0 &&
+            memcmp(ps->s + ps->pos + 1 + n, "()", 2) == 0) {
+            it->aggregate = aggs[i];
+            ps->pos += n + 3;
+            return;
+        }
+    }
+    static const char *const labels[] = {"\"sum\"", "\"avg\"", "\"count\"",
+                                         "\"max\"", "\"min\""};
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+        pgr_ps_expect(ps, ps->pos + 1, labels[i]);
+}
+
+static bool try_star(pgr_pstate *ps, pgr_select_item *it)
+{
+    size_t start = ps->pos;
+    if (peek(ps, 0) == '*') {
+        ps->pos++;
+        if (field_end(ps)) {
+            it->kind = PGR_SELECT_STAR;
+            return true;
+        }
+    } else {
+        pgr_ps_expect(ps, ps->pos, "\"*\"");
+    }
+    ps->pos = start;
+    return false;
+}
+
+/* [alias:]count()[::cast] */
+static int try_count(pgr_pstate *ps, pgr_select_item *it)
+{
+    size_t start = ps->pos;
+    const char *alias = try_alias(ps);
+    if (pgr_ps_lit(ps, "count()")) {
+        const char *cast = NULL;
+        if (opt_cast(ps, &cast) == PGR_P_OK && field_end(ps)) {
+            it->kind = PGR_SELECT_FIELD;
+            it->alias = alias;
+            it->field.name = "*";
+            it->aggregate = "count";
+            it->agg_cast = cast;
+            return PGR_P_OK;
+        }
+    }
+    ps->pos = start;
+    return PGR_P_EMPTY;
+}
+
+static int field_select(pgr_pstate *ps, pgr_select_item *it)
+{
+    size_t start = ps->pos;
+    pgr_ps_ws(ps);
+    if (try_star(ps, it) || try_count(ps, it) == PGR_P_OK) {
+        pgr_ps_ws(ps);
+        return PGR_P_OK;
+    }
+    it->kind = PGR_SELECT_FIELD;
+    it->alias = try_alias(ps);
+    int rc = pgr_ps_field(ps, &it->field);
+    if (rc != PGR_P_OK)
+        return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
+                                                     : PGR_P_FAIL;
+    if (opt_cast(ps, &it->cast) != PGR_P_OK)
+        return PGR_P_FAIL;
+    opt_aggregate(ps, it);
+    if (it->aggregate != NULL && opt_cast(ps, &it->agg_cast) != PGR_P_OK)
+        return PGR_P_FAIL;
+    if (!field_end(ps))
+        return PGR_P_FAIL;
+    pgr_ps_ws(ps);
+    return PGR_P_OK;
+}
+
+/* pFieldTree: try spread <|> try relation <|> field */
+static int item(pgr_pstate *ps, pgr_select_item **out)
+{
+    size_t start = ps->pos;
+    pgr_select_item *it = PGR_NEW(ps->a, pgr_select_item);
+    if (it == NULL) {
+        ps->oom = true;
+        return PGR_P_FAIL;
+    }
+    *out = it;
+    for (int spread = 1; spread >= 0; spread--) {
+        if (relation_head(ps, spread, it) == PGR_P_OK &&
+            children(ps, it) == PGR_P_OK && !ps->oom) {
+            pgr_ps_ws(ps);
+            return PGR_P_OK;
+        }
+        ps->pos = start;
+        memset(it, 0, sizeof(*it));
+    }
+    return field_select(ps, it);
+}
+
+/* pFieldTree `sepBy` lexeme (char ',') */
+static int forest(pgr_pstate *ps, pgr_select_item **out)
+{
+    pgr_select_item **tail = out;
+    *out = NULL;
+    for (bool first = true;; first = false) {
+        pgr_select_item *it;
+        int rc = item(ps, &it);
+        if (rc == PGR_P_EMPTY && first)
+            return ps->oom ? PGR_P_FAIL : PGR_P_OK;
+        if (rc != PGR_P_OK)
+            return PGR_P_FAIL;
+        *tail = it;
+        tail = &it->next;
+        size_t save = ps->pos;
+        pgr_ps_ws(ps);
+        if (peek(ps, 0) != ',') {
+            pgr_ps_expect(ps, ps->pos, "\",\"");
+            ps->pos = save;
+            return PGR_P_OK;
+        }
+        ps->pos++;
+        pgr_ps_ws(ps);
+    }
+}
+
+int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
+                     pgrest_error *err)
+{
+    pgr_pstate ps;
+    pgr_ps_init(&ps, a, text, strlen(text));
+    *out = NULL;
+    if (forest(&ps, out) != PGR_P_OK || ps.oom) {
+        *out = NULL;
+        return pgr_ps_error(&ps, "select parameter", text, err);
+    }
+    return PGREST_OK;
+}

@@ -1,0 +1,18 @@
+/* The select= grammar (PostgREST src/ApiRequest/QueryParams.hs
+ * pFieldForest): fields, aliases, casts, JSON paths, aggregates, embeds
+ * and spreads, nested to any depth. */
+#ifndef PGR_SELECT_PARSER_H
+#define PGR_SELECT_PARSER_H
+
+#include "parse/api_request.h"
+#include "util/arena.h"
+
+/* Parses text into a list of select items allocated in the arena. An empty
+ * text gives *out == NULL (the caller treats it as `*`). Text after the
+ * last complete item that is not a ',' is ignored, as PostgREST does.
+ * Errors: PGRST100 (400) `"failed to parse select parameter (text)" (line
+ * 1, column N)` with Parsec-style details. */
+int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
+                     pgrest_error *err);
+
+#endif

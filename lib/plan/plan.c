@@ -1,0 +1,67 @@
+/* api request -> plan (PostgREST's Plan.hs actionPlan). */
+#include <string.h>
+
+#include "context.h"
+#include "plan/plan.h"
+#include "util/error.h"
+
+static void release_schema(void *sc)
+{
+    pgr_schema_cache_release(sc);
+}
+
+/* Prefer: tx is honoured only with the *-allow-override settings. */
+static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
+                        pgrest_query_plan *plan)
+{
+    bool commit = cfg->db_tx_end == PGR_TX_COMMIT ||
+                  cfg->db_tx_end == PGR_TX_COMMIT_ALLOW_OVERRIDE;
+    bool overridable = cfg->db_tx_end == PGR_TX_COMMIT_ALLOW_OVERRIDE ||
+                       cfg->db_tx_end == PGR_TX_ROLLBACK_ALLOW_OVERRIDE;
+    if (overridable && api->prefs.tx != PGR_PREF_TX_NONE) {
+        commit = api->prefs.tx == PGR_PREF_TX_COMMIT;
+        plan->tx_override_applied = true;
+    }
+    plan->commit = commit;
+}
+
+int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
+                const pgrest_api_request *api, pgrest_query_plan **out,
+                pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || api == NULL || out == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    pgrest_query_plan *plan = PGR_NEW(arena, pgrest_query_plan);
+    if (plan == NULL)
+        return pgr_error_oom(err);
+    plan->api = api;
+    plan->action = api->action;
+    plan->max_rows = ctx->cfg.db_max_rows;
+    plan->schema = pgr_ctx_schema(ctx);
+    if (plan->schema == NULL)
+        return pgr_error(err, 503, "PGRST002",
+                         "Could not query the database for the schema cache. Retrying.",
+                         NULL, NULL);
+    if (!pgr_arena_on_free(arena, release_schema, plan->schema)) {
+        pgr_schema_cache_release(plan->schema);
+        return pgr_error_oom(err);
+    }
+    plan_tx_end(&ctx->cfg, api, plan);
+    int rc;
+    switch (api->action) {
+    case PGR_ACTION_READ:
+        plan->read_only = true;
+        if ((rc = pgr_plan_read(ctx, arena, api, plan, err)) != PGREST_OK)
+            return rc;
+        break;
+    default:
+        return pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                         "This request is not supported by pgrest yet", NULL);
+    }
+    if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+        return rc;
+    if (api->is_head)
+        plan->output = PGR_OUT_NONE;
+    *out = plan;
+    return PGREST_OK;
+}

@@ -1,0 +1,89 @@
+/* The plan: the api request resolved against the schema cache
+ * (PostgREST's Plan.hs, Plan/ReadPlan.hs). Pure data in the arena. */
+#ifndef PGR_PLAN_H
+#define PGR_PLAN_H
+
+#include <stdbool.h>
+
+#include "parse/api_request.h"
+#include "schema/schema_cache.h"
+
+/* One output item of a read node. */
+typedef struct pgr_plan_field {
+    const pgr_select_item *item;   /* FIELD item (alias/cast/aggregate) */
+    const pgr_column *column;      /* resolved column, NULL for computed */
+    const pgr_routine *computed;   /* computed field function, if any */
+    const char *output_name;       /* JSON key */
+    struct pgr_plan_field *next;
+} pgr_plan_field;
+
+typedef struct pgr_read_node pgr_read_node;
+
+/* An embedded resource under a read node. */
+typedef struct pgr_embed {
+    const pgr_relationship *rel;
+    pgr_read_node *node;
+    const char *output_name;       /* alias or relation name */
+    pgr_join_type join;
+    bool spread;
+    bool is_to_one;
+    bool hidden;                   /* empty embed rel() only joins */
+    struct pgr_embed *next;
+} pgr_embed;
+
+struct pgr_read_node {
+    const pgr_table *table;        /* NULL for a routine call source */
+    const char *sql_alias;         /* alias used in SQL for this relation */
+    const char *name_in_request;   /* relation name as written */
+    const char *alias_in_request;  /* alias as written (embeds) */
+    bool select_star;              /* select=* (or default) */
+    pgr_plan_field *fields;
+    pgr_embed *embeds;
+    pgr_filter **filters;          /* AND-ed */
+    size_t n_filters;
+    pgr_logic_tree **logic;        /* AND-ed trees */
+    size_t n_logic;
+    pgr_order_term *order;
+    long long offset;              /* 0 = none */
+    long long limit;               /* -1 = none */
+    int depth;
+};
+
+typedef enum pgr_output {
+    PGR_OUT_JSON,        /* json array */
+    PGR_OUT_OBJECT,      /* vnd.pgrst.object+json */
+    PGR_OUT_CSV,
+    PGR_OUT_RAW,         /* text/plain, octet-stream, xml: single column */
+    PGR_OUT_GEOJSON,
+    PGR_OUT_PLAN,
+    PGR_OUT_NONE         /* HEAD, return=minimal */
+} pgr_output;
+
+struct pgrest_query_plan {
+    const pgrest_api_request *api;
+    pgr_schema_cache *schema;      /* reference held by the arena */
+    pgr_action action;
+    const pgr_table *table;
+    pgr_read_node *read;
+    pgr_output output;
+    const char *content_type;      /* response Content-Type */
+    bool nulls_stripped;
+    bool read_only;                /* READ ONLY transaction */
+    bool commit;                   /* end with COMMIT (else ROLLBACK) */
+    bool tx_override_applied;      /* Prefer: tx honoured */
+    pgr_pref_count count;          /* count that will be computed */
+    bool count_applied;
+    long long max_rows;            /* db-max-rows, -1 none */
+};
+
+/* Builds the read tree for a GET/HEAD on a relation. */
+int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, pgrest_query_plan *plan,
+                  pgrest_error *err);
+
+/* Picks the output format from Accept (PostgREST Plan/Negotiate.hs). */
+int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, pgrest_query_plan *plan,
+                  pgrest_error *err);
+
+#endif

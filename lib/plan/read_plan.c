@@ -1,0 +1,169 @@
+/* The read tree for GET/HEAD (PostgREST Plan/ReadPlan.hs): one node per
+ * relation, embeds as children, filters/order/range attached by path. */
+#include <string.h>
+
+#include "context.h"
+#include "plan/embed.h"
+#include "plan/plan.h"
+#include "plan/fuzzy.h"
+#include "util/error.h"
+
+static int table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
+                           const char *schema, const char *name,
+                           pgrest_error *err)
+{
+    const char *best = pgr_fuzzy_table(sc, schema, name);
+    const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
+                                           schema, best)
+                            : NULL;
+    return pgr_errorf(err, a, 404, "PGRST205", NULL, hint,
+                      "Could not find the table '%s.%s' in the schema cache",
+                      schema, name);
+}
+
+static const char *output_name(const pgr_select_item *it)
+{
+    if (it->alias != NULL)
+        return it->alias;
+    if (it->aggregate != NULL && it->field.name == NULL)
+        return it->aggregate;
+    if (it->field.json_path != NULL) {
+        const pgr_json_op *op = it->field.json_path;
+        while (op->next != NULL)
+            op = op->next;
+        return op->key;
+    }
+    if (it->aggregate != NULL)
+        return it->aggregate;
+    return it->field.name;
+}
+
+static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
+                     pgr_read_node *node, const pgr_select_item *it,
+                     pgr_plan_field ***tail, pgrest_error *err)
+{
+    pgr_plan_field *f = PGR_NEW(a, pgr_plan_field);
+    if (f == NULL)
+        return pgr_error_oom(err);
+    f->item = it;
+    f->output_name = output_name(it);
+    /* A name that is not a column may be a computed field f(row): the
+     * relation-qualified reference "s"."t"."f" is PostgreSQL's attribute
+     * notation for f("s"."t"), so it needs no special SQL (PostgREST
+     * api/computed_fields). */
+    if (node->table != NULL && it->field.name != NULL)
+        f->column = pgr_find_column(node->table, it->field.name);
+    (void)sc;
+    **tail = f;
+    *tail = &f->next;
+    return PGREST_OK;
+}
+
+static bool path_equals(const pgr_embed_path *p, const char *const *names,
+                        size_t n)
+{
+    if (p->n != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(p->names[i], names[i]) != 0)
+            return false;
+    return true;
+}
+
+/* Filters, logic trees, order and limit/offset written for this node's
+ * path (root: empty path). */
+static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
+                         pgr_read_node *node, const char *const *path,
+                         size_t depth, pgrest_error *err)
+{
+    const pgr_query_params *qp = &api->qp;
+    size_t nf = 0, nl = 0;
+    for (const pgr_path_filter *f = qp->filters; f; f = f->next)
+        nf += path_equals(&f->path, path, depth);
+    for (const pgr_path_logic *l = qp->logic; l; l = l->next)
+        nl += path_equals(&l->path, path, depth);
+    node->filters = PGR_NEW_ARRAY(a, pgr_filter *, nf + 1);
+    node->logic = PGR_NEW_ARRAY(a, pgr_logic_tree *, nl + 1);
+    if (node->filters == NULL || node->logic == NULL)
+        return pgr_error_oom(err);
+    for (const pgr_path_filter *f = qp->filters; f; f = f->next)
+        if (path_equals(&f->path, path, depth))
+            node->filters[node->n_filters++] = (pgr_filter *)&f->filter;
+    for (const pgr_path_logic *l = qp->logic; l; l = l->next)
+        if (path_equals(&l->path, path, depth))
+            node->logic[node->n_logic++] = l->tree;
+    for (const pgr_path_order *o = qp->orders; o; o = o->next)
+        if (path_equals(&o->path, path, depth))
+            node->order = o->terms;
+    node->offset = 0;
+    node->limit = -1;
+    if (depth == 0) {
+        node->offset = api->range_offset;
+        node->limit = api->range_limit;
+    } else {
+        for (const pgr_path_range *r = qp->ranges; r; r = r->next)
+            if (path_equals(&r->path, path, depth)) {
+                node->offset = r->offset > 0 ? r->offset : 0;
+                node->limit = r->limit;
+            }
+    }
+    return PGREST_OK;
+}
+
+int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, const pgr_schema_cache *sc,
+                  pgr_read_node *node, const pgr_select_item *items,
+                  const char **path, size_t depth, pgrest_error *err)
+{
+    int rc;
+    pgr_plan_field **ftail = &node->fields;
+    pgr_embed **etail = &node->embeds;
+    if (items == NULL)
+        node->select_star = true;
+    for (const pgr_select_item *it = items; it != NULL; it = it->next) {
+        switch (it->kind) {
+        case PGR_SELECT_STAR:
+            node->select_star = true;
+            break;
+        case PGR_SELECT_FIELD:
+            if (it->aggregate != NULL && !ctx->cfg.db_aggregates_enabled)
+                return pgr_error(err, 400, "PGRST123",
+                                 "Use of aggregate functions is not allowed", NULL, NULL);
+            if ((rc = add_field(a, sc, node, it, &ftail, err)) != PGREST_OK)
+                return rc;
+            break;
+        case PGR_SELECT_EMBED:
+        case PGR_SELECT_SPREAD:
+            if ((rc = pgr_plan_embed(ctx, a, api, sc, node, it, path, depth,
+                                     &etail, err)) != PGREST_OK)
+                return rc;
+            break;
+        }
+    }
+    return attach_params(a, api, node, (const char *const *)path, depth, err);
+}
+
+int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, pgrest_query_plan *plan,
+                  pgrest_error *err)
+{
+    const pgr_schema_cache *sc = plan->schema;
+    const pgr_table *t = pgr_find_table(sc, api->schema, api->name);
+    if (t == NULL)
+        return table_not_found(a, sc, api->schema, api->name, err);
+    plan->table = t;
+    pgr_read_node *root = PGR_NEW(a, pgr_read_node);
+    if (root == NULL)
+        return pgr_error_oom(err);
+    root->table = t;
+    root->name_in_request = api->name;
+    const char *path[64];
+    int rc = pgr_plan_node(ctx, a, api, sc, root, api->qp.select, path, 0, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
+        return rc;
+    plan->read = root;
+    plan->count = api->prefs.count;
+    return PGREST_OK;
+}

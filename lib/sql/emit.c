@@ -1,0 +1,148 @@
+/* plan -> statements (PostgREST Query.hs mainQuery + Statements.hs). */
+#include <string.h>
+
+#include "context.h"
+#include "sql/emit_preamble.h"
+#include "sql/emit_read.h"
+#include "sql/statements.h"
+#include "util/error.h"
+
+#define RESPONSE_GUCS                                                      \
+    "nullif(current_setting('response.headers', true), '') AS response_headers, " \
+    "nullif(current_setting('response.status', true), '') AS response_status"
+
+static const char *body_expression(const pgrest_query_plan *plan)
+{
+    switch (plan->output) {
+    case PGR_OUT_NONE:
+        return "''::text";
+    case PGR_OUT_OBJECT:
+        return plan->nulls_stripped
+                   ? "coalesce((json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0)::text, 'null')"
+                   : "coalesce((json_agg(_postgrest_t)->0)::text, 'null')";
+    case PGR_OUT_CSV:
+        return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r) AS k"
+               " FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a)"
+               " || chr(10) || coalesce(string_agg(substring(_postgrest_t::text, 2,"
+               " length(_postgrest_t::text) - 2), chr(10)), '')";
+    default:
+        return plan->nulls_stripped
+                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text"
+                   : "coalesce(json_agg(_postgrest_t), '[]')::text";
+    }
+}
+
+static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
+                          pgrest_error *err)
+{
+    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
+                 plan->count == PGR_PREF_COUNT_ESTIMATED ||
+                 plan->count == PGR_PREF_COUNT_PLANNED;
+    pgr_sql_put(q, "WITH pgrst_source AS (");
+    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, ")");
+    if (count) {
+        pgr_sql_put(q, ", pgrst_source_count AS (");
+        if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
+            return rc;
+        pgr_sql_put(q, ")");
+    }
+    pgr_sql_put(q, " SELECT ");
+    pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
+                         : "null::bigint");
+    pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, body_expression(plan));
+    pgr_sql_put(q, " AS body, " RESPONSE_GUCS
+                   " FROM (SELECT * FROM pgrst_source) _postgrest_t");
+    return PGREST_OK;
+}
+
+static pgr_stmt *add_stmt(pgrest_statements *st, pgr_stmt_role role,
+                          const pgr_sql *q, bool prepare)
+{
+    pgr_stmt *s = &st->items[st->n++];
+    s->role = role;
+    s->sql = pgr_sb_finish((pgr_sb *)&q->sb);
+    s->params = q->params;
+    s->n_params = q->n_params;
+    s->prepare = prepare;
+    return s;
+}
+
+static void add_text(pgrest_statements *st, pgrest_arena *a, pgr_stmt_role role,
+                     const char *text, bool prepare)
+{
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_put(&q, text);
+    add_stmt(st, role, &q, prepare);
+}
+
+static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err)
+{
+    switch (plan->action) {
+    case PGR_ACTION_READ:
+        return emit_main_read(q, plan, err);
+    default:
+        return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
+    }
+}
+
+int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
+                    const pgrest_query_plan *plan, pgrest_statements **out,
+                    pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || plan == NULL || out == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    bool prep = ctx->cfg.db_prepared_statements;
+    pgrest_statements *st = PGR_NEW(arena, pgrest_statements);
+    if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 8)) == NULL)
+        return pgr_error_oom(err);
+    st->plan = plan;
+    add_text(st, arena, PGR_STMT_BEGIN,
+             plan->read_only ? "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
+                             : "BEGIN ISOLATION LEVEL READ COMMITTED", prep);
+    pgr_sql q;
+    pgr_sql_init(&q, arena);
+    int rc = pgr_emit_settings(&q, ctx, plan, err);
+    if (rc != PGREST_OK)
+        return rc;
+    add_stmt(st, PGR_STMT_SETTINGS, &q, prep);
+    pgr_sql_init(&q, arena);
+    if (pgr_emit_pre_request(&q, ctx))
+        add_stmt(st, PGR_STMT_PRE_REQUEST, &q, prep);
+    pgr_sql_init(&q, arena);
+    if ((rc = emit_main(&q, plan, err)) != PGREST_OK)
+        return rc;
+    if (!pgr_sql_ok(&q))
+        return pgr_error_oom(err);
+    add_stmt(st, PGR_STMT_MAIN, &q, prep);
+    add_text(st, arena, PGR_STMT_END, plan->commit ? "COMMIT" : "ROLLBACK", prep);
+    *out = st;
+    return PGREST_OK;
+}
+
+size_t pgrest_statements_count(const pgrest_statements *st)
+{
+    return st ? st->n : 0;
+}
+
+const char *pgrest_statements_sql(const pgrest_statements *st, size_t i)
+{
+    return st && i < st->n ? st->items[i].sql : NULL;
+}
+
+size_t pgrest_statements_param_count(const pgrest_statements *st, size_t i)
+{
+    return st && i < st->n ? st->items[i].n_params : 0;
+}
+
+const char *pgrest_statements_param(const pgrest_statements *st, size_t i,
+                                    size_t j)
+{
+    if (st == NULL || i >= st->n || j >= st->items[i].n_params)
+        return NULL;
+    return st->items[i].params[j];
+}

@@ -1,0 +1,241 @@
+#include "sql/emit_filter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/error.h"
+
+void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
+{
+    if (node->sql_alias != NULL)
+        pgr_sql_ident(q, node->sql_alias);
+    else
+        pgr_sql_qualified(q, node->table->schema, node->table->name);
+}
+
+static const pgr_column *column_of(const pgr_read_node *node, const char *name)
+{
+    return node->table ? pgr_find_column(node->table, name) : NULL;
+}
+
+static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
+{
+    for (; op != NULL; op = op->next) {
+        pgr_sql_put(q, op->as_text ? "->>" : "->");
+        pgr_sql_param_cast(q, op->key, op->is_index ? "integer" : "text");
+    }
+}
+
+/* Composite and array columns are reached through to_jsonb (PostgREST
+ * api/tables_views "Composite / Array Columns"). */
+void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f)
+{
+    const pgr_column *col = f->json_path ? column_of(node, f->name) : NULL;
+    bool via_jsonb = col != NULL && (col->is_composite || col->is_array);
+    if (via_jsonb)
+        pgr_sql_put(q, "to_jsonb(");
+    pgr_emit_node_ref(q, node);
+    pgr_sql_put(q, ".");
+    pgr_sql_ident(q, f->name);
+    if (via_jsonb)
+        pgr_sql_put(q, ")");
+    emit_json_path(q, f->json_path);
+}
+
+static const char *operator_sql(pgr_operator op)
+{
+    switch (op) {
+    case PGR_OP_EQ: return "=";
+    case PGR_OP_NEQ: return "<>";
+    case PGR_OP_GT: return ">";
+    case PGR_OP_GTE: return ">=";
+    case PGR_OP_LT: return "<";
+    case PGR_OP_LTE: return "<=";
+    case PGR_OP_LIKE: return "like";
+    case PGR_OP_ILIKE: return "ilike";
+    case PGR_OP_MATCH: return "~";
+    case PGR_OP_IMATCH: return "~*";
+    case PGR_OP_ISDISTINCT: return "IS DISTINCT FROM";
+    case PGR_OP_CS: return "@>";
+    case PGR_OP_CD: return "<@";
+    case PGR_OP_OV: return "&&";
+    case PGR_OP_SL: return "<<";
+    case PGR_OP_SR: return ">>";
+    case PGR_OP_NXR: return "&<";
+    case PGR_OP_NXL: return "&>";
+    case PGR_OP_ADJ: return "-|-";
+    default: return "=";
+    }
+}
+
+static const char *is_sql(pgr_is_value v)
+{
+    switch (v) {
+    case PGR_IS_NULL: return " IS NULL";
+    case PGR_IS_NOT_NULL: return " IS NOT NULL";
+    case PGR_IS_TRUE: return " IS TRUE";
+    case PGR_IS_FALSE: return " IS FALSE";
+    case PGR_IS_UNKNOWN: return " IS UNKNOWN";
+    }
+    return " IS NULL";
+}
+
+static const char *fts_function(pgr_operator op)
+{
+    switch (op) {
+    case PGR_OP_PLFTS: return "plainto_tsquery";
+    case PGR_OP_PHFTS: return "phraseto_tsquery";
+    case PGR_OP_WFTS: return "websearch_to_tsquery";
+    default: return "to_tsquery";
+    }
+}
+
+static bool is_tsvector(const pgr_read_node *node, const pgr_field *f)
+{
+    if (f->json_path != NULL)
+        return false;
+    const pgr_column *c = column_of(node, f->name);
+    return c != NULL && c->type != NULL && strcmp(c->type, "tsvector") == 0;
+}
+
+static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    const pgr_op_expr *e = &f->expr;
+    bool wrap = !is_tsvector(node, &f->field);
+    if (wrap) {
+        pgr_sql_put(q, "to_tsvector(");
+        if (e->language) {
+            pgr_sql_param_cast(q, e->language, "regconfig");
+            pgr_sql_put(q, ", ");
+        }
+    }
+    pgr_emit_field(q, node, &f->field);
+    if (wrap)
+        pgr_sql_put(q, ")");
+    pgr_sql_put(q, " @@ ");
+    pgr_sql_put(q, fts_function(e->op));
+    pgr_sql_put(q, "(");
+    if (e->language) {
+        pgr_sql_param_cast(q, e->language, "regconfig");
+        pgr_sql_put(q, ", ");
+    }
+    pgr_sql_param(q, e->value);
+    pgr_sql_put(q, ")");
+}
+
+static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    pgr_emit_field(q, node, &f->field);
+    pgr_sql_put(q, " = ANY (");
+    pgr_sql_param(q, pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list));
+    pgr_sql_put(q, ")");
+}
+
+static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    const pgr_op_expr *e = &f->expr;
+    switch (e->op) {
+    case PGR_OP_IS:
+        pgr_emit_field(q, node, &f->field);
+        pgr_sql_put(q, is_sql(e->is_value));
+        return;
+    case PGR_OP_IN:
+        emit_in(q, node, f);
+        return;
+    case PGR_OP_FTS: case PGR_OP_PLFTS: case PGR_OP_PHFTS: case PGR_OP_WFTS:
+        emit_fts(q, node, f);
+        return;
+    default:
+        break;
+    }
+    pgr_emit_field(q, node, &f->field);
+    pgr_sql_put(q, " ");
+    pgr_sql_put(q, operator_sql(e->op));
+    if (e->quant != PGR_QUANT_NONE) {
+        pgr_sql_put(q, e->quant == PGR_QUANT_ANY ? " ANY (" : " ALL (");
+        pgr_sql_param(q, e->n_list > 0 || e->list != NULL
+                             ? pgr_pg_array_literal(q->arena, e->list, e->n_list)
+                             : e->value);
+        pgr_sql_put(q, ")");
+        return;
+    }
+    pgr_sql_put(q, " ");
+    pgr_sql_param(q, e->value);
+}
+
+void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    if (f->expr.negated)
+        pgr_sql_put(q, "NOT ");
+    emit_expr(q, node, f);
+}
+
+void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
+                         const pgr_logic_tree *t)
+{
+    if (t->is_leaf) {
+        pgr_emit_filter(q, node, &t->filter);
+        return;
+    }
+    if (t->negated)
+        pgr_sql_put(q, "NOT ");
+    pgr_sql_put(q, "(");
+    if (t->children == NULL)
+        pgr_sql_put(q, t->is_or ? "false" : "true");
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
+        if (c != t->children)
+            pgr_sql_put(q, t->is_or ? " OR " : " AND ");
+        pgr_emit_logic_tree(q, node, c);
+    }
+    pgr_sql_put(q, ")");
+}
+
+void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
+{
+    for (size_t i = 0; i < node->n_filters; i++) {
+        pgr_sql_put(q, have_where ? " AND " : " WHERE ");
+        have_where = true;
+        pgr_emit_filter(q, node, node->filters[i]);
+    }
+    for (size_t i = 0; i < node->n_logic; i++) {
+        pgr_sql_put(q, have_where ? " AND " : " WHERE ");
+        have_where = true;
+        pgr_emit_logic_tree(q, node, node->logic[i]);
+    }
+}
+
+void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
+{
+    for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
+        pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
+        pgr_emit_field(q, node, &t->field);
+        if (t->dir == PGR_ORDER_ASC)
+            pgr_sql_put(q, " ASC");
+        else if (t->dir == PGR_ORDER_DESC)
+            pgr_sql_put(q, " DESC");
+        if (t->nulls == PGR_NULLS_FIRST)
+            pgr_sql_put(q, " NULLS FIRST");
+        else if (t->nulls == PGR_NULLS_LAST)
+            pgr_sql_put(q, " NULLS LAST");
+    }
+}
+
+static char *long_text(pgrest_arena *a, long long v)
+{
+    return pgr_asprintf(a, "%lld", v);
+}
+
+void pgr_emit_range(pgr_sql *q, long long offset, long long limit,
+                    long long max_rows)
+{
+    if (max_rows >= 0 && (limit < 0 || limit > max_rows))
+        limit = max_rows;
+    if (limit >= 0) {
+        pgr_sql_put(q, " LIMIT ");
+        pgr_sql_param_cast(q, long_text(q->arena, limit), "bigint");
+    }
+    if (offset > 0) {
+        pgr_sql_put(q, " OFFSET ");
+        pgr_sql_param_cast(q, long_text(q->arena, offset), "bigint");
+    }
+}

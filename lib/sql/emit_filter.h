@@ -1,0 +1,26 @@
+/* WHERE and ORDER BY fragments (PostgREST Query/SqlFragment.hs:
+ * pgFmtFilter, pgFmtLogicTree, pgFmtJsonPath, pgFmtOrderTerm). */
+#ifndef PGR_EMIT_FILTER_H
+#define PGR_EMIT_FILTER_H
+
+#include "plan/plan.h"
+#include "sql/sql_builder.h"
+
+/* How a node's relation is referred to: "schema"."table" or "alias". */
+void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node);
+/* node_ref."col" followed by its JSON path, if any. */
+void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f);
+/* One filter as a boolean SQL expression. */
+void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f);
+void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
+                         const pgr_logic_tree *t);
+/* " WHERE ..." for all filters and logic trees of node (nothing if none);
+ * extra (may be NULL) is AND-ed text such as a join condition. */
+void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where);
+/* " ORDER BY ..." (nothing if no terms). */
+void pgr_emit_order(pgr_sql *q, const pgr_read_node *node);
+/* " LIMIT $n OFFSET $m" as needed; max_rows caps the limit (-1 none). */
+void pgr_emit_range(pgr_sql *q, long long offset, long long limit,
+                    long long max_rows);
+
+#endif

@@ -1,0 +1,120 @@
+#include "sql/emit_preamble.h"
+
+#include <ctype.h>
+#include <strings.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+static void set_config(pgr_sql *q, const char *name, const char *value,
+                       bool *first)
+{
+    pgr_sql_put(q, *first ? "SELECT " : ", ");
+    *first = false;
+    pgr_sql_put(q, "set_config(");
+    pgr_sb_put_literal(&q->sb, name);
+    pgr_sql_put(q, ", ");
+    pgr_sql_param(q, value);
+    pgr_sql_put(q, ", true)");
+}
+
+/* "test", "public": the value PostgREST gives search_path. */
+static const char *search_path(pgrest_arena *a, const pgr_config *cfg,
+                               const char *schema)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_put_ident(&sb, schema);
+    for (size_t i = 0; i < cfg->n_db_extra_search_path; i++) {
+        pgr_sb_puts(&sb, ", ");
+        pgr_sb_put_ident(&sb, cfg->db_extra_search_path[i]);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+static char *lowercase(pgrest_arena *a, const char *s)
+{
+    char *r = pgr_strdup(a, s);
+    for (char *p = r; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return r;
+}
+
+/* request.headers: header names lower-cased, first occurrence wins. */
+static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 256);
+    pgr_sb_putc(&sb, '{');
+    bool first = true;
+    for (const pgr_kv *h = req->headers; h; h = h->next) {
+        bool seen = false;
+        for (const pgr_kv *p = req->headers; p != h; p = p->next)
+            if (strcasecmp(p->name, h->name) == 0)
+                seen = true;
+        if (seen || strcasecmp(h->name, "Cookie") == 0)
+            continue;
+        if (!first)
+            pgr_sb_putc(&sb, ',');
+        first = false;
+        pgr_sb_put_json_string(&sb, lowercase(a, h->name));
+        pgr_sb_putc(&sb, ':');
+        pgr_sb_put_json_string(&sb, h->value);
+    }
+    pgr_sb_putc(&sb, '}');
+    return pgr_sb_finish(&sb);
+}
+
+static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_putc(&sb, '{');
+    for (const pgr_kv *c = cookies; c; c = c->next) {
+        if (c != cookies)
+            pgr_sb_putc(&sb, ',');
+        pgr_sb_put_json_string(&sb, c->name);
+        pgr_sb_putc(&sb, ':');
+        pgr_sb_put_json_string(&sb, c->value);
+    }
+    pgr_sb_putc(&sb, '}');
+    return pgr_sb_finish(&sb);
+}
+
+int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
+                      const pgrest_query_plan *plan, pgrest_error *err)
+{
+    (void)err;
+    const pgrest_api_request *api = plan->api;
+    pgrest_arena *a = q->arena;
+    bool first = true;
+    set_config(q, "search_path", search_path(a, &ctx->cfg, api->schema), &first);
+    set_config(q, "role", api->role, &first);
+    set_config(q, "request.jwt.claims", api->jwt_claims, &first);
+    set_config(q, "request.method", api->method, &first);
+    set_config(q, "request.path", api->path, &first);
+    set_config(q, "request.headers", headers_json(a, api->raw), &first);
+    set_config(q, "request.cookies", cookies_json(a, api->cookies), &first);
+    if (api->prefs.timezone != NULL)
+        set_config(q, "timezone", api->prefs.timezone, &first);
+    for (const pgr_kv *s = ctx->cfg.app_settings; s; s = s->next)
+        set_config(q, s->name, s->value, &first);
+    return PGREST_OK;
+}
+
+bool pgr_emit_pre_request(pgr_sql *q, const pgrest_ctx *ctx)
+{
+    const char *fn = ctx->cfg.db_pre_request;
+    if (fn == NULL)
+        return false;
+    pgr_sql_put(q, "SELECT ");
+    const char *dot = strchr(fn, '.');
+    if (dot != NULL) {
+        pgr_sql_ident(q, pgr_strndup(q->arena, fn, (size_t)(dot - fn)));
+        pgr_sql_put(q, ".");
+        pgr_sql_ident(q, dot + 1);
+    } else
+        pgr_sql_ident(q, fn);
+    pgr_sql_put(q, "()");
+    return true;
+}

@@ -1,0 +1,15 @@
+/* The transaction-settings statement (PostgREST Query/PreQuery.hs
+ * txVarQuery) and the pre-request call. */
+#ifndef PGR_EMIT_PREAMBLE_H
+#define PGR_EMIT_PREAMBLE_H
+
+#include "context.h"
+#include "plan/plan.h"
+#include "sql/sql_builder.h"
+
+int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
+                      const pgrest_query_plan *plan, pgrest_error *err);
+/* SELECT "schema"."fn"() for db-pre-request; false when not configured. */
+bool pgr_emit_pre_request(pgr_sql *q, const pgrest_ctx *ctx);
+
+#endif

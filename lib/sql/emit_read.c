@@ -1,0 +1,172 @@
+#include "sql/emit_read.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "sql/emit_embed.h"
+#include "sql/emit_filter.h"
+#include "util/error.h"
+
+/* Type names in casts are written as SQL text (so `int`, `bigint[]`
+ * work), hence restricted to PostgREST's [A-Za-z0-9_ $] plus [] here. */
+static bool safe_type_name(const char *t)
+{
+    if (t == NULL || *t == '\0')
+        return false;
+    for (; *t; t++)
+        if (!isalnum((unsigned char)*t) && strchr("_ $[]", *t) == NULL)
+            return false;
+    return true;
+}
+
+static int bad_cast(pgr_sql *q, const char *type, pgrest_error *err)
+{
+    return pgr_errorf(err, q->arena, 400, "PGRST100", NULL, NULL,
+                      "invalid cast type: %s", type ? type : "");
+}
+
+static void emit_value_expr(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_plan_field *f)
+{
+    const pgr_select_item *it = f->item;
+    if (f->computed != NULL) {
+        pgr_sql_qualified(q, f->computed->schema, f->computed->name);
+        pgr_sql_put(q, "(");
+        pgr_emit_node_ref(q, node);
+        pgr_sql_put(q, ")");
+        return;
+    }
+    pgr_emit_field(q, node, &it->field);
+}
+
+int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
+                          const pgr_plan_field *f, pgrest_error *err)
+{
+    const pgr_select_item *it = f->item;
+    if (it->cast != NULL && !safe_type_name(it->cast))
+        return bad_cast(q, it->cast, err);
+    if (it->agg_cast != NULL && !safe_type_name(it->agg_cast))
+        return bad_cast(q, it->agg_cast, err);
+    if (it->agg_cast != NULL)
+        pgr_sql_put(q, "CAST(");
+    if (it->aggregate != NULL) {
+        pgr_sql_put(q, it->aggregate);
+        pgr_sql_put(q, "(");
+    }
+    if (it->aggregate != NULL && it->field.name == NULL)
+        pgr_sql_put(q, "*");
+    else {
+        if (it->cast != NULL)
+            pgr_sql_put(q, "CAST(");
+        emit_value_expr(q, node, f);
+        if (it->cast != NULL) {
+            pgr_sql_put(q, " AS ");
+            pgr_sql_put(q, it->cast);
+            pgr_sql_put(q, ")");
+        }
+    }
+    if (it->aggregate != NULL)
+        pgr_sql_put(q, ")");
+    if (it->agg_cast != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_put(q, it->agg_cast);
+        pgr_sql_put(q, ")");
+    }
+    pgr_sql_put(q, " AS ");
+    pgr_sql_ident(q, f->output_name);
+    return PGREST_OK;
+}
+
+static bool has_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_plan_field *f = node->fields; f; f = f->next)
+        if (f->item->aggregate != NULL)
+            return true;
+    return false;
+}
+
+/* Implicit GROUP BY: every non-aggregated output (PostgREST api/aggregate_
+ * functions "Automatic GROUP BY"). */
+static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
+{
+    if (!has_aggregate(node))
+        return;
+    bool first = true;
+    for (const pgr_plan_field *f = node->fields; f; f = f->next) {
+        if (f->item->aggregate != NULL)
+            continue;
+        pgr_sql_put(q, first ? " GROUP BY " : ", ");
+        first = false;
+        pgr_sql_ident(q, f->output_name);
+    }
+    for (const pgr_embed *e = node->embeds; e; e = e->next) {
+        if (e->hidden)
+            continue;
+        pgr_sql_put(q, first ? " GROUP BY " : ", ");
+        first = false;
+        pgr_emit_embed_group_ref(q, e);
+    }
+}
+
+static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
+                            pgrest_error *err)
+{
+    bool first = true;
+    if (node->select_star) {
+        pgr_emit_node_ref(q, node);
+        pgr_sql_put(q, ".*");
+        first = false;
+    }
+    for (const pgr_plan_field *f = node->fields; f; f = f->next) {
+        if (!first)
+            pgr_sql_put(q, ", ");
+        first = false;
+        int rc = pgr_emit_select_field(q, node, f, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    pgr_emit_embed_selects(q, node, &first);
+    return PGREST_OK;
+}
+
+static void emit_from(pgr_sql *q, const pgr_read_node *node)
+{
+    pgr_sql_put(q, " FROM ");
+    pgr_sql_qualified(q, node->table->schema, node->table->name);
+    if (node->sql_alias != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_ident(q, node->sql_alias);
+    }
+}
+
+int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
+                       long long max_rows, pgrest_error *err)
+{
+    pgr_sql_put(q, "SELECT ");
+    int rc = emit_select_list(q, node, err);
+    if (rc != PGREST_OK)
+        return rc;
+    emit_from(q, node);
+    if ((rc = pgr_emit_embed_joins(q, node, max_rows, err)) != PGREST_OK)
+        return rc;
+    bool have_where = pgr_emit_embed_join_condition(q, node);
+    pgr_emit_where(q, node, have_where);
+    pgr_emit_embed_null_filters(q, node);
+    emit_group_by(q, node);
+    pgr_emit_order(q, node);
+    pgr_emit_range(q, node->offset, node->limit, max_rows);
+    return PGREST_OK;
+}
+
+int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
+                        pgrest_error *err)
+{
+    pgr_sql_put(q, "SELECT 1");
+    emit_from(q, node);
+    int rc = pgr_emit_embed_inner_joins(q, node, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_emit_where(q, node, false);
+    pgr_emit_embed_null_filters(q, node);
+    return PGREST_OK;
+}

@@ -1,0 +1,20 @@
+/* SELECT statements for read trees (PostgREST QueryBuilder
+ * readPlanToQuery / readPlanToCountQuery). */
+#ifndef PGR_EMIT_READ_H
+#define PGR_EMIT_READ_H
+
+#include "plan/plan.h"
+#include "sql/sql_builder.h"
+
+/* SELECT <fields> FROM <relation> [joins] [WHERE] [GROUP BY] [ORDER] [LIMIT]
+ * for node. join_cond (may be NULL) is written by the caller after WHERE. */
+int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
+                       long long max_rows, pgrest_error *err);
+/* SELECT 1 FROM <relation> WHERE <filters> for count=exact. */
+int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
+                        pgrest_error *err);
+/* The select-list entry for one plan field. */
+int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
+                          const pgr_plan_field *f, pgrest_error *err);
+
+#endif

@@ -1,0 +1,37 @@
+/* What emit_sql produces and execute runs: the transaction's statements in
+ * order, each SQL text with its $n parameter values. */
+#ifndef PGR_STATEMENTS_H
+#define PGR_STATEMENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan/plan.h"
+
+typedef enum pgr_stmt_role {
+    PGR_STMT_BEGIN,
+    PGR_STMT_SETTINGS,     /* set_config preamble */
+    PGR_STMT_PRE_REQUEST,
+    PGR_STMT_MAIN,
+    PGR_STMT_EXPLAIN_COUNT,/* count=planned/estimated */
+    PGR_STMT_END           /* COMMIT or ROLLBACK */
+} pgr_stmt_role;
+
+typedef struct pgr_stmt {
+    pgr_stmt_role role;
+    const char *sql;
+    const char **params;
+    size_t n_params;
+    bool prepare;          /* cache as a prepared statement */
+} pgr_stmt;
+
+struct pgrest_statements {
+    const pgrest_query_plan *plan;
+    pgr_stmt *items;
+    size_t n;
+    /* The end statement waits for the main result when a post-check can
+     * still roll back (singular writes, max-affected, PUT key mismatch). */
+    bool end_after_check;
+};
+
+#endif

@@ -1,0 +1,162 @@
+#include "util/arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_DEFAULT_CAP ((size_t)64 * 1024 * 1024)
+#define BLOCK_MIN 8192
+#define ALIGNMENT 16
+
+typedef struct block {
+    struct block *next;
+    size_t size;
+    size_t used;
+    _Alignas(16) unsigned char data[];
+} block;
+
+typedef struct cleanup {
+    struct cleanup *next;
+    pgr_cleanup_fn fn;
+    void *data;
+} cleanup;
+
+struct pgrest_arena {
+    block *head;
+    cleanup *cleanups;
+    size_t cap;
+    size_t total;
+    bool exhausted;
+};
+
+pgrest_arena *pgrest_arena_new(size_t cap_bytes)
+{
+    pgrest_arena *a = calloc(1, sizeof(*a));
+    if (a == NULL)
+        return NULL;
+    a->cap = cap_bytes ? cap_bytes : ARENA_DEFAULT_CAP;
+    return a;
+}
+
+void pgrest_arena_free(pgrest_arena *a)
+{
+    if (a == NULL)
+        return;
+    for (cleanup *c = a->cleanups; c != NULL; c = c->next)
+        c->fn(c->data);
+    block *b = a->head;
+    while (b != NULL) {
+        block *next = b->next;
+        free(b);
+        b = next;
+    }
+    free(a);
+}
+
+static size_t align_up(size_t n)
+{
+    return (n + (ALIGNMENT - 1)) & ~(size_t)(ALIGNMENT - 1);
+}
+
+static block *new_block(pgrest_arena *a, size_t need)
+{
+    size_t size = need > BLOCK_MIN ? need : BLOCK_MIN;
+    if (a->head != NULL && a->head->size * 2 > size && a->head->size < (1u << 20))
+        size = a->head->size * 2;
+    if (a->total + size > a->cap) {
+        if (a->total + need > a->cap) {
+            a->exhausted = true;
+            return NULL;
+        }
+        size = need;
+    }
+    block *b = malloc(sizeof(block) + size);
+    if (b == NULL) {
+        a->exhausted = true;
+        return NULL;
+    }
+    b->size = size;
+    b->used = 0;
+    b->next = a->head;
+    a->head = b;
+    a->total += size;
+    return b;
+}
+
+void *pgr_alloc(pgrest_arena *a, size_t size)
+{
+    if (size > SIZE_MAX / 2) {
+        a->exhausted = true;
+        return NULL;
+    }
+    size = align_up(size ? size : 1);
+    block *b = a->head;
+    if (b == NULL || b->size - b->used < size) {
+        b = new_block(a, size);
+        if (b == NULL)
+            return NULL;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+void *pgr_realloc(pgrest_arena *a, void *old, size_t old_size, size_t new_size)
+{
+    if (new_size <= old_size)
+        return old;
+    block *b = a->head;
+    /* grow in place when old is the most recent allocation */
+    if (old != NULL && b != NULL &&
+        (unsigned char *)old + align_up(old_size ? old_size : 1) == b->data + b->used &&
+        (unsigned char *)old >= b->data) {
+        size_t extra = align_up(new_size) - align_up(old_size ? old_size : 1);
+        if (b->size - b->used >= extra) {
+            memset(b->data + b->used, 0, extra);
+            b->used += extra;
+            return old;
+        }
+    }
+    void *p = pgr_alloc(a, new_size);
+    if (p != NULL && old != NULL)
+        memcpy(p, old, old_size);
+    return p;
+}
+
+char *pgr_strndup(pgrest_arena *a, const char *s, size_t n)
+{
+    char *p = pgr_alloc(a, n + 1);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *pgr_strdup(pgrest_arena *a, const char *s)
+{
+    return s == NULL ? NULL : pgr_strndup(a, s, strlen(s));
+}
+
+bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data)
+{
+    cleanup *c = PGR_NEW(a, cleanup);
+    if (c == NULL)
+        return false;
+    c->fn = fn;
+    c->data = data;
+    c->next = a->cleanups;
+    a->cleanups = c;
+    return true;
+}
+
+bool pgr_arena_exhausted(const pgrest_arena *a)
+{
+    return a->exhausted;
+}
+
+size_t pgr_arena_used(const pgrest_arena *a)
+{
+    return a->total;
+}

@@ -1,0 +1,28 @@
+/* Per-request memory: everything a request allocates lives in one arena and
+ * is freed in one call (PostgreSQL's memory contexts). A byte cap turns a
+ * pathological request into a clean error instead of unbounded growth. */
+#ifndef PGR_ARENA_H
+#define PGR_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pgrest/pgrest.h"
+
+typedef void (*pgr_cleanup_fn)(void *data);
+
+/* Returns zeroed memory or NULL when the cap is reached / OOM; the arena
+ * then reports pgr_arena_exhausted(). */
+void *pgr_alloc(pgrest_arena *a, size_t size);
+void *pgr_realloc(pgrest_arena *a, void *old, size_t old_size, size_t new_size);
+char *pgr_strdup(pgrest_arena *a, const char *s);
+char *pgr_strndup(pgrest_arena *a, const char *s, size_t n);
+/* Registers fn(data) to run when the arena is freed (PGresult, json-c). */
+bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data);
+bool pgr_arena_exhausted(const pgrest_arena *a);
+size_t pgr_arena_used(const pgrest_arena *a);
+
+#define PGR_NEW(a, type) ((type *)pgr_alloc((a), sizeof(type)))
+#define PGR_NEW_ARRAY(a, type, n) ((type *)pgr_alloc((a), sizeof(type) * (n)))
+
+#endif

@@ -1,0 +1,187 @@
+#include "util/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+int pgr_error(pgrest_error *err, int http_status, const char *code,
+              const char *message, const char *details, const char *hint)
+{
+    if (err != NULL) {
+        err->http_status = http_status;
+        err->code = code;
+        err->message = message;
+        err->details = details;
+        err->hint = hint;
+    }
+    return http_status >= 400 && http_status < 500 ? PGREST_ERR_REQUEST
+                                                   : PGREST_ERR_INTERNAL;
+}
+
+static char *vformat(pgrest_arena *a, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return NULL;
+    char *s = pgr_alloc(a, (size_t)n + 1);
+    if (s != NULL)
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *pgr_asprintf(pgrest_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(a, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+int pgr_errorf(pgrest_error *err, pgrest_arena *a, int http_status,
+               const char *code, const char *details, const char *hint,
+               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = vformat(a, fmt, ap);
+    va_end(ap);
+    return pgr_error(err, http_status, code, msg ? msg : "out of memory",
+                     details, hint);
+}
+
+int pgr_error_oom(pgrest_error *err)
+{
+    pgr_error(err, 500, "PGRSTX00", "Out of memory or request too large",
+              NULL, NULL);
+    return PGREST_ERR_INTERNAL;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Exact codes before prefixes, as in PostgREST's Error.hs. */
+int pgr_sqlstate_http_status(const char *c, const char *message,
+                             bool authenticated)
+{
+    if (c == NULL || strlen(c) != 5)
+        return 500;
+    if (message == NULL)
+        message = "";
+    if (strcmp(c, "21000") == 0)
+        return ends_with(message, "requires a WHERE clause") ? 400 : 500;
+    if (strcmp(c, "22023") == 0)
+        return starts(message, "role ") && ends_with(message, "does not exist")
+                   ? 401 : 400;
+    if (strcmp(c, "57P01") == 0)
+        return 503;
+    if (strcmp(c, "42883") == 0)
+        return starts(message, "function xmlagg(") ? 406 : 404;
+    if (starts(c, "PT")) {
+        int st = 0;
+        for (int i = 2; i < 5; i++) {
+            if (c[i] < '0' || c[i] > '9')
+                return 500;
+            st = st * 10 + (c[i] - '0');
+        }
+        return st >= 100 && st <= 599 ? st : 500;
+    }
+    static const struct { const char *code; int status; } exact[] = {
+        {"23503", 409}, {"23505", 409}, {"25006", 405}, {"53400", 500},
+        {"P0001", 400}, {"42P01", 404}, {"42P17", 500},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(c, exact[i].code) == 0)
+            return exact[i].status;
+    if (strcmp(c, "42501") == 0)
+        return authenticated ? 403 : 401;
+    static const struct { const char *prefix; int status; } classes[] = {
+        {"08", 503}, {"09", 500}, {"0L", 403}, {"0P", 403}, {"25", 500},
+        {"28", 403}, {"2D", 500}, {"38", 500}, {"39", 500}, {"3B", 500},
+        {"40", 500}, {"53", 503}, {"54", 500}, {"55", 500}, {"57", 500},
+        {"58", 500}, {"F0", 500}, {"HV", 500}, {"P0", 500}, {"XX", 500},
+    };
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (strncmp(c, classes[i].prefix, 2) == 0)
+            return classes[i].status;
+    return 400;
+}
+
+const char *pgr_http_reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 402: return "Payment Required";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Request Entity Too Large";
+    case 414: return "Request-URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 416: return "Requested Range Not Satisfiable";
+    case 418: return "I'm a teapot";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
+    }
+}
+
+static void put_nullable(pgr_sb *sb, const char *s)
+{
+    if (s == NULL)
+        pgr_sb_puts(sb, "null");
+    else
+        pgr_sb_put_json_string(sb, s);
+}
+
+char *pgr_error_json(pgrest_arena *a, const pgrest_error *err, bool minimal)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    pgr_sb_puts(&sb, "{\"code\":");
+    put_nullable(&sb, err->code);
+    if (!minimal) {
+        pgr_sb_puts(&sb, ",\"details\":");
+        put_nullable(&sb, err->details);
+        pgr_sb_puts(&sb, ",\"hint\":");
+        put_nullable(&sb, err->hint);
+    }
+    pgr_sb_puts(&sb, ",\"message\":");
+    put_nullable(&sb, err->message);
+    pgr_sb_putc(&sb, '}');
+    return pgr_sb_finish(&sb);
+}

@@ -1,0 +1,125 @@
+#include "util/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pgr_sb_init(pgr_sb *sb, pgrest_arena *arena, size_t initial)
+{
+    sb->arena = arena;
+    sb->len = 0;
+    sb->failed = false;
+    sb->cap = initial < 16 ? 16 : initial;
+    sb->data = pgr_alloc(arena, sb->cap);
+    if (sb->data == NULL) {
+        sb->failed = true;
+        sb->cap = 0;
+    }
+}
+
+static bool reserve(pgr_sb *sb, size_t extra)
+{
+    if (sb->failed)
+        return false;
+    if (sb->len + extra + 1 <= sb->cap)
+        return true;
+    size_t ncap = sb->cap * 2;
+    while (ncap < sb->len + extra + 1)
+        ncap *= 2;
+    char *n = pgr_realloc(sb->arena, sb->data, sb->cap, ncap);
+    if (n == NULL) {
+        sb->failed = true;
+        return false;
+    }
+    sb->data = n;
+    sb->cap = ncap;
+    return true;
+}
+
+void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n)
+{
+    if (!reserve(sb, n))
+        return;
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void pgr_sb_puts(pgr_sb *sb, const char *s)
+{
+    pgr_sb_putn(sb, s, strlen(s));
+}
+
+void pgr_sb_putc(pgr_sb *sb, char c)
+{
+    pgr_sb_putn(sb, &c, 1);
+}
+
+void pgr_sb_put_long(pgr_sb *sb, long long v)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", v);
+    pgr_sb_putn(sb, buf, (size_t)n);
+}
+
+void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    pgr_sb_putc(sb, '"');
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        pgr_sb_putn(sb, s + start, i - start);
+        start = i + 1;
+        switch (c) {
+        case '"': pgr_sb_puts(sb, "\\\""); break;
+        case '\\': pgr_sb_puts(sb, "\\\\"); break;
+        case '\n': pgr_sb_puts(sb, "\\n"); break;
+        case '\r': pgr_sb_puts(sb, "\\r"); break;
+        case '\t': pgr_sb_puts(sb, "\\t"); break;
+        case '\b': pgr_sb_puts(sb, "\\b"); break;
+        case '\f': pgr_sb_puts(sb, "\\f"); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            pgr_sb_putn(sb, u, 6);
+        }
+        }
+    }
+    pgr_sb_putn(sb, s + start, n - start);
+    pgr_sb_putc(sb, '"');
+}
+
+void pgr_sb_put_json_string(pgr_sb *sb, const char *s)
+{
+    pgr_sb_put_json_stringn(sb, s, strlen(s));
+}
+
+static void put_doubled(pgr_sb *sb, const char *s, char quote)
+{
+    pgr_sb_putc(sb, quote);
+    const char *p = s;
+    const char *q;
+    while ((q = strchr(p, quote)) != NULL) {
+        pgr_sb_putn(sb, p, (size_t)(q - p) + 1);
+        pgr_sb_putc(sb, quote);
+        p = q + 1;
+    }
+    pgr_sb_puts(sb, p);
+    pgr_sb_putc(sb, quote);
+}
+
+void pgr_sb_put_ident(pgr_sb *sb, const char *s)
+{
+    put_doubled(sb, s, '"');
+}
+
+void pgr_sb_put_literal(pgr_sb *sb, const char *s)
+{
+    put_doubled(sb, s, '\'');
+}
+
+char *pgr_sb_finish(pgr_sb *sb)
+{
+    return sb->failed ? NULL : sb->data;
+}

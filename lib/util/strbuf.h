@@ -1,0 +1,36 @@
+/* Growable string in an arena with a sticky error (PgBouncer's pktbuf,
+ * PostgreSQL's StringInfo): appends return void, pgr_sb_ok/finish report. */
+#ifndef PGR_STRBUF_H
+#define PGR_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/arena.h"
+
+typedef struct pgr_sb {
+    pgrest_arena *arena;
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed;
+} pgr_sb;
+
+void pgr_sb_init(pgr_sb *sb, pgrest_arena *arena, size_t initial);
+void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n);
+void pgr_sb_puts(pgr_sb *sb, const char *s);
+void pgr_sb_putc(pgr_sb *sb, char c);
+void pgr_sb_put_long(pgr_sb *sb, long long v);
+/* Appends s as a JSON string literal (quotes and escapes). */
+void pgr_sb_put_json_string(pgr_sb *sb, const char *s);
+void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n);
+/* Appends s as a SQL identifier: always quoted, '"' doubled. */
+void pgr_sb_put_ident(pgr_sb *sb, const char *s);
+/* Appends s as a SQL string literal ('...' with quotes doubled); only for
+ * library-controlled text, never user values. */
+void pgr_sb_put_literal(pgr_sb *sb, const char *s);
+static inline bool pgr_sb_ok(const pgr_sb *sb) { return !sb->failed; }
+/* NUL-terminated result or NULL if any append failed. */
+char *pgr_sb_finish(pgr_sb *sb);
+
+#endif

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds build/ and build-asan/
+# (AddressSanitizer + UBSan), starts a throwaway PostgreSQL loaded with
+# tests/fixtures/test_schema.sql, runs the unit and integration suites in both
+# builds, runs the conformance target (tests/conformance/run.sh; skipped when
+# ../shared/conformance is absent), and ends with one line
+#   N passed, N failed[, N skipped]
+# summing every suite.  Exit status 1 if anything failed.
+#
+# Usage: scripts/test.sh [--no-asan] [--no-conformance]
+#        scripts/test.sh --deps-only     install missing packages and exit
+#        scripts/test.sh --print-deps    print the Debian packages needed
+#
+# Environment: PGREST_TEST_PG_PORT (first port tried for the test cluster,
+# default 5441; the next free one is used), PGREST_TEST_DB_USER (role in
+# PGREST_TEST_DB_URI, default authenticator).  The suites get
+# PGREST_TEST_DB_URI (a fresh copy of the loaded database for each build)
+# and PGREST_TEST_ADMIN_URI (same database, superuser postgres).  The
+# conformance target has its own variables (see tests/conformance/run.sh).
+#
+# Counting: meson's Ok + Expected Fail are passed, Fail + Unexpected Pass +
+# Timeout failed, Skipped skipped; a failed build or database setup counts
+# one failure.  Conformance adds its passing cases to "passed" and its
+# regressions (cases listed in tests/conformance/passing.txt that fail) to
+# "failed"; other failing cases are not implemented yet and are only shown
+# in the runner's own line.
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+pg_sh="$repo/tests/harness/pg.sh"
+
+# Debian 12 packages: build, tests, PostgreSQL 15 (+ PostGIS and contrib for
+# the conformance fixtures), python3 (conformance runner), curl (demo).
+DEPS=(meson ninja-build pkg-config gcc libc6-dev
+      libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
+      check libsubunit-dev
+      postgresql-15 postgresql-client-15 postgresql-15-postgis-3 postgresql-contrib tzdata
+      python3 curl)
+
+missing_deps() {
+  local p
+  for p in "${DEPS[@]}"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+  done
+}
+
+install_deps() {
+  local missing sudo=()
+  mapfile -t missing < <(missing_deps)
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  echo "test.sh: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "test.sh: missing packages ${missing[*]}; run as root" >&2; return 1; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+use_asan=1 use_conformance=1
+for arg in "$@"; do
+  case "$arg" in
+    --print-deps) printf '%s\n' "${DEPS[@]}"; exit 0 ;;
+    --deps-only) install_deps; exit $? ;;
+    --no-asan) use_asan=0 ;;
+    --no-conformance) use_conformance=0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+cd "$repo" || exit 1
+install_deps || { echo "0 passed, 1 failed"; exit 1; }
+
+total_pass=0 total_fail=0 total_skip=0
+summary=()
+note() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/pgrest-test.XXXXXX")"
+chmod 755 "$work"   # the postgres user must reach $work/pg
+pgdir="$work/pg"
+cleanup() { "$pg_sh" stop "$pgdir" >/dev/null 2>&1; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- builds -----------------------------------------------------------------
+# build_dir DIR [meson setup options...]: configure (once) and build.
+build_dir() {
+  local dir="$1"; shift
+  echo "== build $dir"
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" || return 1
+  fi
+  ninja -C "$dir"
+}
+
+build_ok=()
+if build_dir build; then build_ok+=(build); note "build" "ok"; else
+  total_fail=$((total_fail + 1)); note "build" "FAILED"; fi
+if [ "$use_asan" -eq 1 ]; then
+  if build_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
+    build_ok+=(build-asan); note "build-asan" "ok"
+  else total_fail=$((total_fail + 1)); note "build-asan" "FAILED"; fi
+fi
+
+# ---- test database ------------------------------------------------------------
+fixture="$repo/tests/fixtures/test_schema.sql"
+db_ready=0
+port="$("$pg_sh" freeport "${PGREST_TEST_PG_PORT:-5441}")"
+if "$pg_sh" start "$pgdir" "$port"; then
+  export PGHOST PGPORT PGUSER
+  PGHOST="$("$pg_sh" sockdir "$pgdir")" PGPORT="$port" PGUSER=postgres
+  if [ ! -f "$fixture" ]; then
+    echo "test.sh: $fixture not found; integration suites run without a loaded database"
+    createdb pgrest_test_template && db_ready=1
+  elif createdb pgrest_test_template &&
+       PGTZ=UTC PGOPTIONS='-c client_min_messages=warning' \
+         psql -X -q -v ON_ERROR_STOP=1 -d pgrest_test_template -f "$fixture" -o /dev/null; then
+    db_ready=1
+  else
+    echo "test.sh: loading $fixture failed" >&2
+    total_fail=$((total_fail + 1)); note "test database" "FAILED (loading test_schema.sql)"
+  fi
+else
+  total_fail=$((total_fail + 1)); note "test database" "FAILED (PostgreSQL did not start)"
+fi
+
+# A fresh copy of the loaded database for each run of the integration suite.
+fresh_test_db() {
+  dropdb --if-exists pgrest_test && createdb -T pgrest_test_template pgrest_test
+}
+# The tests connect like the server does: as the fixture's login role
+# `authenticator` (NOINHERIT; switches to web_anon / web_user).  Setup that
+# needs a superuser can use PGREST_TEST_ADMIN_URI.
+export PGREST_TEST_DB_URI="postgresql://${PGREST_TEST_DB_USER:-authenticator}@localhost:$port/pgrest_test"
+export PGREST_TEST_ADMIN_URI="postgresql://postgres@localhost:$port/pgrest_test"
+
+# ---- meson suites ---------------------------------------------------------------
+# field LOG NAME: the number on meson's last "NAME: n" summary line.
+field() { sed -n "s/^$2:[[:space:]]*\([0-9][0-9]*\).*/\1/p" "$1" | tail -n 1; }
+
+# run_suite BUILD SUITE [meson test options...]: run and add meson's summary
+# (Ok / Expected Fail / Fail / Unexpected Pass / Skipped / Timeout) to the totals.
+run_suite() {
+  local dir="$1" suite="$2" log rc ok xfail fail xpass skip tmo
+  shift 2
+  log="$work/$dir-$suite.log"
+  echo "== meson test -C $dir --suite $suite"
+  meson test -C "$dir" --suite "$suite" --print-errorlogs "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  ok=$(field "$log" 'Ok'); xfail=$(field "$log" 'Expected Fail'); fail=$(field "$log" 'Fail')
+  xpass=$(field "$log" 'Unexpected Pass'); skip=$(field "$log" 'Skipped'); tmo=$(field "$log" 'Timeout')
+  ok=$(( ${ok:-0} + ${xfail:-0} ))
+  fail=$(( ${fail:-0} + ${xpass:-0} + ${tmo:-0} ))
+  skip=${skip:-0}
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi   # meson itself failed
+  if grep -q '^No suitable tests defined' "$log"; then
+    note "$dir $suite" "no tests"
+  else
+    note "$dir $suite" "$ok passed, $fail failed, $skip skipped"
+  fi
+  total_pass=$((total_pass + ok)); total_fail=$((total_fail + fail)); total_skip=$((total_skip + skip))
+}
+
+for b in "${build_ok[@]}"; do
+  opts=()
+  [ "$b" = build-asan ] && opts=(--timeout-multiplier 3)
+  run_suite "$b" unit "${opts[@]}"
+  if [ "$db_ready" -eq 1 ]; then
+    if fresh_test_db; then
+      run_suite "$b" integration "${opts[@]}"
+    else
+      total_fail=$((total_fail + 1)); note "$b integration" "FAILED (could not create pgrest_test)"
+    fi
+  else
+    note "$b integration" "not run (no test database)"
+  fi
+done
+"$pg_sh" stop "$pgdir"
+unset PGHOST PGPORT PGUSER
+
+# ---- conformance ------------------------------------------------------------------
+if [ "$use_conformance" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "conformance" "not run (build/ failed)"
+elif [ "$use_conformance" -eq 1 ]; then
+  echo "== conformance"
+  clog="$work/conformance.log"
+  "$repo/tests/conformance/run.sh" 2>&1 | tee "$clog"
+  crc=${PIPESTATUS[0]}
+  if grep -q '^conformance: .*not found, skipped' "$clog"; then
+    note "conformance" "skipped (../shared/conformance not found)"
+  else
+    # "conformance: P passed (L listed in passing.txt, R regressions, N newly passing)"
+    cline=$(grep -E '^conformance: [0-9]+ passed \(' "$clog" | tail -n 1)
+    rline=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$clog" | tail -n 1)
+    if [ -n "$cline" ]; then
+      cpass=$(sed -E 's/^conformance: ([0-9]+) passed.*/\1/' <<<"$cline")
+      creg=$(sed -E 's/.* ([0-9]+) regressions.*/\1/' <<<"$cline")
+      cskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$rline")
+      # Failing cases not in passing.txt are not implemented yet: reported,
+      # not counted; a listed case that fails is a regression and counts.
+      total_pass=$((total_pass + cpass)); total_fail=$((total_fail + creg))
+      total_skip=$((total_skip + ${cskip:-0}))
+      note "conformance" "$rline ($creg regressions against passing.txt)"
+    else
+      total_fail=$((total_fail + 1)); note "conformance" "FAILED (exit $crc, see output above)"
+    fi
+  fi
+fi
+
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+line="$total_pass passed, $total_fail failed"
+[ "$total_skip" -gt 0 ] && line="$line, $total_skip skipped"
+echo "$line"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,314 @@
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define MAX_BODY ((size_t)64 * 1024 * 1024)
+
+struct http_server {
+    struct MHD_Daemon *daemon;
+    pgrest_ctx *ctx;
+    int listen_fd;
+    char *unix_path;
+};
+
+/* Per-request state, created by the URI callback (which sees the raw
+ * request target, query string included). */
+typedef struct request_state {
+    char *uri;
+    char *body;
+    size_t body_len;
+    size_t body_cap;
+    bool too_large;
+    bool started;
+} request_state;
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+    (void)cls;
+    (void)con;
+    request_state *rs = calloc(1, sizeof *rs);
+    if (rs != NULL)
+        rs->uri = strdup(uri ? uri : "/");
+    return rs;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)con;
+    (void)toe;
+    request_state *rs = *con_cls;
+    if (rs == NULL)
+        return;
+    free(rs->uri);
+    free(rs->body);
+    free(rs);
+    *con_cls = NULL;
+}
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    (void)kind;
+    pgrest_request_add_header(cls, key, value);
+    return MHD_YES;
+}
+
+static bool append_body(request_state *rs, const char *data, size_t n)
+{
+    if (rs->too_large || rs->body_len + n > MAX_BODY) {
+        rs->too_large = true;
+        return false;
+    }
+    if (rs->body_len + n + 1 > rs->body_cap) {
+        size_t ncap = rs->body_cap ? rs->body_cap : 4096;
+        while (ncap < rs->body_len + n + 1)
+            ncap *= 2;
+        char *nb = realloc(rs->body, ncap);
+        if (nb == NULL)
+            return false;
+        rs->body = nb;
+        rs->body_cap = ncap;
+    }
+    memcpy(rs->body + rs->body_len, data, n);
+    rs->body_len += n;
+    return true;
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *con,
+                                     const pgrest_response *resp)
+{
+    size_t len;
+    const char *body = pgrest_response_body(resp, &len);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (r == NULL)
+        return MHD_NO;
+    size_t n = pgrest_response_header_count(resp);
+    for (size_t i = 0; i < n; i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        MHD_add_response_header(r, h->name, h->value);
+    }
+    enum MHD_Result ret = MHD_queue_response(con, (unsigned)pgrest_response_status(resp), r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result send_simple(struct MHD_Connection *con, unsigned status,
+                                   const char *json)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        strlen(json), (void *)json, MHD_RESPMEM_PERSISTENT);
+    MHD_add_response_header(r, "Content-Type", "application/json; charset=utf-8");
+    enum MHD_Result ret = MHD_queue_response(con, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void access_log(struct MHD_Connection *con, const char *method,
+                       const char *uri, int status, size_t len)
+{
+    if (!log_enabled(LOG_INFO) &&
+        !(status >= 500 && log_enabled(LOG_ERROR)) &&
+        !(status >= 400 && log_enabled(LOG_WARN)))
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char ip[INET6_ADDRSTRLEN] = "-";
+    if (ci != NULL && ci->client_addr != NULL) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, ip, sizeof ip);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, ip, sizeof ip);
+    }
+    const char *ua = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
+    const char *ref = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Referer");
+    log_msg(LOG_CRIT, "%s - - \"%s %s HTTP/1.1\" %d %zu \"%s\" \"%s\"", ip, method,
+            uri, status, len, ref ? ref : "", ua ? ua : "");
+}
+
+static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
+                                const char *method, request_state *rs)
+{
+    pgrest_arena *arena = pgrest_arena_new(0);
+    if (arena == NULL)
+        return MHD_NO;
+    char *q = strchr(rs->uri, '?');
+    if (q != NULL)
+        *q = '\0';
+    pgrest_request *req = pgrest_request_new(arena, method, rs->uri, q ? q + 1 : "");
+    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
+    pgrest_request_set_body(req, rs->body, rs->body_len);
+    pgrest_response *resp = pgrest_handle(s->ctx, arena, req);
+    enum MHD_Result ret = resp ? send_response(con, resp) : MHD_NO;
+    if (resp != NULL) {
+        size_t len;
+        pgrest_response_body(resp, &len);
+        if (q != NULL)
+            *q = '?';
+        access_log(con, method, rs->uri, pgrest_response_status(resp), len);
+    }
+    pgrest_arena_free(arena);
+    return ret;
+}
+
+/* libmicrohttpd calls this several times per request; the response is
+ * queued only after the body is complete (queuing on the first call makes
+ * MHD close the connection, see DESIGN.md "Pitfalls"). */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    (void)url;
+    (void)version;
+    http_server *s = cls;
+    request_state *rs = *con_cls;
+    if (rs == NULL)
+        return MHD_NO;
+    if (!rs->started) {
+        rs->started = true;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        append_body(rs, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (rs->too_large)
+        return send_simple(con, 413,
+                           "{\"code\":\"PGRST413\",\"details\":null,\"hint\":null,"
+                           "\"message\":\"Request body too large\"}");
+    return dispatch(s, con, method, rs);
+}
+
+static int bind_unix(const char *path, unsigned mode, char *errbuf, size_t errlen)
+{
+    struct sockaddr_un sun;
+    memset(&sun, 0, sizeof sun);
+    sun.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sun.sun_path) {
+        snprintf(errbuf, errlen, "unix socket path too long");
+        return -1;
+    }
+    memcpy(sun.sun_path, path, strlen(path) + 1);
+    unlink(path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||
+        listen(fd, 1024) != 0) {
+        snprintf(errbuf, errlen, "cannot listen on %s", path);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    chmod(path, mode);
+    return fd;
+}
+
+/* server-host: "*", "*4", "!4" any IPv4; "*6", "!6" any IPv6; else a
+ * name or address resolved with getaddrinfo. */
+static int bind_tcp(const char *host, int port, char *errbuf, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    const char *node = host;
+    if (host == NULL || strcmp(host, "*") == 0 || strcmp(host, "*4") == 0 ||
+        strcmp(host, "!4") == 0) {
+        node = "0.0.0.0";
+        hints.ai_family = AF_INET;
+    } else if (strcmp(host, "*6") == 0 || strcmp(host, "!6") == 0) {
+        node = "::";
+        hints.ai_family = AF_INET6;
+    } else if (strcmp(host, "localhost") == 0) {
+        node = "127.0.0.1";
+    }
+    char portstr[16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    if (getaddrinfo(node, portstr, &hints, &res) != 0 || res == NULL) {
+        snprintf(errbuf, errlen, "cannot resolve server-host %s", host ? host : "");
+        return -1;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
+        snprintf(errbuf, errlen, "cannot listen on %s:%d", node, port);
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
+                        size_t errlen)
+{
+    http_server *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->ctx = ctx;
+    if (lc->unix_socket != NULL) {
+        s->listen_fd = bind_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
+        s->unix_path = strdup(lc->unix_socket);
+    } else
+        s->listen_fd = bind_tcp(lc->host, lc->port, errbuf, errlen);
+    if (s->listen_fd < 0) {
+        free(s->unix_path);
+        free(s);
+        return NULL;
+    }
+    s->daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, on_request, s,
+        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+        MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
+        MHD_OPTION_END);
+    if (s->daemon == NULL) {
+        snprintf(errbuf, errlen, "cannot start the HTTP server");
+        close(s->listen_fd);
+        free(s->unix_path);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int http_port(const http_server *s)
+{
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? di->port : -1;
+}
+
+void http_stop(http_server *s)
+{
+    if (s == NULL)
+        return;
+    MHD_stop_daemon(s->daemon);
+    close(s->listen_fd);
+    if (s->unix_path != NULL)
+        unlink(s->unix_path);
+    free(s->unix_path);
+    free(s);
+}

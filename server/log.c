@@ -1,0 +1,38 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static log_level current = LOG_ERROR;
+
+void log_set_level(const char *name)
+{
+    static const char *names[] = {"crit", "error", "warn", "info", "debug"};
+    for (int i = 0; i < 5; i++)
+        if (name != NULL && strcmp(name, names[i]) == 0)
+            current = (log_level)i;
+}
+
+int log_enabled(log_level level)
+{
+    return level <= current;
+}
+
+void log_msg(log_level level, const char *fmt, ...)
+{
+    if (!log_enabled(level))
+        return;
+    char stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%d/%b/%Y:%H:%M:%S %z", &tm);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", stamp);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}

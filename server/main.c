@@ -1,0 +1,139 @@
+/* pgrest-server: a drop-in for the PostgREST executable, built only on
+ * libpgrest's public API. Usage: pgrest-server [CONFIG_FILE] */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config_file.h"
+#include "http.h"
+#include "log.h"
+#include "pgrest/pgrest.h"
+
+extern char **environ;
+
+static int apply_options(pgrest_ctx *ctx, const server_options *opts)
+{
+    for (size_t i = 0; i < opts->n; i++) {
+        pgrest_error err = {0};
+        if (pgrest_ctx_set(ctx, opts->items[i].key, opts->items[i].value, &err) != PGREST_OK) {
+            fprintf(stderr, "pgrest-server: %s\n", err.message ? err.message : "invalid configuration");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_schema_once(pgrest_ctx *ctx)
+{
+    pgrest_error err = {0};
+    if (pgrest_ctx_load_schema(ctx, &err) == PGREST_OK) {
+        log_msg(LOG_INFO, "Schema cache loaded");
+        return 0;
+    }
+    log_msg(LOG_ERROR, "%s %s", err.message ? err.message : "schema cache load failed",
+            err.details ? err.details : "");
+    return -1;
+}
+
+/* Retries with exponential backoff up to 32 s (PostgREST AppState). */
+static void *schema_retry_thread(void *arg)
+{
+    pgrest_ctx *ctx = arg;
+    unsigned delay = 1;
+    while (load_schema_once(ctx) != 0) {
+        sleep(delay);
+        if (delay < 32)
+            delay *= 2;
+    }
+    return NULL;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "Usage: pgrest-server [CONFIG_FILE]\n"
+                    "  Serves PostgREST's API. Options come from the config file\n"
+                    "  (PostgREST format) and PGRST_* environment variables.\n");
+}
+
+static int serve(pgrest_ctx *ctx, const server_options *opts)
+{
+    const char *port = server_options_get(opts, "server-port");
+    const char *pool = server_options_get(opts, "db-pool");
+    const char *mode = server_options_get(opts, "server-unix-socket-mode");
+    http_listen lc = {
+        .host = server_options_get(opts, "server-host"),
+        .port = port ? atoi(port) : 3000,
+        .unix_socket = server_options_get(opts, "server-unix-socket"),
+        .unix_mode = mode ? (unsigned)strtoul(mode, NULL, 8) : 0660,
+        .threads = pool ? (unsigned)atoi(pool) : 10,
+    };
+    if (lc.host == NULL)
+        lc.host = "!4";
+    if (lc.threads < 2)
+        lc.threads = 2;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (load_schema_once(ctx) != 0) {
+        pthread_t t;
+        pthread_create(&t, NULL, schema_retry_thread, ctx);
+        pthread_detach(t);
+    }
+    char errbuf[256];
+    http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
+    if (srv == NULL) {
+        fprintf(stderr, "pgrest-server: %s\n", errbuf);
+        return 1;
+    }
+    log_msg(LOG_INFO, "Listening on port %d", http_port(srv));
+    for (;;) {
+        int sig = 0;
+        sigwait(&set, &sig);
+        if (sig == SIGUSR1 || sig == SIGUSR2) {
+            load_schema_once(ctx);
+            continue;
+        }
+        break;
+    }
+    log_msg(LOG_INFO, "Shutting down");
+    http_stop(srv);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 || (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
+        usage();
+        return argc > 2 ? 1 : 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--version") == 0)) {
+        printf("pgrest %s\n", pgrest_version());
+        return 0;
+    }
+    server_options opts = {0};
+    char errbuf[256];
+    if (argc == 2 && !config_file_read(argv[1], &opts, errbuf, sizeof errbuf)) {
+        fprintf(stderr, "pgrest-server: %s\n", errbuf);
+        return 1;
+    }
+    config_read_env(&opts, environ);
+    log_set_level(server_options_get(&opts, "log-level"));
+    pgrest_ctx *ctx = pgrest_ctx_new();
+    if (ctx == NULL || apply_options(ctx, &opts) != 0) {
+        pgrest_ctx_free(ctx);
+        server_options_free(&opts);
+        return 1;
+    }
+    int rc = serve(ctx, &opts);
+    pgrest_ctx_free(ctx);
+    server_options_free(&opts);
+    return rc;
+}

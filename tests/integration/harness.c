@@ -1,0 +1,82 @@
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *harness_db_uri(void)
+{
+    const char *uri = getenv("PGREST_TEST_DB_URI");
+    if (uri == NULL || *uri == '\0') {
+        fprintf(stderr, "PGREST_TEST_DB_URI not set: skipping integration tests\n");
+        exit(77);
+    }
+    return uri;
+}
+
+pgrest_ctx *harness_ctx(const char *const *extra)
+{
+    const char *uri = harness_db_uri();
+    pgrest_ctx *ctx = pgrest_ctx_new();
+    pgrest_error err = {0};
+    const char *base[][2] = {
+        {"db-uri", uri}, {"db-schemas", "api"}, {"db-anon-role", "web_anon"},
+        {"db-pool", "4"}, {"jwt-secret", "reallyreallyreallyreallyverysafe"},
+    };
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+        if (pgrest_ctx_set(ctx, base[i][0], base[i][1], &err) != PGREST_OK)
+            abort();
+    for (size_t i = 0; extra != NULL && extra[i] != NULL; i += 2)
+        if (pgrest_ctx_set(ctx, extra[i], extra[i + 1], &err) != PGREST_OK)
+            abort();
+    if (pgrest_ctx_load_schema(ctx, &err) != PGREST_OK) {
+        fprintf(stderr, "schema load failed: %s %s\n", err.message,
+                err.details ? err.details : "");
+        abort();
+    }
+    return ctx;
+}
+
+void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
+                     const char *query, const char *const *headers,
+                     const char *body, test_response *out)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, method, path, query);
+    for (size_t i = 0; headers != NULL && headers[i] != NULL; i += 2)
+        pgrest_request_add_header(req, headers[i], headers[i + 1]);
+    if (body != NULL)
+        pgrest_request_set_body(req, body, strlen(body));
+    pgrest_response *resp = pgrest_handle(ctx, a, req);
+    memset(out, 0, sizeof *out);
+    out->status = pgrest_response_status(resp);
+    size_t len;
+    const char *b = pgrest_response_body(resp, &len);
+    out->body = strndup(b ? b : "", len);
+    size_t n = pgrest_response_header_count(resp);
+    for (size_t i = 0; i < n && i < 32; i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        out->headers[i][0] = strdup(h->name);
+        out->headers[i][1] = strdup(h->value);
+        out->n_headers++;
+    }
+    pgrest_arena_free(a);
+}
+
+const char *harness_header(const test_response *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i][0], name) == 0)
+            return r->headers[i][1];
+    return NULL;
+}
+
+void harness_free(test_response *r)
+{
+    free(r->body);
+    for (size_t i = 0; i < r->n_headers; i++) {
+        free(r->headers[i][0]);
+        free(r->headers[i][1]);
+    }
+}

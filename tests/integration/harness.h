@@ -1,0 +1,28 @@
+/* Shared setup for integration tests: a context on the database named by
+ * PGREST_TEST_DB_URI (loaded with tests/fixtures/test_schema.sql), and a
+ * helper that runs one request through pgrest_handle. */
+#ifndef PGREST_TEST_HARNESS_H
+#define PGREST_TEST_HARNESS_H
+
+#include <stddef.h>
+
+#include "pgrest/pgrest.h"
+
+typedef struct test_response {
+    int status;
+    char *body;                 /* NUL-terminated copy */
+    char *headers[32][2];
+    size_t n_headers;
+} test_response;
+
+/* Exits 77 (skip) when PGREST_TEST_DB_URI is unset. */
+pgrest_ctx *harness_ctx(const char *const *extra_options);
+void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
+                     const char *query, const char *const *headers,
+                     const char *body, test_response *out);
+const char *harness_header(const test_response *r, const char *name);
+void harness_free(test_response *r);
+/* The database URI (for tests that open their own PGconn). */
+const char *harness_db_uri(void);
+
+#endif

@@ -1,0 +1,114 @@
+/* Arena, string builder, SQL builder and error mapping. Expected statuses
+ * come from PostgREST's docs (ref/errors, SQLSTATE table). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/sql_builder.h"
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+START_TEST(arena_cap_is_enforced)
+{
+    pgrest_arena *a = pgrest_arena_new(64 * 1024);
+    void *p = NULL;
+    for (int i = 0; i < 100; i++)
+        p = pgr_alloc(a, 4096);
+    ck_assert_ptr_null(p);
+    ck_assert(pgr_arena_exhausted(a));
+    pgrest_arena_free(a);
+}
+END_TEST
+
+START_TEST(strbuf_sticky_error)
+{
+    pgrest_arena *a = pgrest_arena_new(16 * 1024);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    for (int i = 0; i < 10000; i++)
+        pgr_sb_puts(&sb, "0123456789");
+    ck_assert_ptr_null(pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}
+END_TEST
+
+START_TEST(identifiers_are_quoted)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_qualified(&q, "te\"st", "my table");
+    pgr_sql_put(&q, " = ");
+    pgr_sql_param(&q, "x'; drop table t; --");
+    ck_assert_str_eq(pgr_sb_finish(&q.sb), "\"te\"\"st\".\"my table\" = $1");
+    ck_assert_uint_eq(q.n_params, 1);
+    ck_assert_str_eq(q.params[0], "x'; drop table t; --");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+START_TEST(array_literal_escapes)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *items[] = {"a", "b,c", "d\"e", "f\\g"};
+    ck_assert_str_eq(pgr_pg_array_literal(a, items, 4),
+                     "{\"a\",\"b,c\",\"d\\\"e\",\"f\\\\g\"}");
+    ck_assert_str_eq(pgr_pg_array_literal(a, items, 0), "{}");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+START_TEST(sqlstate_to_http)
+{
+    static const struct { const char *code, *msg; bool auth; int status; } cases[] = {
+        {"23505", "", false, 409}, {"23503", "", false, 409},
+        {"42P01", "", false, 404}, {"42883", "", false, 404},
+        {"42501", "", false, 401}, {"42501", "", true, 403},
+        {"25006", "", false, 405}, {"08006", "", false, 503},
+        {"53400", "", false, 500}, {"53100", "", false, 503},
+        {"P0001", "", false, 400}, {"P0002", "", false, 500},
+        {"PT402", "", false, 402}, {"22P02", "", false, 400},
+        {"21000", "UPDATE requires a WHERE clause", false, 400},
+        {"21000", "more than one row returned by a subquery", false, 500},
+        {"57P01", "", false, 503}, {"57014", "", false, 500},
+        {"42P17", "", false, 500}, {"XX000", "", false, 500},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(pgr_sqlstate_http_status(cases[i].code, cases[i].msg, cases[i].auth) ==
+                          cases[i].status,
+                      "%s", cases[i].code);
+}
+END_TEST
+
+START_TEST(error_body_shape)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_error e;
+    pgr_error(&e, 404, "PGRST205", "Could not find the table 'a.b' in the schema cache", NULL, NULL);
+    ck_assert_str_eq(pgr_error_json(a, &e, false),
+                     "{\"code\":\"PGRST205\",\"details\":null,\"hint\":null,"
+                     "\"message\":\"Could not find the table 'a.b' in the schema cache\"}");
+    ck_assert_str_eq(pgr_error_json(a, &e, true),
+                     "{\"code\":\"PGRST205\",\"message\":\"Could not find the table 'a.b' in the schema cache\"}");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("util");
+    tcase_add_test(tc, arena_cap_is_enforced);
+    tcase_add_test(tc, strbuf_sticky_error);
+    tcase_add_test(tc, identifiers_are_quoted);
+    tcase_add_test(tc, array_literal_escapes);
+    tcase_add_test(tc, sqlstate_to_http);
+    tcase_add_test(tc, error_body_shape);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -157,6 +157,14 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
     int c_body = PQfnumber(r, "body");
     int c_hdr = PQfnumber(r, "response_headers");
     int c_status = PQfnumber(r, "response_status");
+    int c_loc = PQfnumber(r, "response_location");
+    int c_ins = PQfnumber(r, "response_inserted");
+    if (c_loc >= 0 && !PQgetisnull(r, 0, c_loc))
+        row->location = PQgetvalue(r, 0, c_loc);
+    if (c_ins >= 0 && !PQgetisnull(r, 0, c_ins)) {
+        row->has_inserted = true;
+        row->inserted = strtoll(PQgetvalue(r, 0, c_ins), NULL, 10);
+    }
     if (c_total >= 0 && !PQgetisnull(r, 0, c_total)) {
         row->has_total = true;
         row->total = strtoll(PQgetvalue(r, 0, c_total), NULL, 10);

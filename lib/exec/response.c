@@ -151,7 +151,6 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_query_plan *plan, const pgr_main_row *row,
                        pgrest_response **out, pgrest_error *err)
 {
-    (void)ctx;
     pgrest_response *r = pgr_response_new(a, 200);
     if (r == NULL)
         return pgr_error_oom(err);
@@ -161,6 +160,15 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     switch (plan->action) {
     case PGR_ACTION_READ:
         rc = read_response(a, plan, row, r, err);
+        break;
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPDATE:
+    case PGR_ACTION_UPSERT:
+    case PGR_ACTION_DELETE:
+        rc = pgr_mutation_response(ctx, a, plan, row, r, err);
+        break;
+    case PGR_ACTION_CALL:
+        rc = pgr_call_response(ctx, a, plan, row, r, err);
         break;
     default:
         break;

@@ -34,6 +34,9 @@ typedef struct pgr_main_row {
     size_t body_len;
     const char *guc_headers;  /* response.headers JSON or NULL */
     const char *guc_status;   /* response.status or NULL */
+    const char *location;     /* response_location column (POST) or NULL */
+    bool has_inserted;
+    long long inserted;       /* response_inserted column (upserts) */
 } pgr_main_row;
 
 /* Builds the success response, or fails with the PostgREST error
@@ -41,6 +44,16 @@ typedef struct pgr_main_row {
 int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_query_plan *plan, const pgr_main_row *row,
                        pgrest_response **out, pgrest_error *err);
+
+/* Per-action parts of the success response: status, Location,
+ * Content-Range, Preference-Applied (exec/response_mutate.c,
+ * exec/response_call.c). r already has Content-Type. */
+int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
+                          const pgrest_query_plan *plan, const pgr_main_row *row,
+                          pgrest_response *r, pgrest_error *err);
+int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
+                      const pgrest_query_plan *plan, const pgr_main_row *row,
+                      pgrest_response *r, pgrest_error *err);
 
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,

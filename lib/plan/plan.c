@@ -48,17 +48,27 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(&ctx->cfg, api, plan);
     int rc;
+    if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+        return rc;
     switch (api->action) {
     case PGR_ACTION_READ:
         plan->read_only = true;
-        if ((rc = pgr_plan_read(ctx, arena, api, plan, err)) != PGREST_OK)
-            return rc;
+        rc = pgr_plan_read(ctx, arena, api, plan, err);
+        break;
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPDATE:
+    case PGR_ACTION_UPSERT:
+    case PGR_ACTION_DELETE:
+        rc = pgr_plan_mutation(ctx, arena, api, plan, err);
+        break;
+    case PGR_ACTION_CALL:
+        rc = pgr_plan_call(ctx, arena, api, plan, err);
         break;
     default:
-        return pgr_error(err, 400, "PGRST127", "Feature not implemented",
-                         "This request is not supported by pgrest yet", NULL);
+        rc = pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                       "This request is not supported by pgrest yet", NULL);
     }
-    if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+    if (rc != PGREST_OK)
         return rc;
     if (api->is_head)
         plan->output = PGR_OUT_NONE;

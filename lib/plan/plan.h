@@ -59,6 +59,9 @@ typedef enum pgr_output {
     PGR_OUT_NONE         /* HEAD, return=minimal */
 } pgr_output;
 
+struct pgr_mutate_plan;   /* plan/mutate_plan.h */
+struct pgr_call_plan;     /* plan/call_plan.h */
+
 struct pgrest_query_plan {
     const pgrest_api_request *api;
     pgr_schema_cache *schema;      /* reference held by the arena */
@@ -74,10 +77,23 @@ struct pgrest_query_plan {
     pgr_pref_count count;          /* count that will be computed */
     bool count_applied;
     long long max_rows;            /* db-max-rows, -1 none */
+    struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
+    struct pgr_call_plan *call;    /* CALL */
 };
 
 /* Builds the read tree for a GET/HEAD on a relation. */
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, pgrest_query_plan *plan,
+                  pgrest_error *err);
+
+/* POST/PATCH/PUT/DELETE on a relation (plan/mutate_plan.c). Runs after
+ * negotiation, so it may adjust plan->output for return=... */
+int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
+                      const pgrest_api_request *api, pgrest_query_plan *plan,
+                      pgrest_error *err);
+
+/* /rpc/fn calls (plan/call_plan.c). Runs after negotiation. */
+int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
 

@@ -2,16 +2,14 @@
 #include <string.h>
 
 #include "context.h"
+#include "sql/emit_main.h"
 #include "sql/emit_preamble.h"
 #include "sql/emit_read.h"
 #include "sql/statements.h"
 #include "util/error.h"
 
-#define RESPONSE_GUCS                                                      \
-    "nullif(current_setting('response.headers', true), '') AS response_headers, " \
-    "nullif(current_setting('response.status', true), '') AS response_status"
 
-static const char *body_expression(const pgrest_query_plan *plan)
+const char *pgr_body_expression(const pgrest_query_plan *plan)
 {
     switch (plan->output) {
     case PGR_OUT_NONE:
@@ -53,7 +51,7 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
     pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
                          : "null::bigint");
     pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
-    pgr_sql_put(q, body_expression(plan));
+    pgr_sql_put(q, pgr_body_expression(plan));
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS
                    " FROM (SELECT * FROM pgrst_source) _postgrest_t");
     return PGREST_OK;
@@ -80,11 +78,20 @@ static void add_text(pgrest_statements *st, pgrest_arena *a, pgr_stmt_role role,
     add_stmt(st, role, &q, prepare);
 }
 
-static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err)
+static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
+                     const pgrest_query_plan *plan, pgrest_statements *st,
+                     pgrest_error *err)
 {
     switch (plan->action) {
     case PGR_ACTION_READ:
         return emit_main_read(q, plan, err);
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPDATE:
+    case PGR_ACTION_UPSERT:
+    case PGR_ACTION_DELETE:
+        return pgr_emit_main_mutation(q, ctx, plan, st, err);
+    case PGR_ACTION_CALL:
+        return pgr_emit_main_call(q, ctx, plan, st, err);
     default:
         return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
     }
@@ -114,7 +121,7 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (pgr_emit_pre_request(&q, ctx))
         add_stmt(st, PGR_STMT_PRE_REQUEST, &q, prep);
     pgr_sql_init(&q, arena);
-    if ((rc = emit_main(&q, plan, err)) != PGREST_OK)
+    if ((rc = emit_main(&q, ctx, plan, st, err)) != PGREST_OK)
         return rc;
     if (!pgr_sql_ok(&q))
         return pgr_error_oom(err);

@@ -1,0 +1,29 @@
+/* The main statement per action (PostgREST Query/Statements.hs: mainRead,
+ * mainWrite, mainCall). Every variant returns one row with the columns
+ * total_result_set, page_total, body, response_headers, response_status
+ * and, for writes, response_location / response_inserted. */
+#ifndef PGR_EMIT_MAIN_H
+#define PGR_EMIT_MAIN_H
+
+#include "context.h"
+#include "sql/sql_builder.h"
+#include "sql/statements.h"
+
+#define RESPONSE_GUCS                                                      \
+    "nullif(current_setting('response.headers', true), '') AS response_headers, " \
+    "nullif(current_setting('response.status', true), '') AS response_status"
+
+/* The body aggregate over _postgrest_t (and pgrst_source for CSV) for the
+ * negotiated output. */
+const char *pgr_body_expression(const pgrest_query_plan *plan);
+
+/* sql/emit_mutate.c; may set st->end_after_check. */
+int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
+                           const pgrest_query_plan *plan,
+                           pgrest_statements *st, pgrest_error *err);
+/* sql/emit_call.c */
+int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
+                       const pgrest_query_plan *plan, pgrest_statements *st,
+                       pgrest_error *err);
+
+#endif

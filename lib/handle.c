@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "auth/auth.h"
+#include "auth/jwt.h"
 #include "context.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
@@ -18,8 +19,9 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
         return NULL;
     const char *body = pgr_error_json(arena, err, ctx->cfg.client_error_minimal);
     pgr_response_add_header(arena, r, "Content-Type", "application/json; charset=utf-8");
-    if (status == 401)
-        pgr_response_add_header(arena, r, "WWW-Authenticate", "Bearer");
+    const char *www = pgr_jwt_www_authenticate(arena, err);
+    if (www != NULL)
+        pgr_response_add_header(arena, r, "WWW-Authenticate", www);
     r->body = body ? body : "";
     r->body_len = strlen(r->body);
     return r;

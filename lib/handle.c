@@ -1,10 +1,12 @@
 /* pgrest_handle: the four stages chained on a pooled connection, the way
  * sqlite3_exec sits on prepare/step/finalize. */
 #include <string.h>
+#include <time.h>
 
 #include "auth/auth.h"
 #include "auth/jwt.h"
 #include "context.h"
+#include "exec/cors.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
 #include "exec/response.h"
@@ -22,6 +24,9 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
     const char *www = pgr_jwt_www_authenticate(arena, err);
     if (www != NULL)
         pgr_response_add_header(arena, r, "WWW-Authenticate", www);
+    if (err->code != NULL)
+        pgr_response_add_header(arena, r, "Proxy-Status",
+                                pgr_asprintf(arena, "PostgREST; error=%s", err->code));
     r->body = body ? body : "";
     r->body_len = strlen(r->body);
     return r;
@@ -42,20 +47,67 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
     return rc;
 }
 
+/* Per-stage durations for Server-Timing (PostgREST Response/Performance). */
+typedef struct stage_timer {
+    double jwt, parse, plan, transaction, response;
+} stage_timer;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
                   const pgrest_request *req, pgrest_response **out,
-                  pgrest_error *err)
+                  stage_timer *tm, pgrest_error *err)
 {
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
     int rc;
-    if ((rc = pgrest_parse_request(ctx, arena, req, &api, err)) != PGREST_OK ||
-        (rc = pgr_authenticate(ctx, arena, api, err)) != PGREST_OK ||
-        (rc = pgrest_plan(ctx, arena, api, &plan, err)) != PGREST_OK ||
+    double t0 = now_ms();
+    if ((rc = pgrest_parse_request(ctx, arena, req, &api, err)) != PGREST_OK)
+        return rc;
+    double t1 = now_ms();
+    tm->parse = t1 - t0;
+    if ((rc = pgr_authenticate(ctx, arena, api, err)) != PGREST_OK)
+        return rc;
+    double t2 = now_ms();
+    tm->jwt = t2 - t1;
+    if (api->action == PGR_ACTION_INFO)
+        return pgr_info_response(ctx, arena, api, out, err);
+    if ((rc = pgrest_plan(ctx, arena, api, &plan, err)) != PGREST_OK ||
         (rc = pgrest_emit_sql(ctx, arena, plan, &st, err)) != PGREST_OK)
         return rc;
-    return run_pooled(ctx, arena, st, out, err);
+    double t3 = now_ms();
+    tm->plan = t3 - t2;
+    rc = run_pooled(ctx, arena, st, out, err);
+    tm->transaction = now_ms() - t3;
+    return rc;
+}
+
+static void add_server_timing(pgrest_arena *a, pgrest_response *r,
+                              const stage_timer *tm)
+{
+    pgr_response_add_header(a, r, "Server-Timing",
+        pgr_asprintf(a, "jwt;dur=%.1f, parse;dur=%.1f, plan;dur=%.1f, "
+                        "transaction;dur=%.1f, response;dur=%.1f",
+                     tm->jwt, tm->parse, tm->plan, tm->transaction, tm->response));
+}
+
+/* Headers every response gets: trace header echo, CORS, Server-Timing. */
+static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                     pgrest_response *r, const stage_timer *tm)
+{
+    const char *trace = ctx->cfg.server_trace_header;
+    const char *value = trace ? pgr_request_header(req, trace) : NULL;
+    if (value != NULL)
+        pgr_response_add_header(a, r, trace, value);
+    pgr_cors_annotate(ctx, a, req, r);
+    if (ctx->cfg.server_timing_enabled)
+        add_server_timing(a, r, tm);
 }
 
 pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -63,9 +115,18 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     if (ctx == NULL || arena == NULL || req == NULL)
         return NULL;
+    pgrest_response *preflight = pgr_cors_preflight(ctx, arena, req);
+    if (preflight != NULL)
+        return preflight;
     pgrest_error err = {0};
     pgrest_response *resp = NULL;
-    if (handle(ctx, arena, req, &resp, &err) != PGREST_OK || resp == NULL)
-        return pgrest_error_response(ctx, arena, &err);
+    stage_timer tm = {0};
+    int rc = handle(ctx, arena, req, &resp, &tm, &err);
+    double t = now_ms();
+    if (rc != PGREST_OK || resp == NULL)
+        resp = pgrest_error_response(ctx, arena, &err);
+    tm.response = now_ms() - t;
+    if (resp != NULL)
+        decorate(ctx, arena, req, resp, &tm);
     return resp;
 }

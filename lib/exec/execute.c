@@ -1,5 +1,6 @@
 #include "exec/execute.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ typedef struct sent {
 typedef struct run_state {
     pgrest_arena *arena;
     PGresult *main;
+    PGresult *explain;     /* count=planned/estimated */
     PGresult *error;       /* first failing result */
     const pgr_stmt *error_stmt;
     bool connection_lost;
@@ -73,6 +75,11 @@ static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
                    t == PGRES_TUPLES_OK && rs->main == NULL) {
             if (keep_result(rs, r))
                 rs->main = r;
+            continue;
+        } else if (is_exec && sn->stmt->role == PGR_STMT_EXPLAIN_COUNT &&
+                   t == PGRES_TUPLES_OK && rs->explain == NULL) {
+            if (keep_result(rs, r))
+                rs->explain = r;
             continue;
         }
         PQclear(r);
@@ -181,6 +188,38 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
         row->guc_status = PQgetvalue(r, 0, c_status);
 }
 
+/* "Plan Rows" of the EXPLAIN (FORMAT JSON) of the count query
+ * (PostgREST Statements: planned and estimated counts). */
+static bool plan_rows(const PGresult *r, long long *out)
+{
+    if (r == NULL || PQntuples(r) < 1)
+        return false;
+    json_object *doc = json_tokener_parse(PQgetvalue(r, 0, 0));
+    json_object *first = doc ? json_object_array_get_idx(doc, 0) : NULL;
+    json_object *plan = NULL, *rows = NULL;
+    bool ok = first && json_object_object_get_ex(first, "Plan", &plan) &&
+              json_object_object_get_ex(plan, "Plan Rows", &rows);
+    if (ok)
+        *out = (long long)json_object_get_double(rows);
+    json_object_put(doc);
+    return ok;
+}
+
+static void apply_planned_count(const pgrest_query_plan *plan,
+                                const PGresult *explain, pgr_main_row *row)
+{
+    long long planned;
+    if (!plan_rows(explain, &planned))
+        return;
+    if (plan->count == PGR_PREF_COUNT_PLANNED) {
+        row->has_total = true;
+        row->total = planned;
+    } else if (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0 &&
+               row->has_total && row->total > plan->max_rows) {
+        row->total = planned > row->total ? planned : row->total;
+    }
+}
+
 static const char *end_command(const pgrest_statements *st)
 {
     for (size_t i = 0; i < st->n; i++)
@@ -218,6 +257,7 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
     }
     pgr_main_row row;
     read_main_row(rs.main, &row);
+    apply_planned_count(st->plan, rs.explain, &row);
     int rc = pgr_build_response(ctx, a, st->plan, &row, out, err);
     if (st->end_after_check)
         finish_tx(pg, rc == PGREST_OK ? end_command(st) : "ROLLBACK");

@@ -6,6 +6,8 @@
 #include <strings.h>
 
 #include "util/error.h"
+
+#define PGR_RANGE_NOT_SATISFIABLE 1
 #include "util/strbuf.h"
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status)
@@ -134,7 +136,7 @@ static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
         pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
         err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
                                     lower, row->total);
-        return PGREST_ERR_REQUEST;
+        return PGR_RANGE_NOT_SATISFIABLE;
     }
     if (plan->output == PGR_OUT_OBJECT && row->page_total != 1)
         return pgr_error(err, 406, "PGRST116",
@@ -144,7 +146,66 @@ static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
     if (row->has_total && 1 + upper - lower < row->total)
         r->status = 206;
     pgr_response_add_header(a, r, "Content-Range", cr);
+    const char *canonical = plan->api->qp.canonical;
+    pgr_response_add_header(a, r, "Content-Location",
+                            canonical && *canonical
+                                ? pgr_asprintf(a, "/%s?%s", plan->api->name, canonical)
+                                : pgr_asprintf(a, "/%s", plan->api->name));
     return PGREST_OK;
+}
+
+/* PostgREST answers 416 with the error body and still tells the range. */
+static int range_error_response(pgrest_ctx *ctx, pgrest_arena *a,
+                                const pgr_main_row *row, pgrest_response **out,
+                                const pgrest_error *err)
+{
+    pgrest_response *r = pgrest_error_response(ctx, a, err);
+    if (r == NULL)
+        return PGREST_ERR_INTERNAL;
+    pgr_response_add_header(a, r, "Content-Range", pgr_asprintf(a, "*/%lld", row->total));
+    *out = r;
+    return PGREST_OK;
+}
+
+/* Order of PostgREST's Preferences.prefAppliedHeader. */
+const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
+                                   bool with_return)
+{
+    static const char *const resolution[] = {NULL, "resolution=merge-duplicates",
+                                             "resolution=ignore-duplicates"};
+    static const char *const missing[] = {NULL, "missing=default", "missing=null"};
+    static const char *const ret[] = {NULL, "return=minimal", "return=headers-only",
+                                      "return=representation"};
+    static const char *const count[] = {NULL, "count=exact", "count=planned",
+                                        "count=estimated"};
+    static const char *const tx[] = {NULL, "tx=commit", "tx=rollback"};
+    static const char *const handling[] = {NULL, "handling=lenient", "handling=strict"};
+    const pgr_preferences *p = &plan->api->prefs;
+    const char *parts[8];
+    size_t n = 0;
+    if (with_return) {
+        parts[n++] = resolution[p->resolution];
+        parts[n++] = missing[p->missing];
+        parts[n++] = ret[p->ret];
+        parts[n++] = plan->count_applied ? count[p->count] : NULL;
+    }
+    parts[n++] = plan->tx_override_applied ? tx[p->tx] : NULL;
+    parts[n++] = handling[p->handling];
+    parts[n++] = p->timezone ? pgr_asprintf(a, "timezone=%s", p->timezone) : NULL;
+    parts[n++] = with_return && p->handling == PGR_PREF_HANDLING_STRICT && p->max_affected >= 0
+                     ? pgr_asprintf(a, "max-affected=%lld", p->max_affected) : NULL;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i] == NULL)
+            continue;
+        if (any)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, parts[i]);
+        any = true;
+    }
+    return any ? pgr_sb_finish(&sb) : NULL;
 }
 
 int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
@@ -160,6 +221,14 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     switch (plan->action) {
     case PGR_ACTION_READ:
         rc = read_response(a, plan, row, r, err);
+        if (rc == PGR_RANGE_NOT_SATISFIABLE)
+            return range_error_response(ctx, a, row, out, err);
+        if (plan->api->prefs.timezone != NULL || plan->tx_override_applied ||
+            plan->api->prefs.handling != PGR_PREF_HANDLING_NONE) {
+            const char *pa = pgr_preference_applied(a, plan, false);
+            if (pa != NULL)
+                pgr_response_add_header(a, r, "Preference-Applied", pa);
+        }
         break;
     case PGR_ACTION_CREATE:
     case PGR_ACTION_UPDATE:
@@ -175,10 +244,12 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     }
     if (rc != PGREST_OK)
         return rc;
-    if (plan->api->negotiated_by_profile)
+    if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
         return rc;
+    if (pgr_response_get_header(r, "Vary") == NULL)
+        pgr_response_add_header(a, r, "Vary", "Accept, Prefer, Range");
     if (!plan->api->is_head) {
         r->body = row->body;
         r->body_len = row->body_len;

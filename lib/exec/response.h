@@ -55,6 +55,16 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
                       pgrest_response *r, pgrest_error *err);
 
+/* OPTIONS on a relation, routine or the root (exec/response_info.c). */
+int pgr_info_response(pgrest_ctx *ctx, pgrest_arena *a,
+                      const pgrest_api_request *api, pgrest_response **out,
+                      pgrest_error *err);
+
+/* Preference-Applied value for the preferences this plan honoured, in
+ * PostgREST's order; NULL when none. */
+const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
+                                   bool with_return);
+
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
                    pgrest_error *err);

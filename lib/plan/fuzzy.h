@@ -9,4 +9,8 @@
 const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
                             const char *name);
 
+/* 404 PGRST205 with PostgREST's "Perhaps you meant the table" hint. */
+int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const char *schema, const char *name, pgrest_error *err);
+
 #endif

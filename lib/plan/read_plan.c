@@ -8,19 +8,6 @@
 #include "plan/fuzzy.h"
 #include "util/error.h"
 
-static int table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
-                           const char *schema, const char *name,
-                           pgrest_error *err)
-{
-    const char *best = pgr_fuzzy_table(sc, schema, name);
-    const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
-                                           schema, best)
-                            : NULL;
-    return pgr_errorf(err, a, 404, "PGRST205", NULL, hint,
-                      "Could not find the table '%s.%s' in the schema cache",
-                      schema, name);
-}
-
 static const char *output_name(const pgr_select_item *it)
 {
     if (it->alias != NULL)
@@ -28,10 +15,13 @@ static const char *output_name(const pgr_select_item *it)
     if (it->aggregate != NULL && it->field.name == NULL)
         return it->aggregate;
     if (it->field.json_path != NULL) {
-        const pgr_json_op *op = it->field.json_path;
-        while (op->next != NULL)
-            op = op->next;
-        return op->key;
+        /* the last key that is not an array index (PostgREST's
+         * fieldName for json paths), else the column itself */
+        const char *name = it->field.name;
+        for (const pgr_json_op *op = it->field.json_path; op; op = op->next)
+            if (!op->is_index)
+                name = op->key;
+        return name;
     }
     if (it->aggregate != NULL)
         return it->aggregate;
@@ -150,7 +140,7 @@ int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
     const pgr_schema_cache *sc = plan->schema;
     const pgr_table *t = pgr_find_table(sc, api->schema, api->name);
     if (t == NULL)
-        return table_not_found(a, sc, api->schema, api->name, err);
+        return pgr_table_not_found(a, sc, api->schema, api->name, err);
     plan->table = t;
     pgr_read_node *root = PGR_NEW(a, pgr_read_node);
     if (root == NULL)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "sql/emit_filter.h"
 #include "sql/emit_main.h"
 #include "sql/emit_preamble.h"
 #include "sql/emit_read.h"
@@ -34,8 +35,7 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
                           pgrest_error *err)
 {
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED ||
-                 plan->count == PGR_PREF_COUNT_PLANNED;
+                 plan->count == PGR_PREF_COUNT_ESTIMATED;
     pgr_sql_put(q, "WITH pgrst_source AS (");
     int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
     if (rc != PGREST_OK)
@@ -45,6 +45,9 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
         pgr_sql_put(q, ", pgrst_source_count AS (");
         if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
             return rc;
+        /* estimated: count exactly only up to db-max-rows + 1 */
+        if (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0)
+            pgr_emit_range(q, 0, plan->max_rows + 1, -1);
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
@@ -76,6 +79,27 @@ static void add_text(pgrest_statements *st, pgrest_arena *a, pgr_stmt_role role,
     pgr_sql_init(&q, a);
     pgr_sql_put(&q, text);
     add_stmt(st, role, &q, prepare);
+}
+
+/* count=planned, and count=estimated past db-max-rows, need the planner's
+ * row estimate of the count query. */
+static int add_explain_count(pgrest_statements *st, pgrest_arena *a,
+                             const pgrest_query_plan *plan, bool prep,
+                             pgrest_error *err)
+{
+    bool needed = plan->action == PGR_ACTION_READ && plan->read != NULL &&
+                  (plan->count == PGR_PREF_COUNT_PLANNED ||
+                   (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0));
+    if (!needed)
+        return PGREST_OK;
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_put(&q, "EXPLAIN (FORMAT JSON) ");
+    int rc = pgr_emit_count_node(&q, plan->read, err);
+    if (rc != PGREST_OK)
+        return rc;
+    add_stmt(st, PGR_STMT_EXPLAIN_COUNT, &q, prep);
+    return PGREST_OK;
 }
 
 static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
@@ -126,6 +150,8 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (!pgr_sql_ok(&q))
         return pgr_error_oom(err);
     add_stmt(st, PGR_STMT_MAIN, &q, prep);
+    if ((rc = add_explain_count(st, arena, plan, prep, err)) != PGREST_OK)
+        return rc;
     add_text(st, arena, PGR_STMT_END, plan->commit ? "COMMIT" : "ROLLBACK", prep);
     *out = st;
     return PGREST_OK;

@@ -95,8 +95,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port="$("$pg_sh" freeport "${PGREST_CONFORMANCE_PORT:-5442}")"
-"$pg_sh" start "$pgdir" "$port"
+# Another cluster may take the port between the check and the start
+# (parallel runs): try a few ports.
+port="${PGREST_CONFORMANCE_PORT:-5442}"
+for attempt in 1 2 3 4 5; do
+  port="$("$pg_sh" freeport "$port")"
+  if "$pg_sh" start "$pgdir" "$port"; then
+    break
+  fi
+  [ "$attempt" -eq 5 ] && exit 1
+  port=$((port + 1))
+done
 sockdir="$("$pg_sh" sockdir "$pgdir")"
 
 echo "conformance: loading fixtures ($conf/fixtures.sh)"

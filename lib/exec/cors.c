@@ -1,0 +1,99 @@
+#include "exec/cors.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "util/strbuf.h"
+
+#define CORS_METHODS "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD"
+#define CORS_EXPOSE                                                         \
+    "Content-Encoding, Content-Location, Content-Range, Content-Type, "     \
+    "Date, Location, Server, Transfer-Encoding, Range-Unit"
+/* wai-cors appends the CORS-safelisted request headers. */
+#define CORS_SIMPLE_HEADERS "Accept, Accept-Language, Content-Language"
+
+static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
+{
+    const char *list = ctx->cfg.server_cors_allowed_origins;
+    if (list == NULL)
+        return true;
+    size_t n = strlen(origin);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        if (len == n && strncmp(p, origin, n) == 0)
+            return true;
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
+
+/* "*" when any origin is allowed, else the origin itself with credentials. */
+static void allow_origin(const pgrest_ctx *ctx, pgrest_arena *a,
+                         pgrest_response *r, const char *origin)
+{
+    if (ctx->cfg.server_cors_allowed_origins == NULL) {
+        pgr_response_set_header(a, r, "Access-Control-Allow-Origin", "*");
+        return;
+    }
+    pgr_response_set_header(a, r, "Access-Control-Allow-Origin", pgr_strdup(a, origin));
+    pgr_response_set_header(a, r, "Access-Control-Allow-Credentials", "true");
+}
+
+static const char *allow_headers(pgrest_arena *a, const char *requested)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    pgr_sb_puts(&sb, "Authorization");
+    for (const char *p = requested ? requested : ""; *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        if (len > 0 && !(len == 13 && strncasecmp(p, "authorization", 13) == 0)) {
+            pgr_sb_puts(&sb, ", ");
+            pgr_sb_putn(&sb, p, len);
+        }
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    pgr_sb_puts(&sb, ", " CORS_SIMPLE_HEADERS);
+    return pgr_sb_finish(&sb);
+}
+
+pgrest_response *pgr_cors_preflight(const pgrest_ctx *ctx, pgrest_arena *a,
+                                    const pgrest_request *req)
+{
+    const char *origin = pgr_request_header(req, "Origin");
+    if (origin == NULL || strcmp(req->method, "OPTIONS") != 0 ||
+        pgr_request_header(req, "Access-Control-Request-Method") == NULL)
+        return NULL;
+    pgrest_response *r = pgr_response_new(a, 200);
+    if (r == NULL || !origin_allowed(ctx, origin))
+        return r;
+    allow_origin(ctx, a, r, origin);
+    pgr_response_add_header(a, r, "Access-Control-Allow-Methods", CORS_METHODS);
+    pgr_response_add_header(a, r, "Access-Control-Allow-Headers",
+                            allow_headers(a, pgr_request_header(req, "Access-Control-Request-Headers")));
+    pgr_response_add_header(a, r, "Access-Control-Max-Age", "86400");
+    return r;
+}
+
+void pgr_cors_annotate(const pgrest_ctx *ctx, pgrest_arena *a,
+                       const pgrest_request *req, pgrest_response *r)
+{
+    const char *origin = pgr_request_header(req, "Origin");
+    if (origin == NULL || r == NULL || !origin_allowed(ctx, origin))
+        return;
+    allow_origin(ctx, a, r, origin);
+    pgr_response_set_header(a, r, "Access-Control-Expose-Headers", CORS_EXPOSE);
+}

@@ -56,16 +56,19 @@ static bool send_one(PGconn *pg, pgr_stmt_cache *cache, const pgr_stmt *s,
                              NULL, NULL, 0) == 1;
 }
 
-/* Collects the results of one command (until the NULL separator). */
+/* Collects the results of one command (until the NULL separator). A
+ * statement prepared in this pipeline is remembered only if its PREPARE
+ * succeeded: after an earlier error the pipeline skips it (aborted). */
 static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
                     pgr_stmt_cache *cache)
 {
     PGresult *r;
+    bool prepared = false;
     while ((r = PQgetResult(pg)) != NULL) {
         ExecStatusType t = PQresultStatus(r);
+        if (!is_exec && t == PGRES_COMMAND_OK)
+            prepared = true;
         if (t == PGRES_FATAL_ERROR) {
-            if (sn->prepared_now && !is_exec && cache != NULL)
-                pgr_stmt_cache_forget(cache, sn->stmt->sql);
             if (rs->error == NULL && keep_result(rs, r)) {
                 rs->error = r;
                 rs->error_stmt = sn->stmt;
@@ -84,6 +87,8 @@ static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
         }
         PQclear(r);
     }
+    if (!is_exec && sn->prepared_now && !prepared && cache != NULL)
+        pgr_stmt_cache_forget(cache, sn->stmt->sql);
 }
 
 static bool wait_sync(PGconn *pg)

@@ -4,6 +4,7 @@
 #include "context.h"
 #include "plan/plan.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 static void release_schema(void *sc)
 {
@@ -23,6 +24,26 @@ static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
         plan->tx_override_applied = true;
     }
     plan->commit = commit;
+}
+
+/* Prefer: handling=strict rejects preferences PostgREST does not know
+ * (ApiRequest/Preferences.hs, PGRST122). */
+static int check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
+                                    pgrest_error *err)
+{
+    const pgr_preferences *p = &api->prefs;
+    if (p->handling != PGR_PREF_HANDLING_STRICT || p->n_invalid == 0)
+        return PGREST_OK;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_puts(&sb, "Invalid preferences: ");
+    for (size_t i = 0; i < p->n_invalid; i++) {
+        if (i > 0)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, p->invalid[i]);
+    }
+    return pgr_error(err, 400, "PGRST122", "Invalid preferences given with handling=strict",
+                     pgr_sb_finish(&sb), NULL);
 }
 
 int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -48,6 +69,8 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(&ctx->cfg, api, plan);
     int rc;
+    if ((rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
+        return rc;
     if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
         return rc;
     switch (api->action) {

@@ -12,7 +12,8 @@ static const char *output_name(const pgr_select_item *it)
 {
     if (it->alias != NULL)
         return it->alias;
-    if (it->aggregate != NULL && it->field.name == NULL)
+    if (it->aggregate != NULL &&
+        (it->field.name == NULL || strcmp(it->field.name, "*") == 0))
         return it->aggregate;
     if (it->field.json_path != NULL) {
         /* the last key that is not an array index (PostgREST's
@@ -41,7 +42,8 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
      * relation-qualified reference "s"."t"."f" is PostgreSQL's attribute
      * notation for f("s"."t"), so it needs no special SQL (PostgREST
      * api/computed_fields). */
-    if (node->table != NULL && it->field.name != NULL)
+    if (node->table != NULL && it->field.name != NULL &&
+        strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
     (void)sc;
     **tail = f;

@@ -19,6 +19,10 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
         return plan->nulls_stripped
                    ? "coalesce((json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0)::text, 'null')"
                    : "coalesce((json_agg(_postgrest_t)->0)::text, 'null')";
+    case PGR_OUT_GEOJSON:
+        /* PostgREST SqlFragment asGeoJsonF */
+        return "json_build_object('type', 'FeatureCollection', 'features',"
+               " coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))::text";
     case PGR_OUT_CSV:
         return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r) AS k"
                " FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a)"

@@ -22,7 +22,13 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 {
     for (; op != NULL; op = op->next) {
         pgr_sql_put(q, op->as_text ? "->>" : "->");
-        pgr_sql_param_cast(q, op->key, op->is_index ? "integer" : "text");
+        /* keys stay untyped like PostgREST's unknown-typed literals, so
+         * PostgreSQL resolves json ->/->> text and reports its own
+         * operator errors; array indexes are integers */
+        if (op->is_index)
+            pgr_sql_param_cast(q, op->key, "integer");
+        else
+            pgr_sql_param(q, op->key);
     }
 }
 
@@ -90,18 +96,27 @@ static const char *fts_function(pgr_operator op)
     }
 }
 
-static bool is_tsvector(const pgr_read_node *node, const pgr_field *f)
+/* PostgREST wraps non-tsvector columns in to_tsvector(); a column we do
+ * not know (computed field) or a tsvector domain is used as it is. */
+static bool needs_to_tsvector(const pgr_read_node *node, const pgr_field *f)
 {
     if (f->json_path != NULL)
-        return false;
+        return true;
     const pgr_column *c = column_of(node, f->name);
-    return c != NULL && c->type != NULL && strcmp(c->type, "tsvector") == 0;
+    if (c == NULL || c->type == NULL)
+        return false;
+    static const char *const textual[] = {"text", "character varying", "character",
+                                          "json", "jsonb", "name"};
+    for (size_t i = 0; i < sizeof textual / sizeof textual[0]; i++)
+        if (strncmp(c->type, textual[i], strlen(textual[i])) == 0)
+            return true;
+    return false;
 }
 
 static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
     const pgr_op_expr *e = &f->expr;
-    bool wrap = !is_tsvector(node, &f->field);
+    bool wrap = needs_to_tsvector(node, &f->field);
     if (wrap) {
         pgr_sql_put(q, "to_tsvector(");
         if (e->language) {

@@ -53,7 +53,8 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
         pgr_sql_put(q, it->aggregate);
         pgr_sql_put(q, "(");
     }
-    if (it->aggregate != NULL && it->field.name == NULL)
+    if (it->aggregate != NULL &&
+        (it->field.name == NULL || strcmp(it->field.name, "*") == 0))
         pgr_sql_put(q, "*");
     else {
         if (it->cast != NULL)

@@ -70,12 +70,9 @@ static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
     double t0 = now_ms();
     if ((rc = pgrest_parse_request(ctx, arena, req, &api, err)) != PGREST_OK)
         return rc;
-    double t1 = now_ms();
-    tm->parse = t1 - t0;
-    if ((rc = pgr_authenticate(ctx, arena, api, err)) != PGREST_OK)
-        return rc;
     double t2 = now_ms();
-    tm->jwt = t2 - t1;
+    tm->jwt = api->auth_ms;
+    tm->parse = t2 - t0 - api->auth_ms;
     if (api->action == PGR_ACTION_INFO)
         return pgr_info_response(ctx, arena, api, out, err);
     if ((rc = pgrest_plan(ctx, arena, api, &plan, err)) != PGREST_OK ||

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <time.h>
+
+#include "auth/auth.h"
 #include "context.h"
 #include "parse/api_request.h"
 #include "parse/media_type.h"
@@ -250,6 +253,16 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->prefs.max_affected = -1;
     api->range_limit = -1;
     int rc;
+    /* PostgREST authenticates before it parses anything else (Auth.hs
+     * middleware), so JWT errors win over request errors. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = pgr_authenticate(ctx, arena, api, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    api->auth_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    if (rc != PGREST_OK)
+        return rc;
     if ((rc = parse_target(arena, req->path, api, err)) != PGREST_OK ||
         (rc = parse_action(arena, api, err)) != PGREST_OK ||
         (rc = parse_schema(ctx, arena, req, api, err)) != PGREST_OK)

@@ -303,6 +303,7 @@ struct pgrest_api_request {
     const char *role;             /* role to SET for the transaction */
     const char *jwt_claims;       /* JSON text, "{}" if anonymous... */
     bool authenticated;
+    double auth_ms;               /* time spent verifying the JWT */
 };
 
 #endif

@@ -12,12 +12,12 @@
 /* wai-cors appends the CORS-safelisted request headers. */
 #define CORS_SIMPLE_HEADERS "Accept, Accept-Language, Content-Language"
 
-static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
+/* Calls fn for each trimmed, non-empty item of a comma-separated list
+ * until it returns true; returns whether one did. */
+static bool any_list_item(const char *list,
+                          bool (*fn)(const char *item, size_t len, void *arg),
+                          void *arg)
 {
-    const char *list = ctx->cfg.server_cors_allowed_origins;
-    if (list == NULL)
-        return true;
-    size_t n = strlen(origin);
     for (const char *p = list; *p;) {
         while (*p == ' ' || *p == ',')
             p++;
@@ -25,13 +25,24 @@ static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
         size_t len = end ? (size_t)(end - p) : strlen(p);
         while (len > 0 && p[len - 1] == ' ')
             len--;
-        if (len == n && strncmp(p, origin, n) == 0)
+        if (len > 0 && fn(p, len, arg))
             return true;
         if (end == NULL)
             break;
         p = end + 1;
     }
     return false;
+}
+
+static bool same_origin(const char *item, size_t len, void *origin)
+{
+    return len == strlen(origin) && strncmp(item, origin, len) == 0;
+}
+
+static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
+{
+    const char *list = ctx->cfg.server_cors_allowed_origins;
+    return list == NULL || any_list_item(list, same_origin, (void *)origin);
 }
 
 /* "*" when any origin is allowed, else the origin itself with credentials. */
@@ -46,26 +57,21 @@ static void allow_origin(const pgrest_ctx *ctx, pgrest_arena *a,
     pgr_response_set_header(a, r, "Access-Control-Allow-Credentials", "true");
 }
 
+static bool append_header_name(const char *item, size_t len, void *sb)
+{
+    if (!(len == 13 && strncasecmp(item, "authorization", 13) == 0)) {
+        pgr_sb_puts(sb, ", ");
+        pgr_sb_putn(sb, item, len);
+    }
+    return false;
+}
+
 static const char *allow_headers(pgrest_arena *a, const char *requested)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, 128);
     pgr_sb_puts(&sb, "Authorization");
-    for (const char *p = requested ? requested : ""; *p;) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len > 0 && p[len - 1] == ' ')
-            len--;
-        if (len > 0 && !(len == 13 && strncasecmp(p, "authorization", 13) == 0)) {
-            pgr_sb_puts(&sb, ", ");
-            pgr_sb_putn(&sb, p, len);
-        }
-        if (end == NULL)
-            break;
-        p = end + 1;
-    }
+    any_list_item(requested ? requested : "", append_header_name, &sb);
     pgr_sb_puts(&sb, ", " CORS_SIMPLE_HEADERS);
     return pgr_sb_finish(&sb);
 }

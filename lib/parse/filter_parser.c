@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/str_list.h"
 #include "util/strbuf.h"
 
 #define FIELD_NAME_LABEL "field name (* or [a..z0..9_$])"
@@ -532,25 +533,6 @@ static int parse_is_value(pgr_pstate *ps, pgr_op_expr *out)
 }
 
 /* growable array of strings in the arena */
-typedef struct str_list {
-    const char **items;
-    size_t n, cap;
-} str_list;
-
-static bool str_list_push(pgrest_arena *a, str_list *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 8;
-        const char **n = pgr_realloc(a, (void *)l->items,
-                                     l->cap * sizeof(*n), ncap * sizeof(*n));
-        if (n == NULL)
-            return false;
-        l->items = n;
-        l->cap = ncap;
-    }
-    l->items[l->n++] = s;
-    return true;
-}
 
 /* try (quoted <* notFollowedBy (noneOf ",)")) */
 static bool quoted_element(pgr_pstate *ps, const char **out)
@@ -584,13 +566,13 @@ static int parse_list(pgr_pstate *ps, pgr_op_expr *out)
     }
     ps->pos++;
     pgr_ps_ws(ps);
-    str_list l = {0};
+    pgr_str_list l = {0};
     if (peek(ps, 0) != ')') {
         for (;;) {
             const char *el;
             if (!quoted_element(ps, &el))
                 el = raw_element(ps);
-            if (el == NULL || !str_list_push(ps->a, &l, el)) {
+            if (el == NULL || !pgr_str_list_push(ps->a, &l, el)) {
                 ps->oom = true;
                 return PGR_P_FAIL;
             }

@@ -10,6 +10,7 @@
 #include "parse/order_parser.h"
 #include "parse/select_parser.h"
 #include "util/error.h"
+#include "util/str_list.h"
 #include "util/strbuf.h"
 
 /* ------------------------------------------------------------ decoding */
@@ -88,25 +89,6 @@ pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct name_list {
-    const char **items;
-    size_t n, cap;
-} name_list;
-
-static bool push_name(pgrest_arena *a, name_list *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 4;
-        const char **n = pgr_realloc(a, (void *)l->items,
-                                     l->cap * sizeof(*n), ncap * sizeof(*n));
-        if (n == NULL)
-            return false;
-        l->items = n;
-        l->cap = ncap;
-    }
-    l->items[l->n++] = s;
-    return true;
-}
 
 static const char *last_segment(const char *key)
 {
@@ -137,13 +119,13 @@ static int tree_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
 {
     pgr_pstate ps;
     pgr_ps_init(&ps, a, key, strlen(key));
-    name_list l = {0};
+    pgr_str_list l = {0};
     for (;;) {
         pgr_field f = {0};
         if (pgr_ps_field(&ps, &f) != PGR_P_OK || ps.oom)
             return pgr_ps_error(&ps, "tree path", key, err);
         if (ps.pos < ps.len && ps.s[ps.pos] == '.') {
-            if (!push_name(a, &l, f.name))
+            if (!pgr_str_list_push(a, &l, f.name))
                 return pgr_error_oom(err);
             ps.pos++;
             continue;
@@ -162,7 +144,7 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
 {
     pgr_pstate ps;
     pgr_ps_init(&ps, a, key, strlen(key));
-    name_list l = {0};
+    pgr_str_list l = {0};
     *negated = false;
     for (;;) {
         const char *name;
@@ -171,7 +153,7 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
         bool more = ps.pos < ps.len && ps.s[ps.pos] == '.';
         if (strcmp(name, "not") == 0)
             *negated = true;
-        else if (more && !push_name(a, &l, name))
+        else if (more && !pgr_str_list_push(a, &l, name))
             return pgr_error_oom(err);
         if (!more)
             break;
@@ -184,7 +166,7 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
 
 /* pColumns: pFieldName `sepBy1` lexeme (char ',') */
 static int parse_columns(pgrest_arena *a, const char *what, const char *text,
-                         name_list *l, pgrest_error *err)
+                         pgr_str_list *l, pgrest_error *err)
 {
     pgr_pstate ps;
     pgr_ps_init(&ps, a, text, strlen(text));
@@ -192,7 +174,7 @@ static int parse_columns(pgrest_arena *a, const char *what, const char *text,
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
             return pgr_ps_error(&ps, what, text, err);
-        if (!push_name(a, l, name))
+        if (!pgr_str_list_push(a, l, name))
             return pgr_error_oom(err);
         size_t save = ps.pos;
         pgr_ps_ws(&ps);
@@ -211,7 +193,7 @@ static int cmp_str(const void *x, const void *y)
 }
 
 /* qsColumns is a Set: sorted, without duplicates */
-static void sort_unique(name_list *l)
+static void sort_unique(pgr_str_list *l)
 {
     if (l->n == 0)
         return;
@@ -369,7 +351,7 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
     bool present;
     const char *cols = first_value(params, "columns", &present);
     if (present) {
-        name_list l = {0};
+        pgr_str_list l = {0};
         int rc = parse_columns(st->a, "columns parameter", cols, &l, err);
         if (rc != PGREST_OK)
             return rc;
@@ -402,7 +384,7 @@ static int parse_filters(qp_state *st, const pgr_kv *params, bool is_rpc,
     bool present;
     const char *oc = first_value(params, "on_conflict", &present);
     if (present) {
-        name_list l = {0};
+        pgr_str_list l = {0};
         int rc = parse_columns(st->a, "on_conflict parameter", oc, &l, err);
         if (rc != PGREST_OK)
             return rc;
@@ -447,13 +429,13 @@ static pgr_path_range *range_for(pgrest_arena *a, pgr_query_params *out,
     if (r == NULL)
         return NULL;
     r->offset = r->limit = -1;
-    name_list l = {0};
+    pgr_str_list l = {0};
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && key[j] != '.')
             j++;
         char *seg = pgr_strndup(a, key + i, j - i);
-        if (seg == NULL || !push_name(a, &l, seg))
+        if (seg == NULL || !pgr_str_list_push(a, &l, seg))
             return NULL;
         i = j + 1;
     }

@@ -2,6 +2,8 @@
  * PostgREST's documented response shapes (api/tables_views,
  * api/pagination_count, ref/errors) over the rows of test_schema.sql. */
 #include <check.h>
+
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,9 +196,5 @@ static Suite *suite(void)
 int main(void)
 {
     harness_db_uri();
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(suite());
 }

@@ -4,6 +4,8 @@
  * snapshot, no database. PGREST_GOLDEN_UPDATE=1 rewrites the expectations
  * for review (diff them before committing). */
 #include <check.h>
+
+#include "check_run.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +158,5 @@ int main(void)
     TCase *tc = tcase_create("golden");
     tcase_add_test(tc, golden_files);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(s);
 }

@@ -3,6 +3,8 @@
  * BinaryJwtSecretSpec and ErrorSpec (the conformance cases) and from
  * Error.hs. Tokens are made here with libjwt, RSA/EC keys with OpenSSL. */
 #include <check.h>
+
+#include "check_run.h"
 #include <jwt.h>
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
@@ -629,9 +631,5 @@ int main(void)
     tcase_add_test(tc, es256_with_jwk);
     tcase_add_test(tc, www_authenticate_header);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(s);
 }

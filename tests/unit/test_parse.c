@@ -3,6 +3,8 @@
  * expected errors are copied from the PostgREST conformance cases
  * (tests named after them) and the reference doc, no database needed. */
 #include <check.h>
+
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -1068,9 +1070,5 @@ static Suite *parse_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(parse_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(parse_suite());
 }

@@ -4,6 +4,8 @@
  * extra search path "public"). Expected relationships are what PostgREST's
  * SchemaCache.hs derives for that schema. No database. */
 #include <check.h>
+
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,9 +582,5 @@ static Suite *schema_cache_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(schema_cache_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(schema_cache_suite());
 }

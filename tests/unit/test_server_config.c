@@ -1,6 +1,8 @@
 /* The server's config file and PGRST_* environment reader (PostgREST
  * ref/configuration: file syntax, env names, env over file). */
 #include <check.h>
+
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,9 +62,5 @@ int main(void)
     tcase_add_test(tc, rejects_malformed_lines);
     tcase_add_test(tc, environment_overrides_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(s);
 }

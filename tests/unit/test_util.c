@@ -1,6 +1,8 @@
 /* Arena, string builder, SQL builder and error mapping. Expected statuses
  * come from PostgREST's docs (ref/errors, SQLSTATE table). */
 #include <check.h>
+
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,9 +108,5 @@ int main(void)
     tcase_add_test(tc, sqlstate_to_http);
     tcase_add_test(tc, error_body_shape);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Prefer header parsing: PostgREST src/ApiRequest/Preferences.hs
  * fromHeaders (first occurrence of each preference wins). */
 #include "parse/preferences.h"
+#include "util/number.h"
 
 #include <limits.h>
 #include <string.h>
@@ -51,25 +52,6 @@ static bool starts_with(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Haskell readMaybe :: Maybe Integer on the max-affected value */
-static bool read_integer(const char *s, long long *out)
-{
-    bool neg = *s == '-';
-    if (neg)
-        s++;
-    if (*s < '0' || *s > '9')
-        return false;
-    long long v = 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (v > (LLONG_MAX - (*s - '0')) / 10)
-            return false;
-        v = v * 10 + (*s - '0');
-    }
-    if (*s != '\0')
-        return false;
-    *out = neg ? -v : v;
-    return true;
-}
 
 /* first occurrence wins: keeps current once set; true if tok is in vals */
 static bool pick(const pref_value *vals, const char *tok, int current,
@@ -113,7 +95,7 @@ static void prefix_pref(pref_state *st, const char *tok)
         st->seen_tz = true;
     } else if (!st->seen_max) {
         long long v;
-        if (read_integer(tok + strlen("max-affected="), &v))
+        if (pgr_read_integer(tok + strlen("max-affected="), false, &v))
             st->out->max_affected = v;
         st->seen_max = true;
     }

@@ -10,6 +10,7 @@
 #include "parse/order_parser.h"
 #include "parse/select_parser.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/str_list.h"
 #include "util/strbuf.h"
 
@@ -205,29 +206,6 @@ static void sort_unique(pgr_str_list *l)
     l->n = o;
 }
 
-/* Haskell readMaybe :: Maybe Integer (spaces around, optional '-') */
-static bool read_integer(const char *s, long long *out)
-{
-    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-        s++;
-    bool neg = *s == '-';
-    if (neg)
-        s++;
-    if (*s < '0' || *s > '9')
-        return false;
-    long long v = 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (v > (LLONG_MAX - (*s - '0')) / 10)
-            return false;
-        v = v * 10 + (*s - '0');
-    }
-    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-        s++;
-    if (*s != '\0')
-        return false;
-    *out = neg ? -v : v;
-    return true;
-}
 
 /* ------------------------------------------------------------ classification */
 
@@ -462,7 +440,7 @@ static int parse_ranges(pgrest_arena *a, const pgr_kv *params,
         bool is_limit = ends_in(p->name, "limit");
         long long v;
         if (p->value == NULL || !(is_limit || ends_in(p->name, "offset")) ||
-            !read_integer(p->value, &v))
+            !pgr_read_integer(p->value, true, &v))
             continue;
         pgr_path_range *r = range_for(a, out, p->name);
         if (r == NULL)

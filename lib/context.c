@@ -30,6 +30,7 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
 {
     if (ctx == NULL)
         return;
+    pgrest_ctx_stop_listener(ctx);
     pgr_pool_free(ctx->pool);
     if (ctx->schema != NULL)
         pgr_schema_cache_release(ctx->schema);
@@ -100,7 +101,7 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
  * into the context's error arena. */
 static int keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
 {
-    if (err == NULL)
+    if (err == NULL || rc == PGREST_OK)
         return rc;
     pgrest_arena *a = ctx->err_arena;
     err->message = pgr_strdup(a, err->message);

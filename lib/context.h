@@ -54,6 +54,7 @@ typedef struct pgr_config {
 } pgr_config;
 
 typedef struct pgr_pool pgr_pool;
+typedef struct pgr_listener pgr_listener;
 
 struct pgrest_ctx {
     pgrest_arena *cfg_arena;
@@ -63,6 +64,7 @@ struct pgrest_ctx {
     pgr_schema_cache *schema;
     pgr_pool *pool;
     pgrest_arena *err_arena;          /* strings of context-level errors */
+    pgr_listener *listener;           /* NOTIFY reload thread, if started */
 };
 
 /* Current schema cache with a reference taken; release when done. */

@@ -87,6 +87,9 @@ static int serve(pgrest_ctx *ctx, const server_options *opts)
         pthread_create(&t, NULL, schema_retry_thread, ctx);
         pthread_detach(t);
     }
+    pgrest_error lerr = {0};
+    if (pgrest_ctx_start_listener(ctx, NULL, NULL, &lerr) != PGREST_OK)
+        log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
     char errbuf[256];
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
     if (srv == NULL) {

@@ -131,6 +131,21 @@ PGREST_API int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,
 PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
                                            pgrest_error *err);
 
+/* Starts a background thread that LISTENs on db-channel (default "pgrst")
+ * on its own connection and reloads the schema cache on the payloads
+ * "reload schema" or "" (PostgREST ref/listener); "reload config" calls
+ * on_reload_config(arg) if given. Reconnects with backoff up to 32 s.
+ * Does nothing (returns PGREST_OK) when db-channel-enabled is false.
+ * Stopped and joined by pgrest_ctx_free or pgrest_ctx_stop_listener. */
+PGREST_API int pgrest_ctx_start_listener(pgrest_ctx *ctx,
+                                         void (*on_reload_config)(void *arg),
+                                         void *arg, pgrest_error *err);
+PGREST_API void pgrest_ctx_stop_listener(pgrest_ctx *ctx);
+
+/* Readiness as PostgREST's admin /ready sees it: 1 when a schema cache is
+ * loaded, 0 otherwise. Thread-safe. */
+PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
+
 /* ---------------------------------------------------------------- request */
 
 /* Creates a raw request in the arena. method is the HTTP verb, path the

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 #include "exec/pool.h"
@@ -120,8 +121,18 @@ static int ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
     return ctx->pool ? PGREST_OK : pgr_error_oom(err);
 }
 
+static unsigned long long usec_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (unsigned long long)((t1.tv_sec - t0->tv_sec) * 1000000LL +
+                                (t1.tv_nsec - t0->tv_nsec) / 1000);
+}
+
 int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
 {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
@@ -142,6 +153,9 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
         else
             pgr_ctx_swap_schema(ctx, sc);
     }
+    atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
+    atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
+                                     : &ctx->metrics.schema_loads_error, 1);
     rc = keep_error(ctx, err, rc);
     pgrest_arena_free(a);
     return rc;

@@ -4,6 +4,7 @@
 #define PGR_CONTEXT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "parse/api_request.h"
@@ -54,6 +55,14 @@ typedef struct pgr_config {
 } pgr_config;
 
 typedef struct pgr_pool pgr_pool;
+
+/* Counters behind pgrest_ctx_metrics; updated without locks. */
+typedef struct pgr_metrics {
+    atomic_ullong schema_loads_ok;
+    atomic_ullong schema_loads_error;
+    atomic_ullong schema_query_usec;   /* duration of the last load */
+    atomic_ullong requests[6];         /* by status class: 1xx..5xx, [0] other */
+} pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 
 struct pgrest_ctx {
@@ -65,6 +74,7 @@ struct pgrest_ctx {
     pgr_pool *pool;
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload thread, if started */
+    pgr_metrics metrics;
 };
 
 /* Current schema cache with a reference taken; release when done. */

@@ -123,7 +123,10 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     if (rc != PGREST_OK || resp == NULL)
         resp = pgrest_error_response(ctx, arena, &err);
     tm.response = now_ms() - t;
-    if (resp != NULL)
+    if (resp != NULL) {
         decorate(ctx, arena, req, resp, &tm);
+        int cls = resp->status / 100;
+        atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
+    }
     return resp;
 }

@@ -146,6 +146,11 @@ PGREST_API void pgrest_ctx_stop_listener(pgrest_ctx *ctx);
  * loaded, 0 otherwise. Thread-safe. */
 PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
 
+/* Metrics in the Prometheus text format (PostgREST ref/observability):
+ * pool max/available/waiting/timeouts, schema cache loads and query time,
+ * requests by status. The text lives in the arena. Thread-safe. */
+PGREST_API const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena);
+
 /* ---------------------------------------------------------------- request */
 
 /* Creates a raw request in the arena. method is the HTTP verb, path the

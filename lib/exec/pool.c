@@ -14,6 +14,8 @@ struct pgr_pool {
     char *conninfo;
     int timeout_seconds;
     int size;
+    int waiting;
+    unsigned long long timeouts;
     unsigned flush_generation;
     pgr_conn *conns;
 };
@@ -103,10 +105,16 @@ static pgr_conn *wait_for_slot(pgr_pool *p)
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += p->timeout_seconds;
     pgr_conn *c;
+    p->waiting++;
     while ((c = take_free(p)) == NULL) {
-        if (pthread_cond_timedwait(&p->freed, &p->lock, &deadline) == ETIMEDOUT)
-            return take_free(p);
+        if (pthread_cond_timedwait(&p->freed, &p->lock, &deadline) == ETIMEDOUT) {
+            c = take_free(p);
+            break;
+        }
     }
+    p->waiting--;
+    if (c == NULL)
+        p->timeouts++;
     return c;
 }
 
@@ -151,5 +159,17 @@ void pgr_pool_flush(pgr_pool *p)
 {
     pthread_mutex_lock(&p->lock);
     p->flush_generation++;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out)
+{
+    pthread_mutex_lock(&p->lock);
+    out->max = p->size;
+    out->available = 0;
+    for (int i = 0; i < p->size; i++)
+        out->available += !p->conns[i].in_use;
+    out->waiting = p->waiting;
+    out->timeouts = p->timeouts;
     pthread_mutex_unlock(&p->lock);
 }

@@ -28,6 +28,13 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err);
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
+/* Pool gauges and the acquisition-timeout counter for metrics. */
+typedef struct pgr_pool_stats {
+    int max, available, waiting;
+    unsigned long long timeouts;
+} pgr_pool_stats;
+void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out);
+
 /* Forgets prepared statements on every idle connection (after reload). */
 void pgr_pool_flush(pgr_pool *p);
 

@@ -1,0 +1,69 @@
+/* Prometheus text for the admin /metrics endpoint (PostgREST
+ * ref/observability "Metrics": pgrst_* names kept). */
+#include "context.h"
+#include "exec/pool.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+static void metric(pgr_sb *sb, pgrest_arena *a, const char *name,
+                   const char *type, const char *help, const char *labels,
+                   const char *value)
+{
+    pgr_sb_puts(sb, pgr_asprintf(a, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type));
+    pgr_sb_puts(sb, pgr_asprintf(a, "%s%s %s\n", name, labels ? labels : "", value));
+}
+
+static const char *ull(pgrest_arena *a, unsigned long long v)
+{
+    return pgr_asprintf(a, "%llu", v);
+}
+
+static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
+{
+    pgr_pool_stats st = {.max = ctx->cfg.db_pool, .available = ctx->cfg.db_pool};
+    if (ctx->pool != NULL)
+        pgr_pool_stats_get(ctx->pool, &st);
+    metric(sb, a, "pgrst_db_pool_max", "gauge", "Max pool connections", NULL,
+           ull(a, (unsigned long long)st.max));
+    metric(sb, a, "pgrst_db_pool_available", "gauge", "Available connections in the pool",
+           NULL, ull(a, (unsigned long long)st.available));
+    metric(sb, a, "pgrst_db_pool_waiting", "gauge", "Requests waiting to acquire a pool connection",
+           NULL, ull(a, (unsigned long long)st.waiting));
+    metric(sb, a, "pgrst_db_pool_timeouts_total", "counter",
+           "The total number of pool connection timeouts", NULL, ull(a, st.timeouts));
+}
+
+static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
+{
+    metric(sb, a, "pgrst_schema_cache_query_time_seconds", "gauge",
+           "The query time in seconds of the last schema cache load", NULL,
+           pgr_asprintf(a, "%.6f", (double)atomic_load(&m->schema_query_usec) / 1e6));
+    pgr_sb_puts(sb, "# HELP pgrst_schema_cache_loads_total The total number of times the schema cache was loaded\n"
+                    "# TYPE pgrst_schema_cache_loads_total counter\n");
+    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} %llu\n",
+                                 atomic_load(&m->schema_loads_ok)));
+    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"FAIL\"} %llu\n",
+                                 atomic_load(&m->schema_loads_error)));
+}
+
+static void request_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
+{
+    static const char *const classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
+    pgr_sb_puts(sb, "# HELP pgrst_requests_total The total number of requests answered, by status class\n"
+                    "# TYPE pgrst_requests_total counter\n");
+    for (int i = 0; i < 6; i++)
+        pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_requests_total{status=\"%s\"} %llu\n",
+                                     classes[i], atomic_load(&m->requests[i])));
+}
+
+const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
+{
+    if (ctx == NULL || arena == NULL)
+        return NULL;
+    pgr_sb sb;
+    pgr_sb_init(&sb, arena, 2048);
+    pool_metrics(&sb, arena, ctx);
+    schema_metrics(&sb, arena, &ctx->metrics);
+    request_metrics(&sb, arena, &ctx->metrics);
+    return pgr_sb_finish(&sb);
+}

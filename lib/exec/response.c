@@ -144,6 +144,9 @@ static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
     if (row->has_total && 1 + upper - lower < row->total)
         r->status = 206;
     pgr_response_add_header(a, r, "Content-Range", cr);
+    const char *prefs = pgr_preference_applied(a, plan, 0);
+    if (prefs != NULL)
+        pgr_response_add_header(a, r, "Preference-Applied", prefs);
     return PGREST_OK;
 }
 

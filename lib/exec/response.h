@@ -55,6 +55,18 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
                       pgrest_response *r, pgrest_error *err);
 
+/* Preference-Applied value (PostgREST Preferences.hs prefAppliedHeader),
+ * or NULL when nothing applies. count, tx (when overridable), handling and
+ * timezone are always reported; the flags add the per-action ones. */
+enum {
+    PGR_PREFS_RESOLUTION = 1u << 0,
+    PGR_PREFS_MISSING = 1u << 1,
+    PGR_PREFS_RETURN = 1u << 2,
+    PGR_PREFS_MAX_AFFECTED = 1u << 3
+};
+const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
+                                   unsigned show);
+
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
                    pgrest_error *err);

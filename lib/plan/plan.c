@@ -4,6 +4,7 @@
 #include "context.h"
 #include "plan/plan.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 static void release_schema(void *sc)
 {
@@ -23,6 +24,26 @@ static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
         plan->tx_override_applied = true;
     }
     plan->commit = commit;
+}
+
+/* Prefer: handling=strict rejects unknown preferences (PostgREST
+ * ApiRequest.hs, PGRST122), for every action. */
+static int check_strict_prefs(pgrest_arena *a, const pgr_preferences *p,
+                              pgrest_error *err)
+{
+    if (p->handling != PGR_PREF_HANDLING_STRICT || p->n_invalid == 0)
+        return PGREST_OK;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_puts(&sb, "Invalid preferences: ");
+    for (size_t i = 0; i < p->n_invalid; i++) {
+        if (i > 0)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, p->invalid[i]);
+    }
+    return pgr_error(err, 400, "PGRST122",
+                     "Invalid preferences given with handling=strict",
+                     pgr_sb_finish(&sb), NULL);
 }
 
 int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -48,7 +69,8 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(&ctx->cfg, api, plan);
     int rc;
-    if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+    if ((rc = check_strict_prefs(arena, &api->prefs, err)) != PGREST_OK ||
+        (rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
         return rc;
     switch (api->action) {
     case PGR_ACTION_READ:

@@ -24,31 +24,66 @@ static void inserted_counter(pgr_sql *q, bool add)
     pgr_sql_put(q, add ? "+ 1)::text, true) <> '0'" : "- 1)::text, true) <> '-1'");
 }
 
-static void column_list(pgr_sql *q, const pgr_mutate_plan *mp,
-                        const char *prefix)
+/* A domain with a json -> domain cast function reads its value as json
+ * and converts it with that function (PostgREST api/domain_
+ * representations, "Domain Request Body Format"). */
+static const char *body_transform(const pgrest_query_plan *plan,
+                                  const pgr_column *c)
+{
+    if (c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r =
+        pgr_find_representation(plan->schema, "json", c->nominal_type);
+    return r ? r->function : NULL;
+}
+
+/* "pgrst_body"."col", through its representation function if any */
+static void body_value(pgr_sql *q, const pgrest_query_plan *plan,
+                       const pgr_column *c)
+{
+    const char *fn = body_transform(plan, c);
+    if (fn != NULL) {
+        pgr_sql_put(q, fn);
+        pgr_sql_put(q, "(");
+    }
+    pgr_sql_put(q, "\"pgrst_body\".");
+    pgr_sql_ident(q, c->name);
+    if (fn != NULL)
+        pgr_sql_put(q, ")");
+}
+
+static void column_list(pgr_sql *q, const pgr_mutate_plan *mp)
 {
     for (size_t i = 0; i < mp->n_columns; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
-        if (prefix != NULL) {
-            pgr_sql_put(q, prefix);
-            pgr_sql_put(q, ".");
-        }
         pgr_sql_ident(q, mp->columns[i]->name);
+    }
+}
+
+static void body_values(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        body_value(q, plan, mp->columns[i]);
     }
 }
 
 /* The column definition list of json_to_recordset: declared types keep
  * their modifiers (bit(5), character(3)). */
-static void record_columns(pgr_sql *q, const pgr_mutate_plan *mp)
+static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
 {
+    const pgr_mutate_plan *mp = plan->mutate;
     for (size_t i = 0; i < mp->n_columns; i++) {
         const pgr_column *c = mp->columns[i];
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, c->name);
         pgr_sql_put(q, " ");
-        pgr_sql_put(q, c->nominal_type ? c->nominal_type : c->type);
+        pgr_sql_put(q, body_transform(plan, c) ? "json"
+                       : c->nominal_type ? c->nominal_type : c->type);
     }
 }
 
@@ -113,7 +148,7 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
                            "'array' THEN pgrst_payload.json_data ELSE "
                            "json_build_array(pgrst_payload.json_data) END");
         pgr_sql_put(q, ") AS _(");
-        record_columns(q, mp);
+        record_columns(q, plan);
         pgr_sql_put(q, ")");
     }
     if (limit_one)
@@ -192,11 +227,11 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
     if (mp->n_columns > 0) {
         pgr_sql_put(q, "(");
-        column_list(q, mp, NULL);
+        column_list(q, mp);
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    column_list(q, mp, "\"pgrst_body\"");
+    body_values(q, plan);
     pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
     from_json_body(q, plan, false);
     if (mp->count_inserted) {
@@ -241,8 +276,8 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, mp->columns[i]->name);
-        pgr_sql_put(q, " = \"pgrst_body\".");
-        pgr_sql_ident(q, mp->columns[i]->name);
+        pgr_sql_put(q, " = ");
+        body_value(q, plan, mp->columns[i]);
     }
     pgr_sql_put(q, " ");
     from_json_body(q, plan, true);

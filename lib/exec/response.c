@@ -167,46 +167,6 @@ static int range_error_response(pgrest_ctx *ctx, pgrest_arena *a,
     return PGREST_OK;
 }
 
-/* Order of PostgREST's Preferences.prefAppliedHeader. */
-const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
-                                   bool with_return)
-{
-    static const char *const resolution[] = {NULL, "resolution=merge-duplicates",
-                                             "resolution=ignore-duplicates"};
-    static const char *const missing[] = {NULL, "missing=default", "missing=null"};
-    static const char *const ret[] = {NULL, "return=minimal", "return=headers-only",
-                                      "return=representation"};
-    static const char *const count[] = {NULL, "count=exact", "count=planned",
-                                        "count=estimated"};
-    static const char *const tx[] = {NULL, "tx=commit", "tx=rollback"};
-    static const char *const handling[] = {NULL, "handling=lenient", "handling=strict"};
-    const pgr_preferences *p = &plan->api->prefs;
-    const char *parts[8];
-    size_t n = 0;
-    if (with_return) {
-        parts[n++] = resolution[p->resolution];
-        parts[n++] = missing[p->missing];
-        parts[n++] = ret[p->ret];
-        parts[n++] = plan->count_applied ? count[p->count] : NULL;
-    }
-    parts[n++] = plan->tx_override_applied ? tx[p->tx] : NULL;
-    parts[n++] = handling[p->handling];
-    parts[n++] = p->timezone ? pgr_asprintf(a, "timezone=%s", p->timezone) : NULL;
-    parts[n++] = with_return && p->handling == PGR_PREF_HANDLING_STRICT && p->max_affected >= 0
-                     ? pgr_asprintf(a, "max-affected=%lld", p->max_affected) : NULL;
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 64);
-    bool any = false;
-    for (size_t i = 0; i < n; i++) {
-        if (parts[i] == NULL)
-            continue;
-        if (any)
-            pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, parts[i]);
-        any = true;
-    }
-    return any ? pgr_sb_finish(&sb) : NULL;
-}
 
 int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_query_plan *plan, const pgr_main_row *row,
@@ -223,9 +183,8 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
         rc = read_response(a, plan, row, r, err);
         if (rc == PGR_RANGE_NOT_SATISFIABLE)
             return range_error_response(ctx, a, row, out, err);
-        if (plan->api->prefs.timezone != NULL || plan->tx_override_applied ||
-            plan->api->prefs.handling != PGR_PREF_HANDLING_NONE) {
-            const char *pa = pgr_preference_applied(a, plan, false);
+        {
+            const char *pa = pgr_preference_applied(a, plan, 0);
             if (pa != NULL)
                 pgr_response_add_header(a, r, "Preference-Applied", pa);
         }

@@ -60,10 +60,17 @@ int pgr_info_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api, pgrest_response **out,
                       pgrest_error *err);
 
-/* Preference-Applied value for the preferences this plan honoured, in
- * PostgREST's order; NULL when none. */
+/* Preference-Applied value (PostgREST Preferences.hs prefAppliedHeader),
+ * or NULL when nothing applies. count, tx (when overridable), handling and
+ * timezone are always reported; the flags add the per-action ones. */
+enum {
+    PGR_PREFS_RESOLUTION = 1u << 0,
+    PGR_PREFS_MISSING = 1u << 1,
+    PGR_PREFS_RETURN = 1u << 2,
+    PGR_PREFS_MAX_AFFECTED = 1u << 3
+};
 const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
-                                   bool with_return);
+                                   unsigned show);
 
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,

@@ -1,11 +1,211 @@
-/* Responses of writes (PostgREST Response.hs for Create/Update/Delete). */
+/* Responses of writes (PostgREST Response.hs actionResponse for
+ * MutationCreate / MutationUpdate / MutationSingleUpsert / MutationDelete)
+ * and the post-checks that roll the write back (MainTx.hs failNotSingular,
+ * failPut, failExceedsMaxAffectedPref). */
+#include <json-c/json.h>
+#include <string.h>
+
 #include "exec/response.h"
+#include "plan/mutate_plan.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+
+static const char *return_text(pgr_pref_return r)
+{
+    switch (r) {
+    case PGR_PREF_RETURN_MINIMAL: return "return=minimal";
+    case PGR_PREF_RETURN_HEADERS_ONLY: return "return=headers-only";
+    case PGR_PREF_RETURN_REPRESENTATION: return "return=representation";
+    default: return NULL;
+    }
+}
+
+static const char *count_text(pgr_pref_count c)
+{
+    switch (c) {
+    case PGR_PREF_COUNT_EXACT: return "count=exact";
+    case PGR_PREF_COUNT_PLANNED: return "count=planned";
+    case PGR_PREF_COUNT_ESTIMATED: return "count=estimated";
+    default: return NULL;
+    }
+}
+
+static void applied(pgr_sb *sb, const char *text)
+{
+    if (text == NULL)
+        return;
+    if (sb->len > 0)
+        pgr_sb_puts(sb, ", ");
+    pgr_sb_puts(sb, text);
+}
+
+/* Preferences.hs prefAppliedHeader: resolution, missing, return, count,
+ * tx, handling, timezone, max-affected, in that order; `show` selects
+ * which ones the action reports. */
+const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
+                                   unsigned show)
+{
+    const pgr_preferences *p = &plan->api->prefs;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    if (show & PGR_PREFS_RESOLUTION)
+        applied(&sb, p->resolution == PGR_PREF_RESOLUTION_MERGE ? "resolution=merge-duplicates"
+                     : p->resolution == PGR_PREF_RESOLUTION_IGNORE ? "resolution=ignore-duplicates"
+                     : NULL);
+    if (show & PGR_PREFS_MISSING)
+        applied(&sb, p->missing == PGR_PREF_MISSING_DEFAULT ? "missing=default"
+                     : p->missing == PGR_PREF_MISSING_NULL ? "missing=null" : NULL);
+    if (show & PGR_PREFS_RETURN)
+        applied(&sb, return_text(p->ret));
+    applied(&sb, count_text(p->count));
+    if (plan->tx_override_applied)
+        applied(&sb, p->tx == PGR_PREF_TX_COMMIT ? "tx=commit"
+                     : p->tx == PGR_PREF_TX_ROLLBACK ? "tx=rollback" : NULL);
+    applied(&sb, p->handling == PGR_PREF_HANDLING_STRICT ? "handling=strict"
+                 : p->handling == PGR_PREF_HANDLING_LENIENT ? "handling=lenient" : NULL);
+    if (p->timezone != NULL)
+        applied(&sb, pgr_asprintf(a, "timezone=%s", p->timezone));
+    if ((show & PGR_PREFS_MAX_AFFECTED) && p->handling == PGR_PREF_HANDLING_STRICT &&
+        p->max_affected >= 0)
+        applied(&sb, pgr_asprintf(a, "max-affected=%lld", p->max_affected));
+    return sb.len > 0 ? pgr_sb_finish(&sb) : NULL;
+}
+
+/* RangeQuery.hs contentRangeH lower upper total */
+static const char *content_range(pgrest_arena *a, long long lower,
+                                 long long upper, bool has_total,
+                                 long long total)
+{
+    bool total_nonzero = !has_total || total != 0;
+    const char *range = total_nonzero && lower <= upper
+                            ? pgr_asprintf(a, "%lld-%lld", lower, upper)
+                            : "*";
+    const char *tot = has_total ? pgr_asprintf(a, "%lld", total) : "*";
+    return pgr_asprintf(a, "%s/%s", range, tot);
+}
+
+/* Percent-encoding of http-types urlEncode True (query strings). */
+static void url_encode(pgr_sb *sb, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || strchr("-_.~", *p) != NULL)
+            pgr_sb_putc(sb, (char)*p);
+        else if (*p == ' ')
+            pgr_sb_putc(sb, '+');
+        else {
+            pgr_sb_putc(sb, '%');
+            pgr_sb_putc(sb, hex[*p >> 4]);
+            pgr_sb_putc(sb, hex[*p & 15]);
+        }
+    }
+}
+
+/* "/table?k1=eq.v1&k2=is.null" from the JSON array of "k=v" strings
+ * (Response.hs renderSimpleQuery over rsLocation). */
+static const char *location_header(pgrest_arena *a, const pgrest_query_plan *plan,
+                                   const char *json)
+{
+    json_object *arr = json_tokener_parse(json);
+    if (arr == NULL || !json_object_is_type(arr, json_type_array) ||
+        json_object_array_length(arr) == 0) {
+        json_object_put(arr);
+        return NULL;
+    }
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_putc(&sb, '/');
+    pgr_sb_puts(&sb, plan->table->name);
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        const char *kv = json_object_get_string(json_object_array_get_idx(arr, i));
+        const char *eq = kv ? strchr(kv, '=') : NULL;
+        if (eq == NULL)
+            continue;
+        pgr_sb_putc(&sb, i == 0 ? '?' : '&');
+        url_encode(&sb, pgr_strndup(a, kv, (size_t)(eq - kv)));
+        pgr_sb_putc(&sb, '=');
+        url_encode(&sb, eq + 1);
+    }
+    json_object_put(arr);
+    return pgr_sb_finish(&sb);
+}
+
+static int post_checks(pgrest_arena *a, const pgrest_query_plan *plan,
+                       const pgr_main_row *row, pgrest_error *err)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    long long n = row->page_total;
+    if (mp->singular && n != 1)
+        return pgr_error(err, 406, "PGRST116",
+                         "Cannot coerce the result to a single JSON object",
+                         pgr_asprintf(a, "The result contains %lld rows", n), NULL);
+    if (plan->action == PGR_ACTION_UPSERT && n != 1)
+        return pgr_error(err, 400, "PGRST115",
+                         "Payload values do not match URL in primary key column(s)",
+                         NULL, NULL);
+    if (mp->max_affected >= 0 && n > mp->max_affected)
+        return pgr_error(err, 400, "PGRST124",
+                         "Query result exceeds max-affected preference constraint",
+                         pgr_asprintf(a, "The query affects %lld rows", n), NULL);
+    return PGREST_OK;
+}
+
+static void add_optional(pgrest_arena *a, pgrest_response *r, const char *name,
+                         const char *value)
+{
+    if (value != NULL)
+        pgr_response_add_header(a, r, name, value);
+}
+
+static int create_status(const pgr_mutate_plan *mp, const pgr_main_row *row)
+{
+    if (mp->resolution == PGR_PREF_RESOLUTION_MERGE && row->has_inserted &&
+        row->inserted <= 0)
+        return 200;
+    return 201;
+}
 
 int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
                           const pgrest_query_plan *plan, const pgr_main_row *row,
                           pgrest_response *r, pgrest_error *err)
 {
-    (void)ctx; (void)a; (void)plan; (void)row; (void)r; (void)err;
-    return PGREST_OK;
+    (void)ctx;
+    const pgr_mutate_plan *mp = plan->mutate;
+    int rc = post_checks(a, plan, row, err);
+    if (rc != PGREST_OK)
+        return rc;
+    bool counted = plan->count == PGR_PREF_COUNT_EXACT ||
+                   plan->count == PGR_PREF_COUNT_PLANNED ||
+                   plan->count == PGR_PREF_COUNT_ESTIMATED;
+    long long n = row->page_total;
+    unsigned base = PGR_PREFS_RETURN;
+    switch (plan->action) {
+    case PGR_ACTION_CREATE:
+        r->status = create_status(mp, row);
+        if (row->location != NULL)
+            add_optional(a, r, "Location", location_header(a, plan, row->location));
+        pgr_response_add_header(a, r, "Content-Range", content_range(a, 1, 0, counted, n));
+        add_optional(a, r, "Preference-Applied", pgr_preference_applied(
+                         a, plan, base | PGR_PREFS_MISSING |
+                                      (mp->resolution_applied ? PGR_PREFS_RESOLUTION : 0)));
+        return PGREST_OK;
+    case PGR_ACTION_UPDATE:
+        r->status = mp->representation ? 200 : 204;
+        pgr_response_add_header(a, r, "Content-Range", content_range(a, 0, n - 1, counted, n));
+        add_optional(a, r, "Preference-Applied", pgr_preference_applied(
+                         a, plan, base | PGR_PREFS_MISSING | PGR_PREFS_MAX_AFFECTED));
+        return PGREST_OK;
+    case PGR_ACTION_UPSERT:
+        r->status = !mp->representation ? 204
+                    : row->has_inserted && row->inserted > 0 ? 201 : 200;
+        add_optional(a, r, "Preference-Applied", pgr_preference_applied(a, plan, base));
+        return PGREST_OK;
+    default:
+        r->status = mp->representation ? 200 : 204;
+        pgr_response_add_header(a, r, "Content-Range", content_range(a, 1, 0, counted, n));
+        add_optional(a, r, "Preference-Applied", pgr_preference_applied(
+                         a, plan, base | PGR_PREFS_MAX_AFFECTED));
+        return PGREST_OK;
+    }
 }

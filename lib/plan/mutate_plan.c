@@ -1,12 +1,268 @@
-/* Mutations (PostgREST Plan/MutatePlan.hs). */
-#include "plan/plan.h"
+/* Mutations (PostgREST Plan/MutatePlan.hs mutatePlan + Plan.hs
+ * mutateReadPlan): the written columns, the conflict target, the filters,
+ * what RETURNING must carry for the representation, and the post-checks. */
+#include "plan/mutate_plan.h"
+
+#include <string.h>
+
+#include "context.h"
+#include "plan/embed.h"
+#include "plan/fuzzy.h"
 #include "util/error.h"
+
+static int table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
+                           const char *schema, const char *name,
+                           pgrest_error *err)
+{
+    const char *best = pgr_fuzzy_table(sc, schema, name);
+    const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
+                                           schema, best)
+                            : NULL;
+    return pgr_errorf(err, a, 404, "PGRST205", NULL, hint,
+                      "Could not find the table '%s.%s' in the schema cache",
+                      schema, name);
+}
+
+/* ApiRequest.hs getRanges: limit/offset make no sense for a single-row
+ * upsert. */
+static int check_put_range(const pgrest_api_request *api, pgrest_error *err)
+{
+    for (const pgr_path_range *r = api->qp.ranges; r; r = r->next)
+        if (r->path.n == 0 && (r->limit >= 0 || r->offset > 0))
+            return pgr_error(err, 400, "PGRST114",
+                             "limit/offset querystring parameters are not allowed for PUT",
+                             NULL, NULL);
+    return PGREST_OK;
+}
+
+static bool is_pk_column(const pgr_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_pk; i++)
+        if (strcmp(t->pk[i], name) == 0)
+            return true;
+    return false;
+}
+
+static bool is_plain_eq(const pgr_filter *f)
+{
+    return f->expr.op == PGR_OP_EQ && !f->expr.negated &&
+           f->expr.quant == PGR_QUANT_NONE && f->field.json_path == NULL;
+}
+
+/* MutatePlan.hs: PUT filters must be exactly the PK columns with eq. */
+static int check_put_filters(const pgr_table *t, const pgr_read_node *target,
+                             pgrest_error *err)
+{
+    bool ok = t->n_pk > 0 && target->n_logic == 0;
+    for (size_t i = 0; ok && i < target->n_filters; i++)
+        ok = is_plain_eq(target->filters[i]) &&
+             is_pk_column(t, target->filters[i]->field.name);
+    for (size_t k = 0; ok && k < t->n_pk; k++) {
+        bool found = false;
+        for (size_t i = 0; i < target->n_filters; i++)
+            found = found || strcmp(target->filters[i]->field.name, t->pk[k]) == 0;
+        ok = found;
+    }
+    if (!ok)
+        return pgr_error(err, 405, "PGRST105",
+                         "Filters must include all and only primary key columns with 'eq' operators",
+                         NULL, NULL);
+    return PGREST_OK;
+}
+
+static int resolve_columns(pgrest_arena *a, const pgrest_api_request *api,
+                           const pgr_table *t, pgr_mutate_plan *mp,
+                           pgrest_error *err)
+{
+    if (api->action == PGR_ACTION_DELETE)
+        return PGREST_OK;
+    mp->columns = PGR_NEW_ARRAY(a, const pgr_column *, api->n_payload_keys + 1);
+    if (mp->columns == NULL)
+        return pgr_error_oom(err);
+    for (size_t i = 0; i < api->n_payload_keys; i++) {
+        const pgr_column *c = pgr_find_column(t, api->payload_keys[i]);
+        if (c == NULL)
+            return pgr_errorf(err, a, 400, "PGRST204", NULL, NULL,
+                              "Could not find the '%s' column of '%s' in the schema cache",
+                              api->payload_keys[i], t->name);
+        mp->columns[mp->n_columns++] = c;
+    }
+    return PGREST_OK;
+}
+
+/* ON CONFLICT target: ?on_conflict= or the primary key; resolution only
+ * applies when there is one (Response.hs drops it from Preference-Applied
+ * otherwise). PUT always merges on the PK. */
+static void plan_conflict(const pgrest_api_request *api, const pgr_table *t,
+                          pgr_mutate_plan *mp)
+{
+    const pgr_query_params *qp = &api->qp;
+    mp->conflict_cols = qp->n_on_conflict > 0 ? qp->on_conflict : t->pk;
+    mp->n_conflict_cols = qp->n_on_conflict > 0 ? qp->n_on_conflict : t->n_pk;
+    if (api->action == PGR_ACTION_UPSERT) {
+        mp->conflict_cols = t->pk;
+        mp->n_conflict_cols = t->n_pk;
+        mp->resolution = PGR_PREF_RESOLUTION_MERGE;
+        mp->count_inserted = true;
+        return;
+    }
+    if (api->action != PGR_ACTION_CREATE || mp->n_conflict_cols == 0)
+        return;
+    mp->resolution = api->prefs.resolution;
+    mp->resolution_applied = mp->resolution != PGR_PREF_RESOLUTION_NONE;
+    mp->count_inserted = mp->resolution == PGR_PREF_RESOLUTION_MERGE;
+}
+
+/* ------------------------------------------------------------ RETURNING */
+
+typedef struct returning_set {
+    pgrest_arena *a;
+    const pgr_table *table;
+    bool *want;            /* by column index */
+    bool star;
+} returning_set;
+
+static void want_column(returning_set *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->table->n_columns; i++)
+        if (strcmp(rs->table->columns[i].name, name) == 0) {
+            rs->want[i] = true;
+            return;
+        }
+    /* not a column: a computed field, which needs the whole row */
+    rs->star = true;
+}
+
+/* The columns the representation reads from pgrst_source (PostgREST
+ * inferColsEmbedNeeds): selected fields, join columns of embeds, order
+ * columns. Computed fields and * need the whole row. */
+static void collect_returning(returning_set *rs, const pgr_read_node *root)
+{
+    if (root->select_star)
+        rs->star = true;
+    for (const pgr_plan_field *f = root->fields; f; f = f->next) {
+        if (f->computed != NULL || f->item->field.name == NULL)
+            rs->star = true;
+        else
+            want_column(rs, f->item->field.name);
+    }
+    for (const pgr_embed *e = root->embeds; e; e = e->next) {
+        if (e->rel == NULL || e->rel->is_computed)
+            rs->star = true;
+        else
+            for (size_t i = 0; i < e->rel->n_cols; i++)
+                want_column(rs, e->rel->cols[i]);
+    }
+    for (const pgr_order_term *o = root->order; o; o = o->next)
+        if (o->relation == NULL)
+            want_column(rs, o->field.name);
+}
+
+static int plan_returning(pgrest_arena *a, pgr_mutate_plan *mp,
+                          const pgr_read_node *root, pgrest_error *err)
+{
+    const pgr_table *t = mp->table;
+    returning_set rs = {a, t, PGR_NEW_ARRAY(a, bool, t->n_columns + 1), false};
+    if (rs.want == NULL)
+        return pgr_error_oom(err);
+    if (mp->representation)
+        collect_returning(&rs, root);
+    if (mp->location)
+        for (size_t i = 0; i < t->n_pk; i++)
+            want_column(&rs, t->pk[i]);
+    mp->returning_star = rs.star;
+    mp->returning = PGR_NEW_ARRAY(a, const char *, t->n_columns + 1);
+    if (mp->returning == NULL)
+        return pgr_error_oom(err);
+    /* table order, so the Location query string follows the row order */
+    for (size_t i = 0; i < t->n_columns; i++)
+        if (rs.want[i])
+            mp->returning[mp->n_returning++] = t->columns[i].name;
+    return PGREST_OK;
+}
+
+/* ------------------------------------------------------------ read tree */
+
+/* The representation: the select tree over the returned rows. Root
+ * filters belong to the write, limit/offset are ignored on writes
+ * (PostgREST removed limited updates/deletes); order stays. */
+static int plan_representation(pgrest_ctx *ctx, pgrest_arena *a,
+                               const pgrest_api_request *api,
+                               pgrest_query_plan *plan, pgr_mutate_plan *mp,
+                               pgrest_error *err)
+{
+    pgr_read_node *root = PGR_NEW(a, pgr_read_node);
+    pgr_read_node *target = PGR_NEW(a, pgr_read_node);
+    if (root == NULL || target == NULL)
+        return pgr_error_oom(err);
+    root->table = mp->table;
+    root->sql_alias = mp->table->name;
+    root->name_in_request = api->name;
+    const char *path[64];
+    int rc = pgr_plan_node(ctx, a, api, plan->schema, root, api->qp.select,
+                           path, 0, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
+        return rc;
+    target->table = mp->table;
+    target->filters = root->filters;
+    target->n_filters = root->n_filters;
+    target->logic = root->logic;
+    target->n_logic = root->n_logic;
+    target->limit = -1;
+    root->n_filters = 0;
+    root->n_logic = 0;
+    root->offset = 0;
+    root->limit = -1;
+    mp->target = target;
+    plan->read = root;
+    return PGREST_OK;
+}
+
+static void plan_output(const pgrest_api_request *api, pgrest_query_plan *plan,
+                        pgr_mutate_plan *mp)
+{
+    const pgr_preferences *p = &api->prefs;
+    mp->singular = plan->output == PGR_OUT_OBJECT;
+    mp->representation = p->ret == PGR_PREF_RETURN_REPRESENTATION;
+    mp->location = api->action == PGR_ACTION_CREATE &&
+                   p->ret == PGR_PREF_RETURN_HEADERS_ONLY && mp->table->n_pk > 0;
+    if (!mp->representation)
+        plan->output = PGR_OUT_NONE;
+    mp->max_affected = -1;
+    if (p->handling == PGR_PREF_HANDLING_STRICT && p->max_affected >= 0 &&
+        (api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE))
+        mp->max_affected = p->max_affected;
+}
 
 int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api, pgrest_query_plan *plan,
                       pgrest_error *err)
 {
-    (void)ctx; (void)a; (void)api; (void)plan;
-    return pgr_error(err, 400, "PGRST127", "Feature not implemented",
-                     "Writes are not supported by pgrest yet", NULL);
+    int rc;
+    if (api->action == PGR_ACTION_UPSERT &&
+        (rc = check_put_range(api, err)) != PGREST_OK)
+        return rc;
+    const pgr_table *t = pgr_find_table(plan->schema, api->schema, api->name);
+    if (t == NULL)
+        return table_not_found(a, plan->schema, api->schema, api->name, err);
+    pgr_mutate_plan *mp = PGR_NEW(a, pgr_mutate_plan);
+    if (mp == NULL)
+        return pgr_error_oom(err);
+    mp->table = t;
+    plan->table = t;
+    plan->mutate = mp;
+    plan->read_only = false;
+    plan->count = api->prefs.count;
+    mp->apply_defaults = api->prefs.missing == PGR_PREF_MISSING_DEFAULT;
+    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK ||
+        (rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
+        return rc;
+    if (api->action == PGR_ACTION_UPSERT &&
+        (rc = check_put_filters(t, mp->target, err)) != PGREST_OK)
+        return rc;
+    plan_conflict(api, t, mp);
+    plan_output(api, plan, mp);
+    return plan_returning(a, mp, plan->read, err);
 }

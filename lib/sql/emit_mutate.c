@@ -1,12 +1,401 @@
-/* INSERT / UPDATE / DELETE statements (PostgREST QueryBuilder
- * mutatePlanToQuery, Statements.mainWrite). */
+/* INSERT / UPDATE / DELETE statements (PostgREST Query/QueryBuilder.hs
+ * mutatePlanToQuery, Query/SqlFragment.hs fromJsonBodyF / locationF,
+ * Query/Statements.hs mainWrite). The request body is one $n parameter
+ * expanded by json_to_recordset in SQL: one statement whatever the number
+ * of rows, so a failing row leaves nothing behind. */
+#include <string.h>
+
+#include "plan/mutate_plan.h"
+#include "sql/emit_embed.h"
+#include "sql/emit_filter.h"
 #include "sql/emit_main.h"
+#include "sql/emit_read.h"
 #include "util/error.h"
+
+#define SOURCE "pgrst_source"
+
+/* pgrst.inserted counts inserted rows in upserts: +1 per candidate row,
+ * -1 when ON CONFLICT updates instead (SqlFragment.hs
+ * addConfigPgrstInserted). */
+static void inserted_counter(pgr_sql *q, bool add)
+{
+    pgr_sql_put(q, "pg_catalog.set_config('pgrst.inserted', (coalesce(nullif("
+                   "pg_catalog.current_setting('pgrst.inserted', true), '')::int, 0) ");
+    pgr_sql_put(q, add ? "+ 1)::text, true) <> '0'" : "- 1)::text, true) <> '-1'");
+}
+
+/* A domain with a json -> domain cast function reads its value as json
+ * and converts it with that function (PostgREST api/domain_
+ * representations, "Domain Request Body Format"). */
+static const char *body_transform(const pgrest_query_plan *plan,
+                                  const pgr_column *c)
+{
+    if (c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r =
+        pgr_find_representation(plan->schema, "json", c->nominal_type);
+    return r ? r->function : NULL;
+}
+
+/* "pgrst_body"."col", through its representation function if any */
+static void body_value(pgr_sql *q, const pgrest_query_plan *plan,
+                       const pgr_column *c)
+{
+    const char *fn = body_transform(plan, c);
+    if (fn != NULL) {
+        pgr_sql_put(q, fn);
+        pgr_sql_put(q, "(");
+    }
+    pgr_sql_put(q, "\"pgrst_body\".");
+    pgr_sql_ident(q, c->name);
+    if (fn != NULL)
+        pgr_sql_put(q, ")");
+}
+
+static void column_list(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, mp->columns[i]->name);
+    }
+}
+
+static void body_values(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        body_value(q, plan, mp->columns[i]);
+    }
+}
+
+/* The column definition list of json_to_recordset: declared types keep
+ * their modifiers (bit(5), character(3)). */
+static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        const pgr_column *c = mp->columns[i];
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, c->name);
+        pgr_sql_put(q, " ");
+        pgr_sql_put(q, body_transform(plan, c) ? "json"
+                       : c->nominal_type ? c->nominal_type : c->type);
+    }
+}
+
+static bool has_defaults(const pgr_mutate_plan *mp)
+{
+    if (!mp->apply_defaults)
+        return false;
+    for (size_t i = 0; i < mp->n_columns; i++)
+        if (mp->columns[i]->default_expr != NULL)
+            return true;
+    return false;
+}
+
+/* missing=default: jsonb_build_object('<col>', <default>, ...) || elem, so
+ * absent keys take the column default. Default expressions come from the
+ * catalog (pg_get_expr), never from the request. */
+static void payload_with_defaults(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    pgr_sql_put(q, "(SELECT jsonb_agg(jsonb_build_object(");
+    bool first = true;
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        const pgr_column *c = mp->columns[i];
+        if (c->default_expr == NULL)
+            continue;
+        if (!first)
+            pgr_sql_put(q, ", ");
+        first = false;
+        pgr_sb_put_literal(&q->sb, c->name);
+        pgr_sql_put(q, ", ");
+        pgr_sql_put(q, c->default_expr);
+    }
+    pgr_sql_put(q, ") || elem) FROM jsonb_array_elements(CASE WHEN "
+                   "jsonb_typeof(pgrst_payload.json_data) = 'array' THEN "
+                   "pgrst_payload.json_data ELSE jsonb_build_array("
+                   "pgrst_payload.json_data) END) AS elem)");
+}
+
+/* FROM (SELECT $1 AS json_data) pgrst_payload, LATERAL (...) pgrst_body */
+static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
+                           bool limit_one)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    bool defaults = has_defaults(mp);
+    const char *j = defaults ? "jsonb" : "json";
+    pgr_sql_put(q, "FROM (SELECT ");
+    pgr_sql_param_cast(q, plan->api->payload_json, j);
+    pgr_sql_put(q, " AS json_data) pgrst_payload, LATERAL (SELECT ");
+    if (mp->n_columns == 0) {
+        /* no keys ({} or [{},...]): one row of defaults per object */
+        pgr_sql_put(q, "FROM json_array_elements(CASE WHEN json_typeof("
+                       "pgrst_payload.json_data) = 'array' THEN "
+                       "pgrst_payload.json_data ELSE json_build_array("
+                       "pgrst_payload.json_data) END)");
+    } else {
+        pgr_sql_put(q, "* FROM ");
+        pgr_sql_put(q, j);
+        pgr_sql_put(q, "_to_recordset(");
+        if (defaults)
+            payload_with_defaults(q, mp);
+        else
+            pgr_sql_put(q, "CASE WHEN json_typeof(pgrst_payload.json_data) = "
+                           "'array' THEN pgrst_payload.json_data ELSE "
+                           "json_build_array(pgrst_payload.json_data) END");
+        pgr_sql_put(q, ") AS _(");
+        record_columns(q, plan);
+        pgr_sql_put(q, ")");
+    }
+    if (limit_one)
+        pgr_sql_put(q, " LIMIT 1");
+    pgr_sql_put(q, ") pgrst_body");
+}
+
+static void returning(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    const pgr_table *t = mp->table;
+    pgr_sql_put(q, " RETURNING ");
+    if (mp->returning_star) {
+        pgr_sql_qualified(q, t->schema, t->name);
+        pgr_sql_put(q, ".*");
+        return;
+    }
+    if (mp->n_returning == 0) {
+        pgr_sql_put(q, "1");
+        return;
+    }
+    for (size_t i = 0; i < mp->n_returning; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_qualified(q, t->schema, t->name);
+        pgr_sql_put(q, ".");
+        pgr_sql_ident(q, mp->returning[i]);
+    }
+}
+
+/* PUT: the body row must match the URL's PK filters, evaluated against
+ * pgrst_body (QueryBuilder.hs putConditions). */
+static void put_conditions(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    pgr_read_node body = *mp->target;
+    body.sql_alias = "pgrst_body";
+    for (size_t i = 0; i < body.n_filters; i++) {
+        pgr_sql_put(q, " AND ");
+        pgr_emit_filter(q, &body, body.filters[i]);
+    }
+}
+
+static void on_conflict(pgr_sql *q, const pgr_mutate_plan *mp, bool is_put)
+{
+    if (mp->resolution == PGR_PREF_RESOLUTION_NONE || mp->n_conflict_cols == 0)
+        return;
+    pgr_sql_put(q, " ON CONFLICT(");
+    for (size_t i = 0; i < mp->n_conflict_cols; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, mp->conflict_cols[i]);
+    }
+    pgr_sql_put(q, ") ");
+    if (mp->resolution == PGR_PREF_RESOLUTION_IGNORE || mp->n_columns == 0) {
+        pgr_sql_put(q, "DO NOTHING");
+        return;
+    }
+    pgr_sql_put(q, "DO UPDATE SET ");
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, mp->columns[i]->name);
+        pgr_sql_put(q, " = EXCLUDED.");
+        pgr_sql_ident(q, mp->columns[i]->name);
+    }
+    if (mp->count_inserted || is_put) {
+        pgr_sql_put(q, " WHERE ");
+        inserted_counter(q, false);
+    }
+}
+
+static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    bool is_put = plan->action == PGR_ACTION_UPSERT;
+    pgr_sql_put(q, "INSERT INTO ");
+    pgr_sql_qualified(q, mp->table->schema, mp->table->name);
+    if (mp->n_columns > 0) {
+        pgr_sql_put(q, "(");
+        column_list(q, mp);
+        pgr_sql_put(q, ")");
+    }
+    pgr_sql_put(q, " SELECT ");
+    body_values(q, plan);
+    pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
+    from_json_body(q, plan, false);
+    if (mp->count_inserted) {
+        pgr_sql_put(q, " WHERE ");
+        inserted_counter(q, true);
+        if (is_put)
+            put_conditions(q, mp);
+    }
+    on_conflict(q, mp, is_put);
+    returning(q, mp);
+}
+
+static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    const pgr_table *t = mp->table;
+    if (mp->n_columns == 0) {
+        /* UPDATE ... SET <nothing> is not SQL: select no rows with the
+         * returned columns instead (QueryBuilder.hs, empty body) */
+        pgr_sql_put(q, "SELECT ");
+        if (mp->returning_star) {
+            pgr_sql_ident(q, t->name);
+            pgr_sql_put(q, ".*");
+        } else if (mp->n_returning == 0)
+            pgr_sql_put(q, "NULL");
+        for (size_t i = 0; !mp->returning_star && i < mp->n_returning; i++) {
+            if (i > 0)
+                pgr_sql_put(q, ", ");
+            pgr_sql_ident(q, t->name);
+            pgr_sql_put(q, ".");
+            pgr_sql_ident(q, mp->returning[i]);
+        }
+        pgr_sql_put(q, " FROM ");
+        pgr_sql_qualified(q, t->schema, t->name);
+        pgr_sql_put(q, " WHERE false");
+        return;
+    }
+    pgr_sql_put(q, "UPDATE ");
+    pgr_sql_qualified(q, t->schema, t->name);
+    pgr_sql_put(q, " SET ");
+    for (size_t i = 0; i < mp->n_columns; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, mp->columns[i]->name);
+        pgr_sql_put(q, " = ");
+        body_value(q, plan, mp->columns[i]);
+    }
+    pgr_sql_put(q, " ");
+    from_json_body(q, plan, true);
+    pgr_emit_where(q, mp->target, false);
+    returning(q, mp);
+}
+
+static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    pgr_sql_put(q, "DELETE FROM ");
+    pgr_sql_qualified(q, mp->table->schema, mp->table->name);
+    pgr_emit_where(q, mp->target, false);
+    returning(q, mp);
+}
+
+/* Statements.hs locationF: "col=eq.value" (is.null for nulls) for the PK
+ * columns of the single inserted row, as a JSON array in row order. */
+static void location(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    if (!mp->location) {
+        pgr_sql_put(q, "null::text");
+        return;
+    }
+    pgr_sql_put(q, "CASE WHEN pg_catalog.count(_postgrest_t) = 1 THEN (WITH data AS "
+                   "(SELECT row_to_json(_) AS row FROM " SOURCE " AS _ LIMIT 1) "
+                   "SELECT json_agg(json_data.key || '=' || coalesce('eq.' || "
+                   "json_data.value, 'is.null'))::text FROM data CROSS JOIN "
+                   "json_each_text(data.row) AS json_data WHERE json_data.key IN (");
+    for (size_t i = 0; i < mp->table->n_pk; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sb_put_literal(&q->sb, mp->table->pk[i]);
+    }
+    pgr_sql_put(q, ")) END");
+}
+
+/* The representation: the read tree over the returned rows, the CTE
+ * taking the table's name (QueryBuilder.hs readPlanToQuery on
+ * pgrst_source). */
+static int representation(pgr_sql *q, const pgrest_query_plan *plan,
+                          pgrest_error *err)
+{
+    const pgr_read_node *root = plan->read;
+    if (plan->output == PGR_OUT_NONE || root == NULL) {
+        pgr_sql_put(q, "SELECT * FROM " SOURCE);
+        return PGREST_OK;
+    }
+    pgr_sql_put(q, "SELECT ");
+    bool first = true;
+    if (root->select_star) {
+        pgr_emit_node_ref(q, root);
+        pgr_sql_put(q, ".*");
+        first = false;
+    }
+    for (const pgr_plan_field *f = root->fields; f; f = f->next) {
+        if (!first)
+            pgr_sql_put(q, ", ");
+        first = false;
+        int rc = pgr_emit_select_field(q, root, f, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    pgr_emit_embed_selects(q, root, &first);
+    pgr_sql_put(q, " FROM \"" SOURCE "\" AS ");
+    pgr_sql_ident(q, root->sql_alias);
+    int rc = pgr_emit_embed_joins(q, root, plan->max_rows, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_emit_where(q, root, false);
+    pgr_emit_embed_null_filters(q, root);
+    pgr_emit_order(q, root);
+    return PGREST_OK;
+}
+
+static bool needs_post_check(const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    return mp->singular || mp->max_affected >= 0 ||
+           plan->action == PGR_ACTION_UPSERT;
+}
 
 int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
                            const pgrest_query_plan *plan,
                            pgrest_statements *st, pgrest_error *err)
 {
-    (void)q; (void)ctx; (void)plan; (void)st;
-    return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
+    (void)ctx;
+    const pgr_mutate_plan *mp = plan->mutate;
+    if (mp == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "mutation without a plan", NULL, NULL);
+    pgr_sql_put(q, "WITH " SOURCE " AS (");
+    switch (plan->action) {
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPSERT:
+        emit_insert(q, plan);
+        break;
+    case PGR_ACTION_UPDATE:
+        emit_update(q, plan);
+        break;
+    default:
+        emit_delete(q, plan);
+        break;
+    }
+    pgr_sql_put(q, ") SELECT null::bigint AS total_result_set, "
+                   "pg_catalog.count(_postgrest_t) AS page_total, ");
+    location(q, mp);
+    pgr_sql_put(q, " AS response_location, ");
+    pgr_sql_put(q, pgr_body_expression(plan));
+    pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");
+    pgr_sql_put(q, mp->count_inserted
+                       ? "nullif(current_setting('pgrst.inserted', true), '')::int"
+                       : "null::int");
+    pgr_sql_put(q, " AS response_inserted FROM (");
+    int rc = representation(q, plan, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, ") _postgrest_t");
+    if (needs_post_check(plan))
+        st->end_after_check = true;
+    return PGREST_OK;
 }

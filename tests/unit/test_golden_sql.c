@@ -61,7 +61,8 @@ static pgrest_ctx *golden_ctx(void)
     return ctx;
 }
 
-/* First line "METHOD /path?query", then "Header: value" lines. */
+/* First line "METHOD /path?query", then "Header: value" lines; a
+ * "Body: ..." line is the request body (one line), not a header. */
 static pgrest_request *build_request(pgrest_arena *a, char *text)
 {
     char *line = strtok_r(text, "\n", &text);
@@ -78,7 +79,10 @@ static pgrest_request *build_request(pgrest_arena *a, char *text)
         if (colon == NULL)
             continue;
         *colon = '\0';
-        pgrest_request_add_header(req, h, colon + 2);
+        if (strcmp(h, "Body") == 0)
+            pgrest_request_set_body(req, colon + 2, strlen(colon + 2));
+        else
+            pgrest_request_add_header(req, h, colon + 2);
     }
     return req;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "config_file.h"
 #include "http.h"
 #include "log.h"
@@ -97,6 +98,18 @@ static int serve(pgrest_ctx *ctx, const server_options *opts)
         return 1;
     }
     log_msg(LOG_INFO, "Listening on port %d", http_port(srv));
+    admin_server *admin = NULL;
+    const char *admin_port = server_options_get(opts, "admin-server-port");
+    if (admin_port != NULL) {
+        const char *admin_host = server_options_get(opts, "admin-server-host");
+        admin = admin_start(ctx, admin_host ? admin_host : lc.host, atoi(admin_port),
+                            errbuf, sizeof errbuf);
+        if (admin == NULL) {
+            fprintf(stderr, "pgrest-server: %s\n", errbuf);
+            http_stop(srv);
+            return 1;
+        }
+    }
     for (;;) {
         int sig = 0;
         sigwait(&set, &sig);
@@ -107,6 +120,7 @@ static int serve(pgrest_ctx *ctx, const server_options *opts)
         break;
     }
     log_msg(LOG_INFO, "Shutting down");
+    admin_stop(admin);
     http_stop(srv);
     return 0;
 }

@@ -123,7 +123,7 @@ int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
     return PGREST_OK;
 }
 
-static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
                          const pgr_main_row *row, pgrest_response *r,
                          pgrest_error *err)
 {
@@ -157,9 +157,14 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = PGREST_OK;
     if (plan->output != PGR_OUT_NONE || plan->api->is_head)
         pgr_response_add_header(a, r, "Content-Type", plan->content_type);
+    /* set first: the per-action parts may replace it (204, raw bytes) */
+    if (!plan->api->is_head) {
+        r->body = row->body;
+        r->body_len = row->body_len;
+    }
     switch (plan->action) {
     case PGR_ACTION_READ:
-        rc = read_response(a, plan, row, r, err);
+        rc = pgr_read_response(a, plan, row, r, err);
         break;
     case PGR_ACTION_CREATE:
     case PGR_ACTION_UPDATE:
@@ -179,10 +184,6 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
         return rc;
-    if (!plan->api->is_head) {
-        r->body = row->body;
-        r->body_len = row->body_len;
-    }
     *out = r;
     return PGREST_OK;
 }

@@ -55,6 +55,12 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
                       pgrest_response *r, pgrest_error *err);
 
+/* The read part of a response: Content-Range, 206, PGRST103 (416) and
+ * PGRST116 (406) for singular output; also used for function results. */
+int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+                      const pgr_main_row *row, pgrest_response *r,
+                      pgrest_error *err);
+
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
                    pgrest_error *err);

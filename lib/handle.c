@@ -18,6 +18,10 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
         return NULL;
     const char *body = pgr_error_json(arena, err, ctx->cfg.client_error_minimal);
     pgr_response_add_header(arena, r, "Content-Type", "application/json; charset=utf-8");
+    /* PostgREST 12.1+ names the error code in Proxy-Status (RFC 9209) */
+    if (err->code != NULL)
+        pgr_response_add_header(arena, r, "Proxy-Status",
+                                pgr_asprintf(arena, "PostgREST; error=%s", err->code));
     if (status == 401)
         pgr_response_add_header(arena, r, "WWW-Authenticate", "Bearer");
     r->body = body ? body : "";
@@ -63,7 +67,9 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
         return NULL;
     pgrest_error err = {0};
     pgrest_response *resp = NULL;
+    /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
+     * chooses the error's status and headers */
     if (handle(ctx, arena, req, &resp, &err) != PGREST_OK || resp == NULL)
-        return pgrest_error_response(ctx, arena, &err);
+        return resp ? resp : pgrest_error_response(ctx, arena, &err);
     return resp;
 }

@@ -184,7 +184,10 @@ PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
 /* Runs the statements in one pipelined round trip on conn (a libpq
  * PGconn *, passed as void * so this header does not need libpq-fe.h).
  * The connection must be idle and is left idle. Errors from PostgreSQL are
- * mapped to PostgREST's status codes in *err. *out lives in the arena. */
+ * mapped to PostgREST's status codes in *err. *out lives in the arena.
+ * When a function raised SQLSTATE 'PGRST' the call fails with
+ * PGREST_ERR_DATABASE and *out is also set: the error response with the
+ * status and headers the function chose. */
 PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                               const pgrest_statements *st, void *conn,
                               pgrest_response **out, pgrest_error *err);

@@ -68,12 +68,39 @@ static const char *content_range(pgrest_arena *a, long long lower,
     return pgr_asprintf(a, "%s/%s", range, tot);
 }
 
+static void remove_header(pgrest_response *r, const char *name)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i].name, name) != 0)
+            r->headers[k++] = r->headers[i];
+    r->n_headers = k;
+}
+
+/* Headers named in response.headers replace the response's own; the GUC
+ * may repeat a name (two Set-Cookie), all are kept (PostgREST Response.hs
+ * overrideStatusHeaders). */
+static void drop_overridden(pgrest_response *r, json_object *arr)
+{
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(o, json_type_object))
+            continue;
+        json_object_object_foreach(o, k, v) {
+            (void)v;
+            remove_header(r, k);
+        }
+    }
+}
+
 /* response.headers: a JSON array of single-key objects. */
 static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                              const char *json, pgrest_error *err)
 {
     json_object *arr = json_tokener_parse(json);
     bool ok = arr != NULL && json_object_is_type(arr, json_type_array);
+    if (ok)
+        drop_overridden(r, arr);
     for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
         json_object *o = json_object_array_get_idx(arr, i);
         if (!json_object_is_type(o, json_type_object)) {
@@ -85,7 +112,7 @@ static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                 ok = false;
                 break;
             }
-            pgr_response_set_header(a, r, pgr_strdup(a, k),
+            pgr_response_add_header(a, r, pgr_strdup(a, k),
                                     pgr_strdup(a, json_object_get_string(v)));
         }
     }

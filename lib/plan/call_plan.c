@@ -290,16 +290,44 @@ static size_t edit_distance(const char *s, const char *t)
     return row[m];
 }
 
-/* Keeps the closest candidate (similarity >= 0.5, as fuzzy.c). */
+static bool has_bigram(const char *s, size_t n, char x, char y)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == x && s[i + 1] == y)
+            return true;
+    return false;
+}
+
+/* FuzzySet only scores candidates sharing an n-gram with the query (the
+ * strings padded with '-' at both ends). */
+static bool share_bigram(const char *a, const char *b)
+{
+    char pa[258], pb[258];
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 255 || nb > 255)
+        return false;
+    pa[0] = pb[0] = '-';
+    memcpy(pa + 1, a, na);
+    memcpy(pb + 1, b, nb);
+    pa[na + 1] = pb[nb + 1] = '-';
+    for (size_t i = 0; i + 1 < na + 2; i++)
+        if (has_bigram(pb, nb + 2, pa[i], pa[i + 1]))
+            return true;
+    return false;
+}
+
+/* Keeps the closest candidate as PostgREST's Data.FuzzySet getOne does
+ * with its defaults: Levenshtein similarity of at least 0.33 among the
+ * candidates sharing an n-gram. */
 static void consider(const char *want, const char *cand, const char **best,
                      double *best_score)
 {
     size_t d = edit_distance(want, cand);
     size_t len = strlen(want) > strlen(cand) ? strlen(want) : strlen(cand);
-    if (d == (size_t)-1 || len == 0)
+    if (d == (size_t)-1 || len == 0 || !share_bigram(want, cand))
         return;
     double score = 1.0 - (double)d / (double)len;
-    if (score >= 0.5 && score > *best_score) {
+    if (score >= 0.33 && score > *best_score) {
         *best_score = score;
         *best = cand;
     }

@@ -61,9 +61,12 @@ static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
     PGresult *r;
     while ((r = PQgetResult(pg)) != NULL) {
         ExecStatusType t = PQresultStatus(r);
+        /* a Parse that failed, or never ran because an earlier statement
+         * aborted the pipeline, left no prepared statement behind */
+        if (sn->prepared_now && !is_exec && cache != NULL &&
+            t != PGRES_COMMAND_OK)
+            pgr_stmt_cache_forget(cache, sn->stmt->sql);
         if (t == PGRES_FATAL_ERROR) {
-            if (sn->prepared_now && !is_exec && cache != NULL)
-                pgr_stmt_cache_forget(cache, sn->stmt->sql);
             if (rs->error == NULL && keep_result(rs, r)) {
                 rs->error = r;
                 rs->error_stmt = sn->stmt;

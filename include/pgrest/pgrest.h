@@ -185,9 +185,10 @@ PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
  * PGconn *, passed as void * so this header does not need libpq-fe.h).
  * The connection must be idle and is left idle. Errors from PostgreSQL are
  * mapped to PostgREST's status codes in *err. *out lives in the arena.
- * When a function raised SQLSTATE 'PGRST' the call fails with
- * PGREST_ERR_DATABASE and *out is also set: the error response with the
- * status and headers the function chose. */
+ * Some failures also set *out to the complete error response, whose
+ * headers the error alone cannot carry: a function raising SQLSTATE
+ * 'PGRST' (PGREST_ERR_DATABASE; status and headers the function chose)
+ * and an unsatisfiable range (416 with Content-Range). */
 PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                               const pgrest_statements *st, void *conn,
                               pgrest_response **out, pgrest_error *err);

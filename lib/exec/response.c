@@ -205,8 +205,19 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     default:
         break;
     }
-    if (rc != PGREST_OK)
+    if (rc != PGREST_OK) {
+        /* a 416 still tells the total in Content-Range (PostgREST
+         * Response.hs rangeStatusHeader) */
+        if (err != NULL && err->http_status == 416 && row->has_total) {
+            pgrest_response *e = pgrest_error_response(ctx, a, err);
+            if (e != NULL) {
+                pgr_response_add_header(a, e, "Content-Range",
+                                        pgr_asprintf(a, "*/%lld", row->total));
+                *out = e;
+            }
+        }
         return rc;
+    }
     if (plan->api->negotiated_by_profile)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)

@@ -12,6 +12,7 @@
 #include "context.h"
 #include "parse/query_string.h"
 #include "plan/embed.h"
+#include "plan/fuzzy.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -265,31 +266,6 @@ static const char *param_list(pgrest_arena *a, const pgr_routine *r)
     return pgr_sb_finish(&sb);
 }
 
-static size_t edit_distance(const char *s, const char *t)
-{
-    size_t n = strlen(s), m = strlen(t);
-    if (n > 255 || m > 255)
-        return (size_t)-1;
-    size_t row[256];
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t cur = row[j];
-            size_t best = prev + (s[i - 1] == t[j - 1] ? 0 : 1);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[m];
-}
-
 static bool has_bigram(const char *s, size_t n, char x, char y)
 {
     for (size_t i = 0; i + 1 < n; i++)
@@ -322,11 +298,9 @@ static bool share_bigram(const char *a, const char *b)
 static void consider(const char *want, const char *cand, const char **best,
                      double *best_score)
 {
-    size_t d = edit_distance(want, cand);
-    size_t len = strlen(want) > strlen(cand) ? strlen(want) : strlen(cand);
-    if (d == (size_t)-1 || len == 0 || !share_bigram(want, cand))
+    if (!share_bigram(want, cand))
         return;
-    double score = 1.0 - (double)d / (double)len;
+    double score = pgr_fuzzy_similarity(want, cand);
     if (score >= 0.33 && score > *best_score) {
         *best_score = score;
         *best = cand;

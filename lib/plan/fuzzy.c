@@ -53,3 +53,12 @@ const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
     }
     return best_score >= 0.5 ? best : NULL;
 }
+
+double pgr_fuzzy_similarity(const char *a, const char *b)
+{
+    size_t d = levenshtein(a, b);
+    size_t len = strlen(a) > strlen(b) ? strlen(a) : strlen(b);
+    if (d == (size_t)-1 || len == 0)
+        return 0.0;
+    return 1.0 - (double)d / (double)len;
+}

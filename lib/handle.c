@@ -120,8 +120,10 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     stage_timer tm = {0};
     int rc = handle(ctx, arena, req, &resp, &tm, &err);
     double t = now_ms();
+    /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
+     * chooses the error's status and headers */
     if (rc != PGREST_OK || resp == NULL)
-        resp = pgrest_error_response(ctx, arena, &err);
+        resp = resp ? resp : pgrest_error_response(ctx, arena, &err);
     tm.response = now_ms() - t;
     if (resp != NULL) {
         decorate(ctx, arena, req, resp, &tm);

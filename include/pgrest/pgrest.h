@@ -204,7 +204,11 @@ PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
 /* Runs the statements in one pipelined round trip on conn (a libpq
  * PGconn *, passed as void * so this header does not need libpq-fe.h).
  * The connection must be idle and is left idle. Errors from PostgreSQL are
- * mapped to PostgREST's status codes in *err. *out lives in the arena. */
+ * mapped to PostgREST's status codes in *err. *out lives in the arena.
+ * Some failures also set *out to the complete error response, whose
+ * headers the error alone cannot carry: a function raising SQLSTATE
+ * 'PGRST' (PGREST_ERR_DATABASE; status and headers the function chose)
+ * and an unsatisfiable range (416 with Content-Range). */
 PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                               const pgrest_statements *st, void *conn,
                               pgrest_response **out, pgrest_error *err);

@@ -105,13 +105,16 @@ static bool wait_sync(PGconn *pg)
     return ok;
 }
 
-static int pg_error(pgrest_arena *a, const pgrest_api_request *api,
-                    const PGresult *r, pgrest_error *err)
+static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
+                    const pgrest_api_request *api, const PGresult *r,
+                    pgrest_response **out, pgrest_error *err)
 {
     const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
     const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
     const char *detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
     const char *hint = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
+    if (code != NULL && strcmp(code, "PGRST") == 0)
+        return pgr_raise_response(ctx, a, msg, detail, out, err);
     int status = pgr_sqlstate_http_status(code, msg, api && api->authenticated);
     pgr_error(err, status, pgr_strdup(a, code ? code : "PGRSTX00"),
               pgr_strdup(a, msg ? msg : ""), detail ? pgr_strdup(a, detail) : NULL,
@@ -258,7 +261,7 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
     if (rs.error != NULL) {
         if (PQtransactionStatus(pg) != PQTRANS_IDLE)
             finish_tx(pg, "ROLLBACK");
-        return pg_error(a, st->plan->api, rs.error, err);
+        return pg_error(ctx, a, st->plan->api, rs.error, out, err);
     }
     pgr_main_row row;
     read_main_row(rs.main, &row);

@@ -7,7 +7,6 @@
 
 #include "util/error.h"
 
-#define PGR_RANGE_NOT_SATISFIABLE 1
 #include "util/strbuf.h"
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status)
@@ -70,12 +69,39 @@ static const char *content_range(pgrest_arena *a, long long lower,
     return pgr_asprintf(a, "%s/%s", range, tot);
 }
 
+static void remove_header(pgrest_response *r, const char *name)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i].name, name) != 0)
+            r->headers[k++] = r->headers[i];
+    r->n_headers = k;
+}
+
+/* Headers named in response.headers replace the response's own; the GUC
+ * may repeat a name (two Set-Cookie), all are kept (PostgREST Response.hs
+ * overrideStatusHeaders). */
+static void drop_overridden(pgrest_response *r, json_object *arr)
+{
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(o, json_type_object))
+            continue;
+        json_object_object_foreach(o, k, v) {
+            (void)v;
+            remove_header(r, k);
+        }
+    }
+}
+
 /* response.headers: a JSON array of single-key objects. */
 static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                              const char *json, pgrest_error *err)
 {
     json_object *arr = json_tokener_parse(json);
     bool ok = arr != NULL && json_object_is_type(arr, json_type_array);
+    if (ok)
+        drop_overridden(r, arr);
     for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
         json_object *o = json_object_array_get_idx(arr, i);
         if (!json_object_is_type(o, json_type_object)) {
@@ -87,7 +113,7 @@ static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                 ok = false;
                 break;
             }
-            pgr_response_set_header(a, r, pgr_strdup(a, k),
+            pgr_response_add_header(a, r, pgr_strdup(a, k),
                                     pgr_strdup(a, json_object_get_string(v)));
         }
     }
@@ -125,7 +151,7 @@ int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
     return PGREST_OK;
 }
 
-static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
                          const pgr_main_row *row, pgrest_response *r,
                          pgrest_error *err)
 {
@@ -136,7 +162,7 @@ static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
         pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
         err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
                                     lower, row->total);
-        return PGR_RANGE_NOT_SATISFIABLE;
+        return PGREST_ERR_REQUEST;
     }
     if (plan->output == PGR_OUT_OBJECT && row->page_total != 1)
         return pgr_error(err, 406, "PGRST116",
@@ -147,25 +173,14 @@ static int read_response(pgrest_arena *a, const pgrest_query_plan *plan,
         r->status = 206;
     pgr_response_add_header(a, r, "Content-Range", cr);
     const char *canonical = plan->api->qp.canonical;
-    pgr_response_add_header(a, r, "Content-Location",
+    if (plan->action == PGR_ACTION_READ)
+        pgr_response_add_header(a, r, "Content-Location",
                             canonical && *canonical
                                 ? pgr_asprintf(a, "/%s?%s", plan->api->name, canonical)
                                 : pgr_asprintf(a, "/%s", plan->api->name));
     return PGREST_OK;
 }
 
-/* PostgREST answers 416 with the error body and still tells the range. */
-static int range_error_response(pgrest_ctx *ctx, pgrest_arena *a,
-                                const pgr_main_row *row, pgrest_response **out,
-                                const pgrest_error *err)
-{
-    pgrest_response *r = pgrest_error_response(ctx, a, err);
-    if (r == NULL)
-        return PGREST_ERR_INTERNAL;
-    pgr_response_add_header(a, r, "Content-Range", pgr_asprintf(a, "*/%lld", row->total));
-    *out = r;
-    return PGREST_OK;
-}
 
 
 int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
@@ -178,12 +193,15 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = PGREST_OK;
     if (plan->output != PGR_OUT_NONE || plan->api->is_head)
         pgr_response_add_header(a, r, "Content-Type", plan->content_type);
+    /* set first: the per-action parts may replace it (204, raw bytes) */
+    if (!plan->api->is_head) {
+        r->body = row->body;
+        r->body_len = row->body_len;
+    }
     switch (plan->action) {
     case PGR_ACTION_READ:
-        rc = read_response(a, plan, row, r, err);
-        if (rc == PGR_RANGE_NOT_SATISFIABLE)
-            return range_error_response(ctx, a, row, out, err);
-        {
+        rc = pgr_read_response(a, plan, row, r, err);
+        if (rc == PGREST_OK) {
             const char *pa = pgr_preference_applied(a, plan, 0);
             if (pa != NULL)
                 pgr_response_add_header(a, r, "Preference-Applied", pa);
@@ -201,18 +219,25 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     default:
         break;
     }
-    if (rc != PGREST_OK)
+    if (rc != PGREST_OK) {
+        /* a 416 still tells the total in Content-Range (PostgREST
+         * Response.hs rangeStatusHeader) */
+        if (err != NULL && err->http_status == 416 && row->has_total) {
+            pgrest_response *e = pgrest_error_response(ctx, a, err);
+            if (e != NULL) {
+                pgr_response_add_header(a, e, "Content-Range",
+                                        pgr_asprintf(a, "*/%lld", row->total));
+                *out = e;
+            }
+        }
         return rc;
+    }
     if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
         return rc;
     if (pgr_response_get_header(r, "Vary") == NULL)
         pgr_response_add_header(a, r, "Vary", "Accept, Prefer, Range");
-    if (!plan->api->is_head) {
-        r->body = row->body;
-        r->body_len = row->body_len;
-    }
     *out = r;
     return PGREST_OK;
 }

@@ -72,6 +72,20 @@ enum {
 const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
                                    unsigned show);
 
+/* The read part of a response: Content-Range, 206, PGRST103 (416) and
+ * PGRST116 (406) for singular output; also used for function results. */
+int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+                      const pgr_main_row *row, pgrest_response *r,
+                      pgrest_error *err);
+
+/* RAISE SQLSTATE 'PGRST' (PostgREST ref/errors "Add HTTP Headers with
+ * RAISE"): message and detail are the error's JSON texts. Fills *err and
+ * *out (status and headers from DETAIL) and returns PGREST_ERR_DATABASE, or
+ * fails with PGRST121 (500) leaving *out alone. */
+int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
+                       const char *detail, pgrest_response **out,
+                       pgrest_error *err);
+
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
                    pgrest_error *err);

@@ -1,11 +1,179 @@
-/* Responses of function calls (PostgREST Response.hs for Routine). */
+/* Responses of function calls (PostgREST Response.hs actionResponse for
+ * DbCallResult): ranges and counts as for reads, 204 without Content-Type
+ * for void functions, the raw bytes of a bytea result. */
+#include <json-c/json.h>
+#include <string.h>
+#include <strings.h>
+
 #include "exec/response.h"
+#include "plan/call_plan.h"
 #include "util/error.h"
+
+static void remove_header(pgrest_response *r, const char *name)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_headers; i++)
+        if (strcasecmp(r->headers[i].name, name) != 0)
+            r->headers[k++] = r->headers[i];
+    r->n_headers = k;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* bytea arrives in PostgreSQL's text form "\x0a1b..."; the client gets the
+ * bytes (application/octet-stream). */
+static int decode_bytea(pgrest_arena *a, pgrest_response *r, pgrest_error *err)
+{
+    const char *s = r->body;
+    size_t n = r->body_len;
+    if (n < 2 || s[0] != '\\' || s[1] != 'x')
+        return PGREST_OK;
+    char *out = pgr_alloc(a, (n - 2) / 2 + 1);
+    if (out == NULL)
+        return pgr_error_oom(err);
+    size_t k = 0;
+    for (size_t i = 2; i + 1 < n; i += 2) {
+        int hi = hex_value(s[i]), lo = hex_value(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return PGREST_OK;
+        out[k++] = (char)(hi << 4 | lo);
+    }
+    r->body = out;
+    r->body_len = k;
+    return PGREST_OK;
+}
 
 int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
                       pgrest_response *r, pgrest_error *err)
 {
-    (void)ctx; (void)a; (void)plan; (void)row; (void)r; (void)err;
+    (void)ctx;
+    const pgr_call_plan *cp = plan->call;
+    if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {
+        /* PostgREST 11+: void functions answer 204 without Content-Type */
+        r->status = 204;
+        remove_header(r, "Content-Type");
+        r->body = "";
+        r->body_len = 0;
+        return PGREST_OK;
+    }
+    int rc = pgr_read_response(a, plan, row, r, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if (cp != NULL && cp->raw_bytea && !plan->api->is_head)
+        return decode_bytea(a, r, err);
     return PGREST_OK;
+}
+
+/* ------------------------------------------------- RAISE SQLSTATE 'PGRST' */
+
+static const char *raise_error_title =
+    "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error";
+static const char *raise_detail_hint =
+    "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+
+static void free_json(void *o)
+{
+    json_object_put(o);
+}
+
+static json_object *parse_object(pgrest_arena *a, const char *text)
+{
+    json_object *o = text ? json_tokener_parse(text) : NULL;
+    if (o != NULL && !pgr_arena_on_free(a, free_json, o)) {
+        json_object_put(o);
+        return NULL;
+    }
+    return json_object_is_type(o, json_type_object) ? o : NULL;
+}
+
+static const char *opt_string(pgrest_arena *a, json_object *o, const char *key,
+                              bool *ok)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+        return NULL;
+    if (!json_object_is_type(v, json_type_string)) {
+        *ok = false;
+        return NULL;
+    }
+    return pgr_strdup(a, json_object_get_string(v));
+}
+
+/* MESSAGE: {code, message, details?, hint?} (PostgREST PgRaiseErrMessage) */
+static bool raise_message(pgrest_arena *a, const char *text, pgrest_error *e)
+{
+    json_object *o = parse_object(a, text);
+    bool ok = o != NULL;
+    if (ok) {
+        e->code = opt_string(a, o, "code", &ok);
+        e->message = opt_string(a, o, "message", &ok);
+        e->details = opt_string(a, o, "details", &ok);
+        e->hint = opt_string(a, o, "hint", &ok);
+    }
+    return ok && e->code != NULL && e->message != NULL;
+}
+
+/* DETAIL: {status, status_text?, headers{}} (PgRaiseErrDetails) */
+static json_object *raise_detail(pgrest_arena *a, const char *text, int *status)
+{
+    json_object *o = parse_object(a, text), *st, *hdrs;
+    if (o == NULL || !json_object_object_get_ex(o, "status", &st) ||
+        !json_object_is_type(st, json_type_int) ||
+        !json_object_object_get_ex(o, "headers", &hdrs) ||
+        !json_object_is_type(hdrs, json_type_object))
+        return NULL;
+    json_object_object_foreach(hdrs, k, v) {
+        (void)k;
+        if (!json_object_is_type(v, json_type_string))
+            return NULL;
+    }
+    *status = json_object_get_int(st);
+    return hdrs;
+}
+
+static int raise_parse_error(pgrest_arena *a, const char *details,
+                             const char *hint, pgrest_error *err)
+{
+    pgr_error(err, 500, "PGRST121", raise_error_title, details, hint);
+    return pgr_arena_exhausted(a) ? pgr_error_oom(err) : PGREST_ERR_DATABASE;
+}
+
+int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
+                       const char *detail, pgrest_response **out,
+                       pgrest_error *err)
+{
+    pgrest_error e = {0};
+    int status = 0;
+    if (!raise_message(a, message, &e))
+        return raise_parse_error(a, pgr_asprintf(a, "Invalid JSON value for MESSAGE: '%s'",
+                                                 message ? message : ""),
+                                 "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.",
+                                 err);
+    if (detail == NULL)
+        return raise_parse_error(a, "DETAIL is missing in the RAISE statement",
+                                 raise_detail_hint, err);
+    json_object *hdrs = raise_detail(a, detail, &status);
+    if (hdrs == NULL || status < 100 || status > 599)
+        return raise_parse_error(a, pgr_asprintf(a, "Invalid JSON value for DETAIL: '%s'", detail),
+                                 raise_detail_hint, err);
+    e.http_status = status;
+    *err = e;
+    pgrest_response *r = pgrest_error_response(ctx, a, &e);
+    if (r == NULL)
+        return pgr_error_oom(err);
+    json_object_object_foreach(hdrs, k, v)
+        pgr_response_add_header(a, r, pgr_strdup(a, k),
+                                pgr_strdup(a, json_object_get_string(v)));
+    *out = r;
+    return PGREST_ERR_DATABASE;
 }

@@ -1,12 +1,675 @@
-/* RPC calls (PostgREST Plan/CallPlan.hs). */
-#include "plan/plan.h"
+/* RPC calls (PostgREST Plan/CallPlan.hs and SchemaCache findProc): pick
+ * the overload whose parameter names match the arguments, collect the
+ * arguments (query string, JSON body, form body or the raw body for a
+ * single unnamed parameter), negotiate the output for the function's
+ * result, and build the read tree applied to the result rows. */
+#include "plan/call_plan.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "parse/query_string.h"
+#include "plan/embed.h"
+#include "plan/fuzzy.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+
+/* What the request offers the function: argument names (sorted, unique,
+ * as PostgREST's Set) and where the values come from. */
+typedef struct call_input {
+    bool is_post;                  /* PostgREST's isInvPost */
+    pgr_media_kind ctype;          /* POST body type (JSON when absent) */
+    const char **keys;
+    size_t n_keys;
+    const pgr_kv *pairs;           /* GET query args or form fields */
+    const char *json_body;         /* POST JSON text ("{}" when empty) */
+    bool json_array;               /* ... and it is an array */
+} call_input;
+
+/* PostgREST's default db-hoisted-tx-settings. */
+bool pgr_call_setting_hoisted(const char *name)
+{
+    static const char *const hoisted[] = {
+        "statement_timeout", "plan_filter.statement_cost_limit",
+        "default_transaction_isolation",
+    };
+    for (size_t i = 0; i < sizeof hoisted / sizeof hoisted[0]; i++)
+        if (strcmp(name, hoisted[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts and deduplicates keys[0..n) in place; returns the new count. */
+static size_t sort_unique(const char **keys, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(keys, n, sizeof *keys, cmp_str);
+    size_t k = 1;
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(keys[i], keys[k - 1]) != 0)
+            keys[k++] = keys[i];
+    return k;
+}
+
+static int keys_from_pairs(pgrest_arena *a, call_input *in, pgrest_error *err)
+{
+    size_t n = 0;
+    for (const pgr_kv *p = in->pairs; p; p = p->next)
+        n++;
+    in->keys = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (in->keys == NULL)
+        return pgr_error_oom(err);
+    n = 0;
+    for (const pgr_kv *p = in->pairs; p; p = p->next)
+        in->keys[n++] = p->name;
+    in->n_keys = sort_unique(in->keys, n);
+    return PGREST_OK;
+}
+
+static void free_json(void *o)
+{
+    json_object_put(o);
+}
+
+static size_t count_keys(json_object *o)
+{
+    size_t n = 0;
+    if (json_object_is_type(o, json_type_object))
+        return (size_t)json_object_object_length(o);
+    if (json_object_is_type(o, json_type_array))
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            n += count_keys(json_object_array_get_idx(o, i));
+    return n;
+}
+
+/* Keys of the object, or of every object of an array (PostgREST's
+ * payload keys); the call itself reads only the first object. */
+static void add_keys(pgrest_arena *a, json_object *o, call_input *in)
+{
+    if (json_object_is_type(o, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            add_keys(a, json_object_array_get_idx(o, i), in);
+        return;
+    }
+    if (!json_object_is_type(o, json_type_object))
+        return;
+    json_object_object_foreach(o, k, v) {
+        (void)v;
+        in->keys[in->n_keys++] = pgr_strdup(a, k);
+    }
+}
+
+static int invalid_json(pgrest_error *err)
+{
+    return pgr_error(err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
+}
+
+static int json_input(pgrest_arena *a, const pgrest_api_request *api,
+                      call_input *in, pgrest_error *err)
+{
+    bool empty = api->body == NULL || api->body_len == 0;
+    in->json_body = empty ? "{}" : pgr_strndup(a, api->body, api->body_len);
+    if (in->json_body == NULL)
+        return pgr_error_oom(err);
+    if (strlen(in->json_body) != (empty ? 2 : api->body_len))
+        return invalid_json(err);
+    json_tokener *tok = json_tokener_new();
+    if (tok == NULL)
+        return pgr_error_oom(err);
+    json_object *o = json_tokener_parse_ex(tok, in->json_body,
+                                           (int)strlen(in->json_body));
+    bool ok = o != NULL && json_tokener_get_error(tok) == json_tokener_success;
+    json_tokener_free(tok);
+    if (o != NULL && !pgr_arena_on_free(a, free_json, o)) {
+        json_object_put(o);
+        return pgr_error_oom(err);
+    }
+    if (!ok || !(json_object_is_type(o, json_type_object) ||
+                 json_object_is_type(o, json_type_array)))
+        return invalid_json(err);
+    in->json_array = json_object_is_type(o, json_type_array);
+    in->keys = PGR_NEW_ARRAY(a, const char *, count_keys(o) + 1);
+    if (in->keys == NULL)
+        return pgr_error_oom(err);
+    add_keys(a, o, in);
+    in->n_keys = sort_unique(in->keys, in->n_keys);
+    return PGREST_OK;
+}
+
+/* ApiRequest payload for POST /rpc: JSON (also without Content-Type),
+ * form fields as arguments, or a raw body for a single unnamed param. */
+static int post_input(pgrest_arena *a, const pgrest_api_request *api,
+                      call_input *in, pgrest_error *err)
+{
+    const pgr_media_type *ct = api->content_type;
+    in->ctype = ct ? ct->kind : PGR_MEDIA_JSON;
+    switch (in->ctype) {
+    case PGR_MEDIA_JSON:
+        return json_input(a, api, in, err);
+    case PGR_MEDIA_URLENCODED: {
+        char *body = pgr_strndup(a, api->body ? api->body : "", api->body_len);
+        if (body == NULL)
+            return pgr_error_oom(err);
+        in->pairs = pgr_query_string_decode(a, body);
+        return keys_from_pairs(a, in, err);
+    }
+    case PGR_MEDIA_TEXT:
+    case PGR_MEDIA_XML:
+    case PGR_MEDIA_OCTET:
+        return PGREST_OK;
+    default:
+        return pgr_errorf(err, a, 415, "PGRST102", NULL, NULL,
+                          "Content-Type not acceptable: %s",
+                          ct->text ? ct->text : "");
+    }
+}
+
+static int read_input(pgrest_arena *a, const pgrest_api_request *api,
+                      call_input *in, pgrest_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->ctype = PGR_MEDIA_JSON;
+    if (strcmp(api->method, "POST") == 0) {
+        in->is_post = true;
+        return post_input(a, api, in, err);
+    }
+    in->pairs = api->qp.rpc_params;
+    return keys_from_pairs(a, in, err);
+}
+
+/* ------------------------------------------------------------ overloads */
+
+static bool has_key(const call_input *in, const char *name)
+{
+    if (in->n_keys == 0)
+        return false;
+    return bsearch(&name, in->keys, in->n_keys, sizeof *in->keys, cmp_str) != NULL;
+}
+
+static bool is_raw_body(const call_input *in)
+{
+    return in->is_post && (in->ctype == PGR_MEDIA_TEXT ||
+                           in->ctype == PGR_MEDIA_XML ||
+                           in->ctype == PGR_MEDIA_OCTET);
+}
+
+/* findProc matchesParams: every required param given, every argument a
+ * param; a function without params only for no arguments (and not for a
+ * raw POST body). */
+static bool matches_params(const pgr_routine *r, const call_input *in)
+{
+    if (r->n_params == 0)
+        return in->n_keys == 0 && !is_raw_body(in);
+    size_t given = 0;
+    for (size_t i = 0; i < r->n_params; i++) {
+        bool has = has_key(in, r->params[i].name);
+        if (r->params[i].required && !has)
+            return false;
+        given += has;
+    }
+    return given == in->n_keys;
+}
+
+/* findProc hasSingleUnnamedParam: the fallback for a POST body. */
+static bool single_unnamed_param(const pgr_routine *r, const call_input *in)
+{
+    if (!in->is_post || r->n_params != 1 || r->params[0].name[0] != '\0')
+        return false;
+    const char *t = r->params[0].type;
+    switch (in->ctype) {
+    case PGR_MEDIA_JSON:
+        return strcmp(t, "json") == 0 || strcmp(t, "jsonb") == 0;
+    case PGR_MEDIA_TEXT:
+        return strcmp(t, "text") == 0;
+    case PGR_MEDIA_XML:
+        return strcmp(t, "xml") == 0;
+    case PGR_MEDIA_OCTET:
+        return strcmp(t, "bytea") == 0;
+    default:
+        return false;
+    }
+}
+
+static const char *joined_keys(pgrest_arena *a, const call_input *in)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    for (size_t i = 0; i < in->n_keys; i++) {
+        if (i > 0)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, in->keys[i]);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+static const char *param_list(pgrest_arena *a, const pgr_routine *r)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_putc(&sb, '(');
+    for (size_t i = 0; i < r->n_params; i++) {
+        if (i > 0)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, r->params[i].name);
+    }
+    pgr_sb_putc(&sb, ')');
+    return pgr_sb_finish(&sb);
+}
+
+static bool has_bigram(const char *s, size_t n, char x, char y)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == x && s[i + 1] == y)
+            return true;
+    return false;
+}
+
+/* FuzzySet only scores candidates sharing an n-gram with the query (the
+ * strings padded with '-' at both ends). */
+static bool share_bigram(const char *a, const char *b)
+{
+    char pa[258], pb[258];
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 255 || nb > 255)
+        return false;
+    pa[0] = pb[0] = '-';
+    memcpy(pa + 1, a, na);
+    memcpy(pb + 1, b, nb);
+    pa[na + 1] = pb[nb + 1] = '-';
+    for (size_t i = 0; i + 1 < na + 2; i++)
+        if (has_bigram(pb, nb + 2, pa[i], pa[i + 1]))
+            return true;
+    return false;
+}
+
+/* Keeps the closest candidate as PostgREST's Data.FuzzySet getOne does
+ * with its defaults: Levenshtein similarity of at least 0.33 among the
+ * candidates sharing an n-gram. */
+static void consider(const char *want, const char *cand, const char **best,
+                     double *best_score)
+{
+    if (!share_bigram(want, cand))
+        return;
+    double score = pgr_fuzzy_similarity(want, cand);
+    if (score >= 0.33 && score > *best_score) {
+        *best_score = score;
+        *best = cand;
+    }
+}
+
+/* Error.hs noRpcHint: with overloads, the closest parameter list; else the
+ * closest function name in the schema. */
+static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
+                               const pgrest_api_request *api,
+                               const pgr_routine *const *ovs, size_t n_ovs,
+                               const call_input *in)
+{
+    const char *best = NULL;
+    double score = 0.0;
+    if (n_ovs > 0) {
+        const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
+        for (size_t i = 0; i < n_ovs; i++)
+            consider(want, param_list(a, ovs[i]), &best, &score);
+        return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s%s",
+                                   api->schema, api->name, best)
+                    : NULL;
+    }
+    for (size_t i = 0; i < sc->n_routines; i++)
+        if (strcmp(sc->routines[i].schema, api->schema) == 0)
+            consider(api->name, sc->routines[i].name, &best, &score);
+    return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s",
+                               api->schema, best)
+                : NULL;
+}
+
+/* Error.hs NoRpc (PGRST202). */
+static int no_rpc(pgrest_arena *a, const pgr_schema_cache *sc,
+                  const pgrest_api_request *api, const pgr_routine *const *ovs,
+                  size_t n_ovs, const call_input *in, pgrest_error *err)
+{
+    const char *keys = joined_keys(a, in);
+    const char *with = in->n_keys == 0
+                           ? " without parameters"
+                           : pgr_asprintf(a, " with parameter%s %s",
+                                          in->n_keys > 1 ? "s" : "", keys);
+    const char *searched = with;
+    const char *msg_args = in->n_keys == 0 ? " without parameters"
+                                           : pgr_asprintf(a, "(%s)", keys);
+    const char *hint = NULL;
+    if (is_raw_body(in)) {
+        searched = in->ctype == PGR_MEDIA_TEXT  ? " with a single unnamed text parameter"
+                   : in->ctype == PGR_MEDIA_XML ? " with a single unnamed xml parameter"
+                                                : " with a single unnamed bytea parameter";
+        msg_args = "";
+    } else {
+        if (in->is_post && in->ctype == PGR_MEDIA_JSON)
+            searched = pgr_asprintf(a, "%s or with a single unnamed json/jsonb parameter",
+                                    with);
+        hint = no_rpc_hint(a, sc, api, ovs, n_ovs, in);
+    }
+    pgrest_error e = {0};
+    pgr_errorf(&e, a, 404, "PGRST202", NULL, hint,
+               "Could not find the function %s.%s%s in the schema cache",
+               api->schema, api->name, msg_args);
+    e.details = pgr_asprintf(a, "Searched for the function %s.%s%s, but no matches were found in the schema cache.",
+                             api->schema, api->name, searched);
+    *err = e;
+    return PGREST_ERR_REQUEST;
+}
+
+/* Error.hs AmbiguousRpc (PGRST203): "s.f(a => int, b => int), ...". */
+static int ambiguous_rpc(pgrest_arena *a, const pgr_routine *const *cands,
+                         size_t n, pgrest_error *err)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    pgr_sb_puts(&sb, "Could not choose the best candidate function between: ");
+    for (size_t i = 0; i < n; i++) {
+        const pgr_routine *r = cands[i];
+        if (i > 0)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, r->schema);
+        pgr_sb_putc(&sb, '.');
+        pgr_sb_puts(&sb, r->name);
+        pgr_sb_putc(&sb, '(');
+        for (size_t j = 0; j < r->n_params; j++) {
+            if (j > 0)
+                pgr_sb_puts(&sb, ", ");
+            pgr_sb_puts(&sb, r->params[j].name);
+            pgr_sb_puts(&sb, " => ");
+            pgr_sb_puts(&sb, r->params[j].type);
+        }
+        pgr_sb_putc(&sb, ')');
+    }
+    return pgr_error(err, 300, "PGRST203", pgr_sb_finish(&sb), NULL,
+                     "Try renaming the parameters or the function itself in the database so function overloading can be resolved");
+}
+
+/* findProc: named matches first; the single-unnamed-param fallback only
+ * when nothing matches by name. */
+static int find_routine(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const pgrest_api_request *api, const call_input *in,
+                        const pgr_routine **out, pgrest_error *err)
+{
+    size_t n = pgr_find_routines(sc, api->schema, api->name, NULL, 0);
+    const pgr_routine **ovs = PGR_NEW_ARRAY(a, const pgr_routine *, n + 1);
+    const pgr_routine **named = PGR_NEW_ARRAY(a, const pgr_routine *, n + 1);
+    const pgr_routine **unnamed = PGR_NEW_ARRAY(a, const pgr_routine *, n + 1);
+    if (ovs == NULL || named == NULL || unnamed == NULL)
+        return pgr_error_oom(err);
+    n = pgr_find_routines(sc, api->schema, api->name, ovs, n);
+    size_t nn = 0, nu = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (matches_params(ovs[i], in))
+            named[nn++] = ovs[i];
+        else if (single_unnamed_param(ovs[i], in))
+            unnamed[nu++] = ovs[i];
+    }
+    if (nn == 1 || (nn == 0 && nu == 1)) {
+        *out = nn == 1 ? named[0] : unnamed[0];
+        return PGREST_OK;
+    }
+    if (nn > 1)
+        return ambiguous_rpc(a, named, nn, err);
+    if (nu > 1)
+        return ambiguous_rpc(a, unnamed, nu, err);
+    return no_rpc(a, sc, api, ovs, n, in, err);
+}
+
+/* ------------------------------------------------------------ call args */
+
+static const char *bytea_hex(pgrest_arena *a, const char *body, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *s = pgr_alloc(a, 2 * n + 3);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\\';
+    s[1] = 'x';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)body[i];
+        s[2 + 2 * i] = digits[c >> 4];
+        s[3 + 2 * i] = digits[c & 15];
+    }
+    return s;
+}
+
+/* GET / form arguments as a JSON object of strings: the last value of a
+ * repeated name, all values (an array) for a VARIADIC param (PostgREST
+ * ApiRequest toRpcParams). */
+static void put_pair_value(pgr_sb *sb, const pgr_kv *pairs,
+                           const pgr_routine_param *p)
+{
+    const char *last = NULL;
+    bool first = true;
+    if (p->variadic)
+        pgr_sb_putc(sb, '[');
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next) {
+        if (strcmp(kv->name, p->name) != 0)
+            continue;
+        last = kv->value ? kv->value : "";
+        if (p->variadic) {
+            if (!first)
+                pgr_sb_putc(sb, ',');
+            pgr_sb_put_json_string(sb, last);
+        }
+        first = false;
+    }
+    if (p->variadic)
+        pgr_sb_putc(sb, ']');
+    else
+        pgr_sb_put_json_string(sb, last ? last : "");
+}
+
+static const char *pairs_json(pgrest_arena *a, const pgr_call_plan *cp,
+                              const pgr_kv *pairs)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    pgr_sb_putc(&sb, '{');
+    for (size_t i = 0; i < cp->n_params; i++) {
+        if (i > 0)
+            pgr_sb_putc(&sb, ',');
+        pgr_sb_put_json_string(&sb, cp->params[i]->name);
+        pgr_sb_putc(&sb, ':');
+        put_pair_value(&sb, pairs, cp->params[i]);
+    }
+    pgr_sb_putc(&sb, '}');
+    return pgr_sb_finish(&sb);
+}
+
+static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
+                     const call_input *in, pgr_call_plan *cp,
+                     pgrest_error *err)
+{
+    const pgr_routine *r = cp->routine;
+    if (r->n_params == 1 && r->params[0].name[0] == '\0') {
+        cp->args = PGR_CALL_ARGS_SINGLE;
+        if (in->ctype == PGR_MEDIA_OCTET)
+            cp->arg_value = bytea_hex(a, api->body ? api->body : "", api->body_len);
+        else if (in->ctype == PGR_MEDIA_JSON)
+            cp->arg_value = in->json_body;
+        else
+            cp->arg_value = pgr_strndup(a, api->body ? api->body : "", api->body_len);
+        return cp->arg_value ? PGREST_OK : pgr_error_oom(err);
+    }
+    cp->params = PGR_NEW_ARRAY(a, const pgr_routine_param *, r->n_params + 1);
+    if (cp->params == NULL)
+        return pgr_error_oom(err);
+    for (size_t i = 0; i < r->n_params; i++)
+        if (has_key(in, r->params[i].name))
+            cp->params[cp->n_params++] = &r->params[i];
+    if (cp->n_params == 0) {
+        cp->args = PGR_CALL_ARGS_NONE;
+        return PGREST_OK;
+    }
+    cp->args = PGR_CALL_ARGS_JSON;
+    cp->args_array = in->json_body != NULL && in->json_array;
+    cp->arg_value = in->json_body ? in->json_body : pairs_json(a, cp, in->pairs);
+    return cp->arg_value ? PGREST_OK : pgr_error_oom(err);
+}
+
+/* ------------------------------------------------------------ output */
+
+static pgr_call_result result_shape(const pgr_routine *r)
+{
+    switch (r->return_kind) {
+    case PGR_RETURN_VOID:
+        return PGR_CALL_RESULT_VOID;
+    case PGR_RETURN_COMPOSITE:
+        return r->returns_set ? PGR_CALL_RESULT_ROWS : PGR_CALL_RESULT_ROW;
+    default:
+        return r->returns_set ? PGR_CALL_RESULT_SETOF_SCALAR
+                              : PGR_CALL_RESULT_SCALAR;
+    }
+}
+
+static bool raw_output(const pgr_media_type *m, pgr_output *out,
+                       const char **ctype)
+{
+    switch (m->kind) {
+    case PGR_MEDIA_TEXT:
+        *ctype = "text/plain; charset=utf-8";
+        break;
+    case PGR_MEDIA_XML:
+        *ctype = "text/xml; charset=utf-8";
+        break;
+    case PGR_MEDIA_OCTET:
+        *ctype = "application/octet-stream";
+        break;
+    default:
+        return false;
+    }
+    *out = PGR_OUT_RAW;
+    return true;
+}
+
+static int not_acceptable(pgrest_arena *a, const pgr_media_type *accept,
+                          pgrest_error *err)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_puts(&sb, "None of these media types are available: ");
+    for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
+        if (m != accept)
+            pgr_sb_puts(&sb, ", ");
+        pgr_sb_puts(&sb, m->text ? m->text : "");
+    }
+    return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
+}
+
+/* Plan/Negotiate.hs for routines: the JSON family as for relations, plus
+ * text/plain, text/xml and application/octet-stream for a function that
+ * returns a single scalar (its value is the body). */
+static int negotiate_call(pgrest_arena *a, const pgrest_api_request *api,
+                          pgr_call_plan *cp, pgrest_query_plan *plan,
+                          pgrest_error *err)
+{
+    plan->output = PGR_OUT_JSON;
+    plan->content_type = "application/json; charset=utf-8";
+    if (api->accept == NULL)
+        return PGREST_OK;
+    for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
+        if (m->q <= 0)
+            continue;
+        if (pgr_output_for(m, &plan->output, &plan->content_type)) {
+            plan->nulls_stripped = m->nulls_stripped;
+            return PGREST_OK;
+        }
+        if (cp->result == PGR_CALL_RESULT_SCALAR &&
+            raw_output(m, &plan->output, &plan->content_type)) {
+            cp->raw_bytea = m->kind == PGR_MEDIA_OCTET &&
+                            cp->routine->return_type != NULL &&
+                            strcmp(cp->routine->return_type, "bytea") == 0;
+            return PGREST_OK;
+        }
+    }
+    return not_acceptable(a, api->accept, err);
+}
+
+/* ------------------------------------------------------------ read tree */
+
+static bool selects_embeds(const pgr_select_item *items)
+{
+    for (const pgr_select_item *it = items; it; it = it->next)
+        if (it->kind == PGR_SELECT_EMBED || it->kind == PGR_SELECT_SPREAD)
+            return true;
+    return false;
+}
+
+/* The read grammar applies to the rows of a table-valued function
+ * (PostgREST api/functions "Table-Valued Functions"); relationships are
+ * those of the table the function returns. */
+static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
+                          const pgrest_api_request *api, pgr_call_plan *cp,
+                          pgrest_query_plan *plan, pgrest_error *err)
+{
+    const pgr_routine *r = cp->routine;
+    pgr_read_node *root = PGR_NEW(a, pgr_read_node);
+    if (root == NULL)
+        return pgr_error_oom(err);
+    bool rows = cp->result == PGR_CALL_RESULT_ROWS ||
+                cp->result == PGR_CALL_RESULT_ROW;
+    if (rows && r->return_schema != NULL && r->return_type != NULL)
+        root->table = pgr_find_table(plan->schema, r->return_schema, r->return_type);
+    root->source_cte = PGR_CALL_SOURCE;
+    root->sql_alias = PGR_CALL_SOURCE;
+    root->name_in_request = api->name;
+    const pgr_select_item *select = rows ? api->qp.select : NULL;
+    if (root->table == NULL && selects_embeds(select))
+        return pgr_errorf(err, a, 400, "PGRST200", NULL, NULL,
+                          "Could not find a relationship for the result of '%s' in the schema cache",
+                          api->name);
+    const char *path[64];
+    int rc = pgr_plan_node(ctx, a, api, plan->schema, root, select, path, 0, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
+        return rc;
+    plan->read = root;
+    plan->table = root->table;
+    return PGREST_OK;
+}
 
 int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err)
 {
-    (void)ctx; (void)a; (void)api; (void)plan;
-    return pgr_error(err, 400, "PGRST127", "Feature not implemented",
-                     "Functions are not supported by pgrest yet", NULL);
+    call_input in;
+    pgr_call_plan *cp = PGR_NEW(a, pgr_call_plan);
+    if (cp == NULL)
+        return pgr_error_oom(err);
+    int rc;
+    if ((rc = read_input(a, api, &in, err)) != PGREST_OK ||
+        (rc = find_routine(a, plan->schema, api, &in, &cp->routine, err)) != PGREST_OK)
+        return rc;
+    cp->result = result_shape(cp->routine);
+    /* PostgREST counts the rows a function returns for max-affected, so
+     * under handling=strict it must return a set */
+    if (api->prefs.handling == PGR_PREF_HANDLING_STRICT &&
+        api->prefs.max_affected >= 0 && !cp->routine->returns_set)
+        return pgr_error(err, 400, "PGRST128",
+                         "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+                         NULL, NULL);
+    cp->composite_alias = cp->routine->return_composite_alias;
+    if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
+        (rc = negotiate_call(a, api, cp, plan, err)) != PGREST_OK)
+        return rc;
+    /* ref/transactions "Access Mode": GET/HEAD always read only, POST
+     * read only unless the function is VOLATILE. */
+    plan->read_only = !in.is_post || cp->routine->volatility != 'v';
+    plan->isolation_level = cp->routine->isolation_level;
+    plan->call = cp;
+    plan->count = api->prefs.count;
+    return plan_read_tree(ctx, a, api, cp, plan, err);
 }

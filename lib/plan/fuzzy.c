@@ -69,3 +69,12 @@ int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                       "Could not find the table '%s.%s' in the schema cache",
                       schema, name);
 }
+
+double pgr_fuzzy_similarity(const char *a, const char *b)
+{
+    size_t d = levenshtein(a, b);
+    size_t len = strlen(a) > strlen(b) ? strlen(a) : strlen(b);
+    if (d == (size_t)-1 || len == 0)
+        return 0.0;
+    return 1.0 - (double)d / (double)len;
+}

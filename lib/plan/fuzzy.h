@@ -13,4 +13,8 @@ const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                         const char *schema, const char *name, pgrest_error *err);
 
+/* 1 - Levenshtein distance / longer length, in [0, 1]; 0 for names too
+ * long to compare. */
+double pgr_fuzzy_similarity(const char *a, const char *b);
+
 #endif

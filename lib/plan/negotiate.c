@@ -7,7 +7,7 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-static bool output_for(const pgr_media_type *m, pgr_output *out,
+bool pgr_output_for(const pgr_media_type *m, pgr_output *out,
                        const char **ctype)
 {
     switch (m->kind) {
@@ -48,12 +48,13 @@ int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
     (void)ctx;
     plan->output = PGR_OUT_JSON;
     plan->content_type = "application/json; charset=utf-8";
-    if (api->accept == NULL)
+    /* Routines negotiate in plan/call_plan.c, knowing the result type. */
+    if (api->accept == NULL || api->action == PGR_ACTION_CALL)
         return PGREST_OK;
     for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
         if (m->q <= 0)
             continue;
-        if (output_for(m, &plan->output, &plan->content_type)) {
+        if (pgr_output_for(m, &plan->output, &plan->content_type)) {
             plan->nulls_stripped = m->nulls_stripped;
             return PGREST_OK;
         }

@@ -47,6 +47,10 @@ struct pgr_read_node {
     long long offset;              /* 0 = none */
     long long limit;               /* -1 = none */
     int depth;
+    /* RPC: the node reads FROM this CTE (the function's result) rather
+     * than from table, which (if set) only supplies columns and
+     * relationships (plan/call_plan.c). */
+    const char *source_cte;
 };
 
 typedef enum pgr_output {
@@ -77,6 +81,7 @@ struct pgrest_query_plan {
     pgr_pref_count count;          /* count that will be computed */
     bool count_applied;
     long long max_rows;            /* db-max-rows, -1 none */
+    const char *isolation_level;   /* BEGIN ISOLATION LEVEL, NULL = read committed */
     struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
     struct pgr_call_plan *call;    /* CALL */
 };
@@ -101,5 +106,9 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
 int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
+/* The output for one Accept entry of the JSON/CSV family, false if m is
+ * not one of them (used by RPC negotiation too). */
+bool pgr_output_for(const pgr_media_type *m, pgr_output *out,
+                    const char **ctype);
 
 #endif

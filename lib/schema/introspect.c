@@ -302,6 +302,8 @@ static const char introspect_sql[] =
     "          WHEN 'bit varying'::regtype THEN 'bit varying'\n"
     "          WHEN 'character'::regtype THEN 'character varying'\n"
     "          WHEN 'character varying'::regtype THEN 'character varying'\n"
+    "          WHEN 'bit[]'::regtype THEN 'bit varying[]'\n"
+    "          WHEN 'character[]'::regtype THEN 'character varying[]'\n"
     "          ELSE format_type(type, NULL) END,\n"
     "      'required', in_idx <= (pronargs - pronargdefaults),\n"
     "      'variadic', COALESCE(mode = 'v', false)) ORDER BY in_idx) AS params,\n"

@@ -125,6 +125,22 @@ static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
     }
 }
 
+/* A function's SET default_transaction_isolation picks the transaction's
+ * isolation level (PostgREST ref/transactions "Isolation Level"). */
+static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
+{
+    static const char *const levels[] = {
+        "read committed", "repeatable read", "serializable",
+    };
+    const char *level = "READ COMMITTED";
+    for (size_t i = 0; plan->isolation_level && i < 3; i++)
+        if (strcmp(plan->isolation_level, levels[i]) == 0)
+            level = i == 0 ? "READ COMMITTED"
+                           : i == 1 ? "REPEATABLE READ" : "SERIALIZABLE";
+    return pgr_asprintf(a, "BEGIN ISOLATION LEVEL %s%s", level,
+                        plan->read_only ? " READ ONLY" : "");
+}
+
 int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
                     const pgrest_query_plan *plan, pgrest_statements **out,
                     pgrest_error *err)
@@ -136,9 +152,7 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 8)) == NULL)
         return pgr_error_oom(err);
     st->plan = plan;
-    add_text(st, arena, PGR_STMT_BEGIN,
-             plan->read_only ? "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
-                             : "BEGIN ISOLATION LEVEL READ COMMITTED", prep);
+    add_text(st, arena, PGR_STMT_BEGIN, begin_command(arena, plan), prep);
     pgr_sql q;
     pgr_sql_init(&q, arena);
     int rc = pgr_emit_settings(&q, ctx, plan, err);

@@ -1,12 +1,178 @@
 /* Function calls (PostgREST QueryBuilder callPlanToQuery,
- * Statements.mainCall). */
+ * Statements.mainCall):
+ *
+ *   WITH pgrst_call_source AS (SELECT pgrst_call.* FROM
+ *          (SELECT * FROM json_to_record($1::json) AS _("a" integer)) pgrst_body,
+ *          LATERAL "s"."f"("a" := pgrst_body."a") pgrst_call),
+ *        pgrst_source AS (<read tree over pgrst_call_source>)
+ *   SELECT <count>, <page count>, <body>, <response GUCs>
+ *   FROM (SELECT * FROM pgrst_source) _postgrest_t
+ *
+ * Arguments reach the function as one JSON parameter typed by
+ * json_to_record with the parameters' types, so the SQL text depends only
+ * on which parameters are given, never on their values. */
+#include <string.h>
+
+#include "plan/call_plan.h"
 #include "sql/emit_main.h"
+#include "sql/emit_read.h"
 #include "util/error.h"
+
+static bool returns_scalar(const pgr_call_plan *cp)
+{
+    return cp->result == PGR_CALL_RESULT_SCALAR ||
+           cp->result == PGR_CALL_RESULT_SETOF_SCALAR ||
+           cp->result == PGR_CALL_RESULT_VOID;
+}
+
+/* "name" := pgrst_body."name", VARIADIC for the variadic param. */
+static void emit_named_args(pgr_sql *q, const pgr_call_plan *cp)
+{
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        if (p->variadic)
+            pgr_sql_put(q, "VARIADIC ");
+        pgr_sql_ident(q, p->name);
+        pgr_sql_put(q, " := pgrst_body.");
+        pgr_sql_ident(q, p->name);
+    }
+}
+
+static void emit_args(pgr_sql *q, const pgr_call_plan *cp)
+{
+    switch (cp->args) {
+    case PGR_CALL_ARGS_SINGLE:
+        /* type text comes from the schema cache (format_type) */
+        pgr_sql_param_cast(q, cp->arg_value, cp->routine->params[0].type);
+        break;
+    case PGR_CALL_ARGS_JSON:
+        emit_named_args(q, cp);
+        break;
+    case PGR_CALL_ARGS_NONE:
+        break;
+    }
+}
+
+/* callIt: composite results expand to columns; scalars become one column
+ * named pgrst_scalar; a domain over a composite needs (f()).*. */
+static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp)
+{
+    const pgr_routine *r = cp->routine;
+    if (cp->composite_alias)
+        pgr_sql_put(q, "(SELECT (");
+    else if (returns_scalar(cp))
+        pgr_sql_put(q, "(SELECT ");
+    pgr_sql_qualified(q, r->schema, r->name);
+    pgr_sql_put(q, "(");
+    emit_args(q, cp);
+    pgr_sql_put(q, ")");
+    if (cp->composite_alias)
+        pgr_sql_put(q, ").*)");
+    else if (returns_scalar(cp))
+        pgr_sql_put(q, " pgrst_scalar)");
+    pgr_sql_put(q, " pgrst_call");
+}
+
+/* fromJsonBodyF: the JSON args as one typed record; an array body is read
+ * as a record set of which only the first object counts. */
+static void emit_json_body(pgr_sql *q, const pgr_call_plan *cp)
+{
+    pgr_sql_put(q, cp->args_array ? "(SELECT * FROM json_to_recordset("
+                                  : "(SELECT * FROM json_to_record(");
+    pgr_sql_param_cast(q, cp->arg_value, "json");
+    pgr_sql_put(q, ") AS _(");
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, p->name);
+        pgr_sql_put(q, " ");
+        /* ppTypeMaxLength: char/bit params read as varying so that the
+         * function, not the record, reports a too long value */
+        pgr_sql_put(q, p->cast_type ? p->cast_type : p->type);
+    }
+    pgr_sql_put(q, cp->args_array ? ") LIMIT 1) pgrst_body, LATERAL "
+                                  : ")) pgrst_body, LATERAL ");
+}
+
+static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp)
+{
+    pgr_sql_put(q, returns_scalar(cp) ? "SELECT pgrst_call.pgrst_scalar FROM "
+                                      : "SELECT pgrst_call.* FROM ");
+    if (cp->args == PGR_CALL_ARGS_JSON)
+        emit_json_body(q, cp);
+    emit_call_it(q, cp);
+}
+
+static const char *raw_body(const pgr_call_plan *cp)
+{
+    if (cp->raw_bytea)
+        return "coalesce(string_agg(_postgrest_t.pgrst_scalar, ''), '')";
+    return "coalesce(string_agg(_postgrest_t.pgrst_scalar::text, ''), '')";
+}
+
+/* The body per result shape (Statements.hs mainCall / asJsonSingleF). */
+static const char *call_body(const pgrest_query_plan *plan)
+{
+    const pgr_call_plan *cp = plan->call;
+    if (plan->output == PGR_OUT_NONE || cp->result == PGR_CALL_RESULT_VOID)
+        return "''::text";
+    if (plan->output == PGR_OUT_RAW) {
+        bool xml = strncmp(plan->content_type, "text/xml", 8) == 0;
+        return xml ? "coalesce(xmlagg(_postgrest_t.pgrst_scalar)::text, '')"
+                   : raw_body(cp);
+    }
+    bool single = plan->output == PGR_OUT_OBJECT;
+    switch (cp->result) {
+    case PGR_CALL_RESULT_SCALAR:
+        return "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+    case PGR_CALL_RESULT_SETOF_SCALAR:
+        return single ? "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
+                      : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text";
+    case PGR_CALL_RESULT_ROW:
+        if (plan->output == PGR_OUT_JSON) {
+            pgrest_query_plan one = *plan;
+            one.output = PGR_OUT_OBJECT;
+            return pgr_body_expression(&one);
+        }
+        return pgr_body_expression(plan);
+    default:
+        return pgr_body_expression(plan);
+    }
+}
 
 int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,
                        pgrest_error *err)
 {
-    (void)q; (void)ctx; (void)plan; (void)st;
-    return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
+    (void)ctx; (void)st;
+    const pgr_call_plan *cp = plan->call;
+    if (cp == NULL || plan->read == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "call plan missing", NULL, NULL);
+    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
+                 plan->count == PGR_PREF_COUNT_ESTIMATED ||
+                 plan->count == PGR_PREF_COUNT_PLANNED;
+    pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
+    emit_call_query(q, cp);
+    pgr_sql_put(q, "), pgrst_source AS (");
+    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, ")");
+    if (count) {
+        pgr_sql_put(q, ", pgrst_source_count AS (");
+        if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
+            return rc;
+        pgr_sql_put(q, ")");
+    }
+    pgr_sql_put(q, " SELECT ");
+    pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
+                         : "null::bigint");
+    pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, call_body(plan));
+    pgr_sql_put(q, " AS body, " RESPONSE_GUCS
+                   " FROM (SELECT * FROM pgrst_source) _postgrest_t");
+    return PGREST_OK;
 }

@@ -4,6 +4,7 @@
 #include <strings.h>
 #include <string.h>
 
+#include "plan/call_plan.h"
 #include "util/strbuf.h"
 
 static void set_config(pgr_sql *q, const char *name, const char *value,
@@ -81,6 +82,18 @@ static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
     return pgr_sb_finish(&sb);
 }
 
+/* A called function's SET options listed in db-hoisted-tx-settings apply
+ * to the whole transaction (PostgREST ref/transactions "Hoisted Function
+ * Settings"). */
+static void emit_function_settings(pgr_sql *q, const pgrest_query_plan *plan,
+                                   bool *first)
+{
+    const pgr_routine *r = plan->call ? plan->call->routine : NULL;
+    for (size_t i = 0; r != NULL && i < r->n_settings; i++)
+        if (pgr_call_setting_hoisted(r->setting_names[i]))
+            set_config(q, r->setting_names[i], r->setting_values[i], first);
+}
+
 int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
                       const pgrest_query_plan *plan, pgrest_error *err)
 {
@@ -99,6 +112,7 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
         set_config(q, "timezone", api->prefs.timezone, &first);
     for (const pgr_kv *s = ctx->cfg.app_settings; s; s = s->next)
         set_config(q, s->name, s->value, &first);
+    emit_function_settings(q, plan, &first);
     return PGREST_OK;
 }
 

@@ -133,7 +133,13 @@ static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
 static void emit_from(pgr_sql *q, const pgr_read_node *node)
 {
     pgr_sql_put(q, " FROM ");
-    pgr_sql_qualified(q, node->table->schema, node->table->name);
+    if (node->source_cte != NULL) {
+        /* RPC: the rows of the call's CTE (sql/emit_call.c) */
+        pgr_sql_ident(q, node->source_cte);
+        if (node->sql_alias == NULL || strcmp(node->sql_alias, node->source_cte) == 0)
+            return;
+    } else
+        pgr_sql_qualified(q, node->table->schema, node->table->name);
     if (node->sql_alias != NULL) {
         pgr_sql_put(q, " AS ");
         pgr_sql_ident(q, node->sql_alias);

@@ -61,10 +61,15 @@ static pgrest_ctx *golden_ctx(void)
     return ctx;
 }
 
-/* First line "METHOD /path?query", then "Header: value" lines; a
- * "Body: ..." line is the request body (one line), not a header. */
+/* First line "METHOD /path?query", then "Header: value" lines, then
+ * optionally an empty line and the body. */
 static pgrest_request *build_request(pgrest_arena *a, char *text)
 {
+    char *body = strstr(text, "\n\n");
+    if (body != NULL) {
+        *body = '\0';
+        body += 2;
+    }
     char *line = strtok_r(text, "\n", &text);
     char *sp = strchr(line, ' ');
     *sp = '\0';
@@ -84,6 +89,8 @@ static pgrest_request *build_request(pgrest_arena *a, char *text)
         else
             pgrest_request_add_header(req, h, colon + 2);
     }
+    if (body != NULL)
+        pgrest_request_set_body(req, body, strlen(body));
     return req;
 }
 

@@ -1,0 +1,50 @@
+/* The plan of an /rpc/fn call (PostgREST Plan/CallPlan.hs): the routine
+ * chosen among its overloads, how its arguments reach it, and the shape of
+ * its result. The read tree over the result is plan->read, whose node reads
+ * from the call's CTE (pgr_read_node.source_cte). */
+#ifndef PGR_CALL_PLAN_H
+#define PGR_CALL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan/plan.h"
+
+/* CTE holding the function's result rows; the read node selects from it. */
+#define PGR_CALL_SOURCE "pgrst_call_source"
+
+typedef enum pgr_call_args {
+    PGR_CALL_ARGS_NONE,    /* f() */
+    PGR_CALL_ARGS_JSON,    /* named args read from a JSON object (json_to_recordset) */
+    PGR_CALL_ARGS_SINGLE   /* the single unnamed param receives the raw body */
+} pgr_call_args;
+
+/* The function's result as PostgREST's callPlanToQuery distinguishes it. */
+typedef enum pgr_call_result {
+    PGR_CALL_RESULT_ROWS,          /* SETOF table/composite, TABLE, OUT params */
+    PGR_CALL_RESULT_ROW,           /* a single composite: one object */
+    PGR_CALL_RESULT_SCALAR,        /* a single scalar: the bare JSON value */
+    PGR_CALL_RESULT_SETOF_SCALAR,  /* SETOF scalar: an array of values */
+    PGR_CALL_RESULT_VOID           /* 204 No Content */
+} pgr_call_result;
+
+typedef struct pgr_call_plan {
+    const pgr_routine *routine;
+    pgr_call_args args;
+    /* The params given arguments, in the routine's order (JSON args). */
+    const pgr_routine_param **params;
+    size_t n_params;
+    /* $1: the JSON object of named args, or the raw body (single param,
+     * bytea as \x hex text so it survives a text-format parameter). */
+    const char *arg_value;
+    bool args_array;               /* POST body is an array: first object */
+    pgr_call_result result;
+    bool composite_alias;          /* domain over a composite: (f()).* */
+    bool raw_bytea;                /* octet-stream output of a bytea result */
+} pgr_call_plan;
+
+/* db-hoisted-tx-settings: function settings applied to the transaction
+ * (PostgREST's default list). True when name is one of them. */
+bool pgr_call_setting_hoisted(const char *name);
+
+#endif

@@ -1,0 +1,183 @@
+/* /rpc/fn end to end against PostgreSQL: expected bodies and statuses
+ * follow PostgREST's api/functions page (scalar, SETOF, OUT params,
+ * VARIADIC, void, GET/POST/form arguments, overload errors) over the
+ * functions and rows of test_schema.sql. */
+#include <check.h>
+
+#include "check_run.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static pgrest_ctx *ctx;
+
+static void setup(void)
+{
+    ctx = harness_ctx(NULL);
+}
+
+static void teardown(void)
+{
+    pgrest_ctx_free(ctx);
+}
+
+static const char *const json_ct[] = {"Content-Type", "application/json", NULL};
+
+START_TEST(scalar_with_default_by_get)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/add", "a=1", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "2");
+    ck_assert_str_eq(harness_header(&r, "Content-Type"), "application/json; charset=utf-8");
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(scalar_by_post_json_and_form)
+{
+    test_response r;
+    harness_request(ctx, "POST", "/rpc/add", NULL, json_ct, "{\"a\": 1, \"b\": 2}", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "3");
+    harness_free(&r);
+    const char *const form[] = {"Content-Type", "application/x-www-form-urlencoded", NULL};
+    harness_request(ctx, "POST", "/rpc/add", NULL, form, "a=40&b=2", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "42");
+    harness_free(&r);
+    /* an array body: only the first object is used */
+    harness_request(ctx, "POST", "/rpc/add", NULL, json_ct, "[{\"a\":1,\"b\":1},{\"a\":5,\"b\":5}]", &r);
+    ck_assert_str_eq(r.body, "2");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(setof_table_with_read_grammar)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/album_tracks",
+                    "album=1&select=title,seconds&order=position.desc", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"title\":\"Noon\",\"seconds\":315}, \n {\"title\":\"Dawn\",\"seconds\":201}]");
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-1/*");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1&select=title&seconds=gt.300",
+                    NULL, NULL, &r);
+    ck_assert_str_eq(r.body, "[{\"title\":\"Noon\"}]");
+    harness_free(&r);
+    harness_request(ctx, "POST", "/rpc/album_tracks", "select=title&limit=1&order=position",
+                    json_ct, "{\"album\": 3}", &r);
+    ck_assert_str_eq(r.body, "[{\"title\":\"Midnight\"}]");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(setof_range_and_count)
+{
+    test_response r;
+    const char *const h[] = {"Range", "0-0", "Prefer", "count=exact", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1&select=position", h, NULL, &r);
+    ck_assert_int_eq(r.status, 206);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/2");
+    harness_free(&r);
+    const char *const c[] = {"Prefer", "count=exact", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1&offset=5", c, NULL, &r);
+    ck_assert_int_eq(r.status, 416);
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(out_params_give_one_object)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"name\":\"The Quiet Ones\",\"albums\":2}");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(variadic_by_repeated_params_and_array)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/sum_all", "v=1&v=2&v=3", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "6");
+    harness_free(&r);
+    harness_request(ctx, "POST", "/rpc/sum_all", NULL, json_ct, "{\"v\": [10, 20]}", &r);
+    ck_assert_str_eq(r.body, "30");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(void_is_204_without_content_type)
+{
+    test_response r;
+    harness_request(ctx, "POST", "/rpc/touch", NULL, NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 204);
+    ck_assert_str_eq(r.body, "");
+    ck_assert_ptr_null(harness_header(&r, "Content-Type"));
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(unknown_function_and_arguments)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/ad", NULL, NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_str_eq(r.body,
+        "{\"code\":\"PGRST202\",\"details\":\"Searched for the function api.ad without parameters, but no matches were found in the schema cache.\","
+        "\"hint\":\"Perhaps you meant to call the function api.add\","
+        "\"message\":\"Could not find the function api.ad without parameters in the schema cache\"}");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/add", "b=1&c=2", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_str_eq(r.body,
+        "{\"code\":\"PGRST202\",\"details\":\"Searched for the function api.add with parameters b, c, but no matches were found in the schema cache.\","
+        "\"hint\":\"Perhaps you meant to call the function api.add(a, b)\","
+        "\"message\":\"Could not find the function api.add(b, c) in the schema cache\"}");
+    harness_free(&r);
+}
+END_TEST
+
+START_TEST(unsupported_method_and_raw_text)
+{
+    test_response r;
+    harness_request(ctx, "DELETE", "/rpc/add", NULL, NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 405);
+    harness_free(&r);
+    /* a single scalar is the whole body with Accept: text/plain */
+    const char *const h[] = {"Accept", "text/plain", NULL};
+    harness_request(ctx, "GET", "/rpc/add", "a=5&b=5", h, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "10");
+    ck_assert_str_eq(harness_header(&r, "Content-Type"), "text/plain; charset=utf-8");
+    harness_free(&r);
+    /* but not a set */
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", h, NULL, &r);
+    ck_assert_int_eq(r.status, 406);
+    harness_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("rpc");
+    TCase *tc = tcase_create("rpc");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, scalar_with_default_by_get);
+    tcase_add_test(tc, scalar_by_post_json_and_form);
+    tcase_add_test(tc, setof_table_with_read_grammar);
+    tcase_add_test(tc, setof_range_and_count);
+    tcase_add_test(tc, out_params_give_one_object);
+    tcase_add_test(tc, variadic_by_repeated_params_and_array);
+    tcase_add_test(tc, void_is_204_without_content_type);
+    tcase_add_test(tc, unknown_function_and_arguments);
+    tcase_add_test(tc, unsupported_method_and_raw_text);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}

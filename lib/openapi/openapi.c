@@ -287,19 +287,27 @@ static bool is_view(const pgr_table *t)
     return t->kind == 'v' || t->kind == 'm';
 }
 
+/* Relationships of one table (fetched once per definition). */
+typedef struct rel_list {
+    const pgr_relationship **items;
+    size_t n;
+} rel_list;
+
+static rel_list table_rels(const doc_ctx *d, const pgr_table *t)
+{
+    rel_list l = {NULL, pgr_table_relationships(d->sc, t, NULL, 0)};
+    l.items = PGR_NEW_ARRAY(d->a, const pgr_relationship *, l.n + 1);
+    l.n = l.items ? pgr_table_relationships(d->sc, t, l.items, l.n) : 0;
+    return l;
+}
+
 /* The single-column many-to-one relationship of col, tables preferred over
  * views (OpenAPI.hs makeProperty relsSortedByIsView). */
-static const pgr_relationship *fk_of(const doc_ctx *d, const pgr_table *t,
-                                     const char *col)
+static const pgr_relationship *fk_of(const rel_list *rels, const char *col)
 {
-    size_t n = pgr_table_relationships(d->sc, t, NULL, 0);
-    const pgr_relationship **rels = PGR_NEW_ARRAY(d->a, const pgr_relationship *, n + 1);
-    if (rels == NULL)
-        return NULL;
-    n = pgr_table_relationships(d->sc, t, rels, n);
     const pgr_relationship *view_rel = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const pgr_relationship *r = rels[i];
+    for (size_t i = 0; i < rels->n; i++) {
+        const pgr_relationship *r = rels->items[i];
         if (r->is_computed || r->cardinality != PGR_REL_M2O || r->n_cols != 1 ||
             strcmp(r->cols[0], col) != 0)
             continue;
@@ -312,10 +320,10 @@ static const pgr_relationship *fk_of(const doc_ctx *d, const pgr_table *t,
 }
 
 static const char *column_description(const doc_ctx *d, const pgr_table *t,
-                                      const pgr_column *c)
+                                      const rel_list *rels, const pgr_column *c)
 {
     bool pk = is_pk(t, c->name);
-    const pgr_relationship *fk = fk_of(d, t, c->name);
+    const pgr_relationship *fk = fk_of(rels, c->name);
     if (!pk && fk == NULL)
         return c->description;
     pgr_sb sb;
@@ -337,14 +345,14 @@ static const char *column_description(const doc_ctx *d, const pgr_table *t,
 }
 
 static json_object *column_property(const doc_ctx *d, const pgr_table *t,
-                                    const pgr_column *c)
+                                    const rel_list *rels, const pgr_column *c)
 {
     json_object *p = json_object_new_object();
     sw_type st = swagger_type(c->type);
     json_object *def = c->default_expr ? default_value(d->a, c->type, c->default_expr) : NULL;
     if (def != NULL)
         put(p, "default", def);
-    put_str(p, "description", column_description(d, t, c));
+    put_str(p, "description", column_description(d, t, rels, c));
     if (c->n_enum_values > 0)
         put(p, "enum", str_array(c->enum_values, c->n_enum_values));
     put_str(p, "format", swagger_format(c->type));
@@ -361,10 +369,11 @@ static json_object *table_definition(const doc_ctx *d, const pgr_table *t)
     json_object *def = json_object_new_object();
     json_object *props = json_object_new_object();
     json_object *required = json_object_new_array();
+    rel_list rels = table_rels(d, t);
     put_str(def, "description", t->description);
     for (size_t i = 0; i < t->n_columns; i++) {
         const pgr_column *c = &t->columns[i];
-        put(props, c->name, column_property(d, t, c));
+        put(props, c->name, column_property(d, t, &rels, c));
         if (!c->nullable && c->default_expr == NULL)
             json_object_array_add(required, json_object_new_string(c->name));
     }

@@ -120,6 +120,8 @@ static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
         return pgr_emit_main_mutation(q, ctx, plan, st, err);
     case PGR_ACTION_CALL:
         return pgr_emit_main_call(q, ctx, plan, st, err);
+    case PGR_ACTION_SCHEMA_READ:
+        return pgr_emit_main_schema_read(q, ctx, plan, err);
     default:
         return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
     }

@@ -12,8 +12,8 @@ static const char *output_name(const pgr_select_item *it)
 {
     if (it->alias != NULL)
         return it->alias;
-    if (it->aggregate != NULL &&
-        (it->field.name == NULL || strcmp(it->field.name, "*") == 0))
+    /* an aggregate is named after its function (api/aggregate_functions) */
+    if (it->aggregate != NULL)
         return it->aggregate;
     if (it->field.json_path != NULL) {
         /* the last key that is not an array index (PostgREST's
@@ -24,8 +24,6 @@ static const char *output_name(const pgr_select_item *it)
                 name = op->key;
         return name;
     }
-    if (it->aggregate != NULL)
-        return it->aggregate;
     return it->field.name;
 }
 

@@ -61,9 +61,12 @@ static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
     PGresult *r;
     while ((r = PQgetResult(pg)) != NULL) {
         ExecStatusType t = PQresultStatus(r);
+        /* A PREPARE that failed, or was skipped because an earlier
+         * command of the pipeline failed, left no statement behind. */
+        if ((t == PGRES_FATAL_ERROR || t == PGRES_PIPELINE_ABORTED) &&
+            sn->prepared_now && !is_exec && cache != NULL)
+            pgr_stmt_cache_forget(cache, sn->stmt->sql);
         if (t == PGRES_FATAL_ERROR) {
-            if (sn->prepared_now && !is_exec && cache != NULL)
-                pgr_stmt_cache_forget(cache, sn->stmt->sql);
             if (rs->error == NULL && keep_result(rs, r)) {
                 rs->error = r;
                 rs->error_stmt = sn->stmt;

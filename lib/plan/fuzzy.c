@@ -53,3 +53,23 @@ const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
     }
     return best_score >= 0.5 ? best : NULL;
 }
+
+const char *pgr_fuzzy_pick(const char *name, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    double best_score = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(cands[i], name) == 0)
+            continue;
+        size_t d = levenshtein(name, cands[i]);
+        size_t len = strlen(name) > strlen(cands[i]) ? strlen(name) : strlen(cands[i]);
+        if (d == (size_t)-1 || len == 0)
+            continue;
+        double score = 1.0 - (double)d / (double)len;
+        if (score > best_score) {
+            best_score = score;
+            best = cands[i];
+        }
+    }
+    return best_score >= 0.5 ? best : NULL;
+}

@@ -9,4 +9,9 @@
 const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
                             const char *name);
 
+/* Closest of cands[0..n) to name, skipping exact matches (PostgREST's
+ * noRelBetweenHint ignores candidates with weight 1.0), or NULL. */
+const char *pgr_fuzzy_pick(const char *name, const char *const *cands,
+                           size_t n);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql/emit_embed.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -165,6 +166,8 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
 
 void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
+    if (pgr_emit_embed_null_filter(q, node, f))
+        return;
     if (f->expr.negated)
         pgr_sql_put(q, "NOT ");
     emit_expr(q, node, f);
@@ -208,7 +211,15 @@ void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
-        pgr_emit_field(q, node, &t->field);
+        if (t->relation != NULL) {
+            /* order=rel(col): the to-one embed's lateral row */
+            pgr_emit_embed_order_ref(q, node, t->relation);
+            pgr_sql_put(q, ".");
+            pgr_sql_ident(q, t->field.name);
+            emit_json_path(q, t->field.json_path);
+        } else {
+            pgr_emit_field(q, node, &t->field);
+        }
         if (t->dir == PGR_ORDER_ASC)
             pgr_sql_put(q, " ASC");
         else if (t->dir == PGR_ORDER_DESC)

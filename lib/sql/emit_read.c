@@ -32,7 +32,7 @@ static void emit_value_expr(pgr_sql *q, const pgr_read_node *node,
     if (f->computed != NULL) {
         pgr_sql_qualified(q, f->computed->schema, f->computed->name);
         pgr_sql_put(q, "(");
-        pgr_emit_node_ref(q, node);
+        pgr_emit_node_row(q, node);
         pgr_sql_put(q, ")");
         return;
     }
@@ -132,6 +132,8 @@ static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
 static void emit_from(pgr_sql *q, const pgr_read_node *node)
 {
     pgr_sql_put(q, " FROM ");
+    if (pgr_emit_embed_from(q, node))
+        return;
     pgr_sql_qualified(q, node->table->schema, node->table->name);
     if (node->sql_alias != NULL) {
         pgr_sql_put(q, " AS ");
@@ -151,7 +153,6 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
         return rc;
     bool have_where = pgr_emit_embed_join_condition(q, node);
     pgr_emit_where(q, node, have_where);
-    pgr_emit_embed_null_filters(q, node);
     emit_group_by(q, node);
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
@@ -166,7 +167,8 @@ int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
     int rc = pgr_emit_embed_inner_joins(q, node, err);
     if (rc != PGREST_OK)
         return rc;
-    pgr_emit_where(q, node, false);
-    pgr_emit_embed_null_filters(q, node);
-    return PGREST_OK;
+    bool have_where = pgr_emit_embed_join_condition(q, node);
+    pgr_emit_where(q, node, have_where);
+    have_where = have_where || node->n_filters > 0 || node->n_logic > 0;
+    return pgr_emit_embed_exists(q, node, have_where, err);
 }

@@ -62,10 +62,12 @@ static bool match_hint(const pgr_relationship *r, const char *hint)
 
 /* A relationship is a candidate when the target names its table (on a
  * self reference only the one-to-many direction: `children:t(*)`), or --
- * deprecated since v11.1, tables only -- its FK constraint or single FK
- * column; then the hint, if any, must name its FK, an FK column, a
- * referenced column or the junction. Computed relationships are found by
- * function name. */
+ * deprecated since v11.1 -- its FK constraint or single FK column, not
+ * considering views of the referenced table (`message?select=sender(*)`
+ * with a view over person) except a view's own self reference (`job`
+ * view over a self-referencing table); then the hint, if
+ * any, must name its FK, an FK column, a referenced column or the
+ * junction. Computed relationships are found by function name. */
 static bool rel_matches(const pgr_relationship *r, const char *target,
                         const char *hint)
 {
@@ -73,7 +75,8 @@ static bool rel_matches(const pgr_relationship *r, const char *target,
         return strcmp(r->function_name, target) == 0;
     bool by_table = strcmp(r->foreign_table->name, target) == 0 &&
                     !(r->is_self && is_child_side(r));
-    bool by_fk = !is_view(r->foreign_table) &&
+    bool via_view = is_view(r->foreign_table) && !r->is_self;
+    bool by_fk = !via_view &&
                  (match_constraint(r, target) || match_fk_col(r, target));
     return (by_table || by_fk) && match_hint(r, hint);
 }
@@ -449,7 +452,8 @@ static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
 }
 
 /* addNullEmbedFilters: a filter naming an embed must be is.null or
- * not.is.null (PGRST120 otherwise). */
+ * not.is.null (PGRST120 otherwise) -- unless the name is also a column,
+ * as with an FK column used as embed target (`user1(*)&user1=eq.x`). */
 static int check_null_filter(pgrest_arena *a, const pgr_read_node *node,
                              const pgr_filter *f, pgrest_error *err)
 {
@@ -457,6 +461,9 @@ static int check_null_filter(pgrest_arena *a, const pgr_read_node *node,
         return PGREST_OK;
     const pgr_embed *e = pgr_find_embed(node, f->field.name);
     if (e == NULL)
+        return PGREST_OK;
+    if (f->expr.op != PGR_OP_IS && node->table != NULL &&
+        pgr_find_column(node->table, f->field.name) != NULL)
         return PGREST_OK;
     if (f->expr.op == PGR_OP_IS && (f->expr.is_value == PGR_IS_NULL ||
                                     f->expr.is_value == PGR_IS_NOT_NULL))

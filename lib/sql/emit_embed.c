@@ -302,7 +302,7 @@ static const pgr_embed *null_filter_embed(const pgr_read_node *node,
 }
 
 bool pgr_emit_embed_null_filter(pgr_sql *q, const pgr_read_node *node,
-                                const pgr_filter *f)
+                                const pgr_filter *f, bool count)
 {
     const pgr_embed *e = null_filter_embed(node, f);
     if (e == NULL)
@@ -310,43 +310,16 @@ bool pgr_emit_embed_null_filter(pgr_sql *q, const pgr_read_node *node,
     bool want_null = f->expr.is_value == PGR_IS_NULL;
     if (f->expr.negated)
         want_null = !want_null;
-    emit_null_check(q, e, want_null);
-    return true;
-}
-
-static bool tree_mentions(const pgr_read_node *node, const pgr_logic_tree *t,
-                          const pgr_embed *e)
-{
-    if (t->is_leaf)
-        return null_filter_embed(node, &t->filter) == e;
-    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next)
-        if (tree_mentions(node, c, e))
-            return true;
-    return false;
-}
-
-static bool null_filtered(const pgr_read_node *node, const pgr_embed *e)
-{
-    for (size_t i = 0; i < node->n_filters; i++)
-        if (null_filter_embed(node, node->filters[i]) == e)
-            return true;
-    for (size_t i = 0; i < node->n_logic; i++)
-        if (tree_mentions(node, node->logic[i], e))
-            return true;
-    return false;
-}
-
-int pgr_emit_embed_inner_joins(pgr_sql *q, const pgr_read_node *node,
-                               pgrest_error *err)
-{
-    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
-        if (!null_filtered(node, e))
-            continue;
-        int rc = emit_join(q, e, -1, err);
-        if (rc != PGREST_OK)
-            return rc;
+    if (!count) {
+        emit_null_check(q, e, want_null);
+        return true;
     }
-    return PGREST_OK;
+    pgr_sql_put(q, want_null ? "NOT EXISTS (" : "EXISTS (");
+    pgrest_error ignored;
+    /* only fails when the builder does, which the caller checks */
+    (void)pgr_emit_count_node(q, e->node, &ignored);
+    pgr_sql_put(q, ")");
+    return true;
 }
 
 /* readPlanToCountQuery: an !inner embed keeps only parents for which its

@@ -22,10 +22,6 @@ bool pgr_emit_embed_from(pgr_sql *q, const pgr_read_node *node);
 /* The whole-row reference of node ("alias" or "table"), e.g. the argument
  * of a computed field or computed relationship. */
 void pgr_emit_node_row(pgr_sql *q, const pgr_read_node *node);
-/* For count queries: the lateral joins that `embed=is.null` filters of
- * node refer to (the other embeds are not needed to count). */
-int pgr_emit_embed_inner_joins(pgr_sql *q, const pgr_read_node *node,
-                               pgrest_error *err);
 /* For count queries: " AND EXISTS (<count query of the embed>)" per
  * !inner embed of node; have_where says whether WHERE was written. */
 int pgr_emit_embed_exists(pgr_sql *q, const pgr_read_node *node,
@@ -34,9 +30,10 @@ int pgr_emit_embed_exists(pgr_sql *q, const pgr_read_node *node,
  * whether a WHERE was written. */
 bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node);
 /* If f is `embed=is.null` / `embed=not.is.null` on an embed of node,
- * writes its condition and returns true; false (nothing written) else. */
+ * writes its condition and returns true; false (nothing written) else.
+ * count: in a count query, as [NOT] EXISTS (<the embed's count query>). */
 bool pgr_emit_embed_null_filter(pgr_sql *q, const pgr_read_node *node,
-                                const pgr_filter *f);
+                                const pgr_filter *f, bool count);
 /* The alias a related order term `order=rel(col)` reads col from. */
 void pgr_emit_embed_order_ref(pgr_sql *q, const pgr_read_node *node,
                               const char *relation);

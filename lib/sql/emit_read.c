@@ -164,11 +164,8 @@ int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
 {
     pgr_sql_put(q, "SELECT 1");
     emit_from(q, node);
-    int rc = pgr_emit_embed_inner_joins(q, node, err);
-    if (rc != PGREST_OK)
-        return rc;
     bool have_where = pgr_emit_embed_join_condition(q, node);
-    pgr_emit_where(q, node, have_where);
+    pgr_emit_where_count(q, node, have_where);
     have_where = have_where || node->n_filters > 0 || node->n_logic > 0;
     return pgr_emit_embed_exists(q, node, have_where, err);
 }

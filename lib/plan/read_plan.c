@@ -25,7 +25,9 @@ static const char *output_name(const pgr_select_item *it)
 {
     if (it->alias != NULL)
         return it->alias;
-    if (it->aggregate != NULL && it->field.name == NULL)
+    /* an aggregate is named after its function, also over a JSON path
+     * (PostgREST api/aggregate_functions) */
+    if (it->aggregate != NULL)
         return it->aggregate;
     if (it->field.json_path != NULL) {
         const pgr_json_op *op = it->field.json_path;

@@ -22,21 +22,26 @@
 
 typedef struct name_list {
     const char **v;
+    const pgr_plan_field **f;  /* the field behind a name, NULL for `*` */
     size_t n, cap;
     pgrest_arena *a;
 } name_list;
 
-static void add_name(name_list *l, const char *name)
+static void add_name(name_list *l, const char *name, const pgr_plan_field *f)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
         const char **v = pgr_realloc(l->a, l->v, sizeof(*v) * l->cap,
                                      sizeof(*v) * cap);
-        if (v == NULL)
+        const pgr_plan_field **fs = pgr_realloc(l->a, l->f, sizeof(*fs) * l->cap,
+                                                sizeof(*fs) * cap);
+        if (v == NULL || fs == NULL)
             return;  /* the arena is exhausted: the builder fails too */
         l->v = v;
+        l->f = fs;
         l->cap = cap;
     }
+    l->f[l->n] = f;
     l->v[l->n++] = name;
 }
 
@@ -47,25 +52,51 @@ static void collect_names(const pgr_read_node *node, name_list *out)
 {
     if (node->select_star && node->table != NULL)
         for (size_t i = 0; i < node->table->n_columns; i++)
-            add_name(out, node->table->columns[i].name);
+            add_name(out, node->table->columns[i].name, NULL);
     for (const pgr_plan_field *f = node->fields; f; f = f->next)
-        add_name(out, f->output_name);
+        add_name(out, f->output_name, f);
     for (const pgr_embed *e = node->embeds; e; e = e->next) {
         if (e->hidden)
             continue;
         if (e->spread)
             collect_names(e->node, out);
         else
-            add_name(out, e->output_name);
+            add_name(out, e->output_name, NULL);
     }
 }
 
 static name_list spread_names(pgr_sql *q, const pgr_embed *e)
 {
-    name_list l = {NULL, 0, 0, q->arena};
+    name_list l = {NULL, NULL, 0, 0, q->arena};
     if (e->spread && !e->hidden)
         collect_names(e->node, &l);
     return l;
+}
+
+/* hoistSpreadAggFunctions: aggregates in a to-one spread are computed by
+ * the first ancestor that is not a to-one spread, over the lifted column
+ * (the spread itself selects the plain value). */
+bool pgr_embed_hoists(const pgr_read_node *node)
+{
+    return node->embed != NULL && node->embed->spread && node->embed->is_to_one;
+}
+
+static bool is_agg(const pgr_plan_field *f)
+{
+    return f != NULL && f->item->aggregate != NULL;
+}
+
+bool pgr_embed_has_hoisted_aggregate(pgr_sql *q, const pgr_read_node *node)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (!e->spread || !e->is_to_one)
+            continue;
+        name_list names = spread_names(q, e);
+        for (size_t i = 0; i < names.n; i++)
+            if (is_agg(names.f[i]))
+                return true;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------ pieces */
@@ -94,6 +125,24 @@ static void emit_null_check(pgr_sql *q, const pgr_embed *e, bool is_null)
     pgr_sql_put(q, is_null ? " IS NULL" : " IS NOT NULL");
 }
 
+/* agg("a"."col") with the output cast; input casts were applied where
+ * the spread selects the column. */
+static void emit_hoisted_aggregate(pgr_sql *q, const pgr_embed *e,
+                                   const char *col, const pgr_select_item *it)
+{
+    if (it->agg_cast != NULL)
+        pgr_sql_put(q, "CAST(");
+    pgr_sql_put(q, it->aggregate);
+    pgr_sql_put(q, "(");
+    agg_col(q, e, col);
+    pgr_sql_put(q, ")");
+    if (it->agg_cast != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_put(q, it->agg_cast);
+        pgr_sql_put(q, ")");
+    }
+}
+
 static void comma(pgr_sql *q, bool *first)
 {
     if (!*first)
@@ -110,11 +159,15 @@ void pgr_emit_embed_selects(pgr_sql *q, const pgr_read_node *node, bool *first)
             name_list names = spread_names(q, e);
             for (size_t i = 0; i < names.n; i++) {
                 comma(q, first);
-                if (!e->is_to_one)
+                if (e->is_to_one && is_agg(names.f[i]) && !pgr_embed_hoists(node))
+                    emit_hoisted_aggregate(q, e, names.v[i], names.f[i]->item);
+                else if (!e->is_to_one) {
                     pgr_sql_put(q, "COALESCE(");
-                agg_col(q, e, names.v[i]);
-                if (!e->is_to_one)
+                    agg_col(q, e, names.v[i]);
                     pgr_sql_put(q, ", '[]')");
+                } else {
+                    agg_col(q, e, names.v[i]);
+                }
                 pgr_sql_put(q, " AS ");
                 pgr_sql_ident(q, names.v[i]);
             }
@@ -350,18 +403,27 @@ void pgr_emit_embed_order_ref(pgr_sql *q, const pgr_read_node *node,
     pgr_sql_ident(q, e != NULL ? e->agg_alias : relation);
 }
 
-/* groupF: a JSON embed groups by its output column; a spread by each
- * lifted column. */
-void pgr_emit_embed_group_ref(pgr_sql *q, const pgr_embed *e)
+/* groupF: a JSON embed groups by its output column; a to-one spread by
+ * each lifted column that is not aggregated here. */
+void pgr_emit_embed_group_refs(pgr_sql *q, const pgr_read_node *node,
+                               bool *first)
 {
-    if (!e->spread) {
-        pgr_sql_ident(q, e->output_name);
-        return;
-    }
-    name_list names = spread_names(q, e);
-    for (size_t i = 0; i < names.n; i++) {
-        if (i > 0)
-            pgr_sql_put(q, ", ");
-        agg_col(q, e, names.v[i]);
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (e->hidden)
+            continue;
+        if (!e->spread) {
+            pgr_sql_put(q, *first ? " GROUP BY " : ", ");
+            *first = false;
+            pgr_sql_ident(q, e->output_name);
+            continue;
+        }
+        name_list names = spread_names(q, e);
+        for (size_t i = 0; i < names.n; i++) {
+            if (e->is_to_one && is_agg(names.f[i]))
+                continue;
+            pgr_sql_put(q, *first ? " GROUP BY " : ", ");
+            *first = false;
+            agg_col(q, e, names.v[i]);
+        }
     }
 }

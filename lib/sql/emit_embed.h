@@ -37,7 +37,13 @@ bool pgr_emit_embed_null_filter(pgr_sql *q, const pgr_read_node *node,
 /* The alias a related order term `order=rel(col)` reads col from. */
 void pgr_emit_embed_order_ref(pgr_sql *q, const pgr_read_node *node,
                               const char *relation);
-/* GROUP BY reference for an embed's output. */
-void pgr_emit_embed_group_ref(pgr_sql *q, const pgr_embed *e);
+/* The GROUP BY terms of node's embeds, " GROUP BY " before the first one
+ * (*first says whether it is still to be written). */
+void pgr_emit_embed_group_refs(pgr_sql *q, const pgr_read_node *node,
+                               bool *first);
+/* node is a to-one spread: its aggregates are computed by an ancestor. */
+bool pgr_embed_hoists(const pgr_read_node *node);
+/* Whether to-one spreads under node lift aggregates that node computes. */
+bool pgr_embed_has_hoisted_aggregate(pgr_sql *q, const pgr_read_node *node);
 
 #endif

@@ -39,6 +39,26 @@ static void emit_value_expr(pgr_sql *q, const pgr_read_node *node,
     pgr_emit_field(q, node, &it->field);
 }
 
+static bool is_count_star(const pgr_select_item *it)
+{
+    return it->field.name == NULL || strcmp(it->field.name, "*") == 0;
+}
+
+/* The value a field reads, with its input cast. */
+static void emit_cast_value(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_plan_field *f)
+{
+    const pgr_select_item *it = f->item;
+    if (it->cast != NULL)
+        pgr_sql_put(q, "CAST(");
+    emit_value_expr(q, node, f);
+    if (it->cast != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_put(q, it->cast);
+        pgr_sql_put(q, ")");
+    }
+}
+
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
                           const pgr_plan_field *f, pgrest_error *err)
 {
@@ -47,49 +67,53 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
         return bad_cast(q, it->cast, err);
     if (it->agg_cast != NULL && !safe_type_name(it->agg_cast))
         return bad_cast(q, it->agg_cast, err);
-    if (it->agg_cast != NULL)
-        pgr_sql_put(q, "CAST(");
-    if (it->aggregate != NULL) {
+    if (it->aggregate != NULL && pgr_embed_hoists(node)) {
+        /* the spread's ancestor aggregates this column; count() counts
+         * the rows that matched */
+        if (is_count_star(it))
+            pgr_sql_put(q, "1");
+        else
+            emit_cast_value(q, node, f);
+    } else if (it->aggregate != NULL) {
+        if (it->agg_cast != NULL)
+            pgr_sql_put(q, "CAST(");
         pgr_sql_put(q, it->aggregate);
         pgr_sql_put(q, "(");
-    }
-    if (it->aggregate != NULL && it->field.name == NULL)
-        pgr_sql_put(q, "*");
-    else {
-        if (it->cast != NULL)
-            pgr_sql_put(q, "CAST(");
-        emit_value_expr(q, node, f);
-        if (it->cast != NULL) {
+        if (is_count_star(it))
+            pgr_sql_put(q, "*");
+        else
+            emit_cast_value(q, node, f);
+        pgr_sql_put(q, ")");
+        if (it->agg_cast != NULL) {
             pgr_sql_put(q, " AS ");
-            pgr_sql_put(q, it->cast);
+            pgr_sql_put(q, it->agg_cast);
             pgr_sql_put(q, ")");
         }
-    }
-    if (it->aggregate != NULL)
-        pgr_sql_put(q, ")");
-    if (it->agg_cast != NULL) {
-        pgr_sql_put(q, " AS ");
-        pgr_sql_put(q, it->agg_cast);
-        pgr_sql_put(q, ")");
+    } else {
+        emit_cast_value(q, node, f);
     }
     pgr_sql_put(q, " AS ");
     pgr_sql_ident(q, f->output_name);
     return PGREST_OK;
 }
 
-static bool has_aggregate(const pgr_read_node *node)
+/* Aggregated here: own aggregates (unless hoisted to an ancestor) or
+ * aggregates hoisted from to-one spreads below. */
+static bool has_aggregate(pgr_sql *q, const pgr_read_node *node)
 {
+    if (pgr_embed_hoists(node))
+        return false;
     for (const pgr_plan_field *f = node->fields; f; f = f->next)
         if (f->item->aggregate != NULL)
             return true;
-    return false;
+    return pgr_embed_has_hoisted_aggregate(q, node);
 }
 
 /* Implicit GROUP BY: every non-aggregated output (PostgREST api/aggregate_
  * functions "Automatic GROUP BY"). */
 static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
 {
-    if (!has_aggregate(node))
+    if (!has_aggregate(q, node))
         return;
     bool first = true;
     for (const pgr_plan_field *f = node->fields; f; f = f->next) {
@@ -99,13 +123,7 @@ static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
         first = false;
         pgr_sql_ident(q, f->output_name);
     }
-    for (const pgr_embed *e = node->embeds; e; e = e->next) {
-        if (e->hidden)
-            continue;
-        pgr_sql_put(q, first ? " GROUP BY " : ", ");
-        first = false;
-        pgr_emit_embed_group_ref(q, e);
-    }
+    pgr_emit_embed_group_refs(q, node, &first);
 }
 
 static int emit_select_list(pgr_sql *q, const pgr_read_node *node,

@@ -28,6 +28,11 @@ typedef struct pgr_embed {
     bool spread;
     bool is_to_one;
     bool hidden;                   /* empty embed rel() only joins */
+    /* alias of the LATERAL subquery in the parent's FROM: pgrst_<depth>_<n> */
+    const char *agg_alias;
+    /* url-use-legacy-target-names: embedded params may also name the
+     * relation instead of the alias */
+    bool legacy_names;
     struct pgr_embed *next;
 } pgr_embed;
 
@@ -51,6 +56,9 @@ struct pgr_read_node {
      * than from table, which (if set) only supplies columns and
      * relationships (plan/call_plan.c). */
     const char *source_cte;
+    /* embedded nodes: the parent and the embed that holds this node */
+    const pgr_read_node *parent;
+    const pgr_embed *embed;
 };
 
 typedef enum pgr_output {

@@ -67,6 +67,12 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
                          size_t depth, pgrest_error *err)
 {
     const pgr_query_params *qp = &api->qp;
+    node->offset = 0;
+    node->limit = -1;
+    /* Embedded nodes get their params from pgr_check_embed_params, which
+     * resolves paths by alias or relation name (PostgREST updateNode). */
+    if (depth > 0)
+        return PGREST_OK;
     size_t nf = 0, nl = 0;
     for (const pgr_path_filter *f = qp->filters; f; f = f->next)
         nf += path_equals(&f->path, path, depth);
@@ -85,18 +91,8 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_path_order *o = qp->orders; o; o = o->next)
         if (path_equals(&o->path, path, depth))
             node->order = o->terms;
-    node->offset = 0;
-    node->limit = -1;
-    if (depth == 0) {
-        node->offset = api->range_offset;
-        node->limit = api->range_limit;
-    } else {
-        for (const pgr_path_range *r = qp->ranges; r; r = r->next)
-            if (path_equals(&r->path, path, depth)) {
-                node->offset = r->offset > 0 ? r->offset : 0;
-                node->limit = r->limit;
-            }
-    }
+    node->offset = api->range_offset;
+    node->limit = api->range_limit;
     return PGREST_OK;
 }
 

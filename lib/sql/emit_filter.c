@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql/emit_embed.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -178,18 +179,28 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
     pgr_sql_param(q, e->value);
 }
 
-void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+/* count: inside readPlanToCountQuery, where embeds are not joined and a
+ * null filter on an embed becomes [NOT] EXISTS (its count query). */
+static void emit_filter_in(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_filter *f, bool count)
 {
+    if (pgr_emit_embed_null_filter(q, node, f, count))
+        return;
     if (f->expr.negated)
         pgr_sql_put(q, "NOT ");
     emit_expr(q, node, f);
 }
 
-void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
-                         const pgr_logic_tree *t)
+void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    emit_filter_in(q, node, f, false);
+}
+
+static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
+                          const pgr_logic_tree *t, bool count)
 {
     if (t->is_leaf) {
-        pgr_emit_filter(q, node, &t->filter);
+        emit_filter_in(q, node, &t->filter, count);
         return;
     }
     if (t->negated)
@@ -200,30 +211,56 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
     for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
         if (c != t->children)
             pgr_sql_put(q, t->is_or ? " OR " : " AND ");
-        pgr_emit_logic_tree(q, node, c);
+        emit_logic_in(q, node, c, count);
     }
     pgr_sql_put(q, ")");
 }
 
-void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
+void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
+                         const pgr_logic_tree *t)
+{
+    emit_logic_in(q, node, t, false);
+}
+
+static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where, bool count)
 {
     for (size_t i = 0; i < node->n_filters; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        pgr_emit_filter(q, node, node->filters[i]);
+        emit_filter_in(q, node, node->filters[i], count);
     }
     for (size_t i = 0; i < node->n_logic; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        pgr_emit_logic_tree(q, node, node->logic[i]);
+        emit_logic_in(q, node, node->logic[i], count);
     }
+}
+
+void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
+{
+    emit_where_in(q, node, have_where, false);
+}
+
+void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where)
+{
+    emit_where_in(q, node, have_where, true);
 }
 
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
-        pgr_emit_field(q, node, &t->field);
+        if (t->relation != NULL) {
+            /* order=rel(col): the to-one embed's lateral row */
+            pgr_emit_embed_order_ref(q, node, t->relation);
+            pgr_sql_put(q, ".");
+            pgr_sql_ident(q, t->field.name);
+            emit_json_path(q, t->field.json_path);
+        } else {
+            pgr_emit_field(q, node, &t->field);
+        }
         if (t->dir == PGR_ORDER_ASC)
             pgr_sql_put(q, " ASC");
         else if (t->dir == PGR_ORDER_DESC)

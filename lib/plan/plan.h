@@ -14,6 +14,7 @@ typedef struct pgr_plan_field {
     const pgr_column *column;      /* resolved column, NULL for computed */
     const pgr_routine *computed;   /* computed field function, if any */
     const char *output_name;       /* JSON key */
+    const char *out_fn;            /* domain -> json representation */
     struct pgr_plan_field *next;
 } pgr_plan_field;
 
@@ -56,6 +57,8 @@ struct pgr_read_node {
      * than from table, which (if set) only supplies columns and
      * relationships (plan/call_plan.c). */
     const char *source_cte;
+    /* data representations (casts on domains) are looked up here */
+    const pgr_schema_cache *schema;
     /* embedded nodes: the parent and the embed that holds this node */
     const pgr_read_node *parent;
     const pgr_embed *embed;

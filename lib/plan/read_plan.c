@@ -27,6 +27,26 @@ static const char *output_name(const pgr_select_item *it)
     return it->field.name;
 }
 
+/* The function of a `CREATE CAST (domain AS json)`: selected columns of
+ * that domain are rendered through it (PostgREST api/domain_
+ * representations). Not with casts or aggregates, as PostgREST. */
+static const char *output_function(const pgr_schema_cache *sc,
+                                   const pgr_column *c)
+{
+    if (c == NULL || c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r = pgr_find_representation(sc, c->nominal_type, "json");
+    return r ? r->function : NULL;
+}
+
+static bool has_output_functions(const pgr_schema_cache *sc, const pgr_table *t)
+{
+    for (size_t i = 0; t != NULL && i < t->n_columns; i++)
+        if (output_function(sc, &t->columns[i]) != NULL)
+            return true;
+    return false;
+}
+
 static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
                      pgr_read_node *node, const pgr_select_item *it,
                      pgr_plan_field ***tail, pgrest_error *err)
@@ -43,6 +63,8 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
     if (node->table != NULL && it->field.name != NULL &&
         strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
+    if (it->cast == NULL && it->aggregate == NULL && it->field.json_path == NULL)
+        f->out_fn = output_function(sc, f->column);
     (void)sc;
     **tail = f;
     *tail = &f->next;
@@ -96,6 +118,36 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     return PGREST_OK;
 }
 
+/* "*" over a relation with represented domains lists every column, so
+ * each can go through its function (PostgREST ReadPlan expandStars). */
+static int expand_star(pgrest_arena *a, const pgr_schema_cache *sc,
+                       pgr_read_node *node, pgr_plan_field ***ftail,
+                       pgrest_error *err)
+{
+    for (size_t i = 0; i < node->table->n_columns; i++) {
+        pgr_select_item *it = PGR_NEW(a, pgr_select_item);
+        if (it == NULL)
+            return pgr_error_oom(err);
+        it->kind = PGR_SELECT_FIELD;
+        it->field.name = node->table->columns[i].name;
+        int rc = add_field(a, sc, node, it, ftail, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+static int add_star(pgrest_arena *a, const pgr_schema_cache *sc,
+                    pgr_read_node *node, pgr_plan_field ***ftail,
+                    pgrest_error *err)
+{
+    if (!has_output_functions(sc, node->table)) {
+        node->select_star = true;
+        return PGREST_OK;
+    }
+    return expand_star(a, sc, node, ftail, err);
+}
+
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,
                   pgr_read_node *node, const pgr_select_item *items,
@@ -104,12 +156,14 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
     int rc;
     pgr_plan_field **ftail = &node->fields;
     pgr_embed **etail = &node->embeds;
-    if (items == NULL)
-        node->select_star = true;
+    node->schema = sc;
+    if (items == NULL && (rc = add_star(a, sc, node, &ftail, err)) != PGREST_OK)
+        return rc;
     for (const pgr_select_item *it = items; it != NULL; it = it->next) {
         switch (it->kind) {
         case PGR_SELECT_STAR:
-            node->select_star = true;
+            if ((rc = add_star(a, sc, node, &ftail, err)) != PGREST_OK)
+                return rc;
             break;
         case PGR_SELECT_FIELD:
             if (it->aggregate != NULL && !ctx->cfg.db_aggregates_enabled)

@@ -139,11 +139,61 @@ static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     pgr_sql_put(q, ")");
 }
 
+/* A domain with a `CREATE CAST (text AS domain)` function reads filter
+ * values through it (PostgREST api/domain_representations, "Domain Filter
+ * Format"). */
+static const char *input_function(const pgr_read_node *node, const pgr_field *f)
+{
+    if (f->json_path != NULL || node->schema == NULL)
+        return NULL;
+    const pgr_column *c = column_of(node, f->name);
+    if (c == NULL || c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r =
+        pgr_find_representation(node->schema, "text", c->nominal_type);
+    return r ? r->function : NULL;
+}
+
+/* Pattern and range operators take the literal as it is: PostgREST leaves
+ * them untyped, so e.g. ilike on a domain fails in PostgreSQL. */
+static bool compares_values(pgr_operator op)
+{
+    switch (op) {
+    case PGR_OP_EQ: case PGR_OP_NEQ: case PGR_OP_GT: case PGR_OP_GTE:
+    case PGR_OP_LT: case PGR_OP_LTE: case PGR_OP_ISDISTINCT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void emit_value(pgr_sql *q, const char *fn, const char *value)
+{
+    if (fn == NULL) {
+        pgr_sql_param(q, value);
+        return;
+    }
+    pgr_sql_qualified_text(q, fn);
+    pgr_sql_put(q, "(");
+    pgr_sql_param_cast(q, value, "text");
+    pgr_sql_put(q, ")");
+}
+
 static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
+    const char *fn = input_function(node, &f->field);
+    const char *array = pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list);
     pgr_emit_field(q, node, &f->field);
     pgr_sql_put(q, " = ANY (");
-    pgr_sql_param(q, pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list));
+    if (fn == NULL) {
+        pgr_sql_param(q, array);
+    } else {
+        pgr_sql_put(q, "SELECT ");
+        pgr_sql_qualified_text(q, fn);
+        pgr_sql_put(q, "(unnest(");
+        pgr_sql_param_cast(q, array, "text[]");
+        pgr_sql_put(q, "))");
+    }
     pgr_sql_put(q, ")");
 }
 
@@ -176,7 +226,8 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
         return;
     }
     pgr_sql_put(q, " ");
-    pgr_sql_param(q, e->value);
+    emit_value(q, compares_values(e->op) ? input_function(node, &f->field) : NULL,
+               e->value);
 }
 
 /* count: inside readPlanToCountQuery, where embeds are not joined and a

@@ -89,6 +89,11 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
             pgr_sql_put(q, it->agg_cast);
             pgr_sql_put(q, ")");
         }
+    } else if (f->out_fn != NULL) {
+        pgr_sql_qualified_text(q, f->out_fn);
+        pgr_sql_put(q, "(");
+        emit_cast_value(q, node, f);
+        pgr_sql_put(q, ")");
     } else {
         emit_cast_value(q, node, f);
     }

@@ -57,6 +57,9 @@ struct pgr_read_node {
      * than from table, which (if set) only supplies columns and
      * relationships (plan/call_plan.c). */
     const char *source_cte;
+    /* reads the rows of a CTE (write RETURNING, function result), which
+     * are records rather than rows of table */
+    bool rows_are_records;
     /* data representations (casts on domains) are looked up here */
     const pgr_schema_cache *schema;
     /* embedded nodes: the parent and the embed that holds this node */

@@ -35,8 +35,27 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 
 /* Composite and array columns are reached through to_jsonb (PostgREST
  * api/tables_views "Composite / Array Columns"). */
+/* Rows of a CTE (returned by a write, or by a function) are records, so a
+ * computed field f(table) cannot be reached by attribute notation on them:
+ * the row is cast back to its table type first. */
+static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
+{
+    return node->rows_are_records && node->table != NULL &&
+           column_of(node, f->name) == NULL;
+}
+
 void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f)
 {
+    if (via_row_cast(node, f)) {
+        pgr_sql_put(q, "(");
+        pgr_emit_node_ref(q, node);
+        pgr_sql_put(q, "::");
+        pgr_sql_qualified(q, node->table->schema, node->table->name);
+        pgr_sql_put(q, ").");
+        pgr_sql_ident(q, f->name);
+        emit_json_path(q, f->json_path);
+        return;
+    }
     const pgr_column *col = f->json_path ? column_of(node, f->name) : NULL;
     bool via_jsonb = col != NULL && (col->is_composite || col->is_array);
     if (via_jsonb)

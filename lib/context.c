@@ -35,7 +35,7 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
         return;
     pgrest_ctx_stop_listener(ctx);
     pgr_jwt_cache_free(ctx->jwt_cache);
-    pgr_pool_free(ctx->pool);
+    pgr_pool_free(pgr_ctx_pool(ctx));
     if (ctx->schema != NULL)
         pgr_schema_cache_release(ctx->schema);
     pthread_mutex_destroy(&ctx->lock);
@@ -106,31 +106,42 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     pthread_mutex_unlock(&ctx->lock);
     if (old != NULL)
         pgr_schema_cache_release(old);
-    if (ctx->pool != NULL)
-        pgr_pool_flush(ctx->pool);
+    pgr_pool *pool = pgr_ctx_pool(ctx);
+    if (pool != NULL)
+        pgr_pool_flush(pool);
 }
 
 /* Error strings of context-level calls outlive the call: they are copied
- * into the context's error arena. */
+ * into the context's error arena, which loads failing in several threads
+ * at once (the listener and the host, say) share. */
 static int keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
 {
     if (err == NULL || rc == PGREST_OK)
         return rc;
+    pthread_mutex_lock(&ctx->lock);
     pgrest_arena *a = ctx->err_arena;
     err->message = pgr_strdup(a, err->message);
     err->details = pgr_strdup(a, err->details);
     err->hint = pgr_strdup(a, err->hint);
     err->code = pgr_strdup(a, err->code);
+    pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
 
+/* The first load creates the pool; concurrent first loads create one. */
 static int ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
 {
-    if (ctx->pool != NULL)
+    if (pgr_ctx_pool(ctx) != NULL)
         return PGREST_OK;
-    ctx->pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
-                             ctx->cfg.db_pool_acquisition_timeout);
-    return ctx->pool ? PGREST_OK : pgr_error_oom(err);
+    pthread_mutex_lock(&ctx->lock);
+    pgr_pool *pool = atomic_load_explicit(&ctx->pool, memory_order_relaxed);
+    if (pool == NULL) {
+        pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
+                            ctx->cfg.db_pool_acquisition_timeout);
+        atomic_store_explicit(&ctx->pool, pool, memory_order_release);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return pool ? PGREST_OK : pgr_error_oom(err);
 }
 
 static unsigned long long usec_since(const struct timespec *t0)

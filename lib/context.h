@@ -70,9 +70,12 @@ struct pgrest_ctx {
     pgrest_arena *cfg_arena;
     pgr_kv *options;                  /* every key set, as text */
     pgr_config cfg;
-    pthread_mutex_t lock;             /* guards schema swap + err arena */
+    pthread_mutex_t lock;             /* guards schema swap, pool creation
+                                       * and the err arena */
     pgr_schema_cache *schema;
-    pgr_pool *pool;
+    /* Created by the first schema load, then fixed until pgrest_ctx_free;
+     * requests read it without the lock (pgr_ctx_pool). */
+    pgr_pool *_Atomic pool;
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload thread, if started */
     pgr_metrics metrics;
@@ -82,6 +85,11 @@ struct pgrest_ctx {
 /* Current schema cache with a reference taken; release when done. */
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
 void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);
+/* The connection pool, or NULL before the first pgrest_ctx_load_schema. */
+static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
+{
+    return atomic_load_explicit(&ctx->pool, memory_order_acquire);
+}
 
 /* Applies defaults to cfg. */
 void pgr_config_defaults(pgr_config *cfg);

@@ -36,14 +36,15 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
                       const pgrest_statements *st, pgrest_response **out,
                       pgrest_error *err)
 {
-    if (ctx->pool == NULL)
+    pgr_pool *pool = pgr_ctx_pool(ctx);
+    if (pool == NULL)
         return pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.",
                          NULL, NULL);
-    pgr_conn *c = pgr_pool_acquire(ctx->pool, arena, err);
+    pgr_conn *c = pgr_pool_acquire(pool, arena, err);
     if (c == NULL)
         return PGREST_ERR_CONNECTION;
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
-    pgr_pool_release(ctx->pool, c);
+    pgr_pool_release(pool, c);
     return rc;
 }
 

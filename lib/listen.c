@@ -65,17 +65,23 @@ static PGconn *listen_connection(pgr_listener *l)
     return pg;
 }
 
-static void dispatch(pgr_listener *l, const char *payload)
+/* What a batch of notifications asks for. */
+typedef struct pgr_wanted {
+    bool schema, config;
+} pgr_wanted;
+
+static void classify(const char *payload, pgr_wanted *w)
 {
-    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0) {
-        pgrest_error err = {0};
-        pgrest_ctx_load_schema(l->ctx, &err);
-    } else if (strcasecmp(payload, "reload config") == 0 && l->on_reload_config) {
-        l->on_reload_config(l->arg);
-    }
+    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0)
+        w->schema = true;
+    else if (strcasecmp(payload, "reload config") == 0)
+        w->config = true;
 }
 
-/* Waits for notifications until the connection breaks or stop is set. */
+/* Waits for notifications until the connection breaks or stop is set.
+ * Everything that arrived together is drained first and answered once: a
+ * burst of NOTIFYs (one per migration statement, say) costs one reload,
+ * not one per message, and stop is not held up by a backlog. */
 static void serve(pgr_listener *l, PGconn *pg)
 {
     struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
@@ -83,11 +89,18 @@ static void serve(pgr_listener *l, PGconn *pg)
         int n = poll(&pfd, 1, 200);
         if (n < 0 || (n > 0 && PQconsumeInput(pg) == 0))
             return;
+        pgr_wanted w = {false, false};
         PGnotify *note;
         while ((note = PQnotifies(pg)) != NULL) {
-            dispatch(l, note->extra ? note->extra : "");
+            classify(note->extra ? note->extra : "", &w);
             PQfreemem(note);
         }
+        if (w.schema && !atomic_load(&l->stop)) {
+            pgrest_error err = {0};
+            pgrest_ctx_load_schema(l->ctx, &err);
+        }
+        if (w.config && l->on_reload_config != NULL)
+            l->on_reload_config(l->arg);
         if (PQstatus(pg) != CONNECTION_OK)
             return;
     }

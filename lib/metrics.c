@@ -21,8 +21,9 @@ static const char *ull(pgrest_arena *a, unsigned long long v)
 static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
 {
     pgr_pool_stats st = {.max = ctx->cfg.db_pool, .available = ctx->cfg.db_pool};
-    if (ctx->pool != NULL)
-        pgr_pool_stats_get(ctx->pool, &st);
+    pgr_pool *pool = pgr_ctx_pool(ctx);
+    if (pool != NULL)
+        pgr_pool_stats_get(pool, &st);
     metric(sb, a, "pgrst_db_pool_max", "gauge", "Max pool connections", NULL,
            ull(a, (unsigned long long)st.max));
     metric(sb, a, "pgrst_db_pool_available", "gauge", "Available connections in the pool",

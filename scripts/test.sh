@@ -2,12 +2,14 @@
 # The test command: installs what is missing, builds build/ and build-asan/
 # (AddressSanitizer + UBSan), starts a throwaway PostgreSQL loaded with
 # tests/fixtures/test_schema.sql, runs the unit and integration suites in both
-# builds, runs the conformance target (tests/conformance/run.sh; skipped when
-# ../shared/conformance is absent), and ends with one line
+# builds, runs the multi-thread test (tests/integration/test_threads.c) in
+# build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
+# a program here), runs the conformance target (tests/conformance/run.sh;
+# skipped when ../shared/conformance is absent), and ends with one line
 #   N passed, N failed[, N skipped]
 # summing every suite.  Exit status 1 if anything failed.
 #
-# Usage: scripts/test.sh [--no-asan] [--no-conformance]
+# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-conformance]
 #        scripts/test.sh --deps-only     install missing packages and exit
 #        scripts/test.sh --print-deps    print the Debian packages needed
 #
@@ -57,14 +59,15 @@ install_deps() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-use_asan=1 use_conformance=1
+use_asan=1 use_tsan=1 use_conformance=1
 for arg in "$@"; do
   case "$arg" in
     --print-deps) printf '%s\n' "${DEPS[@]}"; exit 0 ;;
     --deps-only) install_deps; exit $? ;;
     --no-asan) use_asan=0 ;;
+    --no-tsan) use_tsan=0 ;;
     --no-conformance) use_conformance=0 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -101,6 +104,50 @@ if [ "$use_asan" -eq 1 ]; then
   if build_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
     build_ok+=(build-asan); note "build-asan" "ok"
   else total_fail=$((total_fail + 1)); note "build-asan" "FAILED"; fi
+fi
+
+# ThreadSanitizer: probe that gcc's TSan can build and run a threaded program
+# here (it needs libtsan, and aborts at start on kernels whose mmap
+# randomisation it does not support), then build only the thread test.
+tsan_ready=0
+tsan_probe() {
+  local d="$work/tsan-probe"
+  mkdir -p "$d"
+  cat >"$d/probe.c" <<'PROBE'
+#include <pthread.h>
+static int n;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *run(void *a) { pthread_mutex_lock(&m); n++; pthread_mutex_unlock(&m); return a; }
+int main(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, 0, run, 0) != 0) return 1;
+    run(0);
+    pthread_join(t, 0);
+    return n == 2 ? 0 : 1;
+}
+PROBE
+  if ! "${CC:-cc}" -fsanitize=thread -g -pthread "$d/probe.c" -o "$d/probe" >"$d/log" 2>&1; then
+    tsan_reason="compiler cannot link -fsanitize=thread: $(head -n 1 "$d/log")"; return 1
+  fi
+  if ! timeout 30 "$d/probe" >"$d/log" 2>&1; then
+    tsan_reason="TSan program does not run here: $(grep -m 1 -v '^$' "$d/log")"; return 1
+  fi
+}
+if [ "$use_tsan" -eq 1 ]; then
+  tsan_reason=""
+  if ! tsan_probe; then
+    echo "test.sh: ThreadSanitizer run skipped: $tsan_reason"
+    note "build-tsan" "skipped ($tsan_reason)"
+  else
+    echo "== build build-tsan (tests/integration/itest_threads)"
+    if { [ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false; } &&
+       ninja -C build-tsan tests/integration/itest_threads; then
+      tsan_ready=1; note "build-tsan" "ok"
+    else
+      total_fail=$((total_fail + 1)); note "build-tsan" "FAILED"
+    fi
+  fi
 fi
 
 # ---- test database ------------------------------------------------------------
@@ -189,6 +236,15 @@ for b in "${build_ok[@]}"; do
     note "$b integration" "not run (no test database)"
   fi
 done
+# TSan: only the thread test; a data race report fails it (exit 66).
+if [ "$tsan_ready" -eq 1 ]; then
+  if [ "$db_ready" -eq 1 ] && fresh_test_db; then
+    TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}" \
+      run_suite build-tsan integration --no-rebuild --timeout-multiplier 2 threads
+  else
+    note "build-tsan integration" "not run (no test database)"
+  fi
+fi
 "$pg_sh" stop "$pgdir"
 unset PGHOST PGPORT PGUSER
 

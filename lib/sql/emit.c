@@ -45,7 +45,12 @@ static void emit_custom_body(pgr_sql *q, const pgrest_query_plan *plan)
     bool send = plan->body_bytes && h->send_fn != NULL &&
                 (h->base_type == NULL || strcmp(h->base_type, "bytea") != 0);
     if (send) {
-        pgr_sql_qualified_text(q, h->send_fn);
+        /* introspection prints regproc with search_path '': unqualified
+         * names are pg_catalog's */
+        if (strchr(h->send_fn, '.') == NULL)
+            pgr_sql_qualified(q, "pg_catalog", h->send_fn);
+        else
+            pgr_sql_qualified_text(q, h->send_fn);
         pgr_sql_put(q, "(");
     }
     pgr_sql_qualified(q, h->handler_schema, h->handler_name);

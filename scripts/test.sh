@@ -42,7 +42,7 @@ DEPS=(meson ninja-build pkg-config gcc libc6-dev
 missing_deps() {
   local p
   for p in "${DEPS[@]}"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+    grep -q '^install ok installed$' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || echo "$p"
   done
 }
 

@@ -6,6 +6,7 @@
 
 #include "exec/response.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 /* What was sent for one statement, to match results in order. */
 typedef struct sent {
@@ -129,6 +130,28 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
         row->guc_headers = PQgetvalue(r, 0, c_hdr);
     if (c_status >= 0 && !PQgetisnull(r, 0, c_status))
         row->guc_status = PQgetvalue(r, 0, c_status);
+}
+
+/* EXPLAIN of the main statement: one JSON document, or one row per line
+ * of text (PostgREST MainTx.hs, the plan is the body). */
+static void read_explain(pgrest_arena *a, const PGresult *r, pgr_main_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->body = "";
+    if (r == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 1024);
+    for (int i = 0; i < PQntuples(r); i++) {
+        if (i > 0)
+            pgr_sb_putc(&sb, '\n');
+        pgr_sb_putn(&sb, PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0));
+    }
+    const char *body = pgr_sb_finish(&sb);
+    if (body != NULL) {
+        row->body = body;
+        row->body_len = strlen(body);
+    }
 }
 
 /* "Plan Rows" of the EXPLAIN (FORMAT JSON) of the count query
@@ -283,7 +306,10 @@ static void after_pipeline(pgrest_pending *p)
         return;
     }
     pgr_main_row row;
-    read_main_row(p->rs.main, &row);
+    if (p->st->plan->explain)
+        read_explain(p->arena, p->rs.main, &row);
+    else
+        read_main_row(p->rs.main, &row);
     apply_planned_count(p->st->plan, p->rs.explain, &row);
     int rc = pgr_build_response(p->ctx, p->arena, p->st->plan, &row, &p->resp, &p->err);
     p->rc = rc;

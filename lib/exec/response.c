@@ -184,6 +184,59 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
 
 
 
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A bytea body arrives in PostgreSQL's text form "\x0a1b..."; PostgREST
+ * reads it in binary format, so the client gets the bytes. */
+static int decode_bytea(pgrest_arena *a, pgrest_response *r, pgrest_error *err)
+{
+    const char *s = r->body;
+    size_t n = r->body_len;
+    if (n < 2 || s[0] != '\\' || s[1] != 'x')
+        return PGREST_OK;
+    char *out = pgr_alloc(a, (n - 2) / 2 + 1);
+    if (out == NULL)
+        return pgr_error_oom(err);
+    size_t k = 0;
+    for (size_t i = 2; i + 1 < n; i += 2) {
+        int hi = hex_value(s[i]), lo = hex_value(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return PGREST_OK;
+        out[k++] = (char)(hi << 4 | lo);
+    }
+    r->body = out;
+    r->body_len = k;
+    return PGREST_OK;
+}
+
+/* Accept: application/vnd.pgrst.plan: 200 with the plan (PostgREST
+ * Response.hs, RSPlan). */
+static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
+                                         const pgrest_query_plan *plan,
+                                         const pgr_main_row *row)
+{
+    pgrest_response *r = pgr_response_new(a, 200);
+    if (r == NULL)
+        return NULL;
+    pgr_response_add_header(a, r, "Content-Type", plan->content_type);
+    if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
+        pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
+    if (!plan->api->is_head) {
+        r->body = row->body;
+        r->body_len = row->body_len;
+    }
+    return r;
+}
+
 /* GET /: the statement returned what the document needs from the
  * database; the document replaces it as the body (Response.hs
  * openApiResponse). db-root-spec bodies pass through. */
@@ -204,6 +257,10 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
                        pgrest_response **out, pgrest_error *err)
 {
     pgr_main_row doc;
+    if (plan->explain) {
+        *out = explain_response(ctx, a, plan, row);
+        return *out != NULL ? PGREST_OK : pgr_error_oom(err);
+    }
     if (plan->action == PGR_ACTION_SCHEMA_READ) {
         int drc = openapi_row(ctx, a, plan, row, &doc, err);
         if (drc != PGREST_OK)
@@ -255,6 +312,9 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
         }
         return rc;
     }
+    if (plan->body_bytes && !plan->api->is_head &&
+        (rc = decode_bytea(a, r, err)) != PGREST_OK)
+        return rc;
     if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)

@@ -534,67 +534,29 @@ static pgr_call_result result_shape(const pgr_routine *r)
     }
 }
 
-static bool raw_output(const pgr_media_type *m, pgr_output *out,
-                       const char **ctype)
+/* Plan.hs callReadPlan: handlers are looked up for the function's table
+ * (SETOF table) or the function itself; a single scalar result also
+ * answers text/plain, text/xml and application/octet-stream. */
+static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
+                          const pgrest_api_request *api, pgr_call_plan *cp,
+                          pgrest_query_plan *plan, pgrest_error *err)
 {
-    switch (m->kind) {
-    case PGR_MEDIA_TEXT:
-        *ctype = "text/plain; charset=utf-8";
-        break;
-    case PGR_MEDIA_XML:
-        *ctype = "text/xml; charset=utf-8";
-        break;
-    case PGR_MEDIA_OCTET:
-        *ctype = "application/octet-stream";
-        break;
-    default:
-        return false;
-    }
-    *out = PGR_OUT_RAW;
-    return true;
-}
-
-static int not_acceptable(pgrest_arena *a, const pgr_media_type *accept,
-                          pgrest_error *err)
-{
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 64);
-    pgr_sb_puts(&sb, "None of these media types are available: ");
-    for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
-        if (m != accept)
-            pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, m->text ? m->text : "");
-    }
-    return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
-}
-
-/* Plan/Negotiate.hs for routines: the JSON family as for relations, plus
- * text/plain, text/xml and application/octet-stream for a function that
- * returns a single scalar (its value is the body). */
-static int negotiate_call(pgrest_arena *a, const pgrest_api_request *api,
-                          pgr_call_plan *cp, pgrest_query_plan *plan,
-                          pgrest_error *err)
-{
-    plan->output = PGR_OUT_JSON;
-    plan->content_type = "application/json; charset=utf-8";
-    if (api->accept == NULL)
-        return PGREST_OK;
-    for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
-        if (m->q <= 0)
-            continue;
-        if (pgr_output_for(m, &plan->output, &plan->content_type)) {
-            plan->nulls_stripped = m->nulls_stripped;
-            return PGREST_OK;
-        }
-        if (cp->result == PGR_CALL_RESULT_SCALAR &&
-            raw_output(m, &plan->output, &plan->content_type)) {
-            cp->raw_bytea = m->kind == PGR_MEDIA_OCTET &&
-                            cp->routine->return_type != NULL &&
-                            strcmp(cp->routine->return_type, "bytea") == 0;
-            return PGREST_OK;
-        }
-    }
-    return not_acceptable(a, api->accept, err);
+    const pgr_routine *r = cp->routine;
+    pgr_negotiation_target t = {
+        .schema = r->schema,
+        .name = r->return_kind == PGR_RETURN_COMPOSITE && r->return_type != NULL
+                    ? r->return_type : r->name,
+        .default_select = pgr_default_select(api),
+        .scalar_routine = cp->result == PGR_CALL_RESULT_SCALAR,
+        .return_type = r->return_type,
+    };
+    int rc = pgr_negotiate_for(ctx, a, api, &t, plan, err);
+    if (rc != PGREST_OK)
+        return rc;
+    cp->raw_bytea = plan->output == PGR_OUT_RAW && plan->body_bytes;
+    plan->handler_on_scalar = plan->output == PGR_OUT_CUSTOM &&
+                              cp->result == PGR_CALL_RESULT_SCALAR;
+    return PGREST_OK;
 }
 
 /* ------------------------------------------------------------ read tree */
@@ -624,7 +586,10 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
         root->table = pgr_find_table(plan->schema, r->return_schema, r->return_type);
     root->source_cte = PGR_CALL_SOURCE;
     root->rows_are_records = true;
-    root->sql_alias = PGR_CALL_SOURCE;
+    /* the rows are named as the relation negotiation looked up: the
+     * function's table, or the function (Plan.hs callReadPlan
+     * relIdentifier), as PostgREST's FROM "pgrst_source" AS "<name>" */
+    root->sql_alias = rows && r->return_type != NULL ? r->return_type : r->name;
     root->name_in_request = api->name;
     const pgr_select_item *select = rows ? api->qp.select : NULL;
     if (root->table == NULL && selects_embeds(select))
@@ -664,7 +629,7 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                          NULL, NULL);
     cp->composite_alias = cp->routine->return_composite_alias;
     if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
-        (rc = negotiate_call(a, api, cp, plan, err)) != PGREST_OK)
+        (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK)
         return rc;
     /* ref/transactions "Access Mode": GET/HEAD always read only, POST
      * read only unless the function is VOLATILE. */

@@ -1,71 +1,282 @@
-/* Output media type from Accept (PostgREST Plan/Negotiate.hs): the first
- * acceptable type in q order wins; nothing acceptable is 406 PGRST107. */
+/* Output media type from Accept (PostgREST Plan.hs negotiateContent and
+ * MediaType.hs): the first acceptable type in q order wins; nothing
+ * acceptable is 406 PGRST107.
+ *
+ * The vendored types (vnd.pgrst.object, vnd.pgrst.array;nulls=stripped)
+ * are builtin and cannot be overridden. Every other type is looked up as
+ * lookupHandler does: with the default select, a "*" "/" "*" handler of the
+ * target, then a handler of the target for that type; then an anyelement
+ * handler for that type; then the builtins (application/json and "*" "/"
+ * "*", text/csv, application/geo+json), which the anyelement handlers of
+ * the database override. vnd.pgrst.plan looks up its `for` type, and only
+ * when db-plan-enabled. */
 #include <string.h>
 
 #include "context.h"
+#include "parse/media_type.h"
 #include "plan/plan.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
-bool pgr_output_for(const pgr_media_type *m, pgr_output *out,
-                       const char **ctype)
+/* What one Accept entry resolves to. */
+typedef struct pick {
+    pgr_output output;
+    const char *mime;              /* media type, without charset */
+    const pgr_media_handler *handler;
+    bool nulls_stripped;
+    bool raw_bytea;
+} pick;
+
+/* A missing Accept is "*" "/" "*" (ApiRequest iAcceptMediaType). */
+static const pgr_media_type accept_any = {
+    .kind = PGR_MEDIA_ANY, .text = "*/*", .q = 1.0,
+};
+
+bool pgr_default_select(const pgrest_api_request *api)
+{
+    const pgr_select_item *s = api->qp.select;
+    if (s == NULL)
+        return true;
+    return s->next == NULL && s->kind == PGR_SELECT_FIELD && s->alias == NULL &&
+           s->cast == NULL && s->aggregate == NULL && s->field.json_path == NULL &&
+           s->field.name != NULL && strcmp(s->field.name, "*") == 0;
+}
+
+/* MediaType.toMime for the types the builtins answer with. */
+static bool builtin(const pgr_media_type *m, pick *p)
 {
     switch (m->kind) {
     case PGR_MEDIA_ANY:
     case PGR_MEDIA_JSON:
-        *out = PGR_OUT_JSON;
-        *ctype = "application/json; charset=utf-8";
-        return true;
-    case PGR_MEDIA_ARRAY:
-        *out = PGR_OUT_JSON;
-        *ctype = m->nulls_stripped
-                     ? "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
-                     : "application/vnd.pgrst.array+json; charset=utf-8";
-        return true;
-    case PGR_MEDIA_OBJECT:
-        *out = PGR_OUT_OBJECT;
-        *ctype = m->nulls_stripped
-                     ? "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
-                     : "application/vnd.pgrst.object+json; charset=utf-8";
+        p->output = PGR_OUT_JSON;
+        p->mime = "application/json";
         return true;
     case PGR_MEDIA_CSV:
-        *out = PGR_OUT_CSV;
-        *ctype = "text/csv; charset=utf-8";
+        p->output = PGR_OUT_CSV;
+        p->mime = "text/csv";
         return true;
     case PGR_MEDIA_GEOJSON:
-        *out = PGR_OUT_GEOJSON;
-        *ctype = "application/geo+json; charset=utf-8";
+        p->output = PGR_OUT_GEOJSON;
+        p->mime = "application/geo+json";
         return true;
     default:
         return false;
     }
 }
 
-int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
-                  const pgrest_api_request *api, pgrest_query_plan *plan,
-                  pgrest_error *err)
+/* The vendored JSON types (never overridden). */
+static bool vendored(const pgr_media_type *m, pick *p)
 {
-    (void)ctx;
-    plan->output = PGR_OUT_JSON;
-    plan->content_type = "application/json; charset=utf-8";
-    /* Routines negotiate in plan/call_plan.c, knowing the result type. */
-    if (api->accept == NULL || api->action == PGR_ACTION_CALL)
-        return PGREST_OK;
-    for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
-        if (m->q <= 0)
-            continue;
-        if (pgr_output_for(m, &plan->output, &plan->content_type)) {
-            plan->nulls_stripped = m->nulls_stripped;
-            return PGREST_OK;
-        }
+    if (m->kind == PGR_MEDIA_OBJECT) {
+        p->output = PGR_OUT_OBJECT;
+        p->mime = m->nulls_stripped ? "application/vnd.pgrst.object+json;nulls=stripped"
+                                    : "application/vnd.pgrst.object+json";
+    } else if (m->kind == PGR_MEDIA_ARRAY) {
+        p->output = PGR_OUT_JSON;
+        p->mime = "application/vnd.pgrst.array+json;nulls=stripped";
+    } else {
+        return false;
     }
+    p->nulls_stripped = m->nulls_stripped;
+    return true;
+}
+
+/* A function returning a single scalar answers text/plain, text/xml and
+ * application/octet-stream with its value (pgrest keeps these without a
+ * media type domain; PostgREST's handlers cover the domain case). */
+static bool raw_scalar(const pgr_negotiation_target *t,
+                       const pgr_media_type *m, pick *p)
+{
+    if (!t->scalar_routine)
+        return false;
+    switch (m->kind) {
+    case PGR_MEDIA_TEXT:
+        p->mime = "text/plain";
+        break;
+    case PGR_MEDIA_XML:
+        p->mime = "text/xml";
+        break;
+    case PGR_MEDIA_OCTET:
+        p->mime = "application/octet-stream";
+        p->raw_bytea = t->return_type != NULL && strcmp(t->return_type, "bytea") == 0;
+        break;
+    default:
+        return false;
+    }
+    p->output = PGR_OUT_RAW;
+    return true;
+}
+
+/* lookupHandler */
+static bool lookup(const pgr_schema_cache *sc, const pgr_negotiation_target *t,
+                   const pgr_media_type *m, pick *p)
+{
+    const pgr_media_handler *h = NULL;
+    if (t->default_select && t->name != NULL) {
+        h = pgr_find_media_handler(sc, t->schema, t->name, "*/*");
+        if (h == NULL)
+            h = pgr_find_media_handler(sc, t->schema, t->name, m->text);
+    }
+    if (h == NULL)
+        h = pgr_find_media_handler(sc, NULL, NULL, m->text);
+    if (h != NULL) {
+        p->output = PGR_OUT_CUSTOM;
+        p->handler = h;
+        p->mime = h->resolved_media_type;
+        return true;
+    }
+    return builtin(m, p) || raw_scalar(t, m, p);
+}
+
+/* MediaType.toMime of a vnd.pgrst.plan `for` type. */
+static const char *for_mime(const pgr_media_type *m)
+{
+    switch (m->kind) {
+    case PGR_MEDIA_JSON:
+        return "application/json";
+    case PGR_MEDIA_OBJECT:
+        return m->nulls_stripped ? "application/vnd.pgrst.object+json;nulls=stripped"
+                                 : "application/vnd.pgrst.object+json";
+    case PGR_MEDIA_ARRAY:
+        return "application/vnd.pgrst.array+json;nulls=stripped";
+    default:
+        return m->text;
+    }
+}
+
+/* options=analyze|verbose|...: kept in MediaType.hs's order, unknown
+ * ones dropped. */
+static void plan_options(pgrest_arena *a, const char *given, const char **mime_opts,
+                         const char **sql_opts)
+{
+    static const char *const names[] = {"analyze", "verbose", "settings", "buffers", "wal"};
+    static const char *const sql[] = {"ANALYZE", "VERBOSE", "SETTINGS", "BUFFERS", "WAL"};
+    pgr_sb m, s;
+    pgr_sb_init(&m, a, 32);
+    pgr_sb_init(&s, a, 32);
+    bool any = false;
+    for (size_t i = 0; given != NULL && i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        bool found = false;
+        for (const char *p = given; *p && !found;) {
+            size_t k = strcspn(p, "|");
+            found = k == n && strncmp(p, names[i], n) == 0;
+            p += k + (p[k] == '|');
+        }
+        if (!found)
+            continue;
+        pgr_sb_puts(&m, any ? "|" : "");
+        pgr_sb_puts(&m, names[i]);
+        pgr_sb_puts(&s, ", ");
+        pgr_sb_puts(&s, sql[i]);
+        any = true;
+    }
+    *mime_opts = any ? pgr_sb_finish(&m) : NULL;
+    *sql_opts = pgr_sb_finish(&s);
+}
+
+/* MTVndPlan: the handler of the `for` type, the plan as Content-Type. */
+static bool plan_pick(pgrest_ctx *ctx, pgrest_arena *a, const pgr_schema_cache *sc,
+                      const pgr_negotiation_target *t, const pgr_media_type *m,
+                      pick *p, pgrest_query_plan *plan)
+{
+    if (!ctx->cfg.db_plan_enabled)
+        return false;
+    const pgr_media_type *inner = pgr_parse_media_type(a, m->plan_for ? m->plan_for
+                                                                      : "application/json");
+    if (inner == NULL || !(vendored(inner, p) || lookup(sc, t, inner, p)))
+        return false;
+    const char *mime_opts = NULL;
+    plan_options(a, m->plan_options, &mime_opts, &plan->explain_options);
+    plan->explain = true;
+    plan->explain_text = m->plan_text;
+    p->mime = pgr_asprintf(a, "application/vnd.pgrst.plan+%s; for=\"%s\"%s%s",
+                           m->plan_text ? "text" : "json", for_mime(inner),
+                           mime_opts ? "; options=" : "", mime_opts ? mime_opts : "");
+    return true;
+}
+
+/* MediaType.toContentType: charset except for octet-stream and the types
+ * PostgREST does not know (MTOther). */
+static const char *content_type(pgrest_arena *a, const char *mime)
+{
+    const pgr_media_type *m = pgr_parse_media_type(a, mime);
+    if (m == NULL || m->kind == PGR_MEDIA_OCTET || m->kind == PGR_MEDIA_OTHER)
+        return mime;
+    return pgr_asprintf(a, "%s; charset=utf-8", mime);
+}
+
+/* PostgREST reads the body in binary format: bytea is the bytes, text,
+ * json and xml their text; any other base type (jsonb's version byte
+ * included) goes through its send function. */
+static bool text_like(const char *base)
+{
+    static const char *const types[] = {"text", "json", "xml", "character varying",
+                                        "character", "name"};
+    for (size_t i = 0; base != NULL && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(base, types[i]) == 0)
+            return true;
+    return false;
+}
+
+static void apply(pgrest_arena *a, const pick *p, pgrest_query_plan *plan)
+{
+    plan->output = p->output;
+    plan->content_type = content_type(a, p->mime);
+    plan->nulls_stripped = p->nulls_stripped;
+    plan->handler = p->handler;
+    plan->body_bytes = p->raw_bytea ||
+                       (p->handler != NULL && !text_like(p->handler->base_type));
+}
+
+static int not_acceptable(pgrest_arena *a, const pgr_media_type *accept,
+                          pgrest_error *err)
+{
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_puts(&sb, "None of these media types are available: ");
-    for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
-        if (m != api->accept)
+    for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
+        if (m != accept)
             pgr_sb_puts(&sb, ", ");
         pgr_sb_puts(&sb, m->text ? m->text : "");
     }
     return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
+}
+
+int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
+                      const pgrest_api_request *api,
+                      const pgr_negotiation_target *target,
+                      pgrest_query_plan *plan, pgrest_error *err)
+{
+    const pgr_media_type *accept = api->accept ? api->accept : &accept_any;
+    for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
+        pick p = {0};
+        if (m->q <= 0)
+            continue;
+        bool ok = m->kind == PGR_MEDIA_PLAN
+                      ? plan_pick(ctx, a, plan->schema, target, m, &p, plan)
+                      : vendored(m, &p) || lookup(plan->schema, target, m, &p);
+        if (ok) {
+            apply(a, &p, plan);
+            return PGREST_OK;
+        }
+    }
+    return not_acceptable(a, accept, err);
+}
+
+int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
+                  const pgrest_api_request *api, pgrest_query_plan *plan,
+                  pgrest_error *err)
+{
+    plan->output = PGR_OUT_JSON;
+    plan->content_type = "application/json; charset=utf-8";
+    /* Routines negotiate in plan/call_plan.c, knowing the result type. */
+    if (api->action == PGR_ACTION_CALL)
+        return PGREST_OK;
+    pgr_negotiation_target t = {
+        .schema = api->schema,
+        .name = api->name,
+        .default_select = pgr_default_select(api),
+    };
+    return pgr_negotiate_for(ctx, a, api, &t, plan, err);
 }

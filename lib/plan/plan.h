@@ -73,6 +73,7 @@ typedef enum pgr_output {
     PGR_OUT_CSV,
     PGR_OUT_RAW,         /* text/plain, octet-stream, xml: single column */
     PGR_OUT_GEOJSON,
+    PGR_OUT_CUSTOM,      /* a media handler (plan->handler) */
     PGR_OUT_PLAN,
     PGR_OUT_NONE         /* HEAD, return=minimal */
 } pgr_output;
@@ -89,6 +90,18 @@ struct pgrest_query_plan {
     pgr_output output;
     const char *content_type;      /* response Content-Type */
     bool nulls_stripped;
+    /* PGR_OUT_CUSTOM: the aggregate (or domain cast) producing the body */
+    const pgr_media_handler *handler;
+    /* ... applied to a single scalar function result: no aggregate */
+    bool handler_on_scalar;
+    /* the body column is bytea (hex text): the response carries the bytes */
+    bool body_bytes;
+    /* Accept: application/vnd.pgrst.plan: EXPLAIN the main statement
+     * (PostgREST Statements.hs explainF); output/handler describe the
+     * media type the plan is for */
+    bool explain;
+    bool explain_text;                 /* FORMAT TEXT, else JSON */
+    const char *explain_options;       /* ", VERBOSE, SETTINGS" or "" */
     bool read_only;                /* READ ONLY transaction */
     bool commit;                   /* end with COMMIT (else ROLLBACK) */
     bool tx_override_applied;      /* Prefer: tx honoured */
@@ -123,13 +136,32 @@ int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *a,
                          const pgrest_api_request *api, pgrest_query_plan *plan,
                          pgrest_error *err);
 
-/* Picks the output format from Accept (PostgREST Plan/Negotiate.hs). */
+/* What negotiation looks media handlers up for (PostgREST Plan.hs
+ * negotiateContent): the relation, or for a routine its table (SETOF
+ * table) or itself; handlers bound to it apply only with the default
+ * select (hasDefaultSelect). A scalar routine also offers the raw
+ * text/plain, text/xml and application/octet-stream outputs. */
+typedef struct pgr_negotiation_target {
+    const char *schema;
+    const char *name;
+    bool default_select;
+    bool scalar_routine;
+    const char *return_type;       /* scalar routine: bytea raw output */
+} pgr_negotiation_target;
+
+/* Picks the output format from Accept (PostgREST Plan/Negotiate.hs) for
+ * the request's relation. */
 int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
-/* The output for one Accept entry of the JSON/CSV family, false if m is
- * not one of them (used by RPC negotiation too). */
-bool pgr_output_for(const pgr_media_type *m, pgr_output *out,
-                    const char **ctype);
+/* ... for any target (plan/call_plan.c); sets output, content_type,
+ * nulls_stripped, handler, body_bytes and the explain fields, or fails
+ * with PGRST107 (406). */
+int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
+                      const pgrest_api_request *api,
+                      const pgr_negotiation_target *target,
+                      pgrest_query_plan *plan, pgrest_error *err);
+/* True when the request's select is the default one ("*" or absent). */
+bool pgr_default_select(const pgrest_api_request *api);
 
 #endif

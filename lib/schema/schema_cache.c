@@ -360,6 +360,57 @@ static bool parse_representations(parse_ctx *p, json_object *root,
     return true;
 }
 
+/* ---------------------------------------------------- media handlers */
+
+static int cmp_opt(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* anyelement handlers (no target) first, then by target and media type */
+static int handler_cmp(const void *pa, const void *pb)
+{
+    const pgr_media_handler *a = pa, *b = pb;
+    int c = cmp_opt(a->target_name ? a->target_schema : NULL,
+                    b->target_name ? b->target_schema : NULL);
+    if (c == 0)
+        c = cmp_opt(a->target_name, b->target_name);
+    return c != 0 ? c : strcmp(a->media_type, b->media_type);
+}
+
+static bool parse_media_handlers(parse_ctx *p, json_object *root,
+                                 pgr_schema_cache *sc)
+{
+    size_t n = 0;
+    json_object *arr = get_array(root, "media_handlers", &n);
+    sc->media_handlers = alloc_items(p, n, sizeof(pgr_media_handler));
+    if (sc->media_handlers == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        pgr_media_handler *h = &sc->media_handlers[i];
+        h->handler_schema = req_str(p, o, "handler_schema");
+        h->handler_name = req_str(p, o, "handler_name");
+        h->any_element = get_bool(o, "any_element", false);
+        h->target_schema = h->any_element ? NULL : req_str(p, o, "target_schema");
+        h->target_name = h->any_element ? NULL : req_str(p, o, "target_name");
+        h->media_type = req_str(p, o, "media_type");
+        h->resolved_media_type = req_str(p, o, "resolved_media_type");
+        h->base_type = opt_str(p, o, "base_type");
+        h->send_fn = opt_str(p, o, "send_fn");
+        if (h->handler_schema == NULL || h->handler_name == NULL ||
+            h->media_type == NULL || h->resolved_media_type == NULL ||
+            (!h->any_element && h->target_name == NULL))
+            return fail(p, "a \"media_handlers\" entry is incomplete");
+    }
+    /* stable choice among duplicates: the first after sorting */
+    qsort(sc->media_handlers, n, sizeof(pgr_media_handler), handler_cmp);
+    sc->n_media_handlers = n;
+    return true;
+}
+
 /* ------------------------------------------- relationship input data */
 
 static bool parse_fk(parse_ctx *p, json_object *o, pgr_fk_def *fk)
@@ -451,7 +502,8 @@ static bool build(parse_ctx *p, json_object *root, pgr_schema_cache *sc)
         return fail(p, "the snapshot is not a JSON object");
     sc->pg_version = get_int(root, "pg_version", 0);
     return parse_tables(p, root, sc) && parse_routines(p, root, sc) &&
-           parse_representations(p, root, sc);
+           parse_representations(p, root, sc) &&
+           parse_media_handlers(p, root, sc);
 }
 
 /* Parses the snapshot into sc and derives the relationships. */
@@ -635,4 +687,29 @@ const pgr_representation *pgr_find_representation(const pgr_schema_cache *sc,
     pgr_representation key = {source, target, NULL};
     return bsearch(&key, sc->representations, sc->n_representations,
                    sizeof(pgr_representation), repr_cmp);
+}
+
+const pgr_media_handler *pgr_find_media_handler(const pgr_schema_cache *sc,
+                                                const char *schema,
+                                                const char *name,
+                                                const char *media_type)
+{
+    if (sc == NULL || media_type == NULL || sc->n_media_handlers == 0)
+        return NULL;
+    pgr_media_handler key = {0};
+    key.target_schema = name ? schema : NULL;
+    key.target_name = name;
+    key.media_type = media_type;
+    /* lower bound, so duplicates resolve to the first */
+    size_t lo = 0, hi = sc->n_media_handlers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (handler_cmp(&sc->media_handlers[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < sc->n_media_handlers && handler_cmp(&sc->media_handlers[lo], &key) == 0)
+        return &sc->media_handlers[lo];
+    return NULL;
 }

@@ -28,7 +28,10 @@
  *                 "isolation_level","settings":[["k","v"]...]}],
  *   "computed_relationships": [{"function_schema","function","table_schema",
  *                 "table","target_schema","target","to_one": bool}],
- *   "representations": [{"source","target","function"}]
+ *   "representations": [{"source","target","function"}],
+ *   "media_handlers": [{"handler_schema","handler_name","target_schema",
+ *                 "target_name","any_element","media_type",
+ *                 "resolved_media_type","base_type","send_fn"}]
  * }
  * Relationships (many-to-one, one-to-many, one-to-one, many-to-many, view
  * relationships) are derived in C from foreign_keys + view_columns
@@ -52,6 +55,15 @@
  *   composite type.
  * - routine "settings" are all proconfig entries; "isolation_level" is
  *   the lower-cased default_transaction_isolation of proconfig or null.
+ * - "media_handlers" (PostgREST SchemaCache.hs mediaHandlers): a domain
+ *   named like a media type ("application/vnd.twkb", "*" "/" "*") returned
+ *   by an aggregate over a relation's row type (target = the relation) or
+ *   over anyelement ("any_element": true), or by a non-set function
+ *   (target = the function; handler = the domain itself, a no-op cast).
+ *   "media_type" is the lower-cased domain name, "resolved_media_type" the
+ *   Content-Type ("application/octet-stream" for the any handler);
+ *   "base_type"/"send_fn" are the domain's base type and its binary output
+ *   function (PostgREST reads the body in binary format).
  */
 #ifndef PGR_SCHEMA_CACHE_H
 #define PGR_SCHEMA_CACHE_H
@@ -176,6 +188,18 @@ typedef struct pgr_representation {
     const char *function;
 } pgr_representation;
 
+typedef struct pgr_media_handler {
+    const char *handler_schema;
+    const char *handler_name;   /* aggregate, or the domain (function handler) */
+    const char *target_schema;
+    const char *target_name;    /* relation or function; NULL for anyelement */
+    bool any_element;
+    const char *media_type;
+    const char *resolved_media_type;
+    const char *base_type;
+    const char *send_fn;
+} pgr_media_handler;
+
 typedef struct pgr_schema_cache {
     _Atomic int refcount;
     pgrest_arena *arena;
@@ -188,6 +212,8 @@ typedef struct pgr_schema_cache {
     size_t n_routines;
     pgr_representation *representations;
     size_t n_representations;
+    pgr_media_handler *media_handlers;
+    size_t n_media_handlers;
     const char *json;          /* the snapshot text it was built from */
     /* internal: relationships of tables[i] are
      * relationships[rel_offsets[i] .. rel_offsets[i + 1]) */
@@ -225,5 +251,12 @@ size_t pgr_find_routines(const pgr_schema_cache *sc, const char *schema,
 const pgr_representation *pgr_find_representation(const pgr_schema_cache *sc,
                                                   const char *source,
                                                   const char *target);
+
+/* Media handler for media_type bound to schema.name (a relation or a
+ * function), or with name == NULL to anyelement; NULL when none. */
+const pgr_media_handler *pgr_find_media_handler(const pgr_schema_cache *sc,
+                                                const char *schema,
+                                                const char *name,
+                                                const char *media_type);
 
 #endif

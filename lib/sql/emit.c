@@ -17,8 +17,8 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
         return "''::text";
     case PGR_OUT_OBJECT:
         return plan->nulls_stripped
-                   ? "coalesce((json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0)::text, 'null')"
-                   : "coalesce((json_agg(_postgrest_t)->0)::text, 'null')";
+                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0, 'null')"
+                   : "coalesce(json_agg(_postgrest_t)->0, 'null')";
     case PGR_OUT_GEOJSON:
         /* PostgREST SqlFragment asGeoJsonF */
         return "json_build_object('type', 'FeatureCollection', 'features',"
@@ -33,6 +33,46 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
                    ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')"
                    : "coalesce(json_agg(_postgrest_t), '[]')";
     }
+}
+
+/* SqlFragment.hs customFuncF: the handler over the rows cast to the
+ * target's row type (the rows as they are for anyelement), or over the
+ * single value of a scalar function; wrapped in the base type's send
+ * function when the body is read as bytes (plan->body_bytes). */
+static void emit_custom_body(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    const pgr_media_handler *h = plan->handler;
+    bool send = plan->body_bytes && h->send_fn != NULL &&
+                (h->base_type == NULL || strcmp(h->base_type, "bytea") != 0);
+    if (send) {
+        /* introspection prints regproc with search_path '': unqualified
+         * names are pg_catalog's */
+        if (strchr(h->send_fn, '.') == NULL)
+            pgr_sql_qualified(q, "pg_catalog", h->send_fn);
+        else
+            pgr_sql_qualified_text(q, h->send_fn);
+        pgr_sql_put(q, "(");
+    }
+    pgr_sql_qualified(q, h->handler_schema, h->handler_name);
+    if (plan->handler_on_scalar) {
+        pgr_sql_put(q, "(_postgrest_t.pgrst_scalar)");
+    } else if (h->any_element) {
+        pgr_sql_put(q, "(_postgrest_t)");
+    } else {
+        pgr_sql_put(q, "(_postgrest_t::");
+        pgr_sql_qualified(q, h->target_schema, h->target_name);
+        pgr_sql_put(q, ")");
+    }
+    if (send)
+        pgr_sql_put(q, ")");
+}
+
+void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    if (plan->output == PGR_OUT_CUSTOM && plan->handler != NULL)
+        emit_custom_body(q, plan);
+    else
+        pgr_sql_put(q, pgr_body_expression(plan));
 }
 
 static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
@@ -58,7 +98,7 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
     pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
                          : "null::bigint");
     pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
-    pgr_sql_put(q, pgr_body_expression(plan));
+    pgr_emit_body(q, plan);
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS
                    " FROM (SELECT * FROM pgrst_source) _postgrest_t");
     return PGREST_OK;
@@ -127,6 +167,14 @@ static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
     }
 }
 
+/* Statements.hs explainF: EXPLAIN (FORMAT JSON|TEXT[, ANALYZE, ...]) */
+static void emit_explain(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    pgr_sql_put(q, plan->explain_text ? "EXPLAIN (FORMAT TEXT" : "EXPLAIN (FORMAT JSON");
+    pgr_sql_put(q, plan->explain_options ? plan->explain_options : "");
+    pgr_sql_put(q, ") ");
+}
+
 /* A function's SET default_transaction_isolation picks the transaction's
  * isolation level (PostgREST ref/transactions "Isolation Level"). */
 static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
@@ -165,8 +213,13 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (pgr_emit_pre_request(&q, ctx))
         add_stmt(st, PGR_STMT_PRE_REQUEST, &q, prep);
     pgr_sql_init(&q, arena);
+    if (plan->explain)
+        emit_explain(&q, plan);
     if ((rc = emit_main(&q, ctx, plan, st, err)) != PGREST_OK)
         return rc;
+    /* the plan is the answer: no post-check reads the row */
+    if (plan->explain)
+        st->end_after_check = false;
     if (!pgr_sql_ok(&q))
         return pgr_error_oom(err);
     add_stmt(st, PGR_STMT_MAIN, &q, prep);

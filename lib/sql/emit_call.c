@@ -170,8 +170,15 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, " SELECT ");
     pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
                          : "null::bigint");
-    pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
-    pgr_sql_put(q, call_body(plan));
+    /* a handler over a single scalar is no aggregate: one row, one value
+     * (Statements.hs mainCall) */
+    pgr_sql_put(q, plan->handler_on_scalar && plan->output != PGR_OUT_NONE
+                       ? " AS total_result_set, 1 AS page_total, "
+                       : " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
+    if (plan->output == PGR_OUT_CUSTOM)
+        pgr_emit_body(q, plan);
+    else
+        pgr_sql_put(q, call_body(plan));
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS
                    " FROM (SELECT * FROM pgrst_source) _postgrest_t");
     return PGREST_OK;

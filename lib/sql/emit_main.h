@@ -16,6 +16,9 @@
 /* The body aggregate over _postgrest_t (and pgrst_source for CSV) for the
  * negotiated output. */
 const char *pgr_body_expression(const pgrest_query_plan *plan);
+/* Appends the body: pgr_body_expression, or the media handler call for
+ * PGR_OUT_CUSTOM. */
+void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan);
 
 /* sql/emit_mutate.c; may set st->end_after_check. */
 int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,

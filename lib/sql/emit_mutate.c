@@ -384,7 +384,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
                    "pg_catalog.count(_postgrest_t) AS page_total, ");
     location(q, mp);
     pgr_sql_put(q, " AS response_location, ");
-    pgr_sql_put(q, pgr_body_expression(plan));
+    pgr_emit_body(q, plan);
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");
     pgr_sql_put(q, mp->count_inserted
                        ? "nullif(current_setting('pgrst.inserted', true), '')::int"

@@ -41,11 +41,15 @@ while IFS= read -r decl; do
   fi
 done < <(tr ';{}' '\n\n\n' <<<"$code")
 
+# here-strings, not pipes: with pipefail, grep -q closing the pipe early
+# would make printf's SIGPIPE fail the check at random
+exported_list="$(printf '%s\n' "${exported[@]}")"
+declared_list="$(printf '%s\n' "${declared[@]}")"
 for f in "${declared[@]}"; do
-  printf '%s\n' "${exported[@]}" | grep -qx "$f" || err "declared in the header but not exported: $f"
+  grep -qx "$f" <<<"$exported_list" || err "declared in the header but not exported: $f"
 done
 for s in "${exported[@]}"; do
-  printf '%s\n' "${declared[@]}" | grep -qx "$s" || err "exported but not declared in the header: $s"
+  grep -qx "$s" <<<"$declared_list" || err "exported but not declared in the header: $s"
 done
 
 if [ "$fail" -eq 0 ]; then

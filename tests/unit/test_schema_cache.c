@@ -441,6 +441,24 @@ START_TEST(representations)
 }
 END_TEST
 
+START_TEST(media_handlers)
+{
+    const pgr_media_handler *h =
+        pgr_find_media_handler(sc, "api", "artists", "text/x-roster");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_str_eq(h->handler_name, "roster");
+    ck_assert(!h->any_element);
+    /* bound to artists only; anyelement handlers are looked up apart */
+    ck_assert_ptr_null(pgr_find_media_handler(sc, "api", "albums", "text/x-roster"));
+    ck_assert_ptr_null(pgr_find_media_handler(sc, NULL, NULL, "text/x-roster"));
+    h = pgr_find_media_handler(sc, NULL, NULL, "application/x-jsonb-lines");
+    ck_assert_ptr_nonnull(h);
+    ck_assert(h->any_element);
+    ck_assert_ptr_null(h->target_name);
+    ck_assert_str_eq(h->send_fn, "jsonb_send");
+}
+END_TEST
+
 START_TEST(refcount_and_json_text)
 {
     ck_assert_int_eq(atomic_load(&sc->refcount), 1);
@@ -570,6 +588,7 @@ static Suite *schema_cache_suite(void)
     tcase_add_test(tc, relationship_order_and_counts);
     tcase_add_test(tc, routines);
     tcase_add_test(tc, representations);
+    tcase_add_test(tc, media_handlers);
     tcase_add_test(tc, refcount_and_json_text);
     suite_add_tcase(s, tc);
     TCase *hw = tcase_create("hand_written");

@@ -82,7 +82,7 @@ mkdir -p "$cfgdir"
 kill_leftover_servers() {
   local p
   for p in /proc/[0-9]*; do
-    if grep -qF "$cfgdir/" <<<"$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"; then
+    if grep -qF "$cfgdir/" <<<"$(tr '\0' ' ' 2>/dev/null <"$p/cmdline")"; then
       kill "${p#/proc/}" 2>/dev/null || true
     fi
   done

@@ -68,7 +68,7 @@ PY
 # pid that has been reused by something else.)
 postmaster_alive() {
   [ -n "$1" ] && kill -0 "$1" 2>/dev/null &&
-    grep -q postgres <<<"$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+    grep -q postgres <<<"$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")"
 }
 
 cmd_stop() {

@@ -67,7 +67,7 @@ for arg in "$@"; do
     --no-asan) use_asan=0 ;;
     --no-conformance) use_conformance=0 ;;
     --no-server) use_server=0 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -112,13 +112,17 @@ static int keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
     return rc;
 }
 
+/* Locked: the recovery worker and the host (SIGUSR1, API call) may load
+ * the schema cache at the same time. */
 static int ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
 {
-    if (ctx->pool != NULL)
-        return PGREST_OK;
-    ctx->pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
-                             ctx->cfg.db_pool_acquisition_timeout);
-    return ctx->pool ? PGREST_OK : pgr_error_oom(err);
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->pool == NULL)
+        ctx->pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
+                                 ctx->cfg.db_pool_acquisition_timeout);
+    bool ok = ctx->pool != NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    return ok ? PGREST_OK : pgr_error_oom(err);
 }
 
 static unsigned long long usec_since(const struct timespec *t0)

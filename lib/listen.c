@@ -123,14 +123,15 @@ static void idle(pgr_listener *l)
 }
 
 /* One recovery attempt: connect (and LISTEN), then reload the schema
- * cache; notifications missed while away are covered by the reload. */
-static PGconn *recover(pgr_listener *l, bool reload)
+ * cache; notifications missed while away are covered by the reload
+ * (PostgREST reloads after listener and connection recovery alike). */
+static PGconn *recover(pgr_listener *l)
 {
     PGconn *pg = worker_connection(l);
     if (pg == NULL)
         return NULL;
     pgrest_error err = {0};
-    if (reload && pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
+    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
         PQfinish(pg);
         return NULL;
     }
@@ -150,11 +151,10 @@ static void *run(void *arg)
     l->first = NULL;
     while (!atomic_load(&l->stop)) {
         if (pg == NULL || needs_reload(l)) {
-            bool reload = pg == NULL || needs_reload(l);
             unsigned losses = atomic_load(&l->ctx->db_losses);
             if (pg != NULL)
                 PQfinish(pg);
-            pg = recover(l, reload);
+            pg = recover(l);
             if (pg == NULL) {
                 atomic_store(&l->ctx->retry_delay, delay);
                 backoff(l, delay);

@@ -231,6 +231,30 @@ class RecoveryTest(ServerTestCase):
             lambda: self.server.get("/rpc/slow?seconds=0").status == 200, RECOVERY_TIMEOUT))
 
 
+class RecoveryWithoutListenerTest(ServerTestCase):
+    """PL04 with db-channel-enabled = false: requests detect the loss."""
+    SERVER_CONFIG = {"db-channel-enabled": "false"}
+
+    def test_recovers_without_listener(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        self.cluster.stop()
+        r = self.server.get("/artists", timeout=10)
+        self.assertError(r, 503, ("PGRST000", "PGRST001"))
+        self.assertIsNotNone(self.server.wait_for(lambda: self.server.ready_status() == 503, 5))
+        self.cluster.resume()
+        took = self.server.wait_ready(RECOVERY_TIMEOUT)
+        self.assertIsNotNone(took, "not ready again without a listener")
+        self.assertEqual(self.server.get("/artists").status, 200)
+        # no listener: NOTIFY does nothing, SIGUSR1 still reloads
+        create_table(self.cluster, "t_nolisten")
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        time.sleep(1)
+        self.assertEqual(self.server.get("/t_nolisten").status, 404)
+        self.server.signal(signal.SIGUSR1)
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_nolisten").status == 200, RELOAD_TIMEOUT))
+
+
 class StartWithoutDatabaseTest(ServerTestCase):
     """SC07, PL04: started while PostgreSQL is down."""
     START_SERVER = False

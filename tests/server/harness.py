@@ -287,8 +287,11 @@ class ServerTestCase(unittest.TestCase):
             raise TimeoutError("test exceeded %d s" % TEST_SECONDS)
         signal.signal(signal.SIGALRM, on_alarm)
         signal.alarm(TEST_SECONDS)
-        self.cluster = new_cluster()
         self.server = None
+        self.cluster = new_cluster()
+        # cleanups run even when setUp fails after this point (tearDown
+        # does not), so no cluster or server outlives its test
+        self.addCleanup(self._cleanup)
         if self.START_SERVER:
             self.start_server()
 
@@ -301,7 +304,7 @@ class ServerTestCase(unittest.TestCase):
                                  "server not ready:\n" + self.server.log_tail())
         return self.server
 
-    def tearDown(self):
+    def _cleanup(self):
         try:
             if self.server is not None:
                 self.server.stop()

@@ -77,9 +77,15 @@ struct pgrest_ctx {
      * requests read it without the lock (pgr_ctx_pool). */
     pgr_pool *_Atomic pool;
     pgrest_arena *err_arena;          /* strings of context-level errors */
-    pgr_listener *listener;           /* NOTIFY reload thread, if started */
+    pgr_listener *listener;           /* NOTIFY reload + recovery thread */
     pgr_metrics metrics;
     struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
+    /* Connection recovery (PostgREST AppState connectionWorker): set when a
+     * request loses the database, cleared by the worker once it has
+     * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */
+    atomic_bool db_down;
+    atomic_uint db_losses;            /* times a request lost the database */
+    atomic_uint retry_delay;          /* seconds, for Retry-After */
 };
 
 /* Current schema cache with a reference taken; release when done. */
@@ -90,6 +96,15 @@ static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
 {
     return atomic_load_explicit(&ctx->pool, memory_order_acquire);
 }
+
+/* A request could not reach the database: marks the context as
+ * recovering, flushes the pool and wakes the recovery worker. */
+void pgr_ctx_connection_lost(pgrest_ctx *ctx);
+/* A pooled request reached the database (clears db_down when no worker
+ * runs to do it). */
+void pgr_ctx_connection_ok(pgrest_ctx *ctx);
+/* True when a schema cache is loaded (the other half of readiness). */
+bool pgr_ctx_schema_loaded(pgrest_ctx *ctx);
 
 /* Applies defaults to cfg. */
 void pgr_config_defaults(pgr_config *cfg);

@@ -41,10 +41,18 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
         return pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.",
                          NULL, NULL);
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
-    if (c == NULL)
+    if (c == NULL) {
+        /* PGRST003 (pool timeout) is not a lost database */
+        if (err != NULL && err->http_status == 503)
+            pgr_ctx_connection_lost(ctx);
         return PGREST_ERR_CONNECTION;
+    }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
     pgr_pool_release(pool, c);
+    if (rc == PGREST_ERR_CONNECTION)
+        pgr_ctx_connection_lost(ctx);
+    else
+        pgr_ctx_connection_ok(ctx);
     return rc;
 }
 
@@ -95,10 +103,22 @@ static void add_server_timing(pgrest_arena *a, pgrest_response *r,
                      tm->jwt, tm->parse, tm->plan, tm->transaction, tm->response));
 }
 
-/* Headers every response gets: trace header echo, CORS, Server-Timing. */
+/* Every 503 tells the client when the connection worker retries next
+ * (PostgREST App.hs addRetryHint). */
+static void add_retry_hint(pgrest_ctx *ctx, pgrest_arena *a, pgrest_response *r)
+{
+    unsigned delay = atomic_load(&ctx->retry_delay);
+    if (r->status == 503)
+        pgr_response_add_header(a, r, "Retry-After",
+                                 pgr_asprintf(a, "%u", delay > 0 ? delay : 1));
+}
+
+/* Headers every response gets: trace header echo, CORS, Server-Timing,
+ * Retry-After on 503. */
 static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
                      pgrest_response *r, const stage_timer *tm)
 {
+    add_retry_hint(ctx, a, r);
     const char *trace = ctx->cfg.server_trace_header;
     const char *value = trace ? pgr_request_header(req, trace) : NULL;
     if (value != NULL)

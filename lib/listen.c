@@ -1,6 +1,12 @@
-/* Schema reloads on NOTIFY (PostgREST AppState/Reload.hs runListener): a
- * dedicated connection LISTENs on db-channel; requests in flight keep the
- * cache they started with because the swap is reference counted. */
+/* The background worker: schema reloads on NOTIFY (PostgREST
+ * AppState/Reload.hs runListener) and connection recovery (PostgREST
+ * AppState connectionWorker). A dedicated connection LISTENs on db-channel;
+ * requests in flight keep the cache they started with because the swap is
+ * reference counted. When the database is lost (the LISTEN connection
+ * breaks or a request gets PGRST000/001) or no schema cache is loaded yet,
+ * the worker retries with exponential backoff up to 32 s; once connected it
+ * reloads the schema cache (which flushes the pool) and the context is
+ * ready again. */
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,12 +21,14 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
+#define MAX_BACKOFF 32u
+
 struct pgr_listener {
     pthread_t thread;
     atomic_bool stop;
     pgrest_ctx *ctx;
     char *conninfo;
-    char *channel;
+    char *channel;   /* NULL when db-channel-enabled = false: recovery only */
     void (*on_reload_config)(void *arg);
     void *arg;
     PGconn *first;   /* connection made by start, handed to the thread */
@@ -39,7 +47,30 @@ static void backoff(pgr_listener *l, unsigned seconds)
         sleep_ms(100);
 }
 
-static PGconn *listen_connection(pgr_listener *l)
+static bool run_listen(pgr_listener *l, PGconn *pg)
+{
+    char *ident = PQescapeIdentifier(pg, l->channel, strlen(l->channel));
+    pgrest_arena *qa = pgrest_arena_new(0);
+    if (ident == NULL || qa == NULL) {
+        PQfreemem(ident);
+        pgrest_arena_free(qa);
+        return false;
+    }
+    pgr_sb sb;
+    pgr_sb_init(&sb, qa, 64);
+    pgr_sb_puts(&sb, "LISTEN ");
+    pgr_sb_puts(&sb, ident);
+    PQfreemem(ident);
+    PGresult *r = PQexec(pg, pgr_sb_finish(&sb));
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    pgrest_arena_free(qa);
+    return ok;
+}
+
+/* Opens the worker's connection (LISTENing when a channel is configured);
+ * without a channel it only proves the database is reachable. */
+static PGconn *worker_connection(pgr_listener *l)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
@@ -47,18 +78,7 @@ static PGconn *listen_connection(pgr_listener *l)
     pgrest_arena_free(a);
     if (pg == NULL)
         return NULL;
-    char *ident = PQescapeIdentifier(pg, l->channel, strlen(l->channel));
-    pgr_sb sb;
-    pgrest_arena *qa = pgrest_arena_new(0);
-    pgr_sb_init(&sb, qa, 64);
-    pgr_sb_puts(&sb, "LISTEN ");
-    pgr_sb_puts(&sb, ident ? ident : "\"pgrst\"");
-    PQfreemem(ident);
-    PGresult *r = PQexec(pg, pgr_sb_finish(&sb));
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    PQclear(r);
-    pgrest_arena_free(qa);
-    if (!ok) {
+    if (l->channel != NULL && !run_listen(l, pg)) {
         PQfinish(pg);
         return NULL;
     }
@@ -85,7 +105,7 @@ static void classify(const char *payload, pgr_wanted *w)
 static void serve(pgr_listener *l, PGconn *pg)
 {
     struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
-    while (!atomic_load(&l->stop)) {
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down)) {
         int n = poll(&pfd, 1, 200);
         if (n < 0 || (n > 0 && PQconsumeInput(pg) == 0))
             return;
@@ -106,27 +126,74 @@ static void serve(pgr_listener *l, PGconn *pg)
     }
 }
 
+/* Without a channel there is nothing to read: wait for a lost database. */
+static void idle(pgr_listener *l)
+{
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down))
+        sleep_ms(100);
+}
+
+/* One recovery attempt: connect (and LISTEN), then reload the schema
+ * cache; notifications missed while away are covered by the reload
+ * (PostgREST reloads after listener and connection recovery alike). */
+static PGconn *recover(pgr_listener *l)
+{
+    PGconn *pg = worker_connection(l);
+    if (pg == NULL)
+        return NULL;
+    pgrest_error err = {0};
+    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
+        PQfinish(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+static bool needs_reload(pgr_listener *l)
+{
+    return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
+}
+
 static void *run(void *arg)
 {
     pgr_listener *l = arg;
     unsigned delay = 1;
+    PGconn *pg = l->first;
+    l->first = NULL;
     while (!atomic_load(&l->stop)) {
-        PGconn *pg = l->first ? l->first : listen_connection(l);
-        l->first = NULL;
-        if (pg == NULL) {
-            backoff(l, delay);
-            delay = delay < 32 ? delay * 2 : 32;
-            continue;
+        if (pg == NULL || needs_reload(l)) {
+            unsigned losses = atomic_load(&l->ctx->db_losses);
+            if (pg != NULL)
+                PQfinish(pg);
+            pg = recover(l);
+            if (pg == NULL) {
+                atomic_store(&l->ctx->retry_delay, delay);
+                backoff(l, delay);
+                delay = delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
+                continue;
+            }
+            delay = 1;
+            atomic_store(&l->ctx->retry_delay, delay);
+            /* a loss reported during this attempt needs another round */
+            if (atomic_load(&l->ctx->db_losses) == losses)
+                atomic_store(&l->ctx->db_down, false);
         }
-        /* notifications sent while we were away may have been missed */
-        if (delay > 1) {
-            pgrest_error err = {0};
-            pgrest_ctx_load_schema(l->ctx, &err);
+        if (l->channel != NULL)
+            serve(l, pg);
+        else
+            idle(l);
+        if (PQstatus(pg) != CONNECTION_OK) {
+            /* the LISTEN connection broke: the database is unreachable
+             * until proven otherwise (/ready 503) */
+            atomic_store(&l->ctx->db_down, true);
+            if (pgr_ctx_pool(l->ctx) != NULL)
+                pgr_pool_flush(pgr_ctx_pool(l->ctx));
+            PQfinish(pg);
+            pg = NULL;
         }
-        delay = 1;
-        serve(l, pg);
-        PQfinish(pg);
     }
+    if (pg != NULL)
+        PQfinish(pg);
     return NULL;
 }
 
@@ -142,26 +209,25 @@ static void free_listener(pgr_listener *l)
 int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
                               void *arg, pgrest_error *err)
 {
-    const char *enabled = pgrest_ctx_get(ctx, "db-channel-enabled");
-    if (enabled != NULL && strcasecmp(enabled, "false") == 0)
-        return PGREST_OK;
     if (ctx->listener != NULL)
         return PGREST_OK;
+    const char *enabled = pgrest_ctx_get(ctx, "db-channel-enabled");
+    bool listen = enabled == NULL || strcasecmp(enabled, "false") != 0;
     const char *channel = pgrest_ctx_get(ctx, "db-channel");
     pgr_listener *l = calloc(1, sizeof *l);
     if (l == NULL)
         return pgr_error_oom(err);
     l->ctx = ctx;
     l->conninfo = strdup(ctx->cfg.db_uri);
-    l->channel = strdup(channel ? channel : "pgrst");
+    l->channel = listen ? strdup(channel ? channel : "pgrst") : NULL;
     l->on_reload_config = on_reload_config;
     l->arg = arg;
+    bool ok = l->conninfo != NULL && (!listen || l->channel != NULL);
     /* LISTEN before returning, so a NOTIFY sent after this call is seen;
      * if the database is down the thread keeps trying. */
-    if (l->conninfo != NULL && l->channel != NULL)
-        l->first = listen_connection(l);
-    if (l->conninfo == NULL || l->channel == NULL ||
-        pthread_create(&l->thread, NULL, run, l) != 0) {
+    if (ok)
+        l->first = worker_connection(l);
+    if (!ok || pthread_create(&l->thread, NULL, run, l) != 0) {
         free_listener(l);
         return pgr_error_oom(err);
     }
@@ -180,11 +246,34 @@ void pgrest_ctx_stop_listener(pgrest_ctx *ctx)
     ctx->listener = NULL;
 }
 
-int pgrest_ctx_ready(pgrest_ctx *ctx)
+bool pgr_ctx_schema_loaded(pgrest_ctx *ctx)
 {
     pgr_schema_cache *sc = pgr_ctx_schema(ctx);
     if (sc == NULL)
-        return 0;
+        return false;
     pgr_schema_cache_release(sc);
-    return 1;
+    return true;
+}
+
+/* PostgREST admin /ready: 503 while the schema cache is pending or the
+ * connection is being recovered. */
+int pgrest_ctx_ready(pgrest_ctx *ctx)
+{
+    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down);
+}
+
+void pgr_ctx_connection_lost(pgrest_ctx *ctx)
+{
+    atomic_fetch_add(&ctx->db_losses, 1);
+    atomic_store(&ctx->db_down, true);
+    /* idle pooled connections to a restarted server look healthy until
+     * used: replace them all (PostgREST releases the hasql pool) */
+    if (pgr_ctx_pool(ctx) != NULL)
+        pgr_pool_flush(pgr_ctx_pool(ctx));
+}
+
+void pgr_ctx_connection_ok(pgrest_ctx *ctx)
+{
+    if (ctx->listener == NULL && atomic_load(&ctx->db_down))
+        atomic_store(&ctx->db_down, false);
 }

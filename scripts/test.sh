@@ -4,12 +4,13 @@
 # tests/fixtures/test_schema.sql, runs the unit and integration suites in both
 # builds, runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
-# a program here), runs the conformance target (tests/conformance/run.sh;
+# a program here), runs the server suite (tests/server/run.py, own clusters)
+# against build/, runs the conformance target (tests/conformance/run.sh;
 # skipped when ../shared/conformance is absent), and ends with one line
 #   N passed, N failed[, N skipped]
 # summing every suite.  Exit status 1 if anything failed.
 #
-# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-conformance]
+# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-server] [--no-conformance]
 #        scripts/test.sh --deps-only     install missing packages and exit
 #        scripts/test.sh --print-deps    print the Debian packages needed
 #
@@ -25,7 +26,8 @@
 # one failure.  Conformance adds its passing cases to "passed" and its
 # regressions (cases listed in tests/conformance/passing.txt that fail) to
 # "failed"; other failing cases are not implemented yet and are only shown
-# in the runner's own line.
+# in the runner's own line.  The server suite adds its passed / failed
+# (failures + errors) / skipped tests.
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,7 +61,7 @@ install_deps() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-use_asan=1 use_tsan=1 use_conformance=1
+use_asan=1 use_tsan=1 use_conformance=1 use_server=1
 for arg in "$@"; do
   case "$arg" in
     --print-deps) printf '%s\n' "${DEPS[@]}"; exit 0 ;;
@@ -67,6 +69,7 @@ for arg in "$@"; do
     --no-asan) use_asan=0 ;;
     --no-tsan) use_tsan=0 ;;
     --no-conformance) use_conformance=0 ;;
+    --no-server) use_server=0 ;;
     -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
@@ -247,6 +250,29 @@ if [ "$tsan_ready" -eq 1 ]; then
 fi
 "$pg_sh" stop "$pgdir"
 unset PGHOST PGPORT PGUSER
+
+# ---- server ---------------------------------------------------------------------
+# tests/server/run.py: pgrest-server (build/) against PostgreSQL clusters of
+# its own (reload, admin, recovery, shutdown, durability); it ends with
+# "server: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "server" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== server tests"
+  slog="$work/server.log"
+  timeout 1200 python3 "$repo/tests/server/run.py" 2>&1 | tee "$slog"
+  sline=$(grep -E '^server: [0-9]+ passed, [0-9]+ failed' "$slog" | tail -n 1)
+  if [ -n "$sline" ]; then
+    spass=$(sed -E 's/^server: ([0-9]+) passed.*/\1/' <<<"$sline")
+    sfail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$sline")
+    sskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$sline")
+    total_pass=$((total_pass + spass)); total_fail=$((total_fail + sfail))
+    total_skip=$((total_skip + ${sskip:-0}))
+    note "server" "${sline#server: }"
+  else
+    total_fail=$((total_fail + 1)); note "server" "FAILED (no summary line, see output above)"
+  fi
+fi
 
 # ---- conformance ------------------------------------------------------------------
 if [ "$use_conformance" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then

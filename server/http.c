@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -15,12 +17,16 @@
 #include "log.h"
 
 #define MAX_BODY ((size_t)64 * 1024 * 1024)
+/* How long a graceful shutdown waits for requests in flight. */
+#define DRAIN_SECONDS 60
 
 struct http_server {
     struct MHD_Daemon *daemon;
     pgrest_ctx *ctx;
     int listen_fd;
     char *unix_path;
+    atomic_int active;        /* requests between first handler call and completion */
+    atomic_bool closing;      /* shutting down: answer with Connection: close */
 };
 
 /* Per-request state, created by the URI callback (which sees the raw
@@ -47,12 +53,16 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
     (void)con;
     (void)toe;
+    http_server *s = cls;
     request_state *rs = *con_cls;
     if (rs == NULL)
         return;
+    /* counted once the access handler saw it: MHD reports completion
+     * for every request its handler was called for */
+    if (rs->started)
+        atomic_fetch_sub(&s->active, 1);
     free(rs->uri);
     free(rs->body);
     free(rs);
@@ -88,7 +98,7 @@ static bool append_body(request_state *rs, const char *data, size_t n)
     return true;
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *con,
+static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
                                      const pgrest_response *resp)
 {
     size_t len;
@@ -102,6 +112,9 @@ static enum MHD_Result send_response(struct MHD_Connection *con,
         const pgrest_header *h = pgrest_response_header(resp, i);
         MHD_add_response_header(r, h->name, h->value);
     }
+    /* a keep-alive client learns the server is going away */
+    if (atomic_load(&s->closing))
+        MHD_add_response_header(r, "Connection", "close");
     enum MHD_Result ret = MHD_queue_response(con, (unsigned)pgrest_response_status(resp), r);
     MHD_destroy_response(r);
     return ret;
@@ -154,7 +167,7 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
     pgrest_request_set_body(req, rs->body, rs->body_len);
     pgrest_response *resp = pgrest_handle(s->ctx, arena, req);
-    enum MHD_Result ret = resp ? send_response(con, resp) : MHD_NO;
+    enum MHD_Result ret = resp ? send_response(s, con, resp) : MHD_NO;
     if (resp != NULL) {
         size_t len;
         pgrest_response_body(resp, &len);
@@ -182,6 +195,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
         return MHD_NO;
     if (!rs->started) {
         rs->started = true;
+        atomic_fetch_add(&s->active, 1);
         return MHD_YES;
     }
     if (*upload_data_size > 0) {
@@ -276,12 +290,13 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         return NULL;
     }
     s->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+            MHD_USE_ITC,
         0, NULL, NULL, on_request, s,
         MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
         MHD_OPTION_END);
@@ -301,12 +316,31 @@ int http_port(const http_server *s)
     return di ? di->port : -1;
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Graceful shutdown (PostgREST ref/http_server, warp's graceful close):
+ * the listening socket is closed first so new connections are refused,
+ * requests in flight run to completion (bounded by DRAIN_SECONDS), then
+ * idle keep-alive connections are closed with the daemon. */
 void http_stop(http_server *s)
 {
     if (s == NULL)
         return;
+    atomic_store(&s->closing, true);
+    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+    s->listen_fd = -1;
+    for (int i = 0; i < DRAIN_SECONDS * 100 && atomic_load(&s->active) > 0; i++)
+        sleep_ms(10);
+    if (atomic_load(&s->active) > 0)
+        log_msg(LOG_WARN, "Shutting down with %d requests still in flight",
+                atomic_load(&s->active));
     MHD_stop_daemon(s->daemon);
-    close(s->listen_fd);
     if (s->unix_path != NULL)
         unlink(s->unix_path);
     free(s->unix_path);

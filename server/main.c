@@ -12,6 +12,7 @@
 #include "config_file.h"
 #include "http.h"
 #include "log.h"
+#include "reload.h"
 #include "pgrest/pgrest.h"
 
 extern char **environ;
@@ -40,19 +41,6 @@ static int load_schema_once(pgrest_ctx *ctx)
     return -1;
 }
 
-/* Retries with exponential backoff up to 32 s (PostgREST AppState). */
-static void *schema_retry_thread(void *arg)
-{
-    pgrest_ctx *ctx = arg;
-    unsigned delay = 1;
-    while (load_schema_once(ctx) != 0) {
-        sleep(delay);
-        if (delay < 32)
-            delay *= 2;
-    }
-    return NULL;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "Usage: pgrest-server [CONFIG_FILE]\n"
@@ -60,8 +48,28 @@ static void usage(void)
                     "  (PostgREST format) and PGRST_* environment variables.\n");
 }
 
-static int serve(pgrest_ctx *ctx, const server_options *opts)
+/* Blocks until SIGTERM/SIGINT; SIGUSR1 reloads the schema cache,
+ * SIGUSR2 the configuration (PostgREST ref/schema_cache, ref/configuration). */
+static void wait_signals(const sigset_t *set, server_config *cfg)
 {
+    for (;;) {
+        int sig = 0;
+        sigwait(set, &sig);
+        if (sig == SIGUSR1)
+            load_schema_once(cfg->ctx);
+        else if (sig == SIGUSR2)
+            server_config_reload(cfg);
+        else {
+            log_msg(LOG_INFO, "Received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            return;
+        }
+    }
+}
+
+static int serve(server_config *cfg)
+{
+    pgrest_ctx *ctx = cfg->ctx;
+    const server_options *opts = &cfg->opts;
     const char *port = server_options_get(opts, "server-port");
     const char *pool = server_options_get(opts, "db-pool");
     const char *mode = server_options_get(opts, "server-unix-socket-mode");
@@ -83,13 +91,11 @@ static int serve(pgrest_ctx *ctx, const server_options *opts)
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    if (load_schema_once(ctx) != 0) {
-        pthread_t t;
-        pthread_create(&t, NULL, schema_retry_thread, ctx);
-        pthread_detach(t);
-    }
+    /* when the database is down, the library's worker keeps retrying with
+     * backoff and requests get 503 PGRST002 meanwhile */
+    load_schema_once(ctx);
     pgrest_error lerr = {0};
-    if (pgrest_ctx_start_listener(ctx, NULL, NULL, &lerr) != PGREST_OK)
+    if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
     char errbuf[256];
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
@@ -110,18 +116,12 @@ static int serve(pgrest_ctx *ctx, const server_options *opts)
             return 1;
         }
     }
-    for (;;) {
-        int sig = 0;
-        sigwait(&set, &sig);
-        if (sig == SIGUSR1 || sig == SIGUSR2) {
-            load_schema_once(ctx);
-            continue;
-        }
-        break;
-    }
-    log_msg(LOG_INFO, "Shutting down");
-    admin_stop(admin);
+    wait_signals(&set, cfg);
+    /* graceful (PostgREST ref/http_server): stop accepting, let requests in
+     * flight finish, then stop the admin server and the workers */
     http_stop(srv);
+    admin_stop(admin);
+    pgrest_ctx_stop_listener(ctx);
     return 0;
 }
 
@@ -135,22 +135,21 @@ int main(int argc, char **argv)
         printf("pgrest %s\n", pgrest_version());
         return 0;
     }
-    server_options opts = {0};
+    server_config cfg = {.path = argc == 2 ? argv[1] : NULL, .environ_ = environ};
     char errbuf[256];
-    if (argc == 2 && !config_file_read(argv[1], &opts, errbuf, sizeof errbuf)) {
+    if (!server_config_load(&cfg, errbuf, sizeof errbuf)) {
         fprintf(stderr, "pgrest-server: %s\n", errbuf);
         return 1;
     }
-    config_read_env(&opts, environ);
-    log_set_level(server_options_get(&opts, "log-level"));
-    pgrest_ctx *ctx = pgrest_ctx_new();
-    if (ctx == NULL || apply_options(ctx, &opts) != 0) {
-        pgrest_ctx_free(ctx);
-        server_options_free(&opts);
+    log_set_level(server_options_get(&cfg.opts, "log-level"));
+    cfg.ctx = pgrest_ctx_new();
+    if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0) {
+        pgrest_ctx_free(cfg.ctx);
+        server_config_free(&cfg);
         return 1;
     }
-    int rc = serve(ctx, &opts);
-    pgrest_ctx_free(ctx);
-    server_options_free(&opts);
+    int rc = serve(&cfg);
+    pgrest_ctx_free(cfg.ctx);
+    server_config_free(&cfg);
     return rc;
 }

@@ -133,11 +133,16 @@ PGREST_API int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,
 PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
                                            pgrest_error *err);
 
-/* Starts a background thread that LISTENs on db-channel (default "pgrst")
- * on its own connection and reloads the schema cache on the payloads
- * "reload schema" or "" (PostgREST ref/listener); "reload config" calls
- * on_reload_config(arg) if given. Reconnects with backoff up to 32 s.
- * Does nothing (returns PGREST_OK) when db-channel-enabled is false.
+/* Starts the background worker thread. It LISTENs on db-channel (default
+ * "pgrst") on its own connection and reloads the schema cache on the
+ * payloads "reload schema" or "" (PostgREST ref/listener); "reload config"
+ * calls on_reload_config(arg) if given (from the worker thread); other
+ * payloads are ignored. It also recovers the connection (PostgREST
+ * connectionWorker): while no schema cache is loaded, or after the LISTEN
+ * connection breaks or a request gets PGRST000/PGRST001, it reconnects with
+ * exponential backoff (1 s doubling up to 32 s) and reloads the schema
+ * cache; pgrest_ctx_ready is 0 meanwhile and 503 responses carry
+ * Retry-After. With db-channel-enabled = false it only recovers.
  * Stopped and joined by pgrest_ctx_free or pgrest_ctx_stop_listener. */
 PGREST_API int pgrest_ctx_start_listener(pgrest_ctx *ctx,
                                          void (*on_reload_config)(void *arg),
@@ -145,7 +150,8 @@ PGREST_API int pgrest_ctx_start_listener(pgrest_ctx *ctx,
 PGREST_API void pgrest_ctx_stop_listener(pgrest_ctx *ctx);
 
 /* Readiness as PostgREST's admin /ready sees it: 1 when a schema cache is
- * loaded, 0 otherwise. Thread-safe. */
+ * loaded and the database is not being recovered, 0 otherwise.
+ * Thread-safe. */
 PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
 
 /* Metrics in the Prometheus text format (PostgREST ref/observability):

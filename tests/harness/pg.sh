@@ -6,6 +6,10 @@
 #                          PORT (TCP on localhost) with its unix socket in
 #                          DIR/run; waits until it accepts connections.
 #   pg.sh stop DIR         stop the cluster in DIR (no error if none runs).
+#   pg.sh kill DIR         stop it abruptly (pg_ctl -m immediate: backends
+#                          die without cleanup, like a crash).
+#   pg.sh resume DIR       start the cluster in DIR again after stop/kill,
+#                          keeping its data (port from its postgresql.conf).
 #   pg.sh sockdir DIR      print the socket directory (DIR/run).
 #   pg.sh freeport [START] print the first free TCP port >= START (default 5450).
 #
@@ -90,6 +94,36 @@ cmd_stop() {
   rm -f "$dir/data/postmaster.pid"
 }
 
+cmd_kill() {
+  local dir="$1" bindir pid
+  dir=$(abspath "$dir")
+  [ -f "$dir/data/postmaster.pid" ] || return 0
+  bindir=$(find_bindir)
+  pid=$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null || true)
+  as_pg "$bindir/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+  for _ in $(seq 1 50); do
+    postmaster_alive "$pid" || break
+    sleep 0.1
+  done
+  ! postmaster_alive "$pid" || die "could not kill the server in $dir/data (pid $pid)"
+  rm -f "$dir/data/postmaster.pid"
+}
+
+cmd_resume() {
+  local dir="$1" bindir port
+  dir=$(abspath "$dir")
+  [ -f "$dir/data/PG_VERSION" ] || die "no cluster in $dir/data"
+  bindir=$(find_bindir)
+  port=$(sed -n 's/^port = \([0-9]*\)$/\1/p' "$dir/data/postgresql.conf" | tail -n 1)
+  as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null ||
+    die "PostgreSQL did not start again (log: $dir/postgres.log)"
+  for _ in $(seq 1 100); do
+    "$bindir/pg_isready" -q -h "$dir/run" -p "$port" -U postgres && return 0
+    sleep 0.1
+  done
+  die "PostgreSQL did not become ready on port $port (log: $dir/postgres.log)"
+}
+
 cmd_start() {
   local dir="$1" port="$2" bindir
   case "$port" in ''|*[!0-9]*) die "bad port '$port'" ;; esac
@@ -143,10 +177,12 @@ CONF
 case "${1:-}" in
   start)   [ $# -eq 3 ] || die "usage: pg.sh start DIR PORT"; cmd_start "$2" "$3" ;;
   stop)    [ $# -eq 2 ] || die "usage: pg.sh stop DIR"; cmd_stop "$2" ;;
+  kill)    [ $# -eq 2 ] || die "usage: pg.sh kill DIR"; cmd_kill "$2" ;;
+  resume)  [ $# -eq 2 ] || die "usage: pg.sh resume DIR"; cmd_resume "$2" ;;
   sockdir) [ $# -eq 2 ] || die "usage: pg.sh sockdir DIR"; echo "$(abspath "$2")/run" ;;
   freeport)
     p="${2:-5450}"
     while ! port_free "$p"; do p=$((p + 1)); done
     echo "$p" ;;
-  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,29p' "$0" >&2; exit 2 ;;
 esac

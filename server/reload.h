@@ -1,0 +1,28 @@
+/* Configuration reloading (PostgREST ref/configuration "Configuration
+ * Reloading"): SIGUSR2 or NOTIFY pgrst, 'reload config' re-read the config
+ * file and the environment and apply the reloadable options. */
+#ifndef PGRS_RELOAD_H
+#define PGRS_RELOAD_H
+
+#include <pthread.h>
+
+#include "config_file.h"
+#include "pgrest/pgrest.h"
+
+typedef struct server_config {
+    pgrest_ctx *ctx;
+    const char *path;          /* config file, NULL when none */
+    char **environ_;
+    server_options opts;       /* the options currently applied */
+    pthread_mutex_t lock;      /* SIGUSR2 and NOTIFY may race */
+} server_config;
+
+/* Reads the file (if any) and the environment into cfg->opts; false with a
+ * message in errbuf. */
+bool server_config_load(server_config *cfg, char *errbuf, size_t errlen);
+/* Re-reads and applies the reloadable options; keeps the old ones when the
+ * file cannot be read. Usable as the listener's on_reload_config. */
+void server_config_reload(void *cfg);
+void server_config_free(server_config *cfg);
+
+#endif

@@ -1,0 +1,332 @@
+"""Server test harness: a throwaway PostgreSQL per test and a pgrest-server
+process talking to it over loopback.
+
+PostgreSQL clusters come from tests/harness/pg.sh. initdb plus loading
+tests/fixtures/test_schema.sql is slow on a loaded machine, so it happens
+once per run into a template cluster; every test then copies the template's
+data directory and starts its own postmaster on its own free port.
+
+Everything is bounded in time: subprocesses and HTTP requests have
+timeouts, and ServerTestCase arms an alarm per test.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PG_SH = os.path.join(REPO, "tests", "harness", "pg.sh")
+FIXTURE = os.path.join(REPO, "tests", "fixtures", "test_schema.sql")
+SERVER = os.environ.get("PGREST_SERVER",
+                        os.path.join(REPO, "build", "server", "pgrest-server"))
+TEST_SECONDS = 150          # hard limit per test (alarm)
+PG_OS_USER = os.environ.get("PG_USER_OS", "postgres")
+
+
+def log(msg):
+    print("    " + msg, flush=True)
+
+
+def run(cmd, timeout=120, env=None, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout, env=env, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stdout[-2000:]))
+    return r.stdout
+
+
+def free_pg_port():
+    # random start: several test runs (other work trees) may share the host
+    start = random.randint(5461, 6900)
+    return int(run(["bash", PG_SH, "freeport", str(start)]).strip())
+
+
+def free_tcp_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _chown_tree(path):
+    if os.geteuid() != 0:
+        return
+    run(["chown", "-R", PG_OS_USER + ":", path])
+
+
+def _workdir(prefix):
+    d = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    os.chmod(d, 0o755)      # the postgres user must reach d/run and d/data
+    return d
+
+
+class Cluster:
+    """A running PostgreSQL in its own directory, with the fixture loaded
+    into database pgrest_test."""
+
+    def __init__(self, directory, port):
+        self.dir = directory
+        self.port = port
+        self.sockdir = os.path.join(directory, "run")
+
+    @property
+    def db_uri(self):
+        return "postgresql://authenticator@localhost:%d/pgrest_test" % self.port
+
+    def psql(self, sql, db="pgrest_test", timeout=30):
+        env = dict(os.environ, PGHOST=self.sockdir, PGPORT=str(self.port),
+                   PGUSER="postgres", PGTZ="UTC",
+                   PGOPTIONS="-c client_min_messages=warning")
+        return run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                    "-d", db, "-c", sql], timeout=timeout, env=env)
+
+    def psql_file(self, path, db="pgrest_test"):
+        env = dict(os.environ, PGHOST=self.sockdir, PGPORT=str(self.port),
+                   PGUSER="postgres", PGTZ="UTC",
+                   PGOPTIONS="-c client_min_messages=warning")
+        run(["createdb", db], env=env)
+        run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", path,
+             "-o", "/dev/null"], env=env)
+
+    def stop(self):
+        """Clean shutdown (pg_ctl -m fast)."""
+        run(["bash", PG_SH, "stop", self.dir], timeout=60)
+
+    def kill(self):
+        """Crash-like shutdown (pg_ctl -m immediate)."""
+        run(["bash", PG_SH, "kill", self.dir], timeout=60)
+
+    def resume(self):
+        run(["bash", PG_SH, "resume", self.dir], timeout=90)
+
+    def destroy(self):
+        run(["bash", PG_SH, "stop", self.dir], timeout=60, check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_template = None
+_template_lock = threading.Lock()
+
+
+def template_cluster():
+    """The stopped template cluster (fixture loaded), made once per run."""
+    global _template
+    with _template_lock:
+        if _template is None:
+            d = _workdir("pgrest-srv-template-")
+            c = Cluster(d, free_pg_port())
+            run(["bash", PG_SH, "start", d, str(c.port)], timeout=180)
+            c.psql_file(FIXTURE)
+            c.stop()
+            _template = c
+        return _template
+
+
+def destroy_template():
+    global _template
+    if _template is not None:
+        _template.destroy()
+        _template = None
+
+
+def new_cluster():
+    """A fresh running cluster: a copy of the template on a free port."""
+    t = template_cluster()
+    d = _workdir("pgrest-srv-")
+    shutil.copytree(os.path.join(t.dir, "data"), os.path.join(d, "data"), symlinks=True)
+    os.makedirs(os.path.join(d, "run"))
+    port = free_pg_port()
+    with open(os.path.join(d, "data", "postgresql.conf"), "a") as f:
+        # synchronous_commit on: tests crash the server (pg.sh kill) and
+        # expect acknowledged commits to survive (pg.sh turns it off)
+        f.write("\n# server tests: this copy's port and socket\nport = %d\n"
+                "unix_socket_directories = '%s'\nsynchronous_commit = on\n"
+                % (port, os.path.join(d, "run")))
+    _chown_tree(d)
+    os.chmod(os.path.join(d, "data"), 0o700)
+    c = Cluster(d, port)
+    c.resume()
+    return c
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body)
+
+    def __repr__(self):
+        return "<%d %s>" % (self.status, self.body[:300])
+
+
+def http(method, url, body=None, headers=None, timeout=15):
+    data = None
+    hdrs = dict(headers or {})
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        hdrs.setdefault("Content-Type", "application/json")
+    req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return Response(r.status, r.headers, r.read().decode("utf-8", "replace"))
+    except urllib.error.HTTPError as e:
+        return Response(e.code, e.headers, e.read().decode("utf-8", "replace"))
+
+
+class Server:
+    """pgrest-server with a generated PostgREST config file."""
+
+    def __init__(self, cluster, directory, extra=None):
+        self.cluster = cluster
+        self.port = free_tcp_port()
+        self.admin_port = free_tcp_port()
+        self.config_path = os.path.join(directory, "pgrest.conf")
+        self.log_path = os.path.join(directory, "server.log")
+        self.write_config(extra or {})
+        self.logf = open(self.log_path, "wb")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PGRST_")}
+        self.proc = subprocess.Popen([SERVER, self.config_path], stdout=self.logf,
+                                     stderr=subprocess.STDOUT, env=env)
+
+    def write_config(self, extra):
+        opts = {
+            "db-uri": self.cluster.db_uri,
+            "db-schemas": "api",
+            "db-anon-role": "web_anon",
+            "db-pool": "4",
+            "db-pool-acquisition-timeout": "5",
+            "server-host": "127.0.0.1",
+            "server-port": str(self.port),
+            "admin-server-port": str(self.admin_port),
+            "log-level": "info",
+        }
+        opts.update(extra)
+        with open(self.config_path + ".tmp", "w") as f:
+            for k, v in opts.items():
+                f.write('%s = "%s"\n' % (k, v))
+        os.replace(self.config_path + ".tmp", self.config_path)
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def get(self, path, **kw):
+        return http("GET", self.url(path), **kw)
+
+    def post(self, path, body, **kw):
+        return http("POST", self.url(path), body=body, **kw)
+
+    def admin(self, path, timeout=5):
+        return http("GET", "http://127.0.0.1:%d%s" % (self.admin_port, path), timeout=timeout)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def log_tail(self, n=40):
+        try:
+            with open(self.log_path, "rb") as f:
+                return b"\n".join(f.read().splitlines()[-n:]).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def wait_for(self, predicate, timeout, step=0.05):
+        """Polls predicate() until true; returns seconds taken or None."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if not self.alive():
+                raise AssertionError("pgrest-server died (exit %s):\n%s"
+                                     % (self.proc.returncode, self.log_tail()))
+            try:
+                if predicate():
+                    return time.monotonic() - t0
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(step)
+        return None
+
+    def ready_status(self):
+        return self.admin("/ready").status
+
+    def wait_ready(self, timeout=20):
+        return self.wait_for(lambda: self.ready_status() == 200, timeout)
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.logf.close()
+
+
+class ServerTestCase(unittest.TestCase):
+    """setUp: own cluster + own server (extra config in SERVER_CONFIG)."""
+
+    SERVER_CONFIG = {}
+    START_SERVER = True
+
+    def setUp(self):
+        def on_alarm(signum, frame):
+            raise TimeoutError("test exceeded %d s" % TEST_SECONDS)
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.alarm(TEST_SECONDS)
+        self.server = None
+        self.cluster = new_cluster()
+        # cleanups run even when setUp fails after this point (tearDown
+        # does not), so no cluster or server outlives its test
+        self.addCleanup(self._cleanup)
+        if self.START_SERVER:
+            self.start_server()
+
+    def start_server(self, wait=True, **extra):
+        cfg = dict(self.SERVER_CONFIG)
+        cfg.update(extra)
+        self.server = Server(self.cluster, self.cluster.dir, cfg)
+        if wait:
+            self.assertIsNotNone(self.server.wait_ready(30),
+                                 "server not ready:\n" + self.server.log_tail())
+        return self.server
+
+    def _cleanup(self):
+        try:
+            if self.server is not None:
+                self.server.stop()
+                if self._outcome_failed():
+                    log("server log tail:\n" + self.server.log_tail(25))
+        finally:
+            self.cluster.destroy()
+            signal.alarm(0)
+
+    def _outcome_failed(self):
+        outcome = getattr(self, "_outcome", None)
+        errors = getattr(outcome, "errors", None) or []
+        result = getattr(outcome, "result", None)
+        if errors:
+            return any(exc is not None for _, exc in errors)
+        if result is not None:
+            return any(t is self for t, _ in result.failures + result.errors)
+        return False
+
+    def assertError(self, resp, status, codes):
+        self.assertEqual(resp.status, status, resp)
+        body = resp.json()
+        self.assertIn(body.get("code"), codes, resp)
+        self.assertEqual(sorted(body), ["code", "details", "hint", "message"], resp)
+        return body

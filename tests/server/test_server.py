@@ -1,0 +1,374 @@
+"""Server-level tests for pgrest-server (PostgREST features §1.18-1.24):
+schema/config reload, admin endpoints, connection recovery, graceful
+shutdown and write durability. Each test runs its own PostgreSQL and its
+own server (see harness.py)."""
+import re
+import signal
+import socket
+import threading
+import time
+
+from harness import ServerTestCase, http, log
+
+RELOAD_TIMEOUT = 5        # NOTIFY/signal → new table served
+RECOVERY_TIMEOUT = 20     # database back → service back
+
+
+def create_table(cluster, name, rows=1):
+    cluster.psql("CREATE TABLE api.%s (id int PRIMARY KEY);"
+                 "INSERT INTO api.%s SELECT generate_series(1, %d);"
+                 "GRANT SELECT ON api.%s TO web_anon;" % (name, name, rows, name))
+
+
+def metric(text, name):
+    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
+    return float(m.group(1)) if m else None
+
+
+class Background(threading.Thread):
+    """Runs fn in a thread and keeps its result or exception."""
+
+    def __init__(self, fn):
+        super().__init__(daemon=True)
+        self.fn, self.result, self.error = fn, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.result = self.fn()
+        except Exception as e:  # reported by the test
+            self.error = e
+
+
+class ReloadTest(ServerTestCase):
+    """SC04, CF04, PL06: NOTIFY pgrst / SIGUSR1 / SIGUSR2."""
+
+    def reload_latency(self, name, trigger):
+        create_table(self.cluster, name)
+        self.assertEqual(self.server.get("/" + name).status, 404,
+                         "a table created after start is not in the cache yet")
+        t0 = time.monotonic()
+        trigger()
+        took = self.server.wait_for(lambda: self.server.get("/" + name).status == 200,
+                                    RELOAD_TIMEOUT, step=0.005)
+        self.assertIsNotNone(took, "not served %d s after the reload" % RELOAD_TIMEOUT)
+        took = time.monotonic() - t0
+        self.assertEqual(self.server.get("/" + name).json(), [{"id": 1}])
+        return took
+
+    def test_notify_reload_schema(self):
+        took = self.reload_latency(
+            "t_notify", lambda: self.cluster.psql("NOTIFY pgrst, 'reload schema'"))
+        log("reload latency NOTIFY 'reload schema' -> first 200: %.0f ms (incl. psql)" % (took * 1000))
+
+    def test_notify_empty_payload(self):
+        took = self.reload_latency("t_empty", lambda: self.cluster.psql("NOTIFY pgrst"))
+        log("reload latency NOTIFY '' -> first 200: %.0f ms" % (took * 1000))
+
+    def test_sigusr1(self):
+        took = self.reload_latency("t_usr1", lambda: self.server.signal(signal.SIGUSR1))
+        log("reload latency SIGUSR1 -> first 200: %.0f ms" % (took * 1000))
+
+    def test_notify_other_payload_does_nothing(self):
+        create_table(self.cluster, "t_other")
+        loads = metric(self.server.admin("/metrics").body,
+                       'pgrst_schema_cache_loads_total{status="SUCCESS"}')
+        self.cluster.psql("NOTIFY pgrst, 'reload whatever'; NOTIFY pgrst, 'hello'; "
+                          "NOTIFY other_channel, 'reload schema'")
+        time.sleep(1.5)
+        self.assertEqual(self.server.get("/t_other").status, 404)
+        self.assertEqual(metric(self.server.admin("/metrics").body,
+                                'pgrst_schema_cache_loads_total{status="SUCCESS"}'), loads)
+        # the listener is alive: a real reload still works afterwards
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_other").status == 200, RELOAD_TIMEOUT))
+
+    def reload_config(self, trigger, rows):
+        self.assertEqual(len(self.server.get("/artists").json()), 3)
+        self.server.write_config({"db-max-rows": str(rows)})
+        time.sleep(0.5)
+        self.assertEqual(len(self.server.get("/artists").json()), 3,
+                         "the file is only re-read on a reload")
+        trigger()
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: len(self.server.get("/artists").json()) == rows, RELOAD_TIMEOUT),
+            "db-max-rows not applied after the config reload")
+
+    def test_notify_reload_config(self):
+        self.reload_config(lambda: self.cluster.psql("NOTIFY pgrst, 'reload config'"), 1)
+
+    def test_sigusr2_reload_config(self):
+        self.reload_config(lambda: self.server.signal(signal.SIGUSR2), 2)
+        self.assertTrue(self.server.alive())
+
+    def test_reload_config_db_schemas(self):
+        # a reloaded db-schemas takes effect (the schema cache follows)
+        self.server.write_config({"db-schemas": "api, private"})
+        self.server.signal(signal.SIGUSR2)
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/labels", headers={"Accept-Profile": "private"}).status == 200,
+            RELOAD_TIMEOUT), "private schema not exposed after reloading db-schemas")
+
+
+class AdminTest(ServerTestCase):
+    """AD02-AD06 on admin-server-port."""
+
+    def test_live(self):
+        r = self.server.admin("/live")
+        self.assertEqual((r.status, r.body), (200, ""))
+
+    def test_ready(self):
+        r = self.server.admin("/ready")
+        self.assertEqual((r.status, r.body), (200, ""))
+
+    def test_metrics(self):
+        self.server.get("/artists")
+        r = self.server.admin("/metrics")
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.headers["Content-Type"], "text/plain; charset=utf-8")
+        sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_]+="[^"]*"(,[a-zA-Z_]+="[^"]*")*\})? '
+                            r'[-+]?[0-9.]+([eE][-+]?[0-9]+)?$')
+        names = set()
+        for line in r.body.splitlines():
+            if line.startswith("# TYPE "):
+                self.assertRegex(line, r"^# TYPE \S+ (counter|gauge|histogram|summary|untyped)$")
+            elif line.startswith("#"):
+                self.assertRegex(line, r"^# HELP \S+ .+$")
+            else:
+                self.assertRegex(line, sample)
+                names.add(re.split(r"[{ ]", line)[0])
+        for n in ("pgrst_db_pool_max", "pgrst_db_pool_available", "pgrst_db_pool_waiting",
+                  "pgrst_db_pool_timeouts_total", "pgrst_schema_cache_loads_total",
+                  "pgrst_schema_cache_query_time_seconds"):
+            self.assertIn(n, names)
+        self.assertEqual(metric(r.body, "pgrst_db_pool_max"), 4)
+        self.assertGreaterEqual(metric(r.body, 'pgrst_schema_cache_loads_total{status="SUCCESS"}'), 1)
+
+    def test_not_found(self):
+        for path in ("/", "/nope", "/ready/x", "/metricsx"):
+            r = self.server.admin(path)
+            self.assertEqual((r.status, r.body), (404, ""), path)
+
+    def test_ready_follows_database(self):
+        self.cluster.stop()
+        took = self.server.wait_for(lambda: self.server.ready_status() == 503, 10)
+        self.assertIsNotNone(took, "/ready still 200 with the database down")
+        self.assertEqual(self.server.admin("/live").status, 200)
+        time.sleep(1)
+        self.assertEqual(self.server.ready_status(), 503)
+        self.cluster.resume()
+        took = self.server.wait_ready(RECOVERY_TIMEOUT)
+        self.assertIsNotNone(took, "/ready not back to 200 after the database returned")
+        log("/ready back to 200 %.2f s after the database accepted connections" % took)
+
+
+class RecoveryTest(ServerTestCase):
+    """PL04, PL06, SC04, SC07: the database goes away and comes back."""
+
+    def assert_unavailable(self, r, codes):
+        body = self.assertError(r, 503, codes)
+        retry = r.headers.get("Retry-After")
+        self.assertIsNotNone(retry, "503 without Retry-After")
+        self.assertRegex(retry, r"^[0-9]+$")
+        return body
+
+    def test_database_down_and_back(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        self.cluster.stop()
+        seen = set()
+        for _ in range(20):
+            t0 = time.monotonic()
+            r = self.server.get("/artists", timeout=10)
+            self.assertLess(time.monotonic() - t0, 5, "a request hung with the database down")
+            body = self.assert_unavailable(r, ("PGRST000", "PGRST001"))
+            seen.add(body["code"])
+            if body["code"] == "PGRST000":
+                self.assertEqual(body["message"], "Database connection error. Retrying the connection.")
+            else:
+                self.assertEqual(body["message"], "Database client error. Retrying the connection.")
+        self.assertIn("PGRST000", seen)
+        self.assertEqual(self.server.ready_status(), 503)
+        self.assertTrue(self.server.alive())
+        t0 = time.monotonic()
+        self.cluster.resume()
+        up = time.monotonic()
+        took = self.server.wait_for(lambda: self.server.get("/artists").status == 200,
+                                    RECOVERY_TIMEOUT)
+        self.assertIsNotNone(took, "service did not resume")
+        ready = self.server.wait_ready(RECOVERY_TIMEOUT)
+        self.assertIsNotNone(ready, "/ready not back to 200")
+        log("recovery: database start took %.2f s; first 200 %.2f s and /ready 200 %.2f s "
+            "after it accepted connections" % (up - t0, took, took + ready))
+        # the LISTEN connection is back
+        create_table(self.cluster, "t_after")
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_after").status == 200, RELOAD_TIMEOUT),
+            "NOTIFY after recovery did not reload")
+
+    def test_schema_reloaded_after_recovery(self):
+        create_table(self.cluster, "t_stale")          # no NOTIFY: cache is stale
+        self.assertEqual(self.server.get("/t_stale").status, 404)
+        self.cluster.kill()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.server.ready_status() == 503, 10))
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+        self.assertEqual(self.server.get("/t_stale").status, 200,
+                         "schema cache not reloaded after recovery")
+
+    def test_request_in_flight_when_database_dies(self):
+        slow = Background(lambda: self.server.get("/rpc/slow?seconds=20", timeout=30))
+        time.sleep(1.0)
+        self.cluster.kill()
+        slow.join(15)
+        self.assertFalse(slow.is_alive(), "request hung after the database died")
+        self.assertIsNone(slow.error)
+        self.assert_unavailable(slow.result, ("PGRST001", "PGRST000"))
+        self.assertTrue(self.server.alive())
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/rpc/slow?seconds=0").status == 200, RECOVERY_TIMEOUT))
+
+
+class RecoveryWithoutListenerTest(ServerTestCase):
+    """PL04 with db-channel-enabled = false: requests detect the loss."""
+    SERVER_CONFIG = {"db-channel-enabled": "false"}
+
+    def test_recovers_without_listener(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        self.cluster.stop()
+        r = self.server.get("/artists", timeout=10)
+        self.assertError(r, 503, ("PGRST000", "PGRST001"))
+        self.assertIsNotNone(self.server.wait_for(lambda: self.server.ready_status() == 503, 5))
+        self.cluster.resume()
+        took = self.server.wait_ready(RECOVERY_TIMEOUT)
+        self.assertIsNotNone(took, "not ready again without a listener")
+        self.assertEqual(self.server.get("/artists").status, 200)
+        # no listener: NOTIFY does nothing, SIGUSR1 still reloads
+        create_table(self.cluster, "t_nolisten")
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        time.sleep(1)
+        self.assertEqual(self.server.get("/t_nolisten").status, 404)
+        self.server.signal(signal.SIGUSR1)
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_nolisten").status == 200, RELOAD_TIMEOUT))
+
+
+class StartWithoutDatabaseTest(ServerTestCase):
+    """SC07, PL04: started while PostgreSQL is down."""
+    START_SERVER = False
+
+    def test_start_while_database_down(self):
+        self.cluster.stop()
+        srv = self.start_server(wait=False)
+        self.assertIsNotNone(srv.wait_for(lambda: srv.admin("/live").status == 200, 15),
+                             "server did not come up without a database")
+        self.assertEqual(srv.ready_status(), 503)
+        r = srv.get("/artists")
+        body = self.assertError(r, 503, ("PGRST002",))
+        self.assertEqual(body, {"code": "PGRST002", "details": None, "hint": None,
+                                "message": "Could not query the database for the schema cache. Retrying."})
+        self.assertRegex(r.headers.get("Retry-After", ""), r"^[0-9]+$")
+        time.sleep(3)             # a few retries with backoff
+        self.assertTrue(srv.alive())
+        self.assertEqual(srv.get("/artists").status, 503)
+        self.cluster.resume()
+        took = srv.wait_ready(40)  # backoff is at most 32 s (PostgREST)
+        self.assertIsNotNone(took, "not ready after the database came up")
+        log("started without database: ready %.2f s after it came up" % took)
+        self.assertEqual(srv.get("/artists").status, 200)
+
+
+class ShutdownTest(ServerTestCase):
+    """HS05: SIGTERM finishes requests in flight, refuses new ones, exit 0."""
+
+    def test_sigterm_drains_in_flight_request(self):
+        slow = Background(lambda: self.server.get("/rpc/slow?seconds=2", timeout=20))
+        time.sleep(0.7)
+        t0 = time.monotonic()
+        self.server.signal(signal.SIGTERM)
+        time.sleep(0.4)
+        with self.assertRaises(OSError, msg="new connection accepted during shutdown"):
+            socket.create_connection(("127.0.0.1", self.server.port), timeout=3).close()
+        slow.join(20)
+        self.assertFalse(slow.is_alive())
+        self.assertIsNone(slow.error, "request in flight was cut off")
+        self.assertEqual((slow.result.status, slow.result.body), (200, "2"))
+        self.assertEqual(self.server.proc.wait(timeout=20), 0)
+        log("shutdown with a 2 s request in flight took %.2f s" % (time.monotonic() - t0))
+
+    def test_sigterm_idle_exits_quickly(self):
+        t0 = time.monotonic()
+        self.server.signal(signal.SIGTERM)
+        self.assertEqual(self.server.proc.wait(timeout=10), 0)
+        self.assertLess(time.monotonic() - t0, 5)
+
+    def test_sigint(self):
+        self.server.signal(signal.SIGINT)
+        self.assertEqual(self.server.proc.wait(timeout=10), 0)
+
+
+class DurabilityTest(ServerTestCase):
+    """A 2xx write is committed; a write cut off by a crash is not partial."""
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(
+            "CREATE TABLE api.items (id int PRIMARY KEY, batch int NOT NULL);"
+            "GRANT SELECT, INSERT ON api.items TO web_anon;"
+            "NOTIFY pgrst, 'reload schema'")
+        # a crash must not lose acknowledged commits (harness.new_cluster)
+        self.assertEqual(self.cluster.psql("SHOW synchronous_commit").strip(), "on")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/items").status == 200, RELOAD_TIMEOUT))
+
+    def count(self, where="true"):
+        return int(self.cluster.psql("SELECT count(*) FROM api.items WHERE %s" % where).strip())
+
+    def test_acknowledged_writes_are_committed(self):
+        acked, failed = [], 0
+        killer = threading.Timer(1.0, self.cluster.kill)
+        killer.start()
+        t0 = time.monotonic()
+        i = 0
+        while time.monotonic() - t0 < 3:
+            i += 1
+            r = self.server.post("/items", {"id": i, "batch": 0}, timeout=10)
+            if 200 <= r.status < 300:
+                acked.append(i)
+            else:
+                self.assertEqual(r.status, 503, r)
+                failed += 1
+        killer.join()
+        self.cluster.resume()
+        ids = set(int(x) for x in self.cluster.psql("SELECT id FROM api.items").split())
+        missing = [x for x in acked if x not in ids]
+        log("%d writes acknowledged, %d failed with 503 while the database was down"
+            % (len(acked), failed))
+        self.assertGreater(len(acked), 0)
+        self.assertGreater(failed, 0)
+        self.assertEqual(missing, [], "acknowledged writes lost")
+
+    def test_bulk_insert_is_atomic(self):
+        # a trigger slows every row so the crash lands mid-statement
+        self.cluster.psql(
+            "CREATE FUNCTION api.items_slow() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN PERFORM pg_sleep(0.005); RETURN NEW; END $$;"
+            "CREATE TRIGGER items_slow BEFORE INSERT ON api.items "
+            "FOR EACH ROW EXECUTE FUNCTION api.items_slow();")
+        rows = [{"id": 1000 + k, "batch": 1} for k in range(1000)]
+        bulk = Background(lambda: self.server.post("/items", rows, timeout=30))
+        time.sleep(1.5)
+        self.cluster.kill()
+        bulk.join(20)
+        self.assertFalse(bulk.is_alive(), "bulk insert hung after the crash")
+        self.assertIsNone(bulk.error)
+        self.cluster.resume()
+        n = self.count("batch = 1")
+        if 200 <= bulk.result.status < 300:
+            self.assertEqual(n, 1000, "2xx but not all rows committed")
+        else:
+            self.assertEqual(bulk.result.status, 503, bulk.result)
+            self.assertEqual(n, 0, "bulk insert partially applied")
+        self.assertEqual(bulk.result.status, 503, "the crash should have hit mid-insert")

@@ -129,7 +129,9 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
     *too_deep = false;
     if (len > INT_MAX)
         return NULL;
-    json_tokener *tok = json_tokener_new_ex(max_depth);
+    /* json-c counts the innermost scalar as a level too: max_depth
+     * containers (objects/arrays) need one more */
+    json_tokener *tok = json_tokener_new_ex(max_depth + 1);
     if (tok == NULL)
         return NULL;
     json_object *doc = json_tokener_parse_ex(tok, body, (int)len);

@@ -256,6 +256,15 @@ def slow_clients_do_not_block_normal_requests():
 
 
 @test
+def slow_query_outlives_idle_timeout():
+    t0 = time.monotonic()
+    st, _, body = get("/rpc/slow?secs=3")
+    assert st == 200, (st, body[:200])
+    assert json.loads(body) == 1, body
+    assert time.monotonic() - t0 >= 3.0
+
+
+@test
 def connection_cap():
     # 100 keep-alive clients each send one request: at most 40 (the cap) are
     # served at once; the rest wait in the listen backlog until served

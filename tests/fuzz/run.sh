@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets built by tests/fuzz/build.sh, all in parallel,
-# each for SECONDS of wall time, starting from a scratch copy of its seed
-# corpus (tests/fuzz/corpus/<target>). Prints one line per target
+# Runs the libFuzzer targets built by tests/fuzz/build.sh, all in parallel:
+# first every committed input of tests/fuzz/corpus/<target> once (the
+# regression inputs of fixed crashes among them), then fuzzing for SECONDS
+# of wall time from a scratch copy of that corpus. Prints one line per target
 #   fuzz <target>: ok|CRASH runs R execs N cov C ft F crashes K
 # and exits 1 if any target crashed (crash inputs are kept in
 # WORK/<target>-artifacts/ and named in the output).
@@ -34,9 +35,17 @@ mkdir -p "$work"
 # crash with -k); writes TARGET.result: "runs execs cov ft crashes".
 fuzz_one() {
   local t="$1" bin="$build/tests/fuzz/fuzz_$1" corpus="$work/$1" art="$work/$1-artifacts"
-  local start end now left runs=0 execs=0 cov=0 ft=0 crashes=0 log line
+  local start end now left runs=0 execs=0 cov=0 ft=0 crashes=0 log line n
   mkdir -p "$corpus" "$art"
   cp -n "$repo/tests/fuzz/corpus/$t"/* "$corpus"/ 2>/dev/null
+  # Replay every committed input once at full length first: regression
+  # inputs (regress-*) may be longer than -max_len, which would truncate
+  # them when the corpus is loaded for fuzzing.
+  if ! "$bin" -runs=1 "$repo/tests/fuzz/corpus/$t"/* >"$work/$t.replay.log" 2>&1; then
+    grep -E '^(==[0-9]+==ERROR|SUMMARY|Running:)' "$work/$t.replay.log" | tail -n 3 >&2
+    echo "0 0 0 0 1" >"$work/$t.result"
+    return
+  fi
   start=$(date +%s); end=$((start + secs))
   while :; do
     now=$(date +%s); left=$((end - now))
@@ -47,7 +56,8 @@ fuzz_one() {
     local rc=$?
     # the last status line ("#N ... cov: C ft: F ...") of this run
     line=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
-    execs=$((execs + $(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)))
+    n=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+    execs=$((execs + ${n:-0}))
     cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$line"); ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$line")
     if [ "$rc" -ne 0 ]; then
       crashes=$((crashes + 1))
@@ -70,7 +80,8 @@ wait
 
 failed=0
 for t in "${targets[@]}"; do
-  read -r runs execs cov ft crashes <"$work/$t.result"
+  runs=0 execs=0 cov=0 ft=0 crashes=1   # no result file: the runner itself failed
+  [ -f "$work/$t.result" ] && read -r runs execs cov ft crashes <"$work/$t.result"
   status=ok
   if [ "$crashes" -gt 0 ]; then status=CRASH; failed=1; fi
   echo "fuzz $t: $status runs $runs execs $execs cov $cov ft $ft crashes $crashes"

@@ -35,7 +35,8 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pg_sh="$repo/tests/harness/pg.sh"
 
 # Debian 12 packages: build, tests, PostgreSQL 15 (+ PostGIS and contrib for
-# the conformance fixtures), python3 (conformance runner), curl (demo).
+# the conformance fixtures), python3 (conformance runner, limits test), curl
+# (demo), clang + its fuzzer runtime (tests/fuzz).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
       check libsubunit-dev
@@ -71,7 +72,7 @@ for arg in "$@"; do
     --no-asan) use_asan=0 ;;
     --no-conformance) use_conformance=0 ;;
     --no-fuzz) use_fuzz=0 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done

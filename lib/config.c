@@ -27,6 +27,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->jwt_cache_max_entries = 1000;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
+    cfg->limits = *pgr_parse_limits_default();
 }
 
 static const char *trim(pgrest_arena *a, const char *s)
@@ -189,6 +190,41 @@ static int set_int(long long *out, long long min, pgrest_arena *a,
     return PGREST_OK;
 }
 
+/* pgrest's own resource limits (not PostgREST options): positive integers. */
+static int set_limit(pgr_config *cfg, pgrest_arena *a, const char *key,
+                     const char *value, bool *handled, pgrest_error *err)
+{
+    static const struct { const char *key; long long max; } keys[] = {
+        {"server-max-body-size", (long long)1 << 40},
+        {"request-max-depth", 1000},
+        {"request-max-filters", 1000000},
+        {"request-max-json-depth", 100000},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(key, keys[i].key) != 0)
+            continue;
+        *handled = true;
+        long long n;
+        int rc = set_int(&n, 1, a, key, value, err);
+        if (rc != PGREST_OK)
+            return rc;
+        if (n > keys[i].max)
+            return invalid(err, a, key, value);
+        pgr_parse_limits *l = &cfg->limits;
+        if (i == 0)
+            l->max_body_size = n;
+        else if (i == 1)
+            l->max_depth = (int)n;
+        else if (i == 2)
+            l->max_filters = (int)n;
+        else
+            l->max_json_depth = (int)n;
+        return PGREST_OK;
+    }
+    *handled = false;
+    return PGREST_OK;
+}
+
 int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
                    const char *value, pgrest_error *err)
 {
@@ -197,6 +233,10 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
     int rc;
     if (strncmp(key, "app.settings.", 13) == 0)
         return set_app_setting(cfg, a, key, value);
+    bool handled;
+    rc = set_limit(cfg, a, key, value, &handled, err);
+    if (handled)
+        return rc;
     if (strcmp(key, "db-uri") == 0)
         cfg->db_uri = pgr_strdup(a, value);
     else if (strcmp(key, "db-schemas") == 0) {

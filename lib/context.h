@@ -53,6 +53,7 @@ typedef struct pgr_config {
     const char *server_trace_header;
     bool url_use_legacy_target_names;
     pgr_kv *app_settings;             /* app.settings.* */
+    pgr_parse_limits limits;          /* server-max-body-size, request-max-* */
 } pgr_config;
 
 typedef struct pgr_pool pgr_pool;

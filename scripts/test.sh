@@ -5,12 +5,17 @@
 # builds, runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
 # a program here), runs the server suite (tests/server/run.py, own clusters)
-# against build/, runs the conformance target (tests/conformance/run.sh;
+# against build/, the server limits test (tests/limits/run.sh, its own
+# PostgreSQL and pgrest-server), a short run of every libFuzzer target
+# (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 20, in
+# parallel; skipped when clang cannot build them), runs the conformance
+# target (tests/conformance/run.sh;
 # skipped when ../shared/conformance is absent), and ends with one line
 #   N passed, N failed[, N skipped]
 # summing every suite.  Exit status 1 if anything failed.
 #
-# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-server] [--no-conformance]
+# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-server] [--no-fuzz]
+#                        [--no-conformance]
 #        scripts/test.sh --deps-only     install missing packages and exit
 #        scripts/test.sh --print-deps    print the Debian packages needed
 #
@@ -21,7 +26,9 @@
 # and PGREST_TEST_ADMIN_URI (same database, superuser postgres).  The
 # conformance target has its own variables (see tests/conformance/run.sh).
 #
-# Counting: meson's Ok + Expected Fail are passed, Fail + Unexpected Pass +
+# Counting: the limits test adds its "N passed, N failed" line; each fuzz
+# target counts one passed (no crash) or one failed (crash or build
+# failure), or one skipped without clang. Meson's Ok + Expected Fail are passed, Fail + Unexpected Pass +
 # Timeout failed, Skipped skipped; a failed build or database setup counts
 # one failure.  Conformance adds its passing cases to "passed" and its
 # regressions (cases listed in tests/conformance/passing.txt that fail) to
@@ -34,12 +41,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pg_sh="$repo/tests/harness/pg.sh"
 
 # Debian 12 packages: build, tests, PostgreSQL 15 (+ PostGIS and contrib for
-# the conformance fixtures), python3 (conformance runner), curl (demo).
+# the conformance fixtures), python3 (conformance runner, limits test), curl
+# (demo), clang + its fuzzer runtime (tests/fuzz).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
       check libsubunit-dev
       postgresql-15 postgresql-client-15 postgresql-15-postgis-3 postgresql-contrib tzdata
-      python3 curl)
+      python3 curl
+      clang libclang-rt-14-dev)
 
 missing_deps() {
   local p
@@ -61,7 +70,7 @@ install_deps() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-use_asan=1 use_tsan=1 use_conformance=1 use_server=1
+use_asan=1 use_tsan=1 use_conformance=1 use_server=1 use_fuzz=1
 for arg in "$@"; do
   case "$arg" in
     --print-deps) printf '%s\n' "${DEPS[@]}"; exit 0 ;;
@@ -70,7 +79,8 @@ for arg in "$@"; do
     --no-tsan) use_tsan=0 ;;
     --no-conformance) use_conformance=0 ;;
     --no-server) use_server=0 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --no-fuzz) use_fuzz=0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -272,6 +282,50 @@ elif [ "$use_server" -eq 1 ]; then
   else
     total_fail=$((total_fail + 1)); note "server" "FAILED (no summary line, see output above)"
   fi
+fi
+
+# ---- limits -----------------------------------------------------------------------
+# Own PostgreSQL and pgrest-server with small limits: 413/414/431, parser
+# limits, slow and idle clients, the connection cap.
+if [ "${build_ok[0]:-}" != build ]; then
+  note "limits" "not run (build/ failed)"
+else
+  echo "== limits (tests/limits/run.sh)"
+  llog="$work/limits.log"
+  "$repo/tests/limits/run.sh" "$repo/build" 2>&1 | grep -v 'WARNING:  cast will be ignored' | tee "$llog"
+  lline=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$llog" | tail -n 1)
+  if [ -n "$lline" ]; then
+    lpass=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$lline")
+    lfail=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$lline")
+    total_pass=$((total_pass + lpass)); total_fail=$((total_fail + lfail))
+    note "limits" "$lline"
+  else
+    total_fail=$((total_fail + 1)); note "limits" "FAILED (no result line)"
+  fi
+fi
+
+# ---- fuzz ----------------------------------------------------------------------
+# A short bounded run of every libFuzzer target (tests/fuzz/README.md has the
+# long runs). Needs clang and its fuzzer runtime; skipped without them.
+fuzz_targets=(request grammar payload jwt config)
+if [ "$use_fuzz" -eq 1 ]; then
+  echo "== fuzz (tests/fuzz, ${FUZZ_SECONDS:-20} s per target)"
+  "$repo/tests/fuzz/build.sh" "$repo/build-fuzz"
+  frc=$?
+  if [ "$frc" -eq 77 ]; then
+    total_skip=$((total_skip + ${#fuzz_targets[@]})); note "fuzz" "skipped (no clang fuzzer support)"
+  elif [ "$frc" -ne 0 ]; then
+    total_fail=$((total_fail + 1)); note "fuzz" "FAILED (build-fuzz)"
+  else
+    flog="$work/fuzz.log"
+    "$repo/tests/fuzz/run.sh" -b "$repo/build-fuzz" "${FUZZ_SECONDS:-20}" 2>&1 | tee "$flog"
+    fok=$(grep -cE '^fuzz [a-z]+: ok ' "$flog"); fbad=$(grep -cE '^fuzz [a-z]+: (CRASH|MISSING)' "$flog")
+    [ $((fok + fbad)) -eq 0 ] && fbad=1
+    total_pass=$((total_pass + fok)); total_fail=$((total_fail + fbad))
+    note "fuzz" "$fok passed, $fbad failed"
+  fi
+else
+  note "fuzz" "not run (--no-fuzz)"
 fi
 
 # ---- conformance ------------------------------------------------------------------

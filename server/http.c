@@ -16,13 +16,18 @@
 
 #include "log.h"
 
-#define MAX_BODY ((size_t)64 * 1024 * 1024)
 /* How long a graceful shutdown waits for requests in flight. */
 #define DRAIN_SECONDS 60
+/* How much of an oversized chunked body is read (and dropped) beyond the
+ * limit so that the client can still be told 413. */
+#define DISCARD_SLACK ((size_t)1 << 20)
 
 struct http_server {
     struct MHD_Daemon *daemon;
     pgrest_ctx *ctx;
+    size_t max_body_size;
+    size_t max_url_size;
+    size_t max_header_size;
     int listen_fd;
     char *unix_path;
     atomic_int active;        /* requests between first handler call and completion */
@@ -37,6 +42,7 @@ typedef struct request_state {
     size_t body_len;
     size_t body_cap;
     bool too_large;
+    size_t discarded; /* body bytes past server-max-body-size */
     bool started;
 } request_state;
 
@@ -77,9 +83,9 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
-static bool append_body(request_state *rs, const char *data, size_t n)
+static bool append_body(request_state *rs, size_t max, const char *data, size_t n)
 {
-    if (rs->too_large || rs->body_len + n > MAX_BODY) {
+    if (rs->too_large || rs->body_len + n > max) {
         rs->too_large = true;
         return false;
     }
@@ -120,15 +126,55 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     return ret;
 }
 
-static enum MHD_Result send_simple(struct MHD_Connection *con, unsigned status,
-                                   const char *json)
+/* A limit refusal as PostgREST's JSON error body, built by the library.
+ * Queued before the request is complete, so MHD closes the connection
+ * afterwards and never reads the rest of an oversized request. */
+static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *con,
+                                        int status, const char *message,
+                                        const char *option, size_t limit)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        strlen(json), (void *)json, MHD_RESPMEM_PERSISTENT);
-    MHD_add_response_header(r, "Content-Type", "application/json; charset=utf-8");
-    enum MHD_Result ret = MHD_queue_response(con, status, r);
-    MHD_destroy_response(r);
+    pgrest_arena *arena = pgrest_arena_new(0);
+    if (arena == NULL)
+        return MHD_NO;
+    char code[16], details[128];
+    snprintf(code, sizeof code, "PGRST%d", status);
+    snprintf(details, sizeof details, "The limit is %zu bytes (%s)", limit, option);
+    pgrest_error err = {status, code, message, details, NULL};
+    pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
+    enum MHD_Result ret = resp ? send_response(s, con, resp) : MHD_NO;
+    pgrest_arena_free(arena);
     return ret;
+}
+
+static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
+                                       const char *key, const char *value)
+{
+    (void)kind;
+    size_t *total = cls;
+    *total += strlen(key) + (value ? strlen(value) : 0) + 4; /* ": " CRLF */
+    return MHD_YES;
+}
+
+/* URL, header and declared body sizes, checked once the headers are in. */
+static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
+                                    const request_state *rs, bool *refused)
+{
+    *refused = true;
+    if (strlen(rs->uri) > s->max_url_size)
+        return send_limit_error(s, con, 414, "URI too long",
+                                "server-max-url-size", s->max_url_size);
+    size_t headers = 0;
+    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header_size, &headers);
+    if (headers > s->max_header_size)
+        return send_limit_error(s, con, 431, "Request header fields too large",
+                                "server-max-header-size", s->max_header_size);
+    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                 "Content-Length");
+    if (cl != NULL && strtoull(cl, NULL, 10) > s->max_body_size)
+        return send_limit_error(s, con, 413, "Request body too large",
+                                "server-max-body-size", s->max_body_size);
+    *refused = false;
+    return MHD_YES;
 }
 
 static void access_log(struct MHD_Connection *con, const char *method,
@@ -196,17 +242,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (!rs->started) {
         rs->started = true;
         atomic_fetch_add(&s->active, 1);
-        return MHD_YES;
+        bool refused;
+        enum MHD_Result ret = check_limits(s, con, rs, &refused);
+        return refused ? ret : MHD_YES;
     }
     if (*upload_data_size > 0) {
-        append_body(rs, upload_data, *upload_data_size);
+        size_t n = *upload_data_size;
         *upload_data_size = 0;
-        return MHD_YES;
+        if (append_body(rs, s->max_body_size, upload_data, n))
+            return MHD_YES;
+        /* A chunked body has no Content-Length to refuse up front, and MHD
+         * accepts a response only once the body is complete: the excess is
+         * discarded, and past a bounded amount the connection is dropped. */
+        rs->discarded += n;
+        return rs->discarded > s->max_body_size + DISCARD_SLACK ? MHD_NO : MHD_YES;
     }
     if (rs->too_large)
-        return send_simple(con, 413,
-                           "{\"code\":\"PGRST413\",\"details\":null,\"hint\":null,"
-                           "\"message\":\"Request body too large\"}");
+        return send_limit_error(s, con, 413, "Request body too large",
+                                "server-max-body-size", s->max_body_size);
     return dispatch(s, con, method, rs);
 }
 
@@ -272,6 +325,15 @@ static int bind_tcp(const char *host, int port, char *errbuf, size_t errlen)
     return fd;
 }
 
+/* MHD keeps the request line and headers in a per-connection pool: room
+ * for both limits plus slack, so the server's own 414/431 (JSON) answer
+ * anything up to twice the limits; MHD itself refuses what is bigger. */
+static size_t memory_limit(const http_listen *lc)
+{
+    size_t n = 2 * (lc->max_url_size + lc->max_header_size) + 16384;
+    return n < 32768 ? 32768 : n;
+}
+
 http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
                         size_t errlen)
 {
@@ -279,6 +341,9 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
     if (s == NULL)
         return NULL;
     s->ctx = ctx;
+    s->max_body_size = lc->max_body_size;
+    s->max_url_size = lc->max_url_size;
+    s->max_header_size = lc->max_header_size;
     if (lc->unix_socket != NULL) {
         s->listen_fd = bind_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);
@@ -297,8 +362,10 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
+        MHD_OPTION_CONNECTION_TIMEOUT, lc->timeout,
+        MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
         MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");

@@ -15,6 +15,14 @@ typedef struct http_listen {
     const char *unix_socket;  /* takes precedence over host/port */
     unsigned unix_mode;
     unsigned threads;
+    /* Resource limits (server-* options; see server/main.c for defaults):
+     * bigger requests get a PostgREST-style JSON 413/414/431. */
+    size_t max_body_size;     /* server-max-body-size, bytes */
+    size_t max_url_size;      /* server-max-url-size: path + query, bytes */
+    size_t max_header_size;   /* server-max-header-size: all headers, bytes */
+    unsigned timeout;         /* server-timeout: idle seconds per connection */
+    unsigned max_connections; /* server-max-connections, whole server */
+    unsigned max_connections_per_ip; /* server-max-connections-per-ip, 0 = off */
 } http_listen;
 
 http_server *http_start(pgrest_ctx *ctx, const http_listen *listen_cfg,

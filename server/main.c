@@ -1,7 +1,9 @@
 /* pgrest-server: a drop-in for the PostgREST executable, built only on
  * libpgrest's public API. Usage: pgrest-server [CONFIG_FILE] */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,51 @@ static int load_schema_once(pgrest_ctx *ctx)
     log_msg(LOG_ERROR, "%s %s", err.message ? err.message : "schema cache load failed",
             err.details ? err.details : "");
     return -1;
+}
+
+/* A numeric server-* option in [min, max], or def when unset. Invalid
+ * values stop the server at startup (like PostgREST's config errors). */
+static bool option_number(const server_options *opts, const char *key,
+                          unsigned long long def, unsigned long long min,
+                          unsigned long long max, unsigned long long *out)
+{
+    const char *v = server_options_get(opts, key);
+    *out = def;
+    if (v == NULL)
+        return true;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || n < min || n > max) {
+        fprintf(stderr, "pgrest-server: invalid %s: %s (expected %llu..%llu)\n",
+                key, v, min, max);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+/* Safe defaults: a 10 MiB body (the library's own default, see
+ * pgr_parse_limits), an 8 KiB URL and 16 KiB of headers (what common
+ * proxies allow), 30 s idle timeout (Warp's slowloris timeout, which
+ * PostgREST uses), 1024 connections. */
+static bool limit_options(const server_options *opts, http_listen *lc)
+{
+    unsigned long long body, url, hdr, timeout, conns, per_ip;
+    if (!option_number(opts, "server-max-body-size", 10ULL << 20, 1, 1ULL << 40, &body) ||
+        !option_number(opts, "server-max-url-size", 8192, 256, 1 << 20, &url) ||
+        !option_number(opts, "server-max-header-size", 16384, 1024, 1 << 20, &hdr) ||
+        !option_number(opts, "server-timeout", 30, 1, 86400, &timeout) ||
+        !option_number(opts, "server-max-connections", 1024, 1, 1000000, &conns) ||
+        !option_number(opts, "server-max-connections-per-ip", 0, 0, 1000000, &per_ip))
+        return false;
+    lc->max_body_size = (size_t)body;
+    lc->max_url_size = (size_t)url;
+    lc->max_header_size = (size_t)hdr;
+    lc->timeout = (unsigned)timeout;
+    lc->max_connections = (unsigned)conns;
+    lc->max_connections_per_ip = (unsigned)per_ip;
+    return true;
 }
 
 static void usage(void)
@@ -80,6 +127,8 @@ static int serve(server_config *cfg)
         .unix_mode = mode ? (unsigned)strtoul(mode, NULL, 8) : 0660,
         .threads = pool ? (unsigned)atoi(pool) : 10,
     };
+    if (!limit_options(opts, &lc))
+        return 1;
     if (lc.host == NULL)
         lc.host = "!4";
     if (lc.threads < 2)

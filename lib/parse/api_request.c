@@ -239,6 +239,19 @@ static int parse_media(pgrest_arena *a, const pgrest_request *req,
     return PGREST_OK;
 }
 
+/* server-max-body-size: checked before anything else, as a host's HTTP
+ * layer would (the reference server also refuses early, while reading). */
+static int check_body_size(pgrest_arena *a, const pgrest_request *req,
+                           const pgr_parse_limits *lim, pgrest_error *err)
+{
+    if ((long long)req->body_len <= lim->max_body_size)
+        return PGREST_OK;
+    return pgr_errorf(err, a, 413, "PGRST413",
+                      pgr_asprintf(a, "The limit is %lld bytes (server-max-body-size)",
+                                   lim->max_body_size),
+                      NULL, "Request body too large");
+}
+
 int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, pgrest_api_request **out,
                          pgrest_error *err)
@@ -252,7 +265,9 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->method = req->method;
     api->prefs.max_affected = -1;
     api->range_limit = -1;
-    int rc;
+    int rc = check_body_size(arena, req, &ctx->cfg.limits, err);
+    if (rc != PGREST_OK)
+        return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs
      * middleware), so JWT errors win over request errors. */
     struct timespec t0, t1;
@@ -271,7 +286,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     pgr_kv *params = pgr_query_string_decode(arena, req->query);
     if ((rc = pgr_query_params_parse(arena, params,
                                      api->target == PGR_TARGET_ROUTINE,
-                                     &api->qp, err)) != PGREST_OK)
+                                     &ctx->cfg.limits, &api->qp, err)) != PGREST_OK)
         return rc;
     pgr_parse_preferences(arena, req, &api->prefs);
     if ((rc = compute_range(arena, req, api, err)) != PGREST_OK ||
@@ -280,7 +295,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->cookies = parse_cookies(arena, pgr_request_header(req, "Cookie"));
     api->body = req->body;
     api->body_len = req->body_len;
-    if ((rc = pgr_parse_payload(arena, api, err)) != PGREST_OK)
+    if ((rc = pgr_parse_payload(arena, api, &ctx->cfg.limits, err)) != PGREST_OK)
         return rc;
     if (pgr_arena_exhausted(arena))
         return pgr_error_oom(err);

@@ -28,6 +28,24 @@ struct pgrest_request {
     size_t body_len;
 };
 
+/* Bounds on what one request may ask the parser to build, so a hostile
+ * request gets a 4xx instead of deep recursion or quadratic work. Values
+ * come from the context's configuration (pgr_config.limits). */
+typedef struct pgr_parse_limits {
+    long long max_body_size; /* server-max-body-size, bytes (413) */
+    int max_depth;           /* request-max-depth: select embeds, logic trees */
+    int max_filters;         /* request-max-filters: filters + logic leaves */
+    int max_json_depth;      /* request-max-json-depth: JSON body nesting */
+} pgr_parse_limits;
+
+#define PGR_DEFAULT_MAX_BODY_SIZE (10LL * 1024 * 1024)
+#define PGR_DEFAULT_MAX_DEPTH 32
+#define PGR_DEFAULT_MAX_FILTERS 256
+#define PGR_DEFAULT_MAX_JSON_DEPTH 128
+
+/* The defaults above, for callers without a context (tests, tools). */
+const pgr_parse_limits *pgr_parse_limits_default(void);
+
 /* Case-insensitive header lookup: first value or NULL. */
 const char *pgr_request_header(const pgrest_request *req, const char *name);
 

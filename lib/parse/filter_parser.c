@@ -20,6 +20,28 @@ void pgr_ps_init(pgr_pstate *ps, pgrest_arena *a, const char *s, size_t len)
     ps->a = a;
     ps->s = s;
     ps->len = len;
+    ps->max_depth = PGR_DEFAULT_MAX_DEPTH;
+}
+
+bool pgr_ps_enter(pgr_pstate *ps)
+{
+    if (ps->depth >= ps->max_depth) {
+        ps->too_deep = true;
+        return false;
+    }
+    ps->depth++;
+    return true;
+}
+
+int pgr_ps_depth_error(const pgr_pstate *ps, const char *what, pgrest_error *err)
+{
+    return pgr_errorf(err, ps->a, 400, "PGRST100",
+                      pgr_asprintf(ps->a, "The %s nests deeper than %d levels; "
+                                   "the limit is set by request-max-depth",
+                                   what, ps->max_depth),
+                      NULL, "%s%s nesting too deep",
+                      what[0] == 's' ? "Select" : "Logic tree",
+                      what[0] == 's' ? " parameter" : "");
 }
 
 void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save)
@@ -714,6 +736,7 @@ int pgr_ps_op_expr(pgr_pstate *ps, bool in_logic, pgr_op_expr *out)
 /* ------------------------------------------------------------ logic tree */
 
 static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out);
+static int logic_children_in(pgr_pstate *ps, pgr_logic_tree *t);
 
 static int logic_leaf(pgr_pstate *ps, pgr_logic_tree *t)
 {
@@ -736,28 +759,11 @@ static int logic_leaf(pgr_pstate *ps, pgr_logic_tree *t)
 
 static int logic_children(pgr_pstate *ps, pgr_logic_tree *t)
 {
-    pgr_logic_tree **tail = &t->children;
-    for (;;) {
-        pgr_logic_tree *c;
-        if (logic_tree(ps, &c) != PGR_P_OK)
-            return PGR_P_FAIL;
-        *tail = c;
-        tail = &c->next;
-        pgr_ps_ws(ps);
-        if (peek(ps, 0) != ',') {
-            pgr_ps_expect(ps, ps->pos, "\",\"");
-            break;
-        }
-        ps->pos++;
-        pgr_ps_ws(ps);
-    }
-    if (peek(ps, 0) != ')') {
-        pgr_ps_expect(ps, ps->pos, "\")\"");
+    if (!pgr_ps_enter(ps))
         return PGR_P_FAIL;
-    }
-    ps->pos++;
-    pgr_ps_ws(ps);
-    return PGR_P_OK;
+    int rc = logic_children_in(ps, t);
+    pgr_ps_leave(ps);
+    return rc;
 }
 
 static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out)
@@ -798,6 +804,33 @@ static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out)
     return logic_children(ps, t);
 }
 
+/* `child, child, ...)` of an and/or node (one nesting level deeper) */
+static int logic_children_in(pgr_pstate *ps, pgr_logic_tree *t)
+{
+    pgr_logic_tree **tail = &t->children;
+    for (;;) {
+        pgr_logic_tree *c;
+        if (logic_tree(ps, &c) != PGR_P_OK)
+            return PGR_P_FAIL;
+        *tail = c;
+        tail = &c->next;
+        pgr_ps_ws(ps);
+        if (peek(ps, 0) != ',') {
+            pgr_ps_expect(ps, ps->pos, "\",\"");
+            break;
+        }
+        ps->pos++;
+        pgr_ps_ws(ps);
+    }
+    if (peek(ps, 0) != ')') {
+        pgr_ps_expect(ps, ps->pos, "\")\"");
+        return PGR_P_FAIL;
+    }
+    ps->pos++;
+    pgr_ps_ws(ps);
+    return PGR_P_OK;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 int pgr_parse_field(pgrest_arena *a, const char *text, pgr_field *out,
@@ -825,6 +858,14 @@ int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
                          const char *value, pgr_logic_tree **out,
                          pgrest_error *err)
 {
+    return pgr_parse_logic_tree_max(a, is_or, negated, value,
+                                    PGR_DEFAULT_MAX_DEPTH, out, err);
+}
+
+int pgr_parse_logic_tree_max(pgrest_arena *a, bool is_or, bool negated,
+                             const char *value, int max_depth,
+                             pgr_logic_tree **out, pgrest_error *err)
+{
     /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
      * operator too (pRequestLogicTree). */
     char *text = pgr_asprintf(a, "%s%s%s", negated ? "not." : "",
@@ -833,7 +874,11 @@ int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
         return pgr_error_oom(err);
     pgr_pstate ps;
     pgr_ps_init(&ps, a, text, strlen(text));
-    if (logic_tree(&ps, out) != PGR_P_OK || ps.oom)
+    ps.max_depth = max_depth;
+    int rc = logic_tree(&ps, out);
+    if (ps.too_deep && !ps.oom)
+        return pgr_ps_depth_error(&ps, "logic tree", err);
+    if (rc != PGR_P_OK || ps.oom)
         return pgr_ps_error(&ps, "logic tree", value, err);
     return PGREST_OK;
 }

@@ -30,10 +30,15 @@ int pgr_parse_op_expr(pgrest_arena *a, const char *text, pgr_op_expr *out,
 
 /* Parses the value of `or=` / `and=` (is_or, negated for `not.or=`): the
  * returned node is normally the or/and node itself. PGRST100 "failed to
- * parse logic tree (value)". */
+ * parse logic tree (value)"; PGRST100 "Logic tree nesting too deep" when
+ * and/or nodes nest deeper than PGR_DEFAULT_MAX_DEPTH. */
 int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
                          const char *value, pgr_logic_tree **out,
                          pgrest_error *err);
+/* The same with an explicit nesting limit (request-max-depth). */
+int pgr_parse_logic_tree_max(pgrest_arena *a, bool is_or, bool negated,
+                             const char *value, int max_depth,
+                             pgr_logic_tree **out, pgrest_error *err);
 
 /* ---------------------------------------------------------------------
  * Shared parser state (internal to lib/parse). Results of the pgr_ps_*
@@ -57,6 +62,11 @@ typedef struct pgr_pstate {
     const char *expect[PGR_PS_MAX_EXPECT];
     size_t n_expect;
     bool oom;
+    /* nesting of embeds / logic trees: recursion is bounded by max_depth
+     * (too_deep records that a branch hit it) */
+    int depth;
+    int max_depth;
+    bool too_deep;
 } pgr_pstate;
 
 /* Error state snapshot, to drop the errors of a `try` branch whose
@@ -68,7 +78,16 @@ typedef struct pgr_perr {
     size_t n_expect;
 } pgr_perr;
 
+/* max_depth starts at PGR_DEFAULT_MAX_DEPTH. */
 void pgr_ps_init(pgr_pstate *ps, pgrest_arena *a, const char *s, size_t len);
+/* Enters one nesting level; false (and too_deep set) past max_depth. */
+bool pgr_ps_enter(pgr_pstate *ps);
+static inline void pgr_ps_leave(pgr_pstate *ps)
+{
+    ps->depth--;
+}
+/* The PGRST100 for a too deep nesting of `what` ("select", "logic tree"). */
+int pgr_ps_depth_error(const pgr_pstate *ps, const char *what, pgrest_error *err);
 void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save);
 void pgr_ps_restore_err(pgr_pstate *ps, const pgr_perr *save);
 /* Records that `label` was expected at byte offset pos. */

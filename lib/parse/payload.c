@@ -4,6 +4,7 @@
 #include "parse/payload.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,13 +121,21 @@ static void put_json(void *o)
 }
 
 /* Strict parse: the whole body must be one JSON value (whitespace around
- * it allowed). NULL when empty or invalid. */
-static json_object *parse_json(pgrest_arena *a, const char *body, size_t len)
+ * it allowed). NULL when empty or invalid; *too_deep when it nests deeper
+ * than max_depth (json-c keeps one parser frame per level). */
+static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
+                               int max_depth, bool *too_deep)
 {
-    json_tokener *tok = json_tokener_new();
+    *too_deep = false;
+    if (len > INT_MAX)
+        return NULL;
+    /* json-c counts the innermost scalar as a level too: max_depth
+     * containers (objects/arrays) need one more */
+    json_tokener *tok = json_tokener_new_ex(max_depth + 1);
     if (tok == NULL)
         return NULL;
     json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
+    *too_deep = json_tokener_get_error(tok) == json_tokener_error_depth;
     bool ok = doc != NULL && json_tokener_get_error(tok) == json_tokener_success;
     size_t used = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
@@ -141,7 +150,7 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len)
 }
 
 static int json_payload(pgrest_arena *a, pgrest_api_request *api,
-                        pgrest_error *err)
+                        const pgr_parse_limits *lim, pgrest_error *err)
 {
     bool is_call = api->action == PGR_ACTION_CALL;
     /* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON) */
@@ -153,7 +162,15 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
         api->payload_json = "{}";
         return set_keys(a, api, NULL, 0, err);
     }
-    json_object *doc = api->body_len ? parse_json(a, api->body, api->body_len) : NULL;
+    bool too_deep = false;
+    json_object *doc = api->body_len ? parse_json(a, api->body, api->body_len,
+                                                  lim->max_json_depth, &too_deep)
+                                     : NULL;
+    if (doc == NULL && too_deep)
+        return pgr_errorf(err, a, 400, "PGRST102",
+                          pgr_asprintf(a, "JSON nesting deeper than %d levels "
+                                       "(request-max-json-depth)", lim->max_json_depth),
+                          NULL, "Empty or invalid json");
     if (doc == NULL)
         return invalid_body(err, "Empty or invalid json");
     api->payload_json = pgr_strndup(a, api->body, api->body_len);
@@ -257,27 +274,56 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     return set_keys(a, api, header, nh, err);
 }
 
-/* x-www-form-urlencoded: one object of text values. */
+typedef struct form_key {
+    const char *name;
+    size_t pos;
+} form_key;
+
+static int cmp_form_key(const void *x, const void *y)
+{
+    const form_key *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* first[i]: param i is the first with its name. Sorting keeps this
+ * O(n log n): a body of many keys must not cost quadratic time. */
+static bool *first_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n)
+{
+    form_key *sorted = PGR_NEW_ARRAY(a, form_key, n + 1);
+    bool *first = PGR_NEW_ARRAY(a, bool, n + 1);
+    if (sorted == NULL || first == NULL)
+        return NULL;
+    size_t i = 0;
+    for (const pgr_kv *p = params; p; p = p->next, i++)
+        sorted[i] = (form_key){p->name, i};
+    qsort(sorted, n, sizeof *sorted, cmp_form_key);
+    for (i = 0; i < n; i++)
+        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
+    return first;
+}
+
+/* x-www-form-urlencoded: one object of text values (the first of repeated
+ * names wins). */
 static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                               pgrest_error *err)
 {
     char *text = pgr_strndup(a, api->body ? api->body : "", api->body_len);
-    pgr_kv *params = pgr_query_string_decode(a, text);
+    pgr_kv *params = text ? pgr_query_string_decode(a, text) : NULL;
     size_t n = 0;
     for (pgr_kv *p = params; p; p = p->next)
         n++;
     const char **keys = PGR_NEW_ARRAY(a, const char *, n + 1);
-    if (keys == NULL)
+    bool *first = first_occurrences(a, params, n);
+    if (keys == NULL || first == NULL)
         return pgr_error_oom(err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '{');
+    size_t i = 0;
     n = 0;
-    for (pgr_kv *p = params; p; p = p->next) {
-        bool dup = false;
-        for (size_t i = 0; i < n; i++)
-            dup = dup || strcmp(keys[i], p->name) == 0;
-        if (dup)
+    for (pgr_kv *p = params; p; p = p->next, i++) {
+        if (!first[i])
             continue;
         if (n > 0)
             pgr_sb_putc(&sb, ',');
@@ -294,8 +340,10 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
 }
 
 int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
-                      pgrest_error *err)
+                      const pgr_parse_limits *lim, pgrest_error *err)
 {
+    if (lim == NULL)
+        lim = pgr_parse_limits_default();
     api->has_body = api->body_len > 0;
     if (!parses_payload(api))
         return PGREST_OK;
@@ -303,7 +351,7 @@ int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
                                             : PGR_MEDIA_JSON;
     switch (kind) {
     case PGR_MEDIA_JSON:
-        return json_payload(a, api, err);
+        return json_payload(a, api, lim, err);
     case PGR_MEDIA_CSV:
         return csv_payload(a, api, err);
     case PGR_MEDIA_URLENCODED:

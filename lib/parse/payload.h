@@ -6,8 +6,10 @@
 #include "parse/api_request.h"
 #include "util/arena.h"
 
-/* Fills api->payload_* from api->body for the actions that take a body. */
+/* Fills api->payload_* from api->body for the actions that take a body.
+ * JSON nesting deeper than lim->max_json_depth (NULL = default limits) is
+ * refused with PGRST102 like invalid JSON. */
 int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
-                      pgrest_error *err);
+                      const pgr_parse_limits *lim, pgrest_error *err);
 
 #endif

@@ -216,7 +216,35 @@ typedef struct qp_state {
     pgr_path_logic **logic_tail;
     pgr_path_order **orders_tail;
     pgr_kv **rpc_tail;
+    const pgr_parse_limits *lim;
+    int n_filters;                  /* filters + logic-tree leaves so far */
 } qp_state;
+
+/* request-max-filters: each filter becomes SQL the database must plan, so
+ * their number is bounded like PostgreSQL bounds its own inputs. */
+static int count_filters(qp_state *st, int n, pgrest_error *err)
+{
+    st->n_filters += n;
+    if (st->n_filters <= st->lim->max_filters)
+        return PGREST_OK;
+    return pgr_errorf(err, st->a, 400, "PGRST100",
+                      pgr_asprintf(st->a, "The request has more than %d filters "
+                                   "(including and/or conditions); the limit is "
+                                   "set by request-max-filters",
+                                   st->lim->max_filters),
+                      NULL, "Too many filters");
+}
+
+/* Leaves of a logic tree; recursion is bounded by request-max-depth. */
+static int logic_leaves(const pgr_logic_tree *t)
+{
+    if (t->is_leaf)
+        return 1;
+    int n = 0;
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next)
+        n += logic_leaves(c);
+    return n;
+}
 
 static const char *first_value(const pgr_kv *params, const char *name,
                                bool *present)
@@ -255,8 +283,10 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     bool negated;
     int rc = logic_path(st->a, p->name, &l->path, &negated, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_logic_tree(st->a, ends_in(p->name, "or"), negated,
-                                  p->value, &l->tree, err);
+        rc = pgr_parse_logic_tree_max(st->a, ends_in(p->name, "or"), negated,
+                                      p->value, st->lim->max_depth, &l->tree, err);
+    if (rc == PGREST_OK)
+        rc = count_filters(st, logic_leaves(l->tree), err);
     if (rc != PGREST_OK)
         return rc;
     *st->logic_tail = l;
@@ -296,6 +326,9 @@ static int add_filter(qp_state *st, const pgr_kv *p, bool is_rpc,
             return add_rpc_param(st, f->filter.field.name, p->value, err);
         return pgr_ps_error(&ps, "filter", p->value, err);
     }
+    rc = count_filters(st, 1, err);
+    if (rc != PGREST_OK)
+        return rc;
     *st->filters_tail = f;
     st->filters_tail = &f->next;
     return PGREST_OK;
@@ -341,7 +374,8 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
     const char *sel = first_value(params, "select", &present);
     if (present) {
         out->has_select = true;
-        int rc = pgr_parse_select(st->a, sel, &out->select, err);
+        int rc = pgr_parse_select_max(st->a, sel, st->lim->max_depth,
+                                      &out->select, err);
         if (rc != PGREST_OK)
             return rc;
     }
@@ -522,11 +556,12 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
 }
 
 int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
-                           pgr_query_params *out, pgrest_error *err)
+                           const pgr_parse_limits *lim, pgr_query_params *out,
+                           pgrest_error *err)
 {
     memset(out, 0, sizeof(*out));
     qp_state st = {a, out, &out->filters, &out->logic, &out->orders,
-                   &out->rpc_params};
+                   &out->rpc_params, lim ? lim : pgr_parse_limits_default(), 0};
     out->canonical = canonical(a, params);
     if (out->canonical == NULL)
         return pgr_error_oom(err);

@@ -30,8 +30,12 @@ pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs);
  * keep the last occurrence per path; non-integers are ignored.
  * Errors: PGRST100 (400) parse errors of any part; negative root limit
  * PGRST103 (416); negative embedded limit as PostgreSQL reports it (2201W,
- * 400). A negative offset is a no-op (stored as 0). */
+ * 400). A negative offset is a no-op (stored as 0).
+ * Limits (lim, NULL = pgr_parse_limits_default()): select and logic trees
+ * nest at most max_depth levels, and filters plus logic-tree leaves number
+ * at most max_filters; beyond them PGRST100 (400). */
 int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
-                           pgr_query_params *out, pgrest_error *err);
+                           const pgr_parse_limits *lim, pgr_query_params *out,
+                           pgrest_error *err);
 
 #endif

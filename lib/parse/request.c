@@ -51,6 +51,14 @@ void pgrest_request_set_body(pgrest_request *req, const char *body, size_t len)
     req->body_len = body ? len : 0;
 }
 
+const pgr_parse_limits *pgr_parse_limits_default(void)
+{
+    static const pgr_parse_limits defaults = {
+        PGR_DEFAULT_MAX_BODY_SIZE, PGR_DEFAULT_MAX_DEPTH,
+        PGR_DEFAULT_MAX_FILTERS, PGR_DEFAULT_MAX_JSON_DEPTH};
+    return &defaults;
+}
+
 const char *pgr_request_header(const pgrest_request *req, const char *name)
 {
     for (const pgr_kv *h = req->headers; h != NULL; h = h->next)

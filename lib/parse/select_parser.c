@@ -77,7 +77,11 @@ static int relation_head(pgr_pstate *ps, bool spread, pgr_select_item *it)
 static int children(pgr_pstate *ps, pgr_select_item *it)
 {
     ps->pos++; /* '(' checked by relation_head */
-    if (forest(ps, &it->children) != PGR_P_OK)
+    if (!pgr_ps_enter(ps))
+        return PGR_P_FAIL;
+    int rc = forest(ps, &it->children);
+    pgr_ps_leave(ps);
+    if (rc != PGR_P_OK)
         return PGR_P_FAIL;
     if (peek(ps, 0) != ')') {
         pgr_ps_expect(ps, ps->pos, "\")\"");
@@ -241,10 +245,22 @@ static int forest(pgr_pstate *ps, pgr_select_item **out)
 int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
                      pgrest_error *err)
 {
+    return pgr_parse_select_max(a, text, PGR_DEFAULT_MAX_DEPTH, out, err);
+}
+
+int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
+                         pgr_select_item **out, pgrest_error *err)
+{
     pgr_pstate ps;
     pgr_ps_init(&ps, a, text, strlen(text));
+    ps.max_depth = max_depth;
     *out = NULL;
-    if (forest(&ps, out) != PGR_P_OK || ps.oom) {
+    int rc = forest(&ps, out);
+    if (ps.too_deep && !ps.oom) {
+        *out = NULL;
+        return pgr_ps_depth_error(&ps, "select parameter", err);
+    }
+    if (rc != PGR_P_OK || ps.oom) {
         *out = NULL;
         return pgr_ps_error(&ps, "select parameter", text, err);
     }

@@ -11,8 +11,12 @@
  * text gives *out == NULL (the caller treats it as `*`). Text after the
  * last complete item that is not a ',' is ignored, as PostgREST does.
  * Errors: PGRST100 (400) `"failed to parse select parameter (text)" (line
- * 1, column N)` with Parsec-style details. */
+ * 1, column N)` with Parsec-style details; PGRST100 "Select parameter
+ * nesting too deep" when embeds nest deeper than PGR_DEFAULT_MAX_DEPTH. */
 int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
                      pgrest_error *err);
+/* The same with an explicit nesting limit (request-max-depth). */
+int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
+                         pgr_select_item **out, pgrest_error *err);
 
 #endif

@@ -4,6 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under AddressSanitizer the unused part of every block stays poisoned and
+ * each allocation is followed by a poisoned redzone, so a read or write past
+ * the end of an arena object is reported like one past a malloc'd block
+ * (otherwise the fuzzers and build-asan could not see arena overflows). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(ARENA_ASAN)
+#define ARENA_ASAN 1
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define REDZONE 16
+static inline void poison(const void *p, size_t n) { ASAN_POISON_MEMORY_REGION(p, n); }
+static inline void unpoison(const void *p, size_t n) { ASAN_UNPOISON_MEMORY_REGION(p, n); }
+#else
+#define REDZONE 0
+static inline void poison(const void *p, size_t n) { (void)p; (void)n; }
+static inline void unpoison(const void *p, size_t n) { (void)p; (void)n; }
+#endif
+
 #define ARENA_DEFAULT_CAP ((size_t)64 * 1024 * 1024)
 #define BLOCK_MIN 8192
 #define ALIGNMENT 16
@@ -47,6 +70,7 @@ void pgrest_arena_free(pgrest_arena *a)
     block *b = a->head;
     while (b != NULL) {
         block *next = b->next;
+        unpoison(b->data, b->size);
         free(b);
         b = next;
     }
@@ -77,6 +101,7 @@ static block *new_block(pgrest_arena *a, size_t need)
     }
     b->size = size;
     b->used = 0;
+    poison(b->data, size);
     b->next = a->head;
     a->head = b;
     a->total += size;
@@ -89,7 +114,8 @@ void *pgr_alloc(pgrest_arena *a, size_t size)
         a->exhausted = true;
         return NULL;
     }
-    size = align_up(size ? size : 1);
+    size_t want = size ? size : 1;
+    size = align_up(want) + REDZONE;
     block *b = a->head;
     if (b == NULL || b->size - b->used < size) {
         b = new_block(a, size);
@@ -98,7 +124,8 @@ void *pgr_alloc(pgrest_arena *a, size_t size)
     }
     void *p = b->data + b->used;
     b->used += size;
-    memset(p, 0, size);
+    unpoison(p, want);
+    memset(p, 0, want);
     return p;
 }
 
@@ -108,7 +135,7 @@ void *pgr_realloc(pgrest_arena *a, void *old, size_t old_size, size_t new_size)
         return old;
     block *b = a->head;
     /* grow in place when old is the most recent allocation */
-    if (old != NULL && b != NULL &&
+    if (REDZONE == 0 && old != NULL && b != NULL &&
         (unsigned char *)old + align_up(old_size ? old_size : 1) == b->data + b->used &&
         (unsigned char *)old >= b->data) {
         size_t extra = align_up(new_size) - align_up(old_size ? old_size : 1);

@@ -652,7 +652,7 @@ static int parse_qs(const char *qs, bool is_rpc, pgr_query_params *qp,
                     pgrest_error *err)
 {
     return pgr_query_params_parse(arena, pgr_query_string_decode(arena, qs),
-                                  is_rpc, qp, err);
+                                  is_rpc, NULL, qp, err);
 }
 
 START_TEST(test_query_params_classify)

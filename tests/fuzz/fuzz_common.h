@@ -1,0 +1,87 @@
+/* Shared helpers of the libFuzzer targets: the fuzz input is cut into
+ * newline-separated fields (binary-safe; a field is copied into its own
+ * exact-size heap block so ASan sees any read past its NUL). */
+#ifndef PGR_FUZZ_COMMON_H
+#define PGR_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgrest/pgrest.h"
+
+#define FUZZ_SECRET "reallyreallyreallyreallyverysafe"
+
+typedef struct fuzz_reader {
+    const uint8_t *p;
+    size_t left;
+} fuzz_reader;
+
+static inline void fuzz_reader_init(fuzz_reader *r, const uint8_t *data,
+                                    size_t size)
+{
+    r->p = data;
+    r->left = size;
+}
+
+/* An exact-size NUL-terminated copy of n bytes (embedded NULs stay, so
+ * the C string simply ends early). Never NULL: aborts on OOM. */
+static inline char *fuzz_strndup(const uint8_t *s, size_t n)
+{
+    char *out = malloc(n + 1);
+    if (out == NULL)
+        abort();
+    if (n > 0)
+        memcpy(out, s, n);
+    out[n] = '\0';
+    return out;
+}
+
+/* The next field up to '\n' (consumed, not included); the rest of the
+ * input when there is no newline. Free with free(). */
+static inline char *fuzz_line(fuzz_reader *r)
+{
+    const uint8_t *nl = r->left ? memchr(r->p, '\n', r->left) : NULL;
+    size_t n = nl ? (size_t)(nl - r->p) : r->left;
+    char *out = fuzz_strndup(r->p, n);
+    r->p += n;
+    r->left -= n;
+    if (nl != NULL) {
+        r->p++;
+        r->left--;
+    }
+    return out;
+}
+
+/* One byte of input as a selector (0 when the input is exhausted). */
+static inline unsigned fuzz_byte(fuzz_reader *r)
+{
+    if (r->left == 0)
+        return 0;
+    r->left--;
+    return *r->p++;
+}
+
+/* A failed call must still describe a well-formed PostgREST error: the
+ * host builds its HTTP response from it. Anything else is a bug. */
+static inline void fuzz_check_error(const pgrest_error *err)
+{
+    if (err->code == NULL || err->message == NULL || err->http_status < 400 ||
+        err->http_status > 599) {
+        fprintf(stderr, "malformed error: status %d code %s\n",
+                err->http_status, err->code ? err->code : "(null)");
+        abort();
+    }
+}
+
+static inline void fuzz_set(pgrest_ctx *ctx, const char *key, const char *value)
+{
+    pgrest_error err = {0};
+    if (pgrest_ctx_set(ctx, key, value, &err) != PGREST_OK) {
+        fprintf(stderr, "fuzz setup: %s=%s refused\n", key, value);
+        abort();
+    }
+}
+
+#endif

@@ -52,6 +52,7 @@ extern "C" {
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
     PGREST_OK = 0,
+    PGREST_AGAIN = 1,          /* non-blocking execution: not finished yet */
     PGREST_ERR_REQUEST = -1,   /* the client's request is invalid (4xx) */
     PGREST_ERR_DATABASE = -2,  /* PostgreSQL reported an error */
     PGREST_ERR_CONNECTION = -3,/* no usable database connection (503) */
@@ -68,6 +69,7 @@ typedef struct pgrest_api_request pgrest_api_request; /* parsed request */
 typedef struct pgrest_query_plan pgrest_query_plan;
 typedef struct pgrest_statements pgrest_statements;
 typedef struct pgrest_response pgrest_response;
+typedef struct pgrest_pending pgrest_pending;       /* execution in flight */
 
 /* Read-only records filled by the library. */
 typedef struct pgrest_error {
@@ -212,6 +214,21 @@ PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
 PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                               const pgrest_statements *st, void *conn,
                               pgrest_response **out, pgrest_error *err);
+
+/* Non-blocking execution for hosts with their own event loop: send puts
+ * the pipeline on the connection (switched to non-blocking for the
+ * duration) and returns at once; then, whenever PQsocket(conn) is readable
+ * -- or writable while pgrest_pending_wants_write() is true -- call
+ * consume, which returns PGREST_AGAIN until the response is complete and
+ * then PGREST_OK (or an error, as pgrest_execute). The connection must
+ * not be used for anything else until consume stops returning AGAIN. The
+ * pending object lives in the arena. */
+PGREST_API int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
+                                   const pgrest_statements *st, void *conn,
+                                   pgrest_pending **out, pgrest_error *err);
+PGREST_API int pgrest_pending_wants_write(const pgrest_pending *p);
+PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
+                                      pgrest_error *err);
 
 /* One call for hosts: parse, authenticate, plan, emit, execute on a pooled
  * connection. Always produces a response (errors become PostgREST's JSON

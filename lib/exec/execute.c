@@ -56,54 +56,7 @@ static bool send_one(PGconn *pg, pgr_stmt_cache *cache, const pgr_stmt *s,
                              NULL, NULL, 0) == 1;
 }
 
-/* Collects the results of one command (until the NULL separator). A
- * statement prepared in this pipeline is remembered only if its PREPARE
- * succeeded: after an earlier error the pipeline skips it (aborted). */
-static void collect(PGconn *pg, run_state *rs, const sent *sn, bool is_exec,
-                    pgr_stmt_cache *cache)
-{
-    PGresult *r;
-    bool prepared = false;
-    while ((r = PQgetResult(pg)) != NULL) {
-        ExecStatusType t = PQresultStatus(r);
-        if (!is_exec && t == PGRES_COMMAND_OK)
-            prepared = true;
-        if (t == PGRES_FATAL_ERROR) {
-            if (rs->error == NULL && keep_result(rs, r)) {
-                rs->error = r;
-                rs->error_stmt = sn->stmt;
-                continue;
-            }
-        } else if (is_exec && sn->stmt->role == PGR_STMT_MAIN &&
-                   t == PGRES_TUPLES_OK && rs->main == NULL) {
-            if (keep_result(rs, r))
-                rs->main = r;
-            continue;
-        } else if (is_exec && sn->stmt->role == PGR_STMT_EXPLAIN_COUNT &&
-                   t == PGRES_TUPLES_OK && rs->explain == NULL) {
-            if (keep_result(rs, r))
-                rs->explain = r;
-            continue;
-        }
-        PQclear(r);
-    }
-    if (!is_exec && sn->prepared_now && !prepared && cache != NULL)
-        pgr_stmt_cache_forget(cache, sn->stmt->sql);
-}
 
-static bool wait_sync(PGconn *pg)
-{
-    PGresult *r;
-    bool ok = false;
-    while ((r = PQgetResult(pg)) != NULL) {
-        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC)
-            ok = true;
-        PQclear(r);
-        if (ok)
-            break;
-    }
-    return ok;
-}
 
 static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
                     const pgrest_api_request *api, const PGresult *r,
@@ -141,24 +94,6 @@ static int send_all(PGconn *pg, pgr_stmt_cache *cache,
         (*n_sent)++;
     }
     return PQpipelineSync(pg) == 1 ? 0 : -1;
-}
-
-static void read_all(PGconn *pg, pgr_stmt_cache *cache, run_state *rs,
-                     const sent *sn, size_t n_sent)
-{
-    for (size_t i = 0; i < n_sent; i++) {
-        if (sn[i].prepared_now)
-            collect(pg, rs, &sn[i], false, cache);
-        collect(pg, rs, &sn[i], true, cache);
-    }
-    if (!wait_sync(pg))
-        rs->connection_lost = true;
-}
-
-static void finish_tx(PGconn *pg, const char *command)
-{
-    PGresult *r = PQexec(pg, command);
-    PQclear(r);
 }
 
 static void read_main_row(const PGresult *r, pgr_main_row *row)
@@ -236,39 +171,262 @@ static const char *end_command(const pgrest_statements *st)
     return "COMMIT";
 }
 
+/* One request's execution as a state machine over the results libpq
+ * returns, so the same code serves the blocking call and the
+ * send/consume pair an event loop drives. */
+typedef enum stage {
+    STAGE_RESULTS,   /* results of the pipelined statements */
+    STAGE_SYNC,      /* waiting for the pipeline's sync */
+    STAGE_END,       /* results of a COMMIT/ROLLBACK sent afterwards */
+    STAGE_END_SYNC,
+    STAGE_DONE
+} stage;
+
+struct pgrest_pending {
+    pgrest_ctx *ctx;
+    pgrest_arena *arena;
+    const pgrest_statements *st;
+    PGconn *pg;
+    pgr_stmt_cache *cache;
+    bool blocking;
+    bool was_nonblocking;
+    sent *sn;
+    size_t n_sent;
+    size_t cur;            /* command whose results are being read */
+    bool in_prepare;       /* reading the Parse result of sn[cur] */
+    bool prepared;         /* that Parse succeeded */
+    stage stage;
+    run_state rs;
+    int rc;
+    pgrest_response *resp;
+    pgrest_error err;
+};
+
+static void begin_command(pgrest_pending *p)
+{
+    p->in_prepare = p->cur < p->n_sent && p->sn[p->cur].prepared_now;
+    p->prepared = false;
+}
+
+/* A NULL from PQgetResult ends the current command's results. */
+static void end_of_command(pgrest_pending *p)
+{
+    const sent *sn = &p->sn[p->cur];
+    if (p->in_prepare) {
+        if (!p->prepared && p->cache != NULL)
+            pgr_stmt_cache_forget(p->cache, sn->stmt->sql);
+        p->in_prepare = false;
+        return;
+    }
+    p->cur++;
+    if (p->cur >= p->n_sent)
+        p->stage = STAGE_SYNC;
+    else
+        begin_command(p);
+}
+
+static void take_result(pgrest_pending *p, PGresult *r)
+{
+    run_state *rs = &p->rs;
+    const sent *sn = &p->sn[p->cur];
+    ExecStatusType t = PQresultStatus(r);
+    if (p->in_prepare && t == PGRES_COMMAND_OK)
+        p->prepared = true;
+    if (t == PGRES_FATAL_ERROR && rs->error == NULL) {
+        if (keep_result(rs, r)) {
+            rs->error = r;
+            rs->error_stmt = sn->stmt;
+        }
+        return;
+    }
+    if (!p->in_prepare && t == PGRES_TUPLES_OK) {
+        PGresult **slot = sn->stmt->role == PGR_STMT_MAIN ? &rs->main
+                        : sn->stmt->role == PGR_STMT_EXPLAIN_COUNT ? &rs->explain
+                        : NULL;
+        if (slot != NULL && *slot == NULL && keep_result(rs, r)) {
+            *slot = r;
+            return;
+        }
+    }
+    PQclear(r);
+}
+
+static void finish(pgrest_pending *p, int rc)
+{
+    p->rc = rc;
+    p->stage = STAGE_DONE;
+}
+
+/* Sends a transaction end after the pipeline (post-check or error). */
+static void send_end(pgrest_pending *p, const char *command)
+{
+    if (PQsendQueryParams(p->pg, command, 0, NULL, NULL, NULL, NULL, 0) != 1 ||
+        PQpipelineSync(p->pg) != 1) {
+        finish(p, connection_error(p->arena, p->pg, &p->err));
+        return;
+    }
+    p->stage = STAGE_END;
+}
+
+/* The pipeline is complete: build the response or the error, and decide
+ * whether the transaction still needs an end. */
+static void after_pipeline(pgrest_pending *p)
+{
+    if (p->rs.error != NULL) {
+        int rc = pg_error(p->ctx, p->arena, p->st->plan->api, p->rs.error,
+                          &p->resp, &p->err);
+        p->rc = rc;
+        if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
+            send_end(p, "ROLLBACK");
+        else
+            finish(p, rc);
+        return;
+    }
+    pgr_main_row row;
+    read_main_row(p->rs.main, &row);
+    apply_planned_count(p->st->plan, p->rs.explain, &row);
+    int rc = pgr_build_response(p->ctx, p->arena, p->st->plan, &row, &p->resp, &p->err);
+    p->rc = rc;
+    if (p->st->end_after_check)
+        send_end(p, rc == PGREST_OK ? end_command(p->st) : "ROLLBACK");
+    else
+        finish(p, rc);
+}
+
+static void feed(pgrest_pending *p, PGresult *r)
+{
+    switch (p->stage) {
+    case STAGE_RESULTS:
+        if (r == NULL)
+            end_of_command(p);
+        else
+            take_result(p, r);
+        return;
+    case STAGE_SYNC:
+    case STAGE_END_SYNC:
+        if (r != NULL && PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+            bool end = p->stage == STAGE_END_SYNC;
+            PQclear(r);
+            if (end)
+                p->stage = STAGE_DONE;
+            else
+                after_pipeline(p);
+            return;
+        }
+        PQclear(r);
+        return;
+    case STAGE_END:
+        if (r == NULL)
+            p->stage = STAGE_END_SYNC;
+        else
+            PQclear(r);
+        return;
+    case STAGE_DONE:
+        PQclear(r);
+        return;
+    }
+}
+
+static void leave_pipeline(pgrest_pending *p)
+{
+    PQexitPipelineMode(p->pg);
+    if (!p->blocking && !p->was_nonblocking)
+        PQsetnonblocking(p->pg, 0);
+}
+
+static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
+                 PGconn *pg, pgr_stmt_cache *cache, bool blocking,
+                 pgrest_pending **out, pgrest_error *err)
+{
+    pgrest_pending *p = PGR_NEW(a, pgrest_pending);
+    sent *sn = PGR_NEW_ARRAY(a, sent, st->n);
+    if (p == NULL || sn == NULL)
+        return pgr_error_oom(err);
+    *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = st, .pg = pg,
+                          .cache = cache, .blocking = blocking, .sn = sn,
+                          .rs = {.arena = a}};
+    p->was_nonblocking = PQisnonblocking(pg) == 1;
+    if ((!blocking && PQsetnonblocking(pg, 1) != 0) || PQenterPipelineMode(pg) != 1)
+        return connection_error(a, pg, err);
+    if (send_all(pg, cache, st, sn, &p->n_sent) != 0) {
+        leave_pipeline(p);
+        if (cache != NULL)
+            pgr_stmt_cache_clear(cache);
+        return connection_error(a, pg, err);
+    }
+    begin_command(p);
+    p->stage = p->n_sent > 0 ? STAGE_RESULTS : STAGE_SYNC;
+    *out = p;
+    return PGREST_OK;
+}
+
+/* Reads what is available (everything, when blocking) and advances. */
+static int advance(pgrest_pending *p)
+{
+    if (!p->blocking) {
+        if (PQflush(p->pg) == 1)
+            return PGREST_AGAIN;
+        if (PQconsumeInput(p->pg) == 0) {
+            leave_pipeline(p);
+            return connection_error(p->arena, p->pg, &p->err);
+        }
+    }
+    while (p->stage != STAGE_DONE) {
+        if (PQstatus(p->pg) != CONNECTION_OK) {
+            leave_pipeline(p);
+            return connection_error(p->arena, p->pg, &p->err);
+        }
+        if (!p->blocking && PQisBusy(p->pg))
+            return PGREST_AGAIN;
+        feed(p, PQgetResult(p->pg));
+        if (!p->blocking && PQflush(p->pg) == 1)
+            return PGREST_AGAIN;
+    }
+    leave_pipeline(p);
+    return p->rc;
+}
+
 int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_statements *st, PGconn *pg,
                    pgr_stmt_cache *cache, pgrest_response **out,
                    pgrest_error *err)
 {
-    sent *sn = PGR_NEW_ARRAY(a, sent, st->n);
-    run_state rs = {.arena = a};
-    size_t n_sent;
-    if (sn == NULL)
-        return pgr_error_oom(err);
-    if (PQenterPipelineMode(pg) != 1)
-        return connection_error(a, pg, err);
-    if (send_all(pg, cache, st, sn, &n_sent) != 0) {
-        PQexitPipelineMode(pg);
-        if (cache != NULL)
-            pgr_stmt_cache_clear(cache);
-        return connection_error(a, pg, err);
-    }
-    read_all(pg, cache, &rs, sn, n_sent);
-    PQexitPipelineMode(pg);
-    if (rs.connection_lost || PQstatus(pg) != CONNECTION_OK)
-        return connection_error(a, pg, err);
-    if (rs.error != NULL) {
-        if (PQtransactionStatus(pg) != PQTRANS_IDLE)
-            finish_tx(pg, "ROLLBACK");
-        return pg_error(ctx, a, st->plan->api, rs.error, out, err);
-    }
-    pgr_main_row row;
-    read_main_row(rs.main, &row);
-    apply_planned_count(st->plan, rs.explain, &row);
-    int rc = pgr_build_response(ctx, a, st->plan, &row, out, err);
-    if (st->end_after_check)
-        finish_tx(pg, rc == PGREST_OK ? end_command(st) : "ROLLBACK");
+    pgrest_pending *p;
+    int rc = start(ctx, a, st, pg, cache, true, &p, err);
+    if (rc != PGREST_OK)
+        return rc;
+    rc = advance(p);
+    *out = p->resp;
+    if (err != NULL && rc != PGREST_OK)
+        *err = p->err;
+    return rc;
+}
+
+int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
+                        const pgrest_statements *st, void *conn,
+                        pgrest_pending **out, pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    return start(ctx, arena, st, conn, NULL, false, out, err);
+}
+
+int pgrest_pending_wants_write(const pgrest_pending *p)
+{
+    return p != NULL && p->stage != STAGE_DONE && PQflush(p->pg) == 1;
+}
+
+int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
+                           pgrest_error *err)
+{
+    if (p == NULL || out == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    int rc = advance(p);
+    if (rc == PGREST_AGAIN)
+        return rc;
+    *out = p->resp;
+    if (err != NULL && rc != PGREST_OK)
+        *err = p->err;
     return rc;
 }
 

@@ -149,7 +149,7 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
         return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
     bool prep = ctx->cfg.db_prepared_statements;
     pgrest_statements *st = PGR_NEW(arena, pgrest_statements);
-    if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 8)) == NULL)
+    if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 10)) == NULL)
         return pgr_error_oom(err);
     st->plan = plan;
     add_text(st, arena, PGR_STMT_BEGIN, begin_command(arena, plan), prep);
@@ -170,6 +170,10 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     add_stmt(st, PGR_STMT_MAIN, &q, prep);
     if ((rc = add_explain_count(st, arena, plan, prep, err)) != PGREST_OK)
         return rc;
+    /* PostgREST checks deferred constraints before a rollback, so a
+     * violation is still reported (MainTx.hs optionalRollback). */
+    if (!plan->commit)
+        add_text(st, arena, PGR_STMT_CHECK_CONSTRAINTS, "SET CONSTRAINTS ALL IMMEDIATE", prep);
     add_text(st, arena, PGR_STMT_END, plan->commit ? "COMMIT" : "ROLLBACK", prep);
     *out = st;
     return PGREST_OK;

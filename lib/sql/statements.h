@@ -14,6 +14,7 @@ typedef enum pgr_stmt_role {
     PGR_STMT_PRE_REQUEST,
     PGR_STMT_MAIN,
     PGR_STMT_EXPLAIN_COUNT,/* count=planned/estimated */
+    PGR_STMT_CHECK_CONSTRAINTS, /* before a rollback */
     PGR_STMT_END           /* COMMIT or ROLLBACK */
 } pgr_stmt_role;
 

@@ -13,6 +13,8 @@
 #   --no-inproc    skip the in-process benchmark (build/bench/pgrest-bench-inproc)
 #   --inproc-only  skip the HTTP / pgbench runs
 #   --keep         leave the work directory (logs, config, snapshot) behind
+#   --serve        set up PostgreSQL + pgrest-server, print URL and CONNINFO,
+#                  and wait until interrupted (for profiling by hand)
 #   scenario ...   subset of: GETSingle GETSingleEmbed GETAllEmbed POSTSingle
 #                  POSTBulk PATCHSingle RPCSimple RPCGETSingle RPCGETSingleEmbed
 #
@@ -40,7 +42,7 @@ ALL="GETSingle GETSingleEmbed GETAllEmbed POSTSingle POSTBulk PATCHSingle RPCSim
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
-DUR=10; ROUNDS=3; CONNS=50; WARM=2; PIPE=0; INPROC=1; HTTP=1; KEEP=0; SCEN=()
+DUR=10; ROUNDS=3; CONNS=50; WARM=2; PIPE=0; INPROC=1; HTTP=1; KEEP=0; SERVE=0; SCEN=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -d) DUR="$2"; shift 2;;
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
     --no-inproc) INPROC=0; shift;;
     --inproc-only) HTTP=0; shift;;
     --keep) KEEP=1; shift;;
+    --serve) SERVE=1; HTTP=1; shift;;
     -h|--help) usage 0;;
     -*) echo "unknown option $1" >&2; usage 1;;
     *) SCEN+=("$1"); shift;;
@@ -137,6 +140,16 @@ CONF
   [ "$code" = 200 ] || { echo "bench/run.sh: pgrest-server not answering on $URL (last status $code)" >&2; exit 1; }
 fi
 
+if [ "$SERVE" = 1 ]; then
+  echo "URL=$URL"
+  echo "CONNINFO='$CONNINFO'"
+  echo "SERVER_PID=$SRV_PID"
+  echo "WORK=$WORK"
+  echo "# serving; interrupt (Ctrl-C / SIGTERM) to stop everything"
+  while kill -0 "$SRV_PID" 2>/dev/null; do sleep 1; done
+  echo "bench/run.sh: pgrest-server exited" >&2; exit 1
+fi
+
 # median of the numbers on stdin (one per line; non-numbers ignored)
 median() { grep -E '^[0-9.eE+-]+$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -160,8 +173,10 @@ run_wrk() { # scenario -> one line "rps p50 p99 min non2xx" (or FAIL)
   if [ -z "$line" ]; then printf '%s\n' "$out" | tail -3 >&2; echo FAIL; return; fi
   printf '%s\n' "$out" | grep '^BENCH WARNING' | sed 's/^/  /' | cut -c1-300 >&2 || true
   mn="$(printf '%s\n' "$out" | sed -n 's/^BENCHX min_ms=//p' | head -1)"
-  printf '%s\n' "$line" | awk -v mn="${mn:-nan}" '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-    printf "%s %s %s %s %d %d\n", v["rps"], v["p50_ms"], v["p99_ms"], mn, v["non2xx"], v["sockerr"] + v["timeouts"] }'
+  # first unexpected response, as "STATUS/CODE" (e.g. 400/PGRST200), else "-"
+  first="$(printf '%s\n' "$out" | sed -n 's/^BENCH WARNING.*first: \([0-9]*\) .*"code":"\([^"]*\)".*/\1\/\2/p; s/^BENCH WARNING.*first: \([0-9]*\).*/\1/p' | head -1)"
+  printf '%s\n' "$line" | awk -v mn="${mn:-nan}" -v first="${first:--}" '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+    printf "%s %s %s %s %d %d %d %s\n", v["rps"], v["p50_ms"], v["p99_ms"], mn, v["non2xx"], v["sockerr"] + v["timeouts"], v["requests"], first }'
 }
 
 run_pgbench() { # file -> tps (or FAIL)
@@ -185,6 +200,7 @@ if [ "$HTTP" = 1 ]; then
   [ "$PIPE" = 1 ] && hdr+="$(printf " %10s" pipe_tps)"
   hdr+="$(printf " %8s %8s" "/pgrst" "/min")"
   [ "$PIPE" = 1 ] && hdr+="$(printf " %8s" "/pipe")"
+  hdr+="  notes"
   echo "$hdr"
   for s in "${SCEN[@]}"; do
     wrap_lua "$s"
@@ -202,11 +218,16 @@ if [ "$HTTP" = 1 ]; then
     col() { printf '%s\n' "${W[@]}" | grep -v FAIL | awk -v c="$1" '{print $c}'; }
     rps="$(col 1 | median)"; p50="$(col 2 | median)"; p99="$(col 3 | median)"; mn="$(col 4 | median)"
     bad="$(col 5 | awk '{s += $1} END {print s + 0}')"; errs="$(col 6 | awk '{s += $1} END {print s + 0}')"
+    reqs="$(col 7 | awk '{s += $1} END {print s + 0}')"; first="$(col 8 | grep -v '^-$' | head -1 || true)"
     p="$(printf '%s\n' "${P[@]}" | median)"; n="$(printf '%s\n' "${N[@]}" | median)"
     row="$(printf "%-18s %9.0f %8.2f %8.2f %8.2f %7d %10.0f %10.0f" "$s" "$rps" "$p50" "$p99" "$mn" "$bad" "$p" "$n")"
     if [ "$PIPE" = 1 ]; then q="$(printf '%s\n' "${Q[@]}" | median)"; row+="$(printf " %10.0f" "$q")"; fi
-    row+="$(printf " %8s %8s" "$(ratio "$rps" "$p")" "$(ratio "$rps" "$n")")"
-    [ "$PIPE" = 1 ] && row+="$(printf " %8s" "$(ratio "$rps" "$q")")"
+    # a scenario answered with errors is not comparable: no ratios, say why
+    okrun=1; [ "$bad" -gt 0 ] && [ "$((bad * 100))" -gt "$reqs" ] && okrun=0
+    if [ "$okrun" = 1 ]; then rp="$(ratio "$rps" "$p")"; rn="$(ratio "$rps" "$n")"; rq="$(ratio "$rps" "${q:-}")"; else rp=-; rn=-; rq=-; fi
+    row+="$(printf " %8s %8s" "$rp" "$rn")"
+    [ "$PIPE" = 1 ] && row+="$(printf " %8s" "$rq")"
+    [ "$bad" -gt 0 ] && row+="  non-2xx ${first:-?} ($bad of $reqs)"
     echo "$row"
     echo "  runs: wrk=[$(col 1 | tr '\n' ' ' | sed 's/ $//')] pgrst=[${P[*]}] min=[${N[*]}]${Q[*]:+ pipe=[${Q[*]}]}$([ "$errs" != 0 ] && echo " sock_err/timeouts=$errs")" >&2
   done

@@ -24,6 +24,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->db_tx_end = PGR_TX_COMMIT;
     cfg->db_prepared_statements = true;
     cfg->jwt_role_claim_key = ".role";
+    cfg->jwt_cache_max_entries = 1000;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
 }
@@ -238,6 +239,8 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         cfg->jwt_secret = nonempty(a, value);
     else if (strcmp(key, "jwt-secret-is-base64") == 0)
         return set_bool(&cfg->jwt_secret_is_base64, a, key, value, err);
+    else if (strcmp(key, "jwt-cache-max-entries") == 0)
+        return set_int(&cfg->jwt_cache_max_entries, 0, a, key, value, err);
     else if (strcmp(key, "jwt-aud") == 0)
         cfg->jwt_aud = nonempty(a, value);
     else if (strcmp(key, "jwt-role-claim-key") == 0)

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "auth/jwt_cache.h"
 #include "exec/pool.h"
 #include "schema/introspect.h"
 #include "util/error.h"
@@ -24,6 +25,7 @@ pgrest_ctx *pgrest_ctx_new(void)
     }
     pgr_config_defaults(&ctx->cfg);
     pthread_mutex_init(&ctx->lock, NULL);
+    ctx->jwt_cache = pgr_jwt_cache_new((size_t)ctx->cfg.jwt_cache_max_entries);
     return ctx;
 }
 
@@ -32,6 +34,7 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
     if (ctx == NULL)
         return;
     pgrest_ctx_stop_listener(ctx);
+    pgr_jwt_cache_free(ctx->jwt_cache);
     pgr_pool_free(ctx->pool);
     if (ctx->schema != NULL)
         pgr_schema_cache_release(ctx->schema);
@@ -63,8 +66,17 @@ int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
     if (ctx == NULL || key == NULL || value == NULL)
         return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
     int rc = pgr_config_set(&ctx->cfg, ctx->cfg_arena, key, value, err);
-    if (rc == PGREST_OK)
-        remember_option(ctx, key, value);
+    if (rc != PGREST_OK)
+        return rc;
+    remember_option(ctx, key, value);
+    /* a new size or new keys invalidate what was verified before */
+    if (strcmp(key, "jwt-cache-max-entries") == 0) {
+        pgr_jwt_cache_free(ctx->jwt_cache);
+        ctx->jwt_cache = pgr_jwt_cache_new((size_t)ctx->cfg.jwt_cache_max_entries);
+    } else if (strncmp(key, "jwt-", 4) == 0 || strcmp(key, "role-claim-key") == 0 ||
+               strcmp(key, "secret-is-base64") == 0 || strcmp(key, "db-anon-role") == 0) {
+        pgr_jwt_cache_clear(ctx->jwt_cache);
+    }
     return rc;
 }
 

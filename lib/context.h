@@ -45,6 +45,7 @@ typedef struct pgr_config {
     bool jwt_secret_is_base64;
     const char *jwt_aud;
     const char *jwt_role_claim_key;
+    long long jwt_cache_max_entries;
     bool client_error_minimal;
     bool server_timing_enabled;
     pgr_openapi_mode openapi_mode;
@@ -75,6 +76,7 @@ struct pgrest_ctx {
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload thread, if started */
     pgr_metrics metrics;
+    struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
 };
 
 /* Current schema cache with a reference taken; release when done. */

@@ -125,6 +125,19 @@ else
   total_fail=$((total_fail + 1)); note "test database" "FAILED (PostgreSQL did not start)"
 fi
 
+# Chinook (PostgREST's benchmark database, ../shared/bench/chinook.sql)
+# for the integration tests that replay the benchmark's requests; they skip
+# when it is absent.
+chinook_sql="${PGREST_SHARED:-$repo/../shared}/bench/chinook.sql"
+if [ "$db_ready" -eq 1 ] && [ -f "$chinook_sql" ]; then
+  if createdb chinook && psql -X -q -v ON_ERROR_STOP=1 -d chinook -f "$chinook_sql" -o /dev/null 2>/dev/null &&
+     psql -X -q -d chinook -c 'VACUUM ANALYZE' >/dev/null; then
+    export PGREST_TEST_CHINOOK_URI="postgresql://postgres@localhost:$port/chinook"
+  else
+    echo "test.sh: loading $chinook_sql failed; Chinook tests skip" >&2
+  fi
+fi
+
 # A fresh copy of the loaded database for each run of the integration suite.
 fresh_test_db() {
   dropdb --if-exists pgrest_test && createdb -T pgrest_test_template pgrest_test

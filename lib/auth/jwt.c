@@ -2,6 +2,7 @@
  * selection in Jose/Jwk.hs). libjwt checks the signature, OpenSSL turns JWKs
  * into PEM public keys and decodes base64, json-c reads the JSON. */
 #include "auth/jwt.h"
+#include "auth/jwt_cache.h"
 
 #include <jwt.h>
 #include <json-c/json.h>
@@ -1055,6 +1056,20 @@ static int check_claims(pgrest_ctx *ctx, pgrest_arena *a, json_object *claims,
     return PGREST_OK;
 }
 
+/* Cached until the token's exp (PostgREST JwtCache: entries live as long
+ * as the token); a token without exp stays until evicted. */
+static void remember(pgrest_ctx *ctx, const char *token, json_object *claims,
+                     const pgrest_api_request *api)
+{
+    json_object *exp;
+    time_t expires = 0;
+    if (json_object_object_get_ex(claims, "exp", &exp) &&
+        (json_object_is_type(exp, json_type_int) || json_object_is_type(exp, json_type_double)))
+        expires = (time_t)json_object_get_int64(exp);
+    pgr_jwt_auth auth = {api->role, api->jwt_claims, api->authenticated};
+    pgr_jwt_cache_put(ctx->jwt_cache, token, &auth, expires);
+}
+
 int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
                          pgrest_api_request *api, pgrest_error *err)
 {
@@ -1062,6 +1077,13 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
         return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
     if (ctx->cfg.jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
+    pgr_jwt_auth cached;
+    if (pgr_jwt_cache_get(ctx->jwt_cache, token, time(NULL), a, &cached)) {
+        api->role = cached.role;
+        api->jwt_claims = cached.claims;
+        api->authenticated = cached.authenticated;
+        return PGREST_OK;
+    }
     jwt_parts parts = {NULL, 0, NULL, 0};
     int rc = split_token(a, token, &parts, err);
     if (rc != PGREST_OK)
@@ -1076,7 +1098,10 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
     if (claims == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err)
                                       : claims_error(err, "Parsing claims failed");
-    return check_claims(ctx, a, claims, api, err);
+    rc = check_claims(ctx, a, claims, api, err);
+    if (rc == PGREST_OK)
+        remember(ctx, token, claims, api);
+    return rc;
 }
 
 /* Error.hs invalidTokenHeader: the message as Haskell's `show` quotes it. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "openapi/openapi.h"
 #include "util/error.h"
 
 #include "util/strbuf.h"
@@ -183,10 +184,32 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
 
 
 
+/* GET /: the statement returned what the document needs from the
+ * database; the document replaces it as the body (Response.hs
+ * openApiResponse). db-root-spec bodies pass through. */
+static int openapi_row(pgrest_ctx *ctx, pgrest_arena *a,
+                       const pgrest_query_plan *plan, const pgr_main_row *row,
+                       pgr_main_row *doc, pgrest_error *err)
+{
+    *doc = *row;
+    if (plan->root_spec != NULL || plan->api->is_head)
+        return PGREST_OK;
+    doc->body = pgr_openapi_document(ctx, a, plan->schema, plan->api->schema,
+                                     row->body, &doc->body_len, err);
+    return doc->body != NULL ? PGREST_OK : PGREST_ERR_INTERNAL;
+}
+
 int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_query_plan *plan, const pgr_main_row *row,
                        pgrest_response **out, pgrest_error *err)
 {
+    pgr_main_row doc;
+    if (plan->action == PGR_ACTION_SCHEMA_READ) {
+        int drc = openapi_row(ctx, a, plan, row, &doc, err);
+        if (drc != PGREST_OK)
+            return drc;
+        row = &doc;
+    }
     pgrest_response *r = pgr_response_new(a, 200);
     if (r == NULL)
         return pgr_error_oom(err);

@@ -58,6 +58,9 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
 {
     (void)ctx;
     const pgr_call_plan *cp = plan->call;
+    const char *prefs = pgr_preference_applied(a, plan, 0);
+    if (prefs != NULL)
+        pgr_response_add_header(a, r, "Preference-Applied", prefs);
     if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {
         /* PostgREST 11+: void functions answer 204 without Content-Type */
         r->status = 204;

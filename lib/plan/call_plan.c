@@ -623,6 +623,7 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
     if (rows && r->return_schema != NULL && r->return_type != NULL)
         root->table = pgr_find_table(plan->schema, r->return_schema, r->return_type);
     root->source_cte = PGR_CALL_SOURCE;
+    root->rows_are_records = true;
     root->sql_alias = PGR_CALL_SOURCE;
     root->name_in_request = api->name;
     const pgr_select_item *select = rows ? api->qp.select : NULL;

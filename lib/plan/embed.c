@@ -1,6 +1,285 @@
+/* Resource embedding (PostgREST Plan/ReadPlan.hs: addRels + findRel,
+ * updateNode, addRelatedOrders, addNullEmbedFilters; errors from Error.hs
+ * NoRelBetween, AmbiguousRelBetween, NotEmbedded, RelatedOrderNotToOne,
+ * UnacceptableFilter). */
 #include "plan/embed.h"
 
+#include <string.h>
+
+#include "plan/fuzzy.h"
 #include "util/error.h"
+#include "util/strbuf.h"
+
+/* ------------------------------------------------------------ findRel */
+
+static bool is_view(const pgr_table *t)
+{
+    return t->kind == 'v' || t->kind == 'm';
+}
+
+static bool has_fk(const pgr_relationship *r)
+{
+    return !r->is_computed && r->cardinality != PGR_REL_M2M;
+}
+
+/* matchConstraint: the FK name of an O2M/M2O/O2O relationship */
+static bool match_constraint(const pgr_relationship *r, const char *name)
+{
+    return has_fk(r) && r->constraint_name != NULL &&
+           strcmp(r->constraint_name, name) == 0;
+}
+
+/* matchFKSingleCol: the single FK column on the origin side */
+static bool match_fk_col(const pgr_relationship *r, const char *name)
+{
+    return has_fk(r) && r->n_cols == 1 && strcmp(r->cols[0], name) == 0;
+}
+
+/* matchFKRefSingleCol: the single column on the target side */
+static bool match_fk_ref_col(const pgr_relationship *r, const char *name)
+{
+    return has_fk(r) && r->n_cols == 1 && strcmp(r->fcols[0], name) == 0;
+}
+
+static bool match_junction(const pgr_relationship *r, const char *name)
+{
+    return r->cardinality == PGR_REL_M2M && !r->is_computed &&
+           r->junction != NULL && strcmp(r->junction->name, name) == 0;
+}
+
+/* The side of a self relationship that holds the FK (M2O, child O2O). */
+static bool is_child_side(const pgr_relationship *r)
+{
+    return r->cardinality == PGR_REL_M2O ||
+           (r->cardinality == PGR_REL_O2O && !r->is_parent);
+}
+
+static bool match_hint(const pgr_relationship *r, const char *hint)
+{
+    return hint == NULL || match_constraint(r, hint) || match_fk_col(r, hint) ||
+           match_fk_ref_col(r, hint) || match_junction(r, hint);
+}
+
+/* A relationship is a candidate when the target names its table (on a
+ * self reference only the one-to-many direction: `children:t(*)`), or --
+ * deprecated since v11.1 -- its FK constraint or single FK column, not
+ * considering views of the referenced table (`message?select=sender(*)`
+ * with a view over person) except a view's own self reference (`job`
+ * view over a self-referencing table); then the hint, if
+ * any, must name its FK, an FK column, a referenced column or the
+ * junction. Computed relationships are found by function name. */
+static bool rel_matches(const pgr_relationship *r, const char *target,
+                        const char *hint)
+{
+    if (r->is_computed)
+        return strcmp(r->function_name, target) == 0;
+    bool by_table = strcmp(r->foreign_table->name, target) == 0 &&
+                    !(r->is_self && is_child_side(r));
+    bool via_view = is_view(r->foreign_table) && !r->is_self;
+    bool by_fk = !via_view &&
+                 (match_constraint(r, target) || match_fk_col(r, target));
+    return (by_table || by_fk) && match_hint(r, hint);
+}
+
+static const char *cardinality_name(pgr_cardinality c)
+{
+    switch (c) {
+    case PGR_REL_M2O: return "many-to-one";
+    case PGR_REL_O2M: return "one-to-many";
+    case PGR_REL_O2O: return "one-to-one";
+    case PGR_REL_M2M: return "many-to-many";
+    }
+    return "";
+}
+
+static void put_cols(pgr_sb *sb, const char *const *cols, size_t n)
+{
+    pgr_sb_putc(sb, '(');
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            pgr_sb_puts(sb, ", ");
+        pgr_sb_puts(sb, cols[i]);
+    }
+    pgr_sb_putc(sb, ')');
+}
+
+/* Error.hs compressedRel: {"cardinality","embedding","relationship"} */
+static void put_rel_detail(pgr_sb *sb, pgrest_arena *a, const pgr_relationship *r)
+{
+    if (r->is_computed) {
+        pgr_sb_puts(sb, "{}");
+        return;
+    }
+    pgr_sb sb2;
+    pgr_sb_init(&sb2, a, 64);
+    if (r->cardinality == PGR_REL_M2M) {
+        pgr_sb_puts(&sb2, r->junction->name);
+        pgr_sb_puts(&sb2, " using ");
+        pgr_sb_puts(&sb2, r->junction_constraint1);
+        put_cols(&sb2, r->jcols1, r->n_jcols1);
+        pgr_sb_puts(&sb2, " and ");
+        pgr_sb_puts(&sb2, r->junction_constraint2);
+        put_cols(&sb2, r->jcols2, r->n_jcols2);
+    } else {
+        pgr_sb_puts(&sb2, r->constraint_name);
+        pgr_sb_puts(&sb2, " using ");
+        pgr_sb_puts(&sb2, r->table->name);
+        put_cols(&sb2, r->cols, r->n_cols);
+        pgr_sb_puts(&sb2, " and ");
+        pgr_sb_puts(&sb2, r->foreign_table->name);
+        put_cols(&sb2, r->fcols, r->n_cols);
+    }
+    pgr_sb_puts(sb, "{\"cardinality\":");
+    pgr_sb_put_json_string(sb, cardinality_name(r->cardinality));
+    pgr_sb_puts(sb, ",\"embedding\":");
+    const char *emb = pgr_asprintf(a, "%s with %s", r->table->name,
+                                   r->foreign_table->name);
+    pgr_sb_put_json_string(sb, emb ? emb : "");
+    pgr_sb_puts(sb, ",\"relationship\":");
+    const char *text = pgr_sb_finish(&sb2);
+    pgr_sb_put_json_string(sb, text ? text : "");
+    pgr_sb_putc(sb, '}');
+}
+
+/* Error.hs relHint: 'target!fk' or 'target!junction' per candidate */
+static void put_rel_hint(pgr_sb *sb, const pgr_relationship *r)
+{
+    pgr_sb_putc(sb, '\'');
+    if (r->is_computed) {
+        pgr_sb_puts(sb, r->function_name);
+    } else {
+        pgr_sb_puts(sb, r->foreign_table->name);
+        pgr_sb_putc(sb, '!');
+        pgr_sb_puts(sb, r->cardinality == PGR_REL_M2M ? r->junction->name
+                                                      : r->constraint_name);
+    }
+    pgr_sb_putc(sb, '\'');
+}
+
+/* 300 PGRST201; details is a JSON array (error.c renders it as such). */
+static int ambiguous(pgrest_arena *a, const char *origin, const char *target,
+                     const pgr_relationship *const *rels, size_t n,
+                     pgrest_error *err)
+{
+    pgr_sb details, hint;
+    pgr_sb_init(&details, a, 256);
+    pgr_sb_init(&hint, a, 128);
+    pgr_sb_putc(&details, '[');
+    pgr_sb_puts(&hint, "Try changing '");
+    pgr_sb_puts(&hint, target);
+    pgr_sb_puts(&hint, "' to one of the following: ");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            pgr_sb_putc(&details, ',');
+            pgr_sb_puts(&hint, ", ");
+        }
+        put_rel_detail(&details, a, rels[i]);
+        put_rel_hint(&hint, rels[i]);
+    }
+    pgr_sb_putc(&details, ']');
+    pgr_sb_puts(&hint, ". Find the desired relationship in the 'details' key.");
+    const char *d = pgr_sb_finish(&details), *h = pgr_sb_finish(&hint);
+    if (d == NULL || h == NULL)
+        return pgr_error_oom(err);
+    return pgr_errorf(err, a, 300, "PGRST201", d, h,
+                      "Could not embed because more than one relationship was found for '%s' and '%s'",
+                      origin, target);
+}
+
+/* Error.hs noRelBetweenHint: suggest a close target among the origin's
+ * relationships, or -- when the origin has none -- a close origin. */
+static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
+                               const pgr_table *origin, const char *target)
+{
+    size_t n = pgr_table_relationships(sc, origin, NULL, 0);
+    if (n > 0) {
+        const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n);
+        const char **names = PGR_NEW_ARRAY(a, const char *, n);
+        if (rels == NULL || names == NULL)
+            return NULL;
+        pgr_table_relationships(sc, origin, rels, n);
+        for (size_t i = 0; i < n; i++)
+            names[i] = rels[i]->foreign_table->name;
+        const char *best = pgr_fuzzy_pick(target, names, n);
+        return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
+                                   best, target)
+                    : NULL;
+    }
+    const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
+    size_t m = 0;
+    if (names == NULL)
+        return NULL;
+    for (size_t i = 0; i < sc->n_tables; i++)
+        if (strcmp(sc->tables[i].schema, origin->schema) == 0 &&
+            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
+            names[m++] = sc->tables[i].name;
+    const char *best = pgr_fuzzy_pick(origin->name, names, m);
+    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
+                               best, origin->name)
+                : NULL;
+}
+
+static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
+                  const char *schema, const pgr_table *origin,
+                  const char *origin_name, const pgr_select_item *item,
+                  pgrest_error *err)
+{
+    const char *hint_part = item->hint
+        ? pgr_asprintf(a, "' using the hint '%s", item->hint) : "";
+    const char *details = pgr_asprintf(
+        a, "Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.",
+        origin_name, item->relation, hint_part ? hint_part : "", schema);
+    const char *hint = origin ? no_rel_hint(a, sc, origin, item->relation) : NULL;
+    return pgr_errorf(err, a, 400, "PGRST200", details, hint,
+                      "Could not find a relationship between '%s' and '%s' in the schema cache",
+                      origin_name, item->relation);
+}
+
+static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
+                    const char *schema, const pgr_read_node *node,
+                    const pgr_select_item *item, const pgr_relationship **out,
+                    pgrest_error *err)
+{
+    const pgr_table *origin = node->table;
+    const char *origin_name = origin ? origin->name
+                                     : (node->name_in_request ? node->name_in_request : "");
+    size_t n = origin ? pgr_table_relationships(sc, origin, NULL, 0) : 0;
+    const pgr_relationship **all = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
+    const pgr_relationship **found = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
+    if (all == NULL || found == NULL)
+        return pgr_error_oom(err);
+    if (origin != NULL)
+        pgr_table_relationships(sc, origin, all, n);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* Both ends must be in the request's schema (findRel's lookup key) */
+        if (strcmp(all[i]->foreign_table->schema, schema) != 0)
+            continue;
+        if (rel_matches(all[i], item->relation, item->hint))
+            found[m++] = all[i];
+    }
+    if (m == 0)
+        return no_rel(a, sc, schema, origin, origin_name, item, err);
+    if (m > 1)
+        return ambiguous(a, origin_name, item->relation, found, m, err);
+    *out = found[0];
+    return PGREST_OK;
+}
+
+/* ------------------------------------------------------------ addRels */
+
+static bool rel_is_to_one(const pgr_relationship *r)
+{
+    return r->cardinality == PGR_REL_M2O || r->cardinality == PGR_REL_O2O;
+}
+
+static size_t count_embeds(const pgr_read_node *node)
+{
+    size_t n = 0;
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        n++;
+    return n;
+}
 
 int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_api_request *api, const pgr_schema_cache *sc,
@@ -8,15 +287,226 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    const char **path, size_t depth, pgr_embed ***tail,
                    pgrest_error *err)
 {
-    (void)ctx; (void)api; (void)sc; (void)path; (void)depth; (void)tail;
-    return pgr_errorf(err, a, 400, "PGRST200", NULL, NULL,
-                      "Could not find a relationship between '%s' and '%s' in the schema cache",
-                      node->table ? node->table->name : "", item->relation);
+    const pgr_relationship *rel = NULL;
+    int rc = find_rel(a, sc, api->schema, node, item, &rel, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if (depth + 1 >= PGR_EMBED_MAX_DEPTH)
+        return pgr_error(err, 400, "PGRST100", "Embedding is nested too deeply",
+                         NULL, NULL);
+    pgr_embed *e = PGR_NEW(a, pgr_embed);
+    pgr_read_node *child = PGR_NEW(a, pgr_read_node);
+    if (e == NULL || child == NULL)
+        return pgr_error_oom(err);
+    int cdepth = node->depth + 1;
+    child->table = rel->foreign_table;
+    child->depth = cdepth;
+    child->sql_alias = pgr_asprintf(a, "%s_%d", rel->foreign_table->name, cdepth);
+    child->name_in_request = item->relation;
+    child->alias_in_request = item->alias;
+    child->parent = node;
+    child->embed = e;
+    e->rel = rel;
+    e->node = child;
+    e->output_name = item->alias ? item->alias : item->relation;
+    e->join = item->join;
+    e->spread = item->kind == PGR_SELECT_SPREAD;
+    e->is_to_one = rel_is_to_one(rel);
+    e->hidden = item->children == NULL;
+    e->legacy_names = ctx->cfg.url_use_legacy_target_names;
+    /* Unique among the parent's FROM items; stable for a URL shape. */
+    e->agg_alias = pgr_asprintf(a, "pgrst_%d_%zu", cdepth, count_embeds(node) + 1);
+    if (child->sql_alias == NULL || e->agg_alias == NULL)
+        return pgr_error_oom(err);
+    /* Linked before recursing so count_embeds numbers siblings in order. */
+    **tail = e;
+    *tail = &e->next;
+    path[depth] = e->output_name;
+    return pgr_plan_node(ctx, a, api, sc, child, item->children, path,
+                         depth + 1, err);
+}
+
+/* ------------------------------------------------------------ params */
+
+const pgr_embed *pgr_find_embed(const pgr_read_node *node, const char *name)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (strcmp(e->output_name, name) == 0)
+            return e;
+    return NULL;
+}
+
+/* updateNode's findNode: with legacy target names the relation name also
+ * matches an aliased embed; the first match wins. */
+static pgr_read_node *find_child(const pgr_read_node *node, const char *name)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (strcmp(e->output_name, name) == 0)
+            return e->node;
+        if (e->legacy_names && strcmp(e->node->name_in_request, name) == 0)
+            return e->node;
+    }
+    return NULL;
+}
+
+static int not_embedded(pgrest_arena *a, const char *name, pgrest_error *err)
+{
+    const char *hint = pgr_asprintf(
+        a, "Verify that '%s' is included in the 'select' query parameter.", name);
+    return pgr_errorf(err, a, 400, "PGRST108", NULL, hint,
+                      "'%s' is not an embedded resource in this request", name);
+}
+
+static int resolve_path(pgrest_arena *a, pgr_read_node *root,
+                        const pgr_embed_path *p, pgr_read_node **out,
+                        pgrest_error *err)
+{
+    pgr_read_node *n = root;
+    for (size_t i = 0; i < p->n; i++) {
+        n = find_child(n, p->names[i]);
+        if (n == NULL)
+            return not_embedded(a, p->names[i], err);
+    }
+    *out = n;
+    return PGREST_OK;
+}
+
+static bool push_ptr(pgrest_arena *a, void ***arr, size_t *n, void *item)
+{
+    size_t old = *arr != NULL ? sizeof(void *) * (*n + 1) : 0;
+    void **grown = pgr_realloc(a, *arr, old, sizeof(void *) * (*n + 2));
+    if (grown == NULL)
+        return false;
+    grown[(*n)++] = item;
+    grown[*n] = NULL;
+    *arr = grown;
+    return true;
+}
+
+static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
+                          pgr_read_node *root, pgrest_error *err)
+{
+    pgr_read_node *n;
+    int rc;
+    for (const pgr_path_filter *f = qp->filters; f; f = f->next) {
+        if (f->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &f->path, &n, err)) != PGREST_OK)
+            return rc;
+        if (!push_ptr(a, (void ***)&n->filters, &n->n_filters, (void *)&f->filter))
+            return pgr_error_oom(err);
+    }
+    for (const pgr_path_logic *l = qp->logic; l; l = l->next) {
+        if (l->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &l->path, &n, err)) != PGREST_OK)
+            return rc;
+        if (!push_ptr(a, (void ***)&n->logic, &n->n_logic, l->tree))
+            return pgr_error_oom(err);
+    }
+    return PGREST_OK;
+}
+
+static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
+                              pgr_read_node *root, pgrest_error *err)
+{
+    pgr_read_node *n;
+    int rc;
+    for (const pgr_path_order *o = qp->orders; o; o = o->next) {
+        if (o->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &o->path, &n, err)) != PGREST_OK)
+            return rc;
+        n->order = o->terms;
+    }
+    for (const pgr_path_range *r = qp->ranges; r; r = r->next) {
+        if (r->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &r->path, &n, err)) != PGREST_OK)
+            return rc;
+        n->offset = r->offset > 0 ? r->offset : 0;
+        n->limit = r->limit;
+    }
+    return PGREST_OK;
+}
+
+/* addRelatedOrders: order=rel(col) only through a to-one embed. */
+static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
+                                pgrest_error *err)
+{
+    for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
+        if (t->relation == NULL)
+            continue;
+        const pgr_embed *e = pgr_find_embed(node, t->relation);
+        if (e == NULL)
+            return not_embedded(a, t->relation, err);
+        if (!e->is_to_one) {
+            const char *details = pgr_asprintf(
+                a, "'%s' and '%s' do not form a many-to-one or one-to-one relationship",
+                node->table ? node->table->name : "", t->relation);
+            return pgr_errorf(err, a, 400, "PGRST118", details, NULL,
+                              "A related order on '%s' is not possible", t->relation);
+        }
+    }
+    return PGREST_OK;
+}
+
+/* addNullEmbedFilters: a filter naming an embed must be is.null or
+ * not.is.null (PGRST120 otherwise) -- unless the name is also a column,
+ * as with an FK column used as embed target (`user1(*)&user1=eq.x`). */
+static int check_null_filter(pgrest_arena *a, const pgr_read_node *node,
+                             const pgr_filter *f, pgrest_error *err)
+{
+    if (f->field.json_path != NULL || f->field.name == NULL)
+        return PGREST_OK;
+    const pgr_embed *e = pgr_find_embed(node, f->field.name);
+    if (e == NULL)
+        return PGREST_OK;
+    if (f->expr.op != PGR_OP_IS && node->table != NULL &&
+        pgr_find_column(node->table, f->field.name) != NULL)
+        return PGREST_OK;
+    if (f->expr.op == PGR_OP_IS && (f->expr.is_value == PGR_IS_NULL ||
+                                    f->expr.is_value == PGR_IS_NOT_NULL))
+        return PGREST_OK;
+    return pgr_errorf(err, a, 400, "PGRST120",
+                      "Only is null or not is null filters are allowed on embedded resources",
+                      NULL, "Bad operator on the '%s' embedded resource",
+                      e->node->name_in_request);
+}
+
+static int check_logic(pgrest_arena *a, const pgr_read_node *node,
+                       const pgr_logic_tree *t, pgrest_error *err)
+{
+    if (t->is_leaf)
+        return check_null_filter(a, node, &t->filter, err);
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
+        int rc = check_logic(a, node, c, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+static int check_node(pgrest_arena *a, const pgr_read_node *node,
+                      pgrest_error *err)
+{
+    int rc = check_related_orders(a, node, err);
+    for (size_t i = 0; rc == PGREST_OK && i < node->n_filters; i++)
+        rc = check_null_filter(a, node, node->filters[i], err);
+    for (size_t i = 0; rc == PGREST_OK && i < node->n_logic; i++)
+        rc = check_logic(a, node, node->logic[i], err);
+    for (const pgr_embed *e = node->embeds; rc == PGREST_OK && e; e = e->next)
+        rc = check_node(a, e->node, err);
+    return rc;
 }
 
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
-                           const pgr_read_node *root, pgrest_error *err)
+                           pgr_read_node *root, pgrest_error *err)
 {
-    (void)a; (void)api; (void)root; (void)err;
-    return PGREST_OK;
+    int rc = attach_filters(a, &api->qp, root, err);
+    if (rc == PGREST_OK)
+        rc = attach_order_range(a, &api->qp, root, err);
+    if (rc == PGREST_OK)
+        rc = check_node(a, root, err);
+    return rc;
 }

@@ -1,16 +1,21 @@
-/* Resource embedding in the read tree (PostgREST ReadPlan addRels/findRel). */
+/* Resource embedding in the read tree (PostgREST ReadPlan addRels/findRel,
+ * updateNode, addRelatedOrders, addNullEmbedFilters). */
 #ifndef PGR_EMBED_H
 #define PGR_EMBED_H
 
 #include "context.h"
 #include "plan/plan.h"
 
-/* Resolves one EMBED/SPREAD select item under node and appends it. */
+/* Resolves one EMBED/SPREAD select item under node (relationship lookup,
+ * PGRST200/PGRST201), plans its subtree and appends it at *tail. path has
+ * room for PGR_EMBED_MAX_DEPTH names; path[0..depth) is node's path. */
 int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_api_request *api, const pgr_schema_cache *sc,
                    pgr_read_node *node, const pgr_select_item *item,
                    const char **path, size_t depth, pgr_embed ***tail,
                    pgrest_error *err);
+
+#define PGR_EMBED_MAX_DEPTH 64
 
 /* Plans a node's select list, embeds and params (used recursively). */
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
@@ -18,8 +23,16 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   pgr_read_node *node, const pgr_select_item *items,
                   const char **path, size_t depth, pgrest_error *err);
 
-/* PGRST108: filters/order/limit on an embed path that is not selected. */
+/* Attaches the filters, logic trees, order and limit/offset written for
+ * embedded paths (`rel.col=eq.1`, `rel.order=`, `rel.limit=`) to their
+ * nodes, then validates the tree: PGRST108 for a path that is not embedded,
+ * PGRST118 for a related order on a to-many embed, PGRST120 for a filter
+ * on an embed other than is.null / not.is.null. */
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
-                           const pgr_read_node *root, pgrest_error *err);
+                           pgr_read_node *root, pgrest_error *err);
+
+/* The embed of node whose output name (alias, else relation) is name, or
+ * NULL: what `embed=is.null` filters and `order=embed(col)` refer to. */
+const pgr_embed *pgr_find_embed(const pgr_read_node *node, const char *name);
 
 #endif

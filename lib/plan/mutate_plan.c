@@ -197,6 +197,7 @@ static int plan_representation(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_error_oom(err);
     root->table = mp->table;
     root->sql_alias = mp->table->name;
+    root->rows_are_records = true;
     root->name_in_request = api->name;
     const char *path[64];
     int rc = pgr_plan_node(ctx, a, api, plan->schema, root, api->qp.select,

@@ -71,9 +71,13 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
     int rc;
     if ((rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
         return rc;
-    if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+    if (api->action == PGR_ACTION_SCHEMA_READ)
+        rc = pgr_plan_schema_read(ctx, arena, api, plan, err);
+    else if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
         return rc;
     switch (api->action) {
+    case PGR_ACTION_SCHEMA_READ:
+        break;
     case PGR_ACTION_READ:
         plan->read_only = true;
         rc = pgr_plan_read(ctx, arena, api, plan, err);

@@ -14,6 +14,7 @@ typedef struct pgr_plan_field {
     const pgr_column *column;      /* resolved column, NULL for computed */
     const pgr_routine *computed;   /* computed field function, if any */
     const char *output_name;       /* JSON key */
+    const char *out_fn;            /* domain -> json representation */
     struct pgr_plan_field *next;
 } pgr_plan_field;
 
@@ -28,6 +29,11 @@ typedef struct pgr_embed {
     bool spread;
     bool is_to_one;
     bool hidden;                   /* empty embed rel() only joins */
+    /* alias of the LATERAL subquery in the parent's FROM: pgrst_<depth>_<n> */
+    const char *agg_alias;
+    /* url-use-legacy-target-names: embedded params may also name the
+     * relation instead of the alias */
+    bool legacy_names;
     struct pgr_embed *next;
 } pgr_embed;
 
@@ -51,6 +57,14 @@ struct pgr_read_node {
      * than from table, which (if set) only supplies columns and
      * relationships (plan/call_plan.c). */
     const char *source_cte;
+    /* reads the rows of a CTE (write RETURNING, function result), which
+     * are records rather than rows of table */
+    bool rows_are_records;
+    /* data representations (casts on domains) are looked up here */
+    const pgr_schema_cache *schema;
+    /* embedded nodes: the parent and the embed that holds this node */
+    const pgr_read_node *parent;
+    const pgr_embed *embed;
 };
 
 typedef enum pgr_output {
@@ -84,6 +98,7 @@ struct pgrest_query_plan {
     const char *isolation_level;   /* BEGIN ISOLATION LEVEL, NULL = read committed */
     struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
     struct pgr_call_plan *call;    /* CALL */
+    const pgr_routine *root_spec;  /* SCHEMA_READ served by db-root-spec */
 };
 
 /* Builds the read tree for a GET/HEAD on a relation. */
@@ -101,6 +116,12 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
 int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
+
+/* GET/HEAD / (plan/openapi_plan.c): openapi-mode, db-root-spec and the
+ * root's own media types; runs instead of pgr_negotiate. */
+int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *a,
+                         const pgrest_api_request *api, pgrest_query_plan *plan,
+                         pgrest_error *err);
 
 /* Picks the output format from Accept (PostgREST Plan/Negotiate.hs). */
 int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,

@@ -12,8 +12,8 @@ static const char *output_name(const pgr_select_item *it)
 {
     if (it->alias != NULL)
         return it->alias;
-    if (it->aggregate != NULL &&
-        (it->field.name == NULL || strcmp(it->field.name, "*") == 0))
+    /* an aggregate is named after its function (api/aggregate_functions) */
+    if (it->aggregate != NULL)
         return it->aggregate;
     if (it->field.json_path != NULL) {
         /* the last key that is not an array index (PostgREST's
@@ -24,9 +24,27 @@ static const char *output_name(const pgr_select_item *it)
                 name = op->key;
         return name;
     }
-    if (it->aggregate != NULL)
-        return it->aggregate;
     return it->field.name;
+}
+
+/* The function of a `CREATE CAST (domain AS json)`: selected columns of
+ * that domain are rendered through it (PostgREST api/domain_
+ * representations). Not with casts or aggregates, as PostgREST. */
+static const char *output_function(const pgr_schema_cache *sc,
+                                   const pgr_column *c)
+{
+    if (c == NULL || c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r = pgr_find_representation(sc, c->nominal_type, "json");
+    return r ? r->function : NULL;
+}
+
+static bool has_output_functions(const pgr_schema_cache *sc, const pgr_table *t)
+{
+    for (size_t i = 0; t != NULL && i < t->n_columns; i++)
+        if (output_function(sc, &t->columns[i]) != NULL)
+            return true;
+    return false;
 }
 
 static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
@@ -45,6 +63,8 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
     if (node->table != NULL && it->field.name != NULL &&
         strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
+    if (it->cast == NULL && it->aggregate == NULL && it->field.json_path == NULL)
+        f->out_fn = output_function(sc, f->column);
     (void)sc;
     **tail = f;
     *tail = &f->next;
@@ -69,6 +89,12 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
                          size_t depth, pgrest_error *err)
 {
     const pgr_query_params *qp = &api->qp;
+    node->offset = 0;
+    node->limit = -1;
+    /* Embedded nodes get their params from pgr_check_embed_params, which
+     * resolves paths by alias or relation name (PostgREST updateNode). */
+    if (depth > 0)
+        return PGREST_OK;
     size_t nf = 0, nl = 0;
     for (const pgr_path_filter *f = qp->filters; f; f = f->next)
         nf += path_equals(&f->path, path, depth);
@@ -87,19 +113,39 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_path_order *o = qp->orders; o; o = o->next)
         if (path_equals(&o->path, path, depth))
             node->order = o->terms;
-    node->offset = 0;
-    node->limit = -1;
-    if (depth == 0) {
-        node->offset = api->range_offset;
-        node->limit = api->range_limit;
-    } else {
-        for (const pgr_path_range *r = qp->ranges; r; r = r->next)
-            if (path_equals(&r->path, path, depth)) {
-                node->offset = r->offset > 0 ? r->offset : 0;
-                node->limit = r->limit;
-            }
+    node->offset = api->range_offset;
+    node->limit = api->range_limit;
+    return PGREST_OK;
+}
+
+/* "*" over a relation with represented domains lists every column, so
+ * each can go through its function (PostgREST ReadPlan expandStars). */
+static int expand_star(pgrest_arena *a, const pgr_schema_cache *sc,
+                       pgr_read_node *node, pgr_plan_field ***ftail,
+                       pgrest_error *err)
+{
+    for (size_t i = 0; i < node->table->n_columns; i++) {
+        pgr_select_item *it = PGR_NEW(a, pgr_select_item);
+        if (it == NULL)
+            return pgr_error_oom(err);
+        it->kind = PGR_SELECT_FIELD;
+        it->field.name = node->table->columns[i].name;
+        int rc = add_field(a, sc, node, it, ftail, err);
+        if (rc != PGREST_OK)
+            return rc;
     }
     return PGREST_OK;
+}
+
+static int add_star(pgrest_arena *a, const pgr_schema_cache *sc,
+                    pgr_read_node *node, pgr_plan_field ***ftail,
+                    pgrest_error *err)
+{
+    if (!has_output_functions(sc, node->table)) {
+        node->select_star = true;
+        return PGREST_OK;
+    }
+    return expand_star(a, sc, node, ftail, err);
 }
 
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
@@ -110,12 +156,14 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
     int rc;
     pgr_plan_field **ftail = &node->fields;
     pgr_embed **etail = &node->embeds;
-    if (items == NULL)
-        node->select_star = true;
+    node->schema = sc;
+    if (items == NULL && (rc = add_star(a, sc, node, &ftail, err)) != PGREST_OK)
+        return rc;
     for (const pgr_select_item *it = items; it != NULL; it = it->next) {
         switch (it->kind) {
         case PGR_SELECT_STAR:
-            node->select_star = true;
+            if ((rc = add_star(a, sc, node, &ftail, err)) != PGREST_OK)
+                return rc;
             break;
         case PGR_SELECT_FIELD:
             if (it->aggregate != NULL && !ctx->cfg.db_aggregates_enabled)

@@ -22,7 +22,7 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
     case PGR_OUT_GEOJSON:
         /* PostgREST SqlFragment asGeoJsonF */
         return "json_build_object('type', 'FeatureCollection', 'features',"
-               " coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))::text";
+               " coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))";
     case PGR_OUT_CSV:
         return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r) AS k"
                " FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a)"
@@ -30,8 +30,8 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
                " length(_postgrest_t::text) - 2), chr(10)), '')";
     default:
         return plan->nulls_stripped
-                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text"
-                   : "coalesce(json_agg(_postgrest_t), '[]')::text";
+                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')"
+                   : "coalesce(json_agg(_postgrest_t), '[]')";
     }
 }
 
@@ -120,6 +120,8 @@ static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
         return pgr_emit_main_mutation(q, ctx, plan, st, err);
     case PGR_ACTION_CALL:
         return pgr_emit_main_call(q, ctx, plan, st, err);
+    case PGR_ACTION_SCHEMA_READ:
+        return pgr_emit_main_schema_read(q, ctx, plan, err);
     default:
         return pgr_error(err, 400, "PGRST127", "Feature not implemented", NULL, NULL);
     }

@@ -130,7 +130,7 @@ static const char *call_body(const pgrest_query_plan *plan)
         return "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
     case PGR_CALL_RESULT_SETOF_SCALAR:
         return single ? "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
-                      : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text";
+                      : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
     case PGR_CALL_RESULT_ROW:
         if (plan->output == PGR_OUT_JSON) {
             pgrest_query_plan one = *plan;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql/emit_embed.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -34,8 +35,27 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 
 /* Composite and array columns are reached through to_jsonb (PostgREST
  * api/tables_views "Composite / Array Columns"). */
+/* Rows of a CTE (returned by a write, or by a function) are records, so a
+ * computed field f(table) cannot be reached by attribute notation on them:
+ * the row is cast back to its table type first. */
+static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
+{
+    return node->rows_are_records && node->table != NULL &&
+           column_of(node, f->name) == NULL;
+}
+
 void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f)
 {
+    if (via_row_cast(node, f)) {
+        pgr_sql_put(q, "(");
+        pgr_emit_node_ref(q, node);
+        pgr_sql_put(q, "::");
+        pgr_sql_qualified(q, node->table->schema, node->table->name);
+        pgr_sql_put(q, ").");
+        pgr_sql_ident(q, f->name);
+        emit_json_path(q, f->json_path);
+        return;
+    }
     const pgr_column *col = f->json_path ? column_of(node, f->name) : NULL;
     bool via_jsonb = col != NULL && (col->is_composite || col->is_array);
     if (via_jsonb)
@@ -138,11 +158,61 @@ static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     pgr_sql_put(q, ")");
 }
 
+/* A domain with a `CREATE CAST (text AS domain)` function reads filter
+ * values through it (PostgREST api/domain_representations, "Domain Filter
+ * Format"). */
+static const char *input_function(const pgr_read_node *node, const pgr_field *f)
+{
+    if (f->json_path != NULL || node->schema == NULL)
+        return NULL;
+    const pgr_column *c = column_of(node, f->name);
+    if (c == NULL || c->nominal_type == NULL)
+        return NULL;
+    const pgr_representation *r =
+        pgr_find_representation(node->schema, "text", c->nominal_type);
+    return r ? r->function : NULL;
+}
+
+/* Pattern and range operators take the literal as it is: PostgREST leaves
+ * them untyped, so e.g. ilike on a domain fails in PostgreSQL. */
+static bool compares_values(pgr_operator op)
+{
+    switch (op) {
+    case PGR_OP_EQ: case PGR_OP_NEQ: case PGR_OP_GT: case PGR_OP_GTE:
+    case PGR_OP_LT: case PGR_OP_LTE: case PGR_OP_ISDISTINCT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void emit_value(pgr_sql *q, const char *fn, const char *value)
+{
+    if (fn == NULL) {
+        pgr_sql_param(q, value);
+        return;
+    }
+    pgr_sql_qualified_text(q, fn);
+    pgr_sql_put(q, "(");
+    pgr_sql_param_cast(q, value, "text");
+    pgr_sql_put(q, ")");
+}
+
 static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
+    const char *fn = input_function(node, &f->field);
+    const char *array = pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list);
     pgr_emit_field(q, node, &f->field);
     pgr_sql_put(q, " = ANY (");
-    pgr_sql_param(q, pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list));
+    if (fn == NULL) {
+        pgr_sql_param(q, array);
+    } else {
+        pgr_sql_put(q, "SELECT ");
+        pgr_sql_qualified_text(q, fn);
+        pgr_sql_put(q, "(unnest(");
+        pgr_sql_param_cast(q, array, "text[]");
+        pgr_sql_put(q, "))");
+    }
     pgr_sql_put(q, ")");
 }
 
@@ -175,21 +245,32 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
         return;
     }
     pgr_sql_put(q, " ");
-    pgr_sql_param(q, e->value);
+    emit_value(q, compares_values(e->op) ? input_function(node, &f->field) : NULL,
+               e->value);
 }
 
-void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+/* count: inside readPlanToCountQuery, where embeds are not joined and a
+ * null filter on an embed becomes [NOT] EXISTS (its count query). */
+static void emit_filter_in(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_filter *f, bool count)
 {
+    if (pgr_emit_embed_null_filter(q, node, f, count))
+        return;
     if (f->expr.negated)
         pgr_sql_put(q, "NOT ");
     emit_expr(q, node, f);
 }
 
-void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
-                         const pgr_logic_tree *t)
+void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+{
+    emit_filter_in(q, node, f, false);
+}
+
+static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
+                          const pgr_logic_tree *t, bool count)
 {
     if (t->is_leaf) {
-        pgr_emit_filter(q, node, &t->filter);
+        emit_filter_in(q, node, &t->filter, count);
         return;
     }
     if (t->negated)
@@ -200,30 +281,56 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
     for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
         if (c != t->children)
             pgr_sql_put(q, t->is_or ? " OR " : " AND ");
-        pgr_emit_logic_tree(q, node, c);
+        emit_logic_in(q, node, c, count);
     }
     pgr_sql_put(q, ")");
 }
 
-void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
+void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
+                         const pgr_logic_tree *t)
+{
+    emit_logic_in(q, node, t, false);
+}
+
+static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where, bool count)
 {
     for (size_t i = 0; i < node->n_filters; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        pgr_emit_filter(q, node, node->filters[i]);
+        emit_filter_in(q, node, node->filters[i], count);
     }
     for (size_t i = 0; i < node->n_logic; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        pgr_emit_logic_tree(q, node, node->logic[i]);
+        emit_logic_in(q, node, node->logic[i], count);
     }
+}
+
+void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
+{
+    emit_where_in(q, node, have_where, false);
+}
+
+void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where)
+{
+    emit_where_in(q, node, have_where, true);
 }
 
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
-        pgr_emit_field(q, node, &t->field);
+        if (t->relation != NULL) {
+            /* order=rel(col): the to-one embed's lateral row */
+            pgr_emit_embed_order_ref(q, node, t->relation);
+            pgr_sql_put(q, ".");
+            pgr_sql_ident(q, t->field.name);
+            emit_json_path(q, t->field.json_path);
+        } else {
+            pgr_emit_field(q, node, &t->field);
+        }
         if (t->dir == PGR_ORDER_ASC)
             pgr_sql_put(q, " ASC");
         else if (t->dir == PGR_ORDER_DESC)

@@ -17,6 +17,10 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
 /* " WHERE ..." for all filters and logic trees of node (nothing if none);
  * extra (may be NULL) is AND-ed text such as a join condition. */
 void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where);
+/* pgr_emit_where for count queries (PostgREST readPlanToCountQuery):
+ * `embed=is.null` becomes NOT EXISTS (...) as the embed is not joined. */
+void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where);
 /* " ORDER BY ..." (nothing if no terms). */
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node);
 /* " LIMIT $n OFFSET $m" as needed; max_rows caps the limit (-1 none). */

@@ -25,5 +25,8 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
 int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,
                        pgrest_error *err);
+/* sql/emit_openapi.c: GET/HEAD / */
+int pgr_emit_main_schema_read(pgr_sql *q, const pgrest_ctx *ctx,
+                              const pgrest_query_plan *plan, pgrest_error *err);
 
 #endif

@@ -348,7 +348,6 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     if (rc != PGREST_OK)
         return rc;
     pgr_emit_where(q, root, false);
-    pgr_emit_embed_null_filters(q, root);
     pgr_emit_order(q, root);
     return PGREST_OK;
 }

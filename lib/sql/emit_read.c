@@ -32,11 +32,31 @@ static void emit_value_expr(pgr_sql *q, const pgr_read_node *node,
     if (f->computed != NULL) {
         pgr_sql_qualified(q, f->computed->schema, f->computed->name);
         pgr_sql_put(q, "(");
-        pgr_emit_node_ref(q, node);
+        pgr_emit_node_row(q, node);
         pgr_sql_put(q, ")");
         return;
     }
     pgr_emit_field(q, node, &it->field);
+}
+
+static bool is_count_star(const pgr_select_item *it)
+{
+    return it->field.name == NULL || strcmp(it->field.name, "*") == 0;
+}
+
+/* The value a field reads, with its input cast. */
+static void emit_cast_value(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_plan_field *f)
+{
+    const pgr_select_item *it = f->item;
+    if (it->cast != NULL)
+        pgr_sql_put(q, "CAST(");
+    emit_value_expr(q, node, f);
+    if (it->cast != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_put(q, it->cast);
+        pgr_sql_put(q, ")");
+    }
 }
 
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
@@ -47,50 +67,58 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
         return bad_cast(q, it->cast, err);
     if (it->agg_cast != NULL && !safe_type_name(it->agg_cast))
         return bad_cast(q, it->agg_cast, err);
-    if (it->agg_cast != NULL)
-        pgr_sql_put(q, "CAST(");
-    if (it->aggregate != NULL) {
+    if (it->aggregate != NULL && pgr_embed_hoists(node)) {
+        /* the spread's ancestor aggregates this column; count() counts
+         * the rows that matched */
+        if (is_count_star(it))
+            pgr_sql_put(q, "1");
+        else
+            emit_cast_value(q, node, f);
+    } else if (it->aggregate != NULL) {
+        if (it->agg_cast != NULL)
+            pgr_sql_put(q, "CAST(");
         pgr_sql_put(q, it->aggregate);
         pgr_sql_put(q, "(");
-    }
-    if (it->aggregate != NULL &&
-        (it->field.name == NULL || strcmp(it->field.name, "*") == 0))
-        pgr_sql_put(q, "*");
-    else {
-        if (it->cast != NULL)
-            pgr_sql_put(q, "CAST(");
-        emit_value_expr(q, node, f);
-        if (it->cast != NULL) {
+        if (is_count_star(it))
+            pgr_sql_put(q, "*");
+        else
+            emit_cast_value(q, node, f);
+        pgr_sql_put(q, ")");
+        if (it->agg_cast != NULL) {
             pgr_sql_put(q, " AS ");
-            pgr_sql_put(q, it->cast);
+            pgr_sql_put(q, it->agg_cast);
             pgr_sql_put(q, ")");
         }
-    }
-    if (it->aggregate != NULL)
+    } else if (f->out_fn != NULL) {
+        pgr_sql_qualified_text(q, f->out_fn);
+        pgr_sql_put(q, "(");
+        emit_cast_value(q, node, f);
         pgr_sql_put(q, ")");
-    if (it->agg_cast != NULL) {
-        pgr_sql_put(q, " AS ");
-        pgr_sql_put(q, it->agg_cast);
-        pgr_sql_put(q, ")");
+    } else {
+        emit_cast_value(q, node, f);
     }
     pgr_sql_put(q, " AS ");
     pgr_sql_ident(q, f->output_name);
     return PGREST_OK;
 }
 
-static bool has_aggregate(const pgr_read_node *node)
+/* Aggregated here: own aggregates (unless hoisted to an ancestor) or
+ * aggregates hoisted from to-one spreads below. */
+static bool has_aggregate(pgr_sql *q, const pgr_read_node *node)
 {
+    if (pgr_embed_hoists(node))
+        return false;
     for (const pgr_plan_field *f = node->fields; f; f = f->next)
         if (f->item->aggregate != NULL)
             return true;
-    return false;
+    return pgr_embed_has_hoisted_aggregate(q, node);
 }
 
 /* Implicit GROUP BY: every non-aggregated output (PostgREST api/aggregate_
  * functions "Automatic GROUP BY"). */
 static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
 {
-    if (!has_aggregate(node))
+    if (!has_aggregate(q, node))
         return;
     bool first = true;
     for (const pgr_plan_field *f = node->fields; f; f = f->next) {
@@ -100,13 +128,7 @@ static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
         first = false;
         pgr_sql_ident(q, f->output_name);
     }
-    for (const pgr_embed *e = node->embeds; e; e = e->next) {
-        if (e->hidden)
-            continue;
-        pgr_sql_put(q, first ? " GROUP BY " : ", ");
-        first = false;
-        pgr_emit_embed_group_ref(q, e);
-    }
+    pgr_emit_embed_group_refs(q, node, &first);
 }
 
 static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
@@ -138,8 +160,11 @@ static void emit_from(pgr_sql *q, const pgr_read_node *node)
         pgr_sql_ident(q, node->source_cte);
         if (node->sql_alias == NULL || strcmp(node->sql_alias, node->source_cte) == 0)
             return;
-    } else
+    } else {
+        if (pgr_emit_embed_from(q, node))
+            return;
         pgr_sql_qualified(q, node->table->schema, node->table->name);
+    }
     if (node->sql_alias != NULL) {
         pgr_sql_put(q, " AS ");
         pgr_sql_ident(q, node->sql_alias);
@@ -158,7 +183,6 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
         return rc;
     bool have_where = pgr_emit_embed_join_condition(q, node);
     pgr_emit_where(q, node, have_where);
-    pgr_emit_embed_null_filters(q, node);
     emit_group_by(q, node);
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
@@ -170,10 +194,8 @@ int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
 {
     pgr_sql_put(q, "SELECT 1");
     emit_from(q, node);
-    int rc = pgr_emit_embed_inner_joins(q, node, err);
-    if (rc != PGREST_OK)
-        return rc;
-    pgr_emit_where(q, node, false);
-    pgr_emit_embed_null_filters(q, node);
-    return PGREST_OK;
+    bool have_where = pgr_emit_embed_join_condition(q, node);
+    pgr_emit_where_count(q, node, have_where);
+    have_where = have_where || node->n_filters > 0 || node->n_logic > 0;
+    return pgr_emit_embed_exists(q, node, have_where, err);
 }

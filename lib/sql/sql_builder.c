@@ -26,6 +26,17 @@ void pgr_sql_qualified(pgr_sql *q, const char *schema, const char *name)
     pgr_sb_put_ident(&q->sb, name);
 }
 
+void pgr_sql_qualified_text(pgr_sql *q, const char *qualified)
+{
+    const char *dot = strchr(qualified, '.');
+    if (dot == NULL) {
+        pgr_sql_ident(q, qualified);
+        return;
+    }
+    pgr_sql_qualified(q, pgr_strndup(q->arena, qualified, (size_t)(dot - qualified)),
+                      dot + 1);
+}
+
 void pgr_sql_param(pgr_sql *q, const char *value)
 {
     if (q->n_params == q->cap_params) {

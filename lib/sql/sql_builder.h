@@ -22,6 +22,9 @@ void pgr_sql_put(pgr_sql *q, const char *text);
 void pgr_sql_ident(pgr_sql *q, const char *ident);
 /* "schema"."name" */
 void pgr_sql_qualified(pgr_sql *q, const char *schema, const char *name);
+/* "schema"."name" from a catalog name "schema.name" (functions the schema
+ * cache names); both parts quoted. */
+void pgr_sql_qualified_text(pgr_sql *q, const char *qualified);
 /* Appends $n for value (NULL = SQL NULL). */
 void pgr_sql_param(pgr_sql *q, const char *value);
 /* Appends $n::type (type is library-controlled text). */

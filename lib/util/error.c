@@ -168,6 +168,14 @@ static void put_nullable(pgr_sb *sb, const char *s)
         pgr_sb_put_json_string(sb, s);
 }
 
+/* PGRST201's details is the JSON array of candidate relationships
+ * (PostgREST Error.hs AmbiguousRelBetween); plan/embed.c builds it. */
+static bool details_is_json(const pgrest_error *err)
+{
+    return err->code != NULL && strcmp(err->code, "PGRST201") == 0 &&
+           err->details != NULL && err->details[0] == '[';
+}
+
 char *pgr_error_json(pgrest_arena *a, const pgrest_error *err, bool minimal)
 {
     pgr_sb sb;
@@ -176,7 +184,10 @@ char *pgr_error_json(pgrest_arena *a, const pgrest_error *err, bool minimal)
     put_nullable(&sb, err->code);
     if (!minimal) {
         pgr_sb_puts(&sb, ",\"details\":");
-        put_nullable(&sb, err->details);
+        if (details_is_json(err))
+            pgr_sb_puts(&sb, err->details);
+        else
+            put_nullable(&sb, err->details);
         pgr_sb_puts(&sb, ",\"hint\":");
         put_nullable(&sb, err->hint);
     }

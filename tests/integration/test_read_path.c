@@ -175,6 +175,25 @@ START_TEST(user_values_are_parameters)
 }
 END_TEST
 
+/* api.colour has CREATE CAST (api.colour AS json) WITH FUNCTION
+ * api.colour_to_json: selecting it (by name or through *) renders the
+ * function's json (PostgREST api/domain_representations). */
+START_TEST(domain_representation_in_output)
+{
+    test_response r;
+    get("/albums", "select=cover&id=eq.1", NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"cover\":{\"hex\" : \"#ff0000\"}}]");
+    harness_free(&r);
+    get("/albums", "id=eq.3", NULL, &r);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"cover\":{\"hex\" : \"#0000ff\"}"));
+    harness_free(&r);
+    get("/albums", "select=cover::text&id=eq.3", NULL, &r);
+    ck_assert_str_eq(r.body, "[{\"cover\":\"#0000ff\"}]");
+    harness_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("read_path");
@@ -189,6 +208,7 @@ static Suite *suite(void)
     tcase_add_test(tc, head_has_no_body);
     tcase_add_test(tc, singular_and_csv);
     tcase_add_test(tc, user_values_are_parameters);
+    tcase_add_test(tc, domain_representation_in_output);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,33 @@
+/* Verified tokens remembered until they expire (PostgREST Auth/JwtCache.hs,
+ * jwt-cache-max-entries): a repeated bearer token skips signature checks.
+ * Bounded; thread-safe. */
+#ifndef PGR_JWT_CACHE_H
+#define PGR_JWT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "util/arena.h"
+
+typedef struct pgr_jwt_cache pgr_jwt_cache;
+
+typedef struct pgr_jwt_auth {
+    const char *role;
+    const char *claims;
+    bool authenticated;
+} pgr_jwt_auth;
+
+/* max_entries 0 disables caching (returns NULL). */
+pgr_jwt_cache *pgr_jwt_cache_new(size_t max_entries);
+void pgr_jwt_cache_free(pgr_jwt_cache *c);
+/* Copies the cached result into the arena; false when absent or expired
+ * at now. */
+bool pgr_jwt_cache_get(pgr_jwt_cache *c, const char *token, time_t now,
+                       pgrest_arena *a, pgr_jwt_auth *out);
+/* Remembers a verified token until expires (0 = no exp claim). */
+void pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
+                       const pgr_jwt_auth *auth, time_t expires);
+void pgr_jwt_cache_clear(pgr_jwt_cache *c);
+
+#endif

@@ -1,0 +1,811 @@
+/* The OpenAPI 2.0 document (PostgREST Response/OpenAPI.hs). Built with
+ * json-c; like the Haskell swagger2 encoder, empty lists and objects are
+ * left out rather than written as [] or {}. */
+#include "openapi/openapi.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/strbuf.h"
+
+typedef enum sw_type {
+    SW_NONE,      /* json, jsonb: any value, no "type" */
+    SW_STRING,
+    SW_BOOLEAN,
+    SW_INTEGER,
+    SW_NUMBER,
+    SW_ARRAY
+} sw_type;
+
+/* A sorted list of names the request role may access. */
+typedef struct name_set {
+    bool all;          /* ignore-privileges: no filtering */
+    const char **names;
+    size_t n;
+} name_set;
+
+typedef struct doc_ctx {
+    pgrest_arena *a;
+    const pgr_schema_cache *sc;
+    const char *schema;
+    name_set tables;
+    name_set functions;
+} doc_ctx;
+
+/* ------------------------------------------------------------ json helpers */
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+static void put_str(json_object *o, const char *key, const char *v)
+{
+    if (v != NULL)
+        put(o, key, json_object_new_string(v));
+}
+
+/* swagger2 omits empty containers. */
+static void put_nonempty(json_object *o, const char *key, json_object *v)
+{
+    bool empty = json_object_is_type(v, json_type_array)
+                     ? json_object_array_length(v) == 0
+                     : json_object_object_length(v) == 0;
+    if (empty)
+        json_object_put(v);
+    else
+        put(o, key, v);
+}
+
+static json_object *str_array(const char *const *items, size_t n)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(arr, json_object_new_string(items[i]));
+    return arr;
+}
+
+static json_object *ref_to(pgrest_arena *a, const char *prefix, const char *name)
+{
+    json_object *o = json_object_new_object();
+    put_str(o, "$ref", pgr_asprintf(a, "%s%s", prefix, name));
+    return o;
+}
+
+/* ------------------------------------------------------------ types */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* OpenAPI.hs toSwaggerType */
+static sw_type swagger_type(const char *t)
+{
+    static const struct { const char *pg; sw_type sw; } map[] = {
+        {"character varying", SW_STRING}, {"character", SW_STRING},
+        {"text", SW_STRING}, {"boolean", SW_BOOLEAN},
+        {"smallint", SW_INTEGER}, {"integer", SW_INTEGER},
+        {"bigint", SW_INTEGER}, {"numeric", SW_NUMBER}, {"real", SW_NUMBER},
+        {"double precision", SW_NUMBER}, {"json", SW_NONE}, {"jsonb", SW_NONE},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(t, map[i].pg) == 0)
+            return map[i].sw;
+    return ends_with(t, "[]") ? SW_ARRAY : SW_STRING;
+}
+
+static const char *swagger_type_name(sw_type t)
+{
+    static const char *const names[] = {NULL, "string", "boolean", "integer",
+                                        "number", "array"};
+    return names[t];
+}
+
+/* Drops a schema qualifier ("test.colour" -> "colour", a quoted schema
+ * included): PostgREST shows user-defined types by their bare name. */
+static const char *unqualified(const char *t)
+{
+    const char *p = t;
+    if (*p == '"') {
+        for (p++; *p != '\0'; p++)
+            if (*p == '"') {
+                if (p[1] != '"')
+                    break;
+                p++;
+            }
+        return *p == '"' && p[1] == '.' ? p + 2 : t;
+    }
+    for (; *p != '\0' && *p != '"' && *p != '[' && *p != '('; p++)
+        if (*p == '.')
+            return p + 1;
+    return t;
+}
+
+/* The "format" value: the PostgreSQL type, with the Swagger formats for
+ * 32- and 64-bit integers. */
+static const char *swagger_format(const char *t)
+{
+    if (strcmp(t, "integer") == 0)
+        return "int32";
+    if (strcmp(t, "bigint") == 0)
+        return "int64";
+    return unqualified(t);
+}
+
+static const char *element_type(pgrest_arena *a, const char *t)
+{
+    return pgr_strndup(a, t, strlen(t) - 2);
+}
+
+static void put_type(json_object *o, sw_type t)
+{
+    if (t != SW_NONE)
+        put_str(o, "type", swagger_type_name(t));
+}
+
+/* "items" of an array property: the element's Swagger type. */
+static void put_items(pgrest_arena *a, json_object *o, const char *t)
+{
+    json_object *items = json_object_new_object();
+    put_type(items, swagger_type(element_type(a, t)));
+    put(o, "items", items);
+}
+
+/* ------------------------------------------------------------ text helpers */
+
+/* First line / rest with leading newlines dropped (OpenAPI.hs: breakOn "\n"
+ * then dropWhile (== '\n')). */
+static void split_comment(pgrest_arena *a, const char *text, const char **first,
+                          const char **rest)
+{
+    *first = *rest = NULL;
+    if (text == NULL)
+        return;
+    const char *nl = strchr(text, '\n');
+    if (nl == NULL) {
+        *first = text;
+        *rest = "";
+        return;
+    }
+    *first = pgr_strndup(a, text, (size_t)(nl - text));
+    while (*nl == '\n')
+        nl++;
+    *rest = nl;
+}
+
+/* A JSON text that must be consumed whole (aeson's decode). */
+static json_object *decode_exact(const char *text)
+{
+    json_tokener *tok = json_tokener_new();
+    if (tok == NULL)
+        return NULL;
+    size_t n = strlen(text);
+    /* the terminating NUL is passed too, so a number at the very end is
+     * known to be complete */
+    json_object *v = json_tokener_parse_ex(tok, text, (int)n + 1);
+    size_t used = json_tokener_get_parse_end(tok);
+    bool ok = v != NULL && json_tokener_get_error(tok) == json_tokener_success;
+    while (ok && used < n && strchr(" \t\r\n", text[used]) != NULL)
+        used++;
+    json_tokener_free(tok);
+    if (!ok || used < n) {
+        json_object_put(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* OpenAPI.hs parseDefault: string-typed defaults lose their "::type" cast
+ * and quotes; the result is kept only if it decodes as JSON (so
+ * nextval(...) and other expressions on numbers are left out). */
+static json_object *default_value(pgrest_arena *a, const char *type,
+                                  const char *expr)
+{
+    if (swagger_type(type) != SW_STRING)
+        return decode_exact(expr);
+    const char *suffix = pgr_asprintf(a, "::%s", type);
+    const char *body = expr;
+    size_t n = strlen(expr);
+    if (ends_with(expr, suffix)) {
+        n -= strlen(suffix);
+        while (n > 0 && *body == '\'') {
+            body++;
+            n--;
+        }
+        while (n > 0 && body[n - 1] == '\'')
+            n--;
+    }
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, n + 3);
+    pgr_sb_putc(&sb, '"');
+    pgr_sb_putn(&sb, body, n);
+    pgr_sb_putc(&sb, '"');
+    const char *quoted = pgr_sb_finish(&sb);
+    return quoted ? decode_exact(quoted) : NULL;
+}
+
+/* ------------------------------------------------------------ name sets */
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static bool read_name_set(pgrest_arena *a, json_object *doc, const char *key,
+                          name_set *out)
+{
+    json_object *arr;
+    out->all = !json_object_object_get_ex(doc, key, &arr) ||
+               !json_object_is_type(arr, json_type_array);
+    if (out->all)
+        return true;
+    out->n = json_object_array_length(arr);
+    out->names = PGR_NEW_ARRAY(a, const char *, out->n + 1);
+    if (out->names == NULL)
+        return false;
+    for (size_t i = 0; i < out->n; i++) {
+        const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+        if ((out->names[i] = pgr_strdup(a, s ? s : "")) == NULL)
+            return false;
+    }
+    qsort(out->names, out->n, sizeof *out->names, cmp_str);
+    return true;
+}
+
+static bool name_allowed(const name_set *s, const char *name)
+{
+    return s->all || bsearch(&name, s->names, s->n, sizeof *s->names, cmp_str) != NULL;
+}
+
+static bool table_included(const doc_ctx *d, const pgr_table *t)
+{
+    return strcmp(t->schema, d->schema) == 0 && name_allowed(&d->tables, t->name);
+}
+
+static bool routine_included(const doc_ctx *d, const pgr_routine *r)
+{
+    return strcmp(r->schema, d->schema) == 0 && name_allowed(&d->functions, r->name);
+}
+
+/* ------------------------------------------------------------ definitions */
+
+static bool is_pk(const pgr_table *t, const char *col)
+{
+    for (size_t i = 0; i < t->n_pk; i++)
+        if (strcmp(t->pk[i], col) == 0)
+            return true;
+    return false;
+}
+
+static bool is_view(const pgr_table *t)
+{
+    return t->kind == 'v' || t->kind == 'm';
+}
+
+/* Relationships of one table (fetched once per definition). */
+typedef struct rel_list {
+    const pgr_relationship **items;
+    size_t n;
+} rel_list;
+
+static rel_list table_rels(const doc_ctx *d, const pgr_table *t)
+{
+    rel_list l = {NULL, pgr_table_relationships(d->sc, t, NULL, 0)};
+    l.items = PGR_NEW_ARRAY(d->a, const pgr_relationship *, l.n + 1);
+    l.n = l.items ? pgr_table_relationships(d->sc, t, l.items, l.n) : 0;
+    return l;
+}
+
+/* The single-column many-to-one relationship of col, tables preferred over
+ * views (OpenAPI.hs makeProperty relsSortedByIsView). */
+static const pgr_relationship *fk_of(const rel_list *rels, const char *col)
+{
+    const pgr_relationship *view_rel = NULL;
+    for (size_t i = 0; i < rels->n; i++) {
+        const pgr_relationship *r = rels->items[i];
+        if (r->is_computed || r->cardinality != PGR_REL_M2O || r->n_cols != 1 ||
+            strcmp(r->cols[0], col) != 0)
+            continue;
+        if (!is_view(r->foreign_table))
+            return r;
+        if (view_rel == NULL)
+            view_rel = r;
+    }
+    return view_rel;
+}
+
+static const char *column_description(const doc_ctx *d, const pgr_table *t,
+                                      const rel_list *rels, const pgr_column *c)
+{
+    bool pk = is_pk(t, c->name);
+    const pgr_relationship *fk = fk_of(rels, c->name);
+    if (!pk && fk == NULL)
+        return c->description;
+    pgr_sb sb;
+    pgr_sb_init(&sb, d->a, 128);
+    if (c->description != NULL) {
+        pgr_sb_puts(&sb, c->description);
+        pgr_sb_puts(&sb, "\n\n");
+    }
+    pgr_sb_puts(&sb, "Note:");
+    if (pk)
+        pgr_sb_puts(&sb, "\nThis is a Primary Key.<pk/>");
+    if (fk != NULL) {
+        const char *ft = fk->foreign_table->name, *fc = fk->fcols[0];
+        pgr_sb_puts(&sb, pgr_asprintf(d->a, "\nThis is a Foreign Key to `%s.%s`."
+                                            "<fk table='%s' column='%s'/>",
+                                      ft, fc, ft, fc));
+    }
+    return pgr_sb_finish(&sb);
+}
+
+static json_object *column_property(const doc_ctx *d, const pgr_table *t,
+                                    const rel_list *rels, const pgr_column *c)
+{
+    json_object *p = json_object_new_object();
+    sw_type st = swagger_type(c->type);
+    json_object *def = c->default_expr ? default_value(d->a, c->type, c->default_expr) : NULL;
+    if (def != NULL)
+        put(p, "default", def);
+    put_str(p, "description", column_description(d, t, rels, c));
+    if (c->n_enum_values > 0)
+        put(p, "enum", str_array(c->enum_values, c->n_enum_values));
+    put_str(p, "format", swagger_format(c->type));
+    if (c->max_length >= 0)
+        put(p, "maxLength", json_object_new_int(c->max_length));
+    put_type(p, st);
+    if (st == SW_ARRAY)
+        put_items(d->a, p, c->type);
+    return p;
+}
+
+static json_object *table_definition(const doc_ctx *d, const pgr_table *t)
+{
+    json_object *def = json_object_new_object();
+    json_object *props = json_object_new_object();
+    json_object *required = json_object_new_array();
+    rel_list rels = table_rels(d, t);
+    put_str(def, "description", t->description);
+    for (size_t i = 0; i < t->n_columns; i++) {
+        const pgr_column *c = &t->columns[i];
+        put(props, c->name, column_property(d, t, &rels, c));
+        if (!c->nullable && c->default_expr == NULL)
+            json_object_array_add(required, json_object_new_string(c->name));
+    }
+    put_nonempty(def, "properties", props);
+    put_nonempty(def, "required", required);
+    put_str(def, "type", "object");
+    return def;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static json_object *query_param(const char *name, const char *description,
+                                const char *in)
+{
+    json_object *p = json_object_new_object();
+    put_str(p, "name", name);
+    put_str(p, "description", description);
+    put(p, "required", json_object_new_boolean(0));
+    put_str(p, "in", in);
+    put_str(p, "type", "string");
+    return p;
+}
+
+/* OpenAPI.hs makePreferParam */
+static json_object *prefer_param(const char *const *values, size_t n)
+{
+    json_object *p = query_param("Prefer", "Preference", "header");
+    put(p, "enum", str_array(values, n));
+    return p;
+}
+
+static void add_common_params(json_object *params)
+{
+    static const char *const params_v[] = {"params=single-object"};
+    static const char *const return_v[] = {"return=representation", "return=minimal",
+                                           "return=none"};
+    static const char *const count_v[] = {"count=none"};
+    static const char *const post_v[] = {"return=representation", "return=minimal",
+                                         "return=none", "resolution=ignore-duplicates",
+                                         "resolution=merge-duplicates"};
+    put(params, "preferParams", prefer_param(params_v, 1));
+    put(params, "preferReturn", prefer_param(return_v, 3));
+    put(params, "preferCount", prefer_param(count_v, 1));
+    put(params, "preferPost", prefer_param(post_v, 5));
+    put(params, "select", query_param("select", "Filtering Columns", "query"));
+    put(params, "on_conflict", query_param("on_conflict", "On Conflict", "query"));
+    put(params, "order", query_param("order", "Ordering", "query"));
+    put(params, "range", query_param("Range", "Limiting and Pagination", "header"));
+    json_object *unit = query_param("Range-Unit", "Limiting and Pagination", "header");
+    put_str(unit, "default", "items");
+    put(params, "rangeUnit", unit);
+    put(params, "offset", query_param("offset", "Limiting and Pagination", "query"));
+    put(params, "limit", query_param("limit", "Limiting and Pagination", "query"));
+}
+
+/* body.<table> and rowFilter.<table>.<column> (makeObjectBody,
+ * makeRowFilter). */
+static void add_table_params(const doc_ctx *d, json_object *params,
+                             const pgr_table *t)
+{
+    json_object *body = json_object_new_object();
+    put_str(body, "name", t->name);
+    put_str(body, "description", t->name);
+    put(body, "required", json_object_new_boolean(0));
+    put_str(body, "in", "body");
+    put(body, "schema", ref_to(d->a, "#/definitions/", t->name));
+    put(params, pgr_asprintf(d->a, "body.%s", t->name), body);
+    for (size_t i = 0; i < t->n_columns; i++) {
+        const pgr_column *c = &t->columns[i];
+        json_object *p = query_param(c->name, c->description, "query");
+        put_str(p, "format", swagger_format(c->type));
+        put(params, pgr_asprintf(d->a, "rowFilter.%s.%s", t->name, c->name), p);
+    }
+}
+
+/* ------------------------------------------------------------ paths */
+
+static json_object *responses(const char *const *codes, const char *const *texts,
+                              size_t n)
+{
+    json_object *r = json_object_new_object();
+    for (size_t i = 0; i < n; i++) {
+        json_object *one = json_object_new_object();
+        put_str(one, "description", texts[i]);
+        put(r, codes[i], one);
+    }
+    return r;
+}
+
+static json_object *operation(const char *tag, const char *comment,
+                              pgrest_arena *a)
+{
+    json_object *op = json_object_new_object();
+    const char *summary, *description;
+    split_comment(a, comment, &summary, &description);
+    const char *tags[] = {tag};
+    put(op, "tags", str_array(tags, 1));
+    put_str(op, "summary", summary);
+    if (description != NULL && *description != '\0')
+        put_str(op, "description", description);
+    return op;
+}
+
+static json_object *param_refs(const doc_ctx *d, const pgr_table *t,
+                               bool row_filters, const char *const *names,
+                               size_t n)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; row_filters && i < t->n_columns; i++)
+        json_object_array_add(arr, ref_to(d->a, "#/parameters/",
+                                          pgr_asprintf(d->a, "rowFilter.%s.%s",
+                                                       t->name, t->columns[i].name)));
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(arr, ref_to(d->a, "#/parameters/", names[i]));
+    return arr;
+}
+
+static void add_table_op(const doc_ctx *d, json_object *item, const pgr_table *t,
+                         const char *method, bool row_filters,
+                         const char *const *refs, size_t n_refs,
+                         const char *const *codes, const char *const *texts,
+                         size_t n_codes)
+{
+    json_object *op = operation(t->name, t->description, d->a);
+    put_nonempty(op, "parameters", param_refs(d, t, row_filters, refs, n_refs));
+    put(op, "responses", responses(codes, texts, n_codes));
+    put(item, method, op);
+}
+
+/* OpenAPI.hs makePathItem: get always; post/patch/delete when the
+ * relation is insertable, updatable or deletable. */
+static json_object *table_path(const doc_ctx *d, const pgr_table *t)
+{
+    json_object *item = json_object_new_object();
+    const char *body = pgr_asprintf(d->a, "body.%s", t->name);
+    const char *get_refs[] = {"select", "order", "range", "rangeUnit",
+                              "offset", "limit", "preferCount"};
+    const char *get_codes[] = {"200", "206"}, *get_texts[] = {"OK", "Partial Content"};
+    add_table_op(d, item, t, "get", true, get_refs, 7, get_codes, get_texts, 2);
+    if (!(t->insertable || t->updatable || t->deletable))
+        return item;
+    const char *post_refs[] = {body, "select", "preferPost"};
+    const char *created[] = {"201"}, *created_t[] = {"Created"};
+    add_table_op(d, item, t, "post", false, post_refs, 3, created, created_t, 1);
+    const char *patch_refs[] = {body, "preferReturn"};
+    const char *nc[] = {"204"}, *nc_t[] = {"No Content"};
+    add_table_op(d, item, t, "patch", true, patch_refs, 2, nc, nc_t, 1);
+    const char *delete_refs[] = {"preferReturn"};
+    add_table_op(d, item, t, "delete", true, delete_refs, 1, nc, nc_t, 1);
+    return item;
+}
+
+/* OpenAPI.hs makeProcGetParam: query parameters are strings unless the
+ * type is a number or boolean; VARIADIC ones repeat (collectionFormat
+ * multi). */
+static json_object *routine_get_param(pgrest_arena *a, const pgr_routine_param *p)
+{
+    json_object *o = json_object_new_object();
+    put_str(o, "name", p->name);
+    put(o, "required", json_object_new_boolean(p->required));
+    put_str(o, "in", "query");
+    if (p->variadic && ends_with(p->type, "[]")) {
+        const char *elem = element_type(a, p->type);
+        json_object *items = json_object_new_object();
+        put_str(items, "format", swagger_format(elem));
+        sw_type et = swagger_type(elem);
+        put_str(items, "type", et == SW_NONE || et == SW_ARRAY ? "string"
+                                                              : swagger_type_name(et));
+        put_str(o, "type", "array");
+        put(o, "items", items);
+        put_str(o, "collectionFormat", "multi");
+        return o;
+    }
+    sw_type st = swagger_type(p->type);
+    put_str(o, "format", swagger_format(p->type));
+    put_str(o, "type", st == SW_NONE || st == SW_ARRAY ? "string" : swagger_type_name(st));
+    return o;
+}
+
+/* OpenAPI.hs makeProcSchema: the POST body object. */
+static json_object *routine_schema(pgrest_arena *a, const pgr_routine *r)
+{
+    json_object *s = json_object_new_object();
+    json_object *props = json_object_new_object();
+    json_object *required = json_object_new_array();
+    put_str(s, "description", r->description);
+    for (size_t i = 0; i < r->n_params; i++) {
+        const pgr_routine_param *p = &r->params[i];
+        json_object *prop = json_object_new_object();
+        sw_type st = swagger_type(p->type);
+        put_str(prop, "format", swagger_format(p->type));
+        put_type(prop, st);
+        if (st == SW_ARRAY)
+            put_items(a, prop, p->type);
+        put(props, p->name, prop);
+        if (p->required)
+            json_object_array_add(required, json_object_new_string(p->name));
+    }
+    put_nonempty(s, "properties", props);
+    put_nonempty(s, "required", required);
+    put_str(s, "type", "object");
+    return s;
+}
+
+static json_object *routine_op(pgrest_arena *a, const pgr_routine *r,
+                               json_object *params)
+{
+    static const char *const produces[] = {
+        "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
+        "application/vnd.pgrst.object+json"};
+    const char *codes[] = {"200"}, *texts[] = {"OK"};
+    json_object *op = operation(pgr_asprintf(a, "(rpc) %s", r->name), r->description, a);
+    put(op, "produces", str_array(produces, 3));
+    put_nonempty(op, "parameters", params);
+    put(op, "responses", responses(codes, texts, 1));
+    return op;
+}
+
+/* OpenAPI.hs makeProcPathItem: GET only for STABLE/IMMUTABLE functions. */
+static json_object *routine_path(pgrest_arena *a, const pgr_routine *r)
+{
+    json_object *item = json_object_new_object();
+    if (r->volatility != 'v') {
+        json_object *params = json_object_new_array();
+        for (size_t i = 0; i < r->n_params; i++)
+            json_object_array_add(params, routine_get_param(a, &r->params[i]));
+        put(item, "get", routine_op(a, r, params));
+    }
+    json_object *args = json_object_new_object();
+    put_str(args, "name", "args");
+    put(args, "required", json_object_new_boolean(1));
+    put_str(args, "in", "body");
+    put(args, "schema", routine_schema(a, r));
+    json_object *post_params = json_object_new_array();
+    json_object_array_add(post_params, args);
+    json_object_array_add(post_params, ref_to(a, "#/parameters/", "preferParams"));
+    put(item, "post", routine_op(a, r, post_params));
+    return item;
+}
+
+/* OpenAPI.hs makeRootPathItem */
+static json_object *root_path(void)
+{
+    static const char *const produces[] = {"application/openapi+json", "application/json"};
+    const char *tags[] = {"Introspection"};
+    const char *codes[] = {"200"}, *texts[] = {"OK"};
+    json_object *op = json_object_new_object();
+    put(op, "tags", str_array(tags, 1));
+    put_str(op, "summary", "OpenAPI description (this document)");
+    put(op, "produces", str_array(produces, 2));
+    put(op, "responses", responses(codes, texts, 1));
+    json_object *item = json_object_new_object();
+    put(item, "get", op);
+    return item;
+}
+
+/* ------------------------------------------------------------ document */
+
+/* openapi-server-proxy-uri, else server-host:server-port (OpenAPI.hs
+ * postgrestSpec + Config/Proxy.hs; wildcard hosts print as 0.0.0.0). */
+typedef struct endpoint {
+    const char *scheme;
+    const char *host;    /* host:port */
+    const char *base_path;
+} endpoint;
+
+static bool parse_proxy(pgrest_arena *a, const char *uri, endpoint *e)
+{
+    const char *sep = strstr(uri, "://");
+    if (sep == NULL)
+        return false;
+    char *scheme = pgr_strndup(a, uri, (size_t)(sep - uri));
+    if (scheme == NULL || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0))
+        return false;
+    const char *h = sep + 3;
+    size_t hn = strcspn(h, "/?#");
+    const char *path = h + hn;
+    const char *colon = memchr(h, ':', hn);
+    const char *host = pgr_strndup(a, h, colon ? (size_t)(colon - h) : hn);
+    const char *port = colon ? pgr_strndup(a, colon + 1, hn - (size_t)(colon - h) - 1)
+                             : strcmp(scheme, "https") == 0 ? "443" : "80";
+    if (host == NULL || *host == '\0' || port == NULL)
+        return false;
+    e->scheme = scheme;
+    e->host = pgr_asprintf(a, "%s:%s", host, port);
+    size_t pn = strcspn(path, "?#");
+    e->base_path = pn > 0 ? pgr_strndup(a, path, pn) : "/";
+    return true;
+}
+
+static endpoint server_endpoint(const pgrest_ctx *ctx, pgrest_arena *a)
+{
+    endpoint e = {"http", NULL, "/"};
+    const char *proxy = pgrest_ctx_get(ctx, "openapi-server-proxy-uri");
+    if (proxy != NULL && *proxy != '\0' && parse_proxy(a, proxy, &e))
+        return e;
+    const char *host = pgrest_ctx_get(ctx, "server-host");
+    const char *port = pgrest_ctx_get(ctx, "server-port");
+    static const char *const wildcard[] = {"*", "*4", "!4", "*6", "!6"};
+    if (host == NULL)
+        host = "!4";
+    for (size_t i = 0; i < sizeof wildcard / sizeof wildcard[0]; i++)
+        if (strcmp(host, wildcard[i]) == 0)
+            host = "0.0.0.0";
+    e.host = pgr_asprintf(a, "%s:%s", host, port ? port : "3000");
+    return e;
+}
+
+static bool security_active(const pgrest_ctx *ctx)
+{
+    const char *v = pgrest_ctx_get(ctx, "openapi-security-active");
+    return v != NULL && (strcmp(v, "true") == 0 || strcmp(v, "on") == 0 ||
+                         strcmp(v, "yes") == 0 || strcmp(v, "1") == 0);
+}
+
+static void add_security(json_object *doc)
+{
+    json_object *jwt = json_object_new_object();
+    put_str(jwt, "type", "apiKey");
+    put_str(jwt, "in", "header");
+    put_str(jwt, "name", "Authorization");
+    put_str(jwt, "description",
+            "Add the token prepending \"Bearer \" (without quotes) to it");
+    json_object *defs = json_object_new_object();
+    put(defs, "JWT", jwt);
+    put(doc, "securityDefinitions", defs);
+    json_object *req = json_object_new_object();
+    put(req, "JWT", json_object_new_array());
+    json_object *sec = json_object_new_array();
+    json_object_array_add(sec, req);
+    put(doc, "security", sec);
+}
+
+static json_object *info(pgrest_arena *a, const char *schema_comment)
+{
+    const char *title, *description;
+    split_comment(a, schema_comment, &title, &description);
+    json_object *o = json_object_new_object();
+    put_str(o, "description", description ? description
+                                          : "This is a dynamic API generated by PostgREST");
+    put_str(o, "title", title ? title : "PostgREST API");
+    put_str(o, "version", PGREST_VERSION_STRING);
+    return o;
+}
+
+static void add_relations(const doc_ctx *d, json_object *paths,
+                          json_object *defs, json_object *params)
+{
+    for (size_t i = 0; i < d->sc->n_tables; i++) {
+        const pgr_table *t = &d->sc->tables[i];
+        if (!table_included(d, t))
+            continue;
+        put(defs, t->name, table_definition(d, t));
+        add_table_params(d, params, t);
+        put(paths, pgr_asprintf(d->a, "/%s", t->name), table_path(d, t));
+    }
+    for (size_t i = 0; i < d->sc->n_routines; i++) {
+        const pgr_routine *r = &d->sc->routines[i];
+        if (routine_included(d, r))
+            put(paths, pgr_asprintf(d->a, "/rpc/%s", r->name), routine_path(d->a, r));
+    }
+}
+
+static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
+                          const char *schema_comment)
+{
+    static const char *const mimes[] = {
+        "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
+        "application/vnd.pgrst.object+json", "text/csv"};
+    endpoint e = server_endpoint(ctx, d->a);
+    json_object *doc = json_object_new_object();
+    put_str(doc, "swagger", "2.0");
+    put(doc, "info", info(d->a, schema_comment));
+    json_object *docs = json_object_new_object();
+    put_str(docs, "description", "PostgREST Documentation");
+    put_str(docs, "url", "https://postgrest.org/en/v12/references/api.html");
+    put(doc, "externalDocs", docs);
+    put_str(doc, "host", e.host);
+    put_str(doc, "basePath", e.base_path);
+    const char *schemes[] = {e.scheme};
+    put(doc, "schemes", str_array(schemes, 1));
+    put(doc, "consumes", str_array(mimes, 4));
+    put(doc, "produces", str_array(mimes, 4));
+    json_object *paths = json_object_new_object();
+    json_object *defs = json_object_new_object();
+    json_object *params = json_object_new_object();
+    put(paths, "/", root_path());
+    add_common_params(params);
+    add_relations(d, paths, defs, params);
+    put(doc, "paths", paths);
+    put_nonempty(doc, "definitions", defs);
+    put(doc, "parameters", params);
+    if (security_active(ctx))
+        add_security(doc);
+    return doc;
+}
+
+char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
+                           const pgr_schema_cache *sc, const char *schema,
+                           const char *inspect_json, size_t *len,
+                           pgrest_error *err)
+{
+    json_object *in = json_tokener_parse(inspect_json ? inspect_json : "");
+    if (in == NULL || !json_object_is_type(in, json_type_object)) {
+        json_object_put(in);
+        pgr_error(err, 500, "PGRSTX00", "Unexpected OpenAPI introspection result",
+                  NULL, NULL);
+        return NULL;
+    }
+    doc_ctx d = {.a = a, .sc = sc, .schema = schema};
+    json_object *desc;
+    const char *comment = NULL;
+    if (json_object_object_get_ex(in, "description", &desc) &&
+        json_object_is_type(desc, json_type_string))
+        comment = pgr_strdup(a, json_object_get_string(desc));
+    bool ok = read_name_set(a, in, "tables", &d.tables) &&
+              read_name_set(a, in, "functions", &d.functions);
+    json_object_put(in);
+    if (!ok) {
+        pgr_error_oom(err);
+        return NULL;
+    }
+    json_object *doc = build(ctx, &d, comment);
+    size_t n = 0;
+    const char *text = json_object_to_json_string_length(
+        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+    char *out = text ? pgr_strndup(a, text, n) : NULL;
+    json_object_put(doc);
+    if (out == NULL) {
+        pgr_error_oom(err);
+        return NULL;
+    }
+    *len = n;
+    return out;
+}

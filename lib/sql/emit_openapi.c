@@ -1,0 +1,72 @@
+/* Main statement of GET/HEAD / (PostgREST Query/Statements.hs and
+ * SchemaCache.hs accessibleTables / accessibleFuncs / schemaDescription).
+ * The schema COMMENT and, with openapi-mode=follow-privileges, the
+ * relations and functions the request role may use are read inside the
+ * request transaction, after the role is set, so the whole request stays
+ * one round trip. The document itself is built from the schema cache in
+ * openapi/openapi.c. */
+#include "context.h"
+#include "sql/emit_main.h"
+#include "util/error.h"
+
+#define ROOT_HEAD "SELECT null::bigint AS total_result_set, 1::bigint AS page_total, "
+
+/* PostgREST accessibleTables: any privilege on the relation or one of its
+ * columns, or membership in the owner role. */
+static const char accessible_tables[] =
+    ", 'tables', (SELECT coalesce(pg_catalog.json_agg(c.relname), '[]')"
+    " FROM pg_catalog.pg_class c JOIN pgrst_ns ns ON c.relnamespace = ns.oid"
+    " WHERE c.relkind IN ('v','r','m','f','p') AND NOT c.relispartition"
+    " AND (pg_catalog.pg_has_role(c.relowner, 'USAGE')"
+    " OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')"
+    " OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')))";
+
+/* PostgREST accessibleFuncs: EXECUTE privilege. */
+static const char accessible_functions[] =
+    ", 'functions', (SELECT coalesce(pg_catalog.json_agg(DISTINCT p.proname), '[]')"
+    " FROM pg_catalog.pg_proc p JOIN pgrst_ns ns ON p.pronamespace = ns.oid"
+    " WHERE pg_catalog.has_function_privilege(p.oid, 'EXECUTE'))";
+
+static void emit_inspect(pgr_sql *q, const pgrest_ctx *ctx,
+                         const pgrest_query_plan *plan)
+{
+    pgr_sql_put(q, "WITH pgrst_ns AS (SELECT n.oid FROM pg_catalog.pg_namespace n"
+                   " WHERE n.nspname = ");
+    pgr_sql_param_cast(q, plan->api->schema, "text");
+    pgr_sql_put(q, ") " ROOT_HEAD "pg_catalog.json_build_object('description',"
+                   " (SELECT pg_catalog.obj_description(ns.oid, 'pg_namespace') FROM pgrst_ns ns)");
+    if (ctx->cfg.openapi_mode == PGR_OPENAPI_FOLLOW_PRIVILEGES) {
+        pgr_sql_put(q, accessible_tables);
+        pgr_sql_put(q, accessible_functions);
+    }
+    pgr_sql_put(q, ")::text AS body, " RESPONSE_GUCS);
+}
+
+/* db-root-spec: the function's JSON result is the body. */
+static void emit_root_spec(pgr_sql *q, const pgr_routine *r)
+{
+    pgr_sql_put(q, ROOT_HEAD);
+    if (r->returns_set) {
+        pgr_sql_put(q, "(SELECT coalesce(pg_catalog.json_agg(_pgrst_root), '[]')::text FROM ");
+    } else if (r->return_kind == PGR_RETURN_COMPOSITE) {
+        pgr_sql_put(q, "(SELECT pg_catalog.row_to_json(_pgrst_root)::text FROM ");
+    } else {
+        pgr_sql_put(q, "pg_catalog.to_json(");
+        pgr_sql_qualified(q, r->schema, r->name);
+        pgr_sql_put(q, "())::text AS body, " RESPONSE_GUCS);
+        return;
+    }
+    pgr_sql_qualified(q, r->schema, r->name);
+    pgr_sql_put(q, "() _pgrst_root) AS body, " RESPONSE_GUCS);
+}
+
+int pgr_emit_main_schema_read(pgr_sql *q, const pgrest_ctx *ctx,
+                              const pgrest_query_plan *plan, pgrest_error *err)
+{
+    (void)err;
+    if (plan->root_spec != NULL)
+        emit_root_spec(q, plan->root_spec);
+    else
+        emit_inspect(q, ctx, plan);
+    return PGREST_OK;
+}

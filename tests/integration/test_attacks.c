@@ -1,0 +1,344 @@
+/* The attack battery: forged and abused JWTs, and SQL injection attempts
+ * through every part of a request. Each must be rejected with PostgREST's
+ * status, and no attacker text may reach PostgreSQL as SQL: wherever the
+ * request is accepted far enough to emit SQL, the marker may only appear
+ * inside a quoted identifier or as a $n parameter value. A canary table
+ * that every payload tries to create must never exist afterwards. */
+#include <check.h>
+#include <jwt.h>
+#include <libpq-fe.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check_run.h"
+#include "harness.h"
+
+#define SECRET "reallyreallyreallyreallyverysafe"
+#define MARKER "pwned"
+#define PAYLOAD "x');CREATE TABLE api.pwned(i int);--"
+
+static pgrest_ctx *ctx;
+
+static void setup(void)
+{
+    ctx = harness_ctx(NULL);
+}
+
+static void teardown(void)
+{
+    pgrest_ctx_free(ctx);
+}
+
+static char *sign(jwt_alg_t alg, const void *key, size_t key_len, const char *claims)
+{
+    jwt_t *jwt = NULL;
+    ck_assert_int_eq(jwt_new(&jwt), 0);
+    ck_assert_int_eq(jwt_add_grants_json(jwt, claims), 0);
+    ck_assert_int_eq(jwt_set_alg(jwt, alg, key, (int)key_len), 0);
+    char *s = jwt_encode_str(jwt);
+    jwt_free(jwt);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+static char *hs256(const char *secret, const char *claims)
+{
+    return sign(JWT_ALG_HS256, secret, strlen(secret), claims);
+}
+
+/* GET /artists with the token; returns the status, checks the code. */
+static int with_token(const char *token, const char *code)
+{
+    char *auth = malloc(strlen(token) + 8);
+    memcpy(auth, "Bearer ", 7);
+    strcpy(auth + 7, token);
+    const char *h[] = {"Authorization", auth, NULL};
+    test_response r;
+    harness_request(ctx, "GET", "/artists", "select=id&id=eq.1", h, NULL, &r);
+    int st = r.status;
+    if (code != NULL)
+        ck_assert_msg(strstr(r.body, code) != NULL, "want %s, got %d %s", code, st, r.body);
+    if (st == 401)
+        ck_assert_ptr_nonnull(harness_header(&r, "WWW-Authenticate"));
+    harness_free(&r);
+    free(auth);
+    return st;
+}
+
+START_TEST(alg_none_is_rejected)
+{
+    /* {"alg":"none","typ":"JWT"}.{"role":"web_user"}. */
+    ck_assert_int_eq(with_token("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0."
+                                "eyJyb2xlIjoid2ViX3VzZXIifQ.", "PGRST301"), 401);
+}
+END_TEST
+
+START_TEST(wrong_key_and_tampered_payload)
+{
+    char *t = hs256("an-entirely-different-secret-of-32+", "{\"role\":\"web_user\"}");
+    ck_assert_int_eq(with_token(t, "PGRST301"), 401);
+    free(t);
+    /* a valid anon token whose payload is swapped for a web_user one */
+    char *good = hs256(SECRET, "{\"role\":\"web_anon\"}");
+    char *evil = hs256(SECRET, "{\"role\":\"web_user\"}");
+    char *dot1 = strchr(good, '.'), *dot2 = strchr(dot1 + 1, '.');
+    char *edot1 = strchr(evil, '.'), *edot2 = strchr(edot1 + 1, '.');
+    char forged[1024];
+    snprintf(forged, sizeof forged, "%.*s%.*s%s", (int)(dot1 - good), good,
+             (int)(edot2 - edot1), edot1, dot2);
+    ck_assert_int_eq(with_token(forged, "PGRST301"), 401);
+    free(good);
+    free(evil);
+}
+END_TEST
+
+START_TEST(expired_and_not_yet_valid)
+{
+    char claims[128];
+    snprintf(claims, sizeof claims, "{\"role\":\"web_user\",\"exp\":%ld}", (long)time(NULL) - 3600);
+    char *t = hs256(SECRET, claims);
+    ck_assert_int_eq(with_token(t, "PGRST303"), 401);
+    free(t);
+    snprintf(claims, sizeof claims, "{\"role\":\"web_user\",\"nbf\":%ld}", (long)time(NULL) + 3600);
+    t = hs256(SECRET, claims);
+    ck_assert_int_eq(with_token(t, "PGRST303"), 401);
+    free(t);
+}
+END_TEST
+
+START_TEST(roles_the_authenticator_may_not_become)
+{
+    char *t = hs256(SECRET, "{\"role\":\"not_granted\"}");
+    ck_assert_int_eq(with_token(t, "42501"), 403);
+    free(t);
+    t = hs256(SECRET, "{\"role\":\"postgres\"}");
+    ck_assert_int_eq(with_token(t, "42501"), 403);
+    free(t);
+    t = hs256(SECRET, "{\"role\":\"no such role\"}");
+    ck_assert_int_eq(with_token(t, "22023"), 401);
+    free(t);
+    char evil[160];
+    snprintf(evil, sizeof evil, "{\"role\":\"web_user'; %s\"}", PAYLOAD);
+    t = hs256(SECRET, evil);
+    with_token(t, NULL);
+    free(t);
+}
+END_TEST
+
+START_TEST(very_long_token)
+{
+    size_t n = 200 * 1024;
+    char *t = malloc(n + 1);
+    memset(t, 'A', n);
+    t[n / 3] = '.';
+    t[2 * n / 3] = '.';
+    t[n] = '\0';
+    ck_assert_int_eq(with_token(t, "PGRST301"), 401);
+    free(t);
+}
+END_TEST
+
+static char *b64url_bn(const BIGNUM *bn)
+{
+    unsigned char buf[512];
+    int len = BN_bn2bin(bn, buf);
+    char out[1024];
+    int n = EVP_EncodeBlock((unsigned char *)out, buf, len);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (out[i] == '=')
+            break;
+        out[k++] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+    }
+    out[k] = '\0';
+    return strdup(out);
+}
+
+/* The server trusts an RS256 public key; the attacker signs HS256 with
+ * that public key as the HMAC secret. */
+START_TEST(key_confusion_rs256_public_key_as_hs256_secret)
+{
+    EVP_PKEY *pkey = EVP_RSA_gen(2048);
+    BIGNUM *n = NULL, *e = NULL;
+    EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_N, &n);
+    EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_E, &e);
+    char *bn = b64url_bn(n), *be = b64url_bn(e);
+    char jwk[2048];
+    snprintf(jwk, sizeof jwk, "{\"kty\":\"RSA\",\"alg\":\"RS256\",\"n\":\"%s\",\"e\":\"%s\"}", bn, be);
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-secret", jwk, &err), PGREST_OK);
+    BIO *bio = BIO_new(BIO_s_mem());
+    PEM_write_bio_PUBKEY(bio, pkey);
+    char *pem;
+    long pem_len = BIO_get_mem_data(bio, &pem);
+    char *t = sign(JWT_ALG_HS256, pem, (size_t)pem_len, "{\"role\":\"web_user\"}");
+    ck_assert_int_eq(with_token(t, "PGRST301"), 401);
+    free(t);
+    t = sign(JWT_ALG_HS256, jwk, strlen(jwk), "{\"role\":\"web_user\"}");
+    ck_assert_int_eq(with_token(t, "PGRST301"), 401);
+    free(t);
+    BIO_free(bio);
+    BN_free(n);
+    BN_free(e);
+    free(bn);
+    free(be);
+    EVP_PKEY_free(pkey);
+}
+END_TEST
+
+/* ------------------------------------------------------------ injection */
+
+/* The marker outside "quoted identifiers" in SQL text means user input
+ * became SQL. */
+static bool marker_outside_identifiers(const char *sql)
+{
+    for (const char *p = sql; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p; p++)
+                if (*p == '"' && p[1] != '"')
+                    break;
+                else if (*p == '"')
+                    p++;
+            if (*p == '\0')
+                return false;
+            continue;
+        }
+        if (strncmp(p, MARKER, strlen(MARKER)) == 0)
+            return true;
+    }
+    return false;
+}
+
+typedef struct attack {
+    const char *method, *path, *query, *header, *value, *body;
+} attack;
+
+static const attack attacks[] = {
+    {"GET", "/artists%3BCREATE%20TABLE%20api.pwned(i%20int)", "", NULL, NULL, NULL},
+    {"GET", "/rpc/add%22();CREATE TABLE api.pwned(i int);--", "", NULL, NULL, NULL},
+    {"GET", "/artists", "select=id,name%22);CREATE%20TABLE%20api.pwned(i%20int);--", NULL, NULL, NULL},
+    {"GET", "/artists", "select=pwned:id::int);CREATE TABLE api.pwned(i int);--", NULL, NULL, NULL},
+    {"GET", "/artists", "select=%22x%22%22);CREATE TABLE api.pwned(i int);--%22:id", NULL, NULL, NULL},
+    {"GET", "/artists", "id=eq.1');CREATE TABLE api.pwned(i int);--", NULL, NULL, NULL},
+    {"GET", "/artists", "name=in.(a,\"b');CREATE TABLE api.pwned(i int);--\")", NULL, NULL, NULL},
+    {"GET", "/artists", "id=eq;CREATE TABLE api.pwned(i int);--.1", NULL, NULL, NULL},
+    {"GET", "/artists", "name=fts(english');CREATE TABLE api.pwned(i int);--).x", NULL, NULL, NULL},
+    {"GET", "/artists", "id=is.null;CREATE TABLE api.pwned(i int)", NULL, NULL, NULL},
+    {"GET", "/artists", "order=id;CREATE TABLE api.pwned(i int);--", NULL, NULL, NULL},
+    {"GET", "/artists", "order=%22id%22%22;CREATE TABLE api.pwned(i int);--%22.desc", NULL, NULL, NULL},
+    {"GET", "/artists", "or=(id.eq.1,name.eq.x');CREATE TABLE api.pwned(i int);--)", NULL, NULL, NULL},
+    {"GET", "/albums", "select=tags->>x');CREATE TABLE api.pwned(i int);--", NULL, NULL, NULL},
+    {"GET", "/albums", "select=id&tags->>0=eq.x');CREATE TABLE api.pwned(i int);--", NULL, NULL, NULL},
+    {"GET", "/artists", "limit=1;CREATE TABLE api.pwned(i int)", NULL, NULL, NULL},
+    {"GET", "/artists", "select=id,albums!x');CREATE TABLE api.pwned(i int);--(id)", NULL, NULL, NULL},
+    {"GET", "/artists", "", "Prefer", "count=exact');CREATE TABLE api.pwned(i int);--", NULL},
+    {"GET", "/artists", "", "Prefer", "timezone=UTC');CREATE TABLE api.pwned(i int);--", NULL},
+    {"GET", "/artists", "", "Accept-Profile", "api\";CREATE TABLE api.pwned(i int);--", NULL},
+    {"GET", "/artists", "", "Range", "0-1;CREATE TABLE api.pwned(i int)", NULL},
+    {"GET", "/artists", "", "X-Anything", "');CREATE TABLE api.pwned(i int);--", NULL},
+    {"POST", "/rpc/add", "", "Content-Type", "application/json",
+     "{\"a\":\"1');CREATE TABLE api.pwned(i int);--\",\"b\":2}"},
+    {"POST", "/rpc/add", "", "Content-Type", "application/json",
+     "{\"a);CREATE TABLE api.pwned(i int);--\":1}"},
+    {"GET", "/rpc/add", "a=1');CREATE TABLE api.pwned(i int);--&b=2", NULL, NULL, NULL},
+    {"PATCH", "/artists", "id=eq.1", "Content-Type", "application/json",
+     "{\"name\":\"x');CREATE TABLE api.pwned(i int);--\"}"},
+    {"POST", "/artists", "columns=name,pwned%22)%20VALUES%20(1);--", "Content-Type",
+     "application/json", "{\"name\":\"n\"}"},
+    {"POST", "/artists", "on_conflict=id);CREATE TABLE api.pwned(i int);--", "Content-Type",
+     "application/json", "{\"name\":\"n\"}"},
+};
+
+static pgrest_request *attack_request(pgrest_arena *a, const attack *at)
+{
+    pgrest_request *req = pgrest_request_new(a, at->method, at->path, at->query);
+    if (at->header != NULL)
+        pgrest_request_add_header(req, at->header, at->value);
+    if (at->body != NULL)
+        pgrest_request_set_body(req, at->body, strlen(at->body));
+    pgrest_request_add_header(req, "Prefer", "tx=rollback");
+    return req;
+}
+
+START_TEST(injection_never_becomes_sql)
+{
+    const attack *at = &attacks[_i];
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = attack_request(a, at);
+    pgrest_api_request *api;
+    pgrest_query_plan *plan;
+    pgrest_statements *st;
+    pgrest_error err = {0};
+    if (pgrest_parse_request(ctx, a, req, &api, &err) == PGREST_OK &&
+        pgrest_plan(ctx, a, api, &plan, &err) == PGREST_OK &&
+        pgrest_emit_sql(ctx, a, plan, &st, &err) == PGREST_OK) {
+        for (size_t i = 0; i < pgrest_statements_count(st); i++)
+            ck_assert_msg(!marker_outside_identifiers(pgrest_statements_sql(st, i)),
+                          "attack %d leaked into SQL: %s", _i, pgrest_statements_sql(st, i));
+    } else {
+        ck_assert_int_ge(err.http_status, 400);
+        ck_assert_int_lt(err.http_status, 500);
+    }
+    pgrest_response *resp = pgrest_handle(ctx, a, attack_request(a, at));
+    int status = pgrest_response_status(resp);
+    ck_assert_msg(status < 500, "attack %d: status %d", _i, status);
+    pgrest_arena_free(a);
+    PGconn *pg = PQconnectdb(harness_db_uri());
+    PQclear(PQexec(pg, "SET ROLE web_anon"));
+    PGresult *r = PQexec(pg, "SELECT to_regclass('api.pwned') IS NULL");
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(pg));
+    ck_assert_str_eq(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    PQfinish(pg);
+}
+END_TEST
+
+/* Row level security sees the role and the claims of the request. */
+START_TEST(row_level_security_follows_the_token)
+{
+    char *alice = hs256(SECRET, "{\"role\":\"web_user\",\"sub\":\"alice\"}");
+    char auth[512];
+    snprintf(auth, sizeof auth, "Bearer %s", alice);
+    const char *h[] = {"Authorization", auth, NULL};
+    test_response r;
+    harness_request(ctx, "GET", "/private_notes", "select=body&order=id", h, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"body\":\"alice 1\"}, \n {\"body\":\"alice 2\"}]");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/private_notes", "select=body", NULL, NULL, &r);
+    ck_assert_str_eq(r.body, "[]");
+    harness_free(&r);
+    free(alice);
+}
+END_TEST
+
+int main(void)
+{
+    harness_db_uri();
+    Suite *s = suite_create("attacks");
+    TCase *jwt = tcase_create("jwt");
+    tcase_set_timeout(jwt, 60);
+    tcase_add_checked_fixture(jwt, setup, teardown);
+    tcase_add_test(jwt, alg_none_is_rejected);
+    tcase_add_test(jwt, wrong_key_and_tampered_payload);
+    tcase_add_test(jwt, expired_and_not_yet_valid);
+    tcase_add_test(jwt, roles_the_authenticator_may_not_become);
+    tcase_add_test(jwt, very_long_token);
+    tcase_add_test(jwt, key_confusion_rs256_public_key_as_hs256_secret);
+    tcase_add_test(jwt, row_level_security_follows_the_token);
+    suite_add_tcase(s, jwt);
+    TCase *inj = tcase_create("injection");
+    tcase_set_timeout(inj, 60);
+    tcase_add_checked_fixture(inj, setup, teardown);
+    tcase_add_loop_test(inj, injection_never_becomes_sql, 0,
+                        (int)(sizeof attacks / sizeof attacks[0]));
+    suite_add_tcase(s, inj);
+    return check_run(s);
+}

@@ -127,6 +127,11 @@ static int serve(server_config *cfg)
         .unix_mode = mode ? (unsigned)strtoul(mode, NULL, 8) : 0660,
         .threads = pool ? (unsigned)atoi(pool) : 10,
     };
+    /* pgrest's own option: HTTP worker threads (default: one per pool
+     * connection, since a worker waits for the database) */
+    const char *threads = server_options_get(opts, "server-threads");
+    if (threads != NULL)
+        lc.threads = (unsigned)atoi(threads);
     if (!limit_options(opts, &lc))
         return 1;
     if (lc.host == NULL)

@@ -319,6 +319,16 @@ static void after_pipeline(pgrest_pending *p)
         finish(p, rc);
 }
 
+/* The COMMIT after a post-check failed (a deferred constraint): the
+ * write did not happen, so the response is that error, not the 2xx. */
+static void end_failed(pgrest_pending *p, PGresult *r)
+{
+    if (!keep_result(&p->rs, r))
+        return;
+    p->resp = NULL;
+    p->rc = pg_error(p->ctx, p->arena, p->st->plan->api, r, &p->resp, &p->err);
+}
+
 static void feed(pgrest_pending *p, PGresult *r)
 {
     switch (p->stage) {
@@ -330,11 +340,19 @@ static void feed(pgrest_pending *p, PGresult *r)
         return;
     case STAGE_SYNC:
     case STAGE_END_SYNC:
+        /* the implicit transaction commits at the Sync: a deferred
+         * constraint fails there, and that error is the answer */
+        if (r != NULL && PQresultStatus(r) == PGRES_FATAL_ERROR &&
+            p->rs.error == NULL) {
+            if (keep_result(&p->rs, r))
+                p->rs.error = r;
+            return;
+        }
         if (r != NULL && PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
             bool end = p->stage == STAGE_END_SYNC;
             PQclear(r);
             if (end)
-                p->stage = STAGE_DONE;
+                finish(p, p->rc);
             else
                 after_pipeline(p);
             return;
@@ -344,6 +362,8 @@ static void feed(pgrest_pending *p, PGresult *r)
     case STAGE_END:
         if (r == NULL)
             p->stage = STAGE_END_SYNC;
+        else if (PQresultStatus(r) == PGRES_FATAL_ERROR && p->rc == PGREST_OK)
+            end_failed(p, r);
         else
             PQclear(r);
         return;

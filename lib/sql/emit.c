@@ -191,6 +191,18 @@ static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
                         plan->read_only ? " READ ONLY" : "");
 }
 
+/* A request that commits, with no isolation level of its own and no
+ * post-check, needs no BEGIN/COMMIT: the pipeline runs as one implicit
+ * transaction up to its Sync, committed there, rolled back by any error
+ * (PostgreSQL protocol-flow "Pipelining"). Two statements fewer per
+ * request; the READ ONLY of a read goes into the settings statement. */
+static bool implicit_transaction(const pgrest_query_plan *plan,
+                                 const pgrest_statements *st)
+{
+    return plan->commit && plan->isolation_level == NULL && !plan->explain &&
+           !st->end_after_check;
+}
+
 int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
                     const pgrest_query_plan *plan, pgrest_statements **out,
                     pgrest_error *err)
@@ -202,29 +214,37 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 10)) == NULL)
         return pgr_error_oom(err);
     st->plan = plan;
-    add_text(st, arena, PGR_STMT_BEGIN, begin_command(arena, plan), prep);
-    pgr_sql q;
-    pgr_sql_init(&q, arena);
-    int rc = pgr_emit_settings(&q, ctx, plan, err);
-    if (rc != PGREST_OK)
-        return rc;
-    add_stmt(st, PGR_STMT_SETTINGS, &q, prep);
-    pgr_sql_init(&q, arena);
-    if (pgr_emit_pre_request(&q, ctx))
-        add_stmt(st, PGR_STMT_PRE_REQUEST, &q, prep);
-    pgr_sql_init(&q, arena);
+    pgr_sql main_q, settings_q, pre_q;
+    pgr_sql_init(&main_q, arena);
     if (plan->explain)
-        emit_explain(&q, plan);
-    if ((rc = emit_main(&q, ctx, plan, st, err)) != PGREST_OK)
+        emit_explain(&main_q, plan);
+    int rc = emit_main(&main_q, ctx, plan, st, err);
+    if (rc != PGREST_OK)
         return rc;
     /* the plan is the answer: no post-check reads the row */
     if (plan->explain)
         st->end_after_check = false;
-    if (!pgr_sql_ok(&q))
+    if (!pgr_sql_ok(&main_q))
         return pgr_error_oom(err);
-    add_stmt(st, PGR_STMT_MAIN, &q, prep);
+    bool implicit = implicit_transaction(plan, st);
+    pgr_sql_init(&settings_q, arena);
+    if ((rc = pgr_emit_settings(&settings_q, ctx, plan, err)) != PGREST_OK)
+        return rc;
+    if (implicit && plan->read_only)
+        pgr_sql_put(&settings_q, ", set_config('transaction_read_only', 'on', true)");
+    if (!implicit)
+        add_text(st, arena, PGR_STMT_BEGIN, begin_command(arena, plan), prep);
+    add_stmt(st, PGR_STMT_SETTINGS, &settings_q, prep);
+    pgr_sql_init(&pre_q, arena);
+    if (pgr_emit_pre_request(&pre_q, ctx))
+        add_stmt(st, PGR_STMT_PRE_REQUEST, &pre_q, prep);
+    add_stmt(st, PGR_STMT_MAIN, &main_q, prep);
     if ((rc = add_explain_count(st, arena, plan, prep, err)) != PGREST_OK)
         return rc;
+    if (implicit) {
+        *out = st;
+        return PGREST_OK;
+    }
     /* PostgREST checks deferred constraints before a rollback, so a
      * violation is still reported (MainTx.hs optionalRollback). */
     if (!plan->commit)

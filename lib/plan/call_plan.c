@@ -596,6 +596,11 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_errorf(err, a, 400, "PGRST200", NULL, NULL,
                           "Could not find a relationship for the result of '%s' in the schema cache",
                           api->name);
+    plan->table = root->table;
+    /* RETURNS TABLE(...) / OUT columns: their types resolve JSON paths on
+     * composite columns (to_jsonb) like a relation's would */
+    if (root->table == NULL && rows)
+        root->table = r->out_table;
     const char *path[64];
     int rc = pgr_plan_node(ctx, a, api, plan->schema, root, select, path, 0, err);
     if (rc != PGREST_OK)
@@ -603,7 +608,6 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
     if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
         return rc;
     plan->read = root;
-    plan->table = root->table;
     return PGREST_OK;
 }
 

@@ -267,6 +267,30 @@ static bool parse_settings(parse_ctx *p, json_object *o, pgr_routine *r)
     return true;
 }
 
+/* The columns a function returns through OUT/TABLE parameters, kept as a
+ * relation (kind 'F') that the read tree of its result can resolve. */
+static bool parse_out_columns(parse_ctx *p, json_object *o, pgr_routine *r)
+{
+    size_t n = 0;
+    json_object *cols = get_array(o, "out_columns", &n);
+    if (n == 0)
+        return true;
+    pgr_table *t = alloc_items(p, 1, sizeof(pgr_table));
+    pgr_column *c = alloc_items(p, n, sizeof(pgr_column));
+    if (t == NULL || c == NULL)
+        return fail(p, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!parse_column(p, json_object_array_get_idx(cols, i), &c[i]))
+            return fail(p, "an \"out_columns\" entry lacks \"name\" or \"type\"");
+    t->schema = r->schema;
+    t->name = r->name;
+    t->kind = 'F';
+    t->columns = c;
+    t->n_columns = n;
+    r->out_table = t;
+    return true;
+}
+
 static bool parse_routine(parse_ctx *p, json_object *o, pgr_routine *r)
 {
     r->schema = req_str(p, o, "schema");
@@ -289,6 +313,8 @@ static bool parse_routine(parse_ctx *p, json_object *o, pgr_routine *r)
     r->volatility = vol != NULL && vol[0] != '\0' ? vol[0] : 'v';
     r->has_out_params = get_bool(o, "has_out_params", false);
     r->isolation_level = opt_str(p, o, "isolation_level");
+    if (!parse_out_columns(p, o, r))
+        return false;
     return parse_settings(p, o, r);
 }
 

@@ -25,7 +25,8 @@
  *                 ("scalar"|"composite"|"void"),"return_composite_alias",
  *                 "returns_set",
  *                 "volatility" ("v"|"s"|"i"),"has_out_params",
- *                 "isolation_level","settings":[["k","v"]...]}],
+ *                 "isolation_level","settings":[["k","v"]...],
+ *                 "out_columns":[{"name","type","is_composite","is_array"}]}],
  *   "computed_relationships": [{"function_schema","function","table_schema",
  *                 "table","target_schema","target","to_one": bool}],
  *   "representations": [{"source","target","function"}],
@@ -175,6 +176,9 @@ typedef struct pgr_routine {
     bool returns_set;
     char volatility;            /* 'v','s','i' */
     bool has_out_params;
+    /* OUT / INOUT / TABLE columns as a relation of kind 'F' (function
+     * result), so filters and JSON paths know their types; NULL if none */
+    pgr_table *out_table;
     const char *isolation_level;
     const char **setting_names;
     const char **setting_values;

@@ -41,7 +41,7 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
 {
     return node->rows_are_records && node->table != NULL &&
-           column_of(node, f->name) == NULL;
+           node->table->kind != 'F' && column_of(node, f->name) == NULL;
 }
 
 void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f)

@@ -164,12 +164,26 @@ START_TEST(unsupported_method_and_raw_text)
 }
 END_TEST
 
+/* RETURNS TABLE(id, size api.dims): size->w reads the composite through
+ * to_jsonb (PostgREST api/tables_views "Composite / Array Columns"). */
+START_TEST(json_path_on_composite_column_of_table_function)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/boxes", "select=id,size->w&size->h=gt.3&order=size->>w.desc",
+                    NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"id\":3,\"w\":5}, \n {\"id\":2,\"w\":3}]");
+    harness_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rpc");
     TCase *tc = tcase_create("rpc");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, scalar_with_default_by_get);
+    tcase_add_test(tc, json_path_on_composite_column_of_table_function);
     tcase_add_test(tc, scalar_by_post_json_and_form);
     tcase_add_test(tc, setof_table_with_read_grammar);
     tcase_add_test(tc, setof_range_and_count);

@@ -2,7 +2,8 @@
 # The test command: installs what is missing, builds build/ and build-asan/
 # (AddressSanitizer + UBSan), starts a throwaway PostgreSQL loaded with
 # tests/fixtures/test_schema.sql, runs the unit and integration suites in both
-# builds, runs the multi-thread test (tests/integration/test_threads.c) in
+# builds, runs the Check programs of build/ under valgrind memcheck
+# (tests/valgrind/run.sh), runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
 # a program here), runs the server suite (tests/server/run.py, own clusters)
 # against build/, the server limits test (tests/limits/run.sh, its own
@@ -14,7 +15,7 @@
 #   N passed, N failed[, N skipped]
 # summing every suite.  Exit status 1 if anything failed.
 #
-# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-server] [--no-fuzz]
+# Usage: scripts/test.sh [--no-asan] [--no-tsan] [--no-server] [--no-fuzz] [--no-valgrind]
 #                        [--no-conformance]
 #        scripts/test.sh --deps-only     install missing packages and exit
 #        scripts/test.sh --print-deps    print the Debian packages needed
@@ -48,7 +49,7 @@ DEPS=(meson ninja-build pkg-config gcc libc6-dev
       check libsubunit-dev
       postgresql-15 postgresql-client-15 postgresql-15-postgis-3 postgresql-contrib tzdata
       python3 curl
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev valgrind)
 
 missing_deps() {
   local p
@@ -70,7 +71,7 @@ install_deps() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-use_asan=1 use_tsan=1 use_conformance=1 use_server=1 use_fuzz=1
+use_asan=1 use_tsan=1 use_conformance=1 use_server=1 use_fuzz=1 use_valgrind=1
 for arg in "$@"; do
   case "$arg" in
     --print-deps) printf '%s\n' "${DEPS[@]}"; exit 0 ;;
@@ -80,6 +81,7 @@ for arg in "$@"; do
     --no-conformance) use_conformance=0 ;;
     --no-server) use_server=0 ;;
     --no-fuzz) use_fuzz=0 ;;
+    --no-valgrind) use_valgrind=0 ;;
     -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
@@ -256,6 +258,28 @@ if [ "$tsan_ready" -eq 1 ]; then
       run_suite build-tsan integration --no-rebuild --timeout-multiplier 2 threads
   else
     note "build-tsan integration" "not run (no test database)"
+  fi
+fi
+# valgrind memcheck over the Check programs of build/ (invalid accesses and
+# definite leaks fail them); counts its "valgrind: P passed, F failed" line.
+if [ "$use_valgrind" -eq 1 ] && [ "${build_ok[0]:-}" = build ]; then
+  echo "== valgrind (tests/valgrind/run.sh)"
+  vlog="$work/valgrind.log"
+  if [ "$db_ready" -eq 1 ] && fresh_test_db; then
+    "$repo/tests/valgrind/run.sh" "$repo/build" 2>&1 | tee "$vlog"
+  else
+    env -u PGREST_TEST_DB_URI "$repo/tests/valgrind/run.sh" "$repo/build" 2>&1 | tee "$vlog"
+  fi
+  vline=$(grep -E '^valgrind: [0-9]+ passed' "$vlog" | tail -n 1)
+  if [ -n "$vline" ]; then
+    vpass=$(sed -E 's/^valgrind: ([0-9]+) passed.*/\1/' <<<"$vline")
+    vfail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$vline")
+    vskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$vline")
+    total_pass=$((total_pass + vpass)); total_fail=$((total_fail + vfail))
+    total_skip=$((total_skip + ${vskip:-0}))
+    note "valgrind" "${vline#valgrind: }"
+  else
+    total_fail=$((total_fail + 1)); note "valgrind" "FAILED (no result line)"
   fi
 fi
 "$pg_sh" stop "$pgdir"

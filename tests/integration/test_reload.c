@@ -63,7 +63,8 @@ START_TEST(notify_reloads_schema)
     exec_admin("DROP TABLE IF EXISTS api.reload_probe");
     ck_assert_int_eq(pgrest_ctx_start_listener(ctx, NULL, NULL, &err), PGREST_OK);
     ck_assert_int_eq(status_of("/reload_probe"), 404);
-    exec_admin("CREATE TABLE api.reload_probe(id int); GRANT SELECT ON api.reload_probe TO web_anon");
+    exec_admin("CREATE TABLE api.reload_probe(id int)");
+    exec_admin("GRANT SELECT ON api.reload_probe TO web_anon");
     exec_admin("NOTIFY pgrst, 'reload schema'");
     ck_assert_int_eq(wait_status("/reload_probe", 200), 200);
     exec_admin("DROP TABLE api.reload_probe");
@@ -78,7 +79,8 @@ START_TEST(other_payloads_are_ignored)
     pgrest_error err = {0};
     exec_admin("DROP TABLE IF EXISTS api.reload_probe2");
     ck_assert_int_eq(pgrest_ctx_start_listener(ctx, NULL, NULL, &err), PGREST_OK);
-    exec_admin("CREATE TABLE api.reload_probe2(id int); GRANT SELECT ON api.reload_probe2 TO web_anon");
+    exec_admin("CREATE TABLE api.reload_probe2(id int)");
+    exec_admin("GRANT SELECT ON api.reload_probe2 TO web_anon");
     exec_admin("NOTIFY pgrst, 'something else'");
     struct timespec ts = {0, 500 * 1000 * 1000};
     nanosleep(&ts, NULL);

@@ -25,6 +25,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->db_prepared_statements = true;
     cfg->jwt_role_claim_key = ".role";
     cfg->jwt_cache_max_entries = 1000;
+    cfg->db_config = true;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
     cfg->limits = *pgr_parse_limits_default();
@@ -265,6 +266,10 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
             return rc;
     } else if (strcmp(key, "db-tx-end") == 0)
         return set_tx_end(cfg, a, value, err);
+    else if (strcmp(key, "db-pre-config") == 0)
+        cfg->db_pre_config = nonempty(a, value);
+    else if (strcmp(key, "db-config") == 0)
+        return set_bool(&cfg->db_config, a, key, value, err);
     else if (strcmp(key, "db-pre-request") == 0)
         cfg->db_pre_request = nonempty(a, value);
     else if (strcmp(key, "db-root-spec") == 0)

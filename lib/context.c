@@ -6,6 +6,7 @@
 
 #include "context.h"
 #include "auth/jwt_cache.h"
+#include "db_config.h"
 #include "exec/pool.h"
 #include "schema/introspect.h"
 #include "util/error.h"
@@ -164,7 +165,9 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     char *json = NULL;
     if (pg == NULL)
         rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
-    else
+    else if (ctx->cfg.db_config)
+        rc = pgr_load_db_config(ctx, pg, a, err);
+    if (pg != NULL && rc == PGREST_OK)
         rc = pgr_introspect(pg, ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
                             a, &json, err);
     if (pg != NULL)
@@ -250,4 +253,12 @@ int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
 const char *pgrest_version(void)
 {
     return PGREST_VERSION_STRING;
+}
+
+void pgrest_ctx_set_query_logger(pgrest_ctx *ctx, pgrest_query_logger fn, void *arg)
+{
+    if (ctx == NULL)
+        return;
+    ctx->query_logger = fn;
+    ctx->query_logger_arg = arg;
 }

@@ -37,6 +37,8 @@ typedef struct pgr_config {
     long long db_max_rows;            /* -1 = unlimited */
     pgr_tx_end db_tx_end;
     const char *db_pre_request;
+    const char *db_pre_config;        /* in-database config function */
+    bool db_config;                   /* read pgrst.* settings from the DB */
     const char *db_root_spec;
     bool db_prepared_statements;
     bool db_aggregates_enabled;
@@ -81,6 +83,8 @@ struct pgrest_ctx {
     pgr_listener *listener;           /* NOTIFY reload + recovery thread */
     pgr_metrics metrics;
     struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
+    pgrest_query_logger query_logger; /* log-query, set by the host */
+    void *query_logger_arg;
     /* Connection recovery (PostgREST AppState connectionWorker): set when a
      * request loses the database, cleared by the worker once it has
      * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */

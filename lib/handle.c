@@ -70,7 +70,8 @@ static double now_ms(void)
 
 static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
                   const pgrest_request *req, pgrest_response **out,
-                  stage_timer *tm, pgrest_error *err)
+                  const pgrest_statements **ran, stage_timer *tm,
+                  pgrest_error *err)
 {
     pgrest_api_request *api;
     pgrest_query_plan *plan;
@@ -89,6 +90,7 @@ static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
         return rc;
     double t3 = now_ms();
     tm->plan = t3 - t2;
+    *ran = st;
     rc = run_pooled(ctx, arena, st, out, err);
     tm->transaction = now_ms() - t3;
     return rc;
@@ -139,7 +141,8 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     pgrest_error err = {0};
     pgrest_response *resp = NULL;
     stage_timer tm = {0};
-    int rc = handle(ctx, arena, req, &resp, &tm, &err);
+    const pgrest_statements *ran = NULL;
+    int rc = handle(ctx, arena, req, &resp, &ran, &tm, &err);
     double t = now_ms();
     /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
      * chooses the error's status and headers */
@@ -150,6 +153,10 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
         decorate(ctx, arena, req, resp, &tm);
         int cls = resp->status / 100;
         atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
+        if (ctx->query_logger != NULL && ran != NULL)
+            for (size_t i = 0; i < pgrest_statements_count(ran); i++)
+                ctx->query_logger(ctx->query_logger_arg, resp->status,
+                                  pgrest_statements_sql(ran, i));
     }
     return resp;
 }

@@ -180,9 +180,7 @@ static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
 static void access_log(struct MHD_Connection *con, const char *method,
                        const char *uri, int status, size_t len)
 {
-    if (!log_enabled(LOG_INFO) &&
-        !(status >= 500 && log_enabled(LOG_ERROR)) &&
-        !(status >= 400 && log_enabled(LOG_WARN)))
+    if (!log_enabled_for_status(status))
         return;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

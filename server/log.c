@@ -36,3 +36,16 @@ void log_msg(log_level level, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
 }
+
+int log_enabled_for_status(int status)
+{
+    return log_enabled(LOG_INFO) || (status >= 500 && log_enabled(LOG_ERROR)) ||
+           (status >= 400 && log_enabled(LOG_WARN));
+}
+
+void log_query(void *arg, int status, const char *sql)
+{
+    (void)arg;
+    if (log_enabled_for_status(status))
+        log_msg(LOG_CRIT, "%s", sql);
+}

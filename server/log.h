@@ -6,6 +6,11 @@ typedef enum log_level { LOG_CRIT, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG } lo
 
 void log_set_level(const char *name);
 int log_enabled(log_level level);
+/* Whether a response with this status is logged at the current level
+ * (PostgREST: error logs 5xx, warn 4xx and 5xx, info everything). */
+int log_enabled_for_status(int status);
+/* log-query: the SQL of a logged request (pgrest_query_logger). */
+void log_query(void *arg, int status, const char *sql);
 void log_msg(log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -196,12 +196,16 @@ int main(int argc, char **argv)
         return 1;
     }
     log_set_level(server_options_get(&cfg.opts, "log-level"));
+    const char *log_query_opt = server_options_get(&cfg.opts, "log-query");
     cfg.ctx = pgrest_ctx_new();
     if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0) {
         pgrest_ctx_free(cfg.ctx);
         server_config_free(&cfg);
         return 1;
     }
+    /* log-query: the SQL of every request the access log shows */
+    if (log_query_opt != NULL && strcmp(log_query_opt, "true") == 0)
+        pgrest_ctx_set_query_logger(cfg.ctx, log_query, NULL);
     int rc = serve(&cfg);
     pgrest_ctx_free(cfg.ctx);
     server_config_free(&cfg);

@@ -159,6 +159,15 @@ PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
  * requests by status. The text lives in the arena. Thread-safe. */
 PGREST_API const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena);
 
+/* PostgREST's log-query for hosts: once a request's response is built,
+ * pgrest_handle calls fn(arg, status, sql) for each statement it ran
+ * (SQL text only; parameter values are never passed). Called from the
+ * thread that handled the request; fn must be thread-safe. Set before
+ * sharing the context; NULL turns it off. */
+typedef void (*pgrest_query_logger)(void *arg, int status, const char *sql);
+PGREST_API void pgrest_ctx_set_query_logger(pgrest_ctx *ctx,
+                                            pgrest_query_logger fn, void *arg);
+
 /* ---------------------------------------------------------------- request */
 
 /* Creates a raw request in the arena. method is the HTTP verb, path the

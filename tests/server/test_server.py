@@ -111,6 +111,25 @@ class ReloadTest(ServerTestCase):
             RELOAD_TIMEOUT), "private schema not exposed after reloading db-schemas")
 
 
+class LogQueryTest(ServerTestCase):
+    """OB03 log-query: the SQL of logged requests (warn: 4xx and 5xx),
+    never the parameter values."""
+
+    SERVER_CONFIG = {"log-level": "warn", "log-query": "true"}
+
+    def test_sql_of_failed_requests_only(self):
+        self.assertEqual(self.server.get("/artists?select=id&name=eq.SECRET_OK").status, 200)
+        self.assertEqual(self.server.get("/artists?nope=eq.SECRET_BAD").status, 400)
+        time.sleep(0.3)
+        with open(self.server.log_path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        self.assertIn('"api"."artists"."nope" = $1', text)
+        self.assertIn("GET /artists?nope=eq.SECRET_BAD", text)  # the access log line
+        self.assertNotIn('"name" = $1', text)                   # the 200 is not logged at warn
+        self.assertNotIn("SECRET_OK", text)
+        self.assertEqual(text.count("SECRET_BAD"), 1)           # values only in the access log
+
+
 class AdminTest(ServerTestCase):
     """AD02-AD06 on admin-server-port."""
 

@@ -1,0 +1,115 @@
+#include "db_config.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "sql/sql_builder.h"
+#include "util/error.h"
+
+/* The options PostgREST reads from the database (ref/configuration, the
+ * "In-Database" column), as pgrst.<name with underscores>. */
+static const char *const db_keys[] = {
+    "client_error_verbosity", "db_aggregates_enabled", "db_anon_role",
+    "db_extra_search_path", "db_hoisted_tx_settings", "db_max_rows",
+    "db_plan_enabled", "db_pre_config", "db_pre_request", "db_prepared_statements",
+    "db_root_spec", "db_schemas", "db_tx_end", "jwt_aud", "jwt_role_claim_key",
+    "jwt_secret", "jwt_secret_is_base64", "openapi_mode",
+    "openapi_security_active", "openapi_server_proxy_uri",
+    "server_cors_allowed_origins", "server_trace_header", "server_timing_enabled",
+    NULL,
+};
+
+/* Role settings first (database-specific winning), then what the session
+ * holds after the pre-config function for the keys the role does not set. */
+static const char *const settings_query =
+    "WITH role_setting AS ("
+    "  SELECT setdatabase AS database, unnest(setconfig) AS setting"
+    "  FROM pg_catalog.pg_db_role_setting"
+    "  WHERE setrole = CURRENT_USER::regrole::oid"
+    "    AND setdatabase IN (0, (SELECT oid FROM pg_catalog.pg_database"
+    "                            WHERE datname = CURRENT_CATALOG))),"
+    " kv AS ("
+    "  SELECT database, substr(setting, 1, strpos(setting, '=') - 1) AS k,"
+    "         substr(setting, strpos(setting, '=') + 1) AS v FROM role_setting),"
+    " from_role AS ("
+    "  SELECT DISTINCT ON (k) substr(k, 7) AS key, v AS value FROM kv"
+    "  WHERE k LIKE 'pgrst.%' AND substr(k, 7) = ANY($1::text[])"
+    "  ORDER BY k, database DESC),"
+    " from_session AS ("
+    "  SELECT key, current_setting('pgrst.' || key, true) AS value"
+    "  FROM unnest($1::text[]) AS key)"
+    " SELECT key, value FROM from_role"
+    " UNION ALL"
+    " SELECT key, value FROM from_session"
+    " WHERE value IS NOT NULL AND value <> ''"
+    "   AND key NOT IN (SELECT key FROM from_role)";
+
+static int call_pre_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
+                           pgrest_error *err)
+{
+    const char *fn = ctx->cfg.db_pre_config;
+    if (fn == NULL)
+        return PGREST_OK;
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_put(&q, "SELECT ");
+    pgr_sql_qualified_text(&q, fn);
+    pgr_sql_put(&q, "()");
+    PGresult *r = PQexec(pg, pgr_sb_finish(&q.sb));
+    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (!ok)
+        pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
+                  pgr_strdup(a, PQerrorMessage(pg)), NULL);
+    PQclear(r);
+    return ok ? PGREST_OK : PGREST_ERR_CONNECTION;
+}
+
+static char *option_name(pgrest_arena *a, const char *key)
+{
+    char *name = pgr_strdup(a, key);
+    for (char *p = name; p && *p; p++)
+        if (*p == '_')
+            *p = '-';
+    return name;
+}
+
+static int apply(pgrest_ctx *ctx, pgrest_arena *a, const PGresult *r,
+                 pgrest_error *err)
+{
+    for (int i = 0; i < PQntuples(r); i++) {
+        const char *name = option_name(a, PQgetvalue(r, i, 0));
+        if (name == NULL)
+            return pgr_error_oom(err);
+        int rc = pgrest_ctx_set(ctx, name, PQgetvalue(r, i, 1), err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+int pgr_load_db_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
+                       pgrest_error *err)
+{
+    /* one transaction, so pre-config's local settings are still visible */
+    PGresult *r = PQexec(pg, "BEGIN READ ONLY");
+    PQclear(r);
+    int rc = call_pre_config(ctx, pg, a, err);
+    if (rc == PGREST_OK) {
+        size_t n = 0;
+        while (db_keys[n] != NULL)
+            n++;
+        const char *keys = pgr_pg_array_literal(a, db_keys, n);
+        const char *params[1] = {keys};
+        r = PQexecParams(pg, settings_query, 1, NULL, params, NULL, NULL, 0);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK)
+            rc = apply(ctx, a, r, err);
+        else
+            rc = pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
+                           pgr_strdup(a, PQerrorMessage(pg)), NULL) ? PGREST_ERR_CONNECTION
+                                                                    : PGREST_ERR_CONNECTION;
+        PQclear(r);
+    }
+    r = PQexec(pg, "COMMIT");
+    PQclear(r);
+    return rc;
+}

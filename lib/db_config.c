@@ -25,7 +25,7 @@ static const char *const settings_query =
     "WITH role_setting AS ("
     "  SELECT setdatabase AS database, unnest(setconfig) AS setting"
     "  FROM pg_catalog.pg_db_role_setting"
-    "  WHERE setrole = CURRENT_USER::regrole::oid"
+    "  WHERE setrole = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = CURRENT_USER)"
     "    AND setdatabase IN (0, (SELECT oid FROM pg_catalog.pg_database"
     "                            WHERE datname = CURRENT_CATALOG))),"
     " kv AS ("

@@ -194,8 +194,7 @@ static void access_log(struct MHD_Connection *con, const char *method,
     }
     const char *ua = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
     const char *ref = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Referer");
-    log_msg(LOG_CRIT, "%s - - \"%s %s HTTP/1.1\" %d %zu \"%s\" \"%s\"", ip, method,
-            uri, status, len, ref ? ref : "", ua ? ua : "");
+    log_access(ip, method, uri, status, len, ref ? ref : "", ua ? ua : "");
 }
 
 static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,

@@ -49,3 +49,16 @@ void log_query(void *arg, int status, const char *sql)
     if (log_enabled_for_status(status))
         log_msg(LOG_CRIT, "%s", sql);
 }
+
+void log_access(const char *ip, const char *method, const char *uri, int status,
+                size_t bytes, const char *referer, const char *agent)
+{
+    char stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%d/%b/%Y:%H:%M:%S %z", &tm);
+    printf("%s - - [%s] \"%s %s HTTP/1.1\" %d %zu \"%s\" \"%s\"\n", ip, stamp, method,
+           uri, status, bytes, referer, agent);
+    fflush(stdout);
+}

@@ -58,9 +58,8 @@ const char *pgr_response_get_header(const pgrest_response *r, const char *name)
 }
 
 /* Content-Range "lower-upper/total" (PostgREST RangeQuery contentRangeH). */
-static const char *content_range(pgrest_arena *a, long long lower,
-                                 long long upper, bool has_total,
-                                 long long total)
+const char *pgr_content_range(pgrest_arena *a, long long lower, long long upper,
+                              bool has_total, long long total)
 {
     bool total_nonzero = !has_total || total != 0;
     const char *range = total_nonzero && lower <= upper
@@ -158,7 +157,7 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
 {
     long long lower = plan->read ? plan->read->offset : 0;
     long long upper = lower + row->page_total - 1;
-    const char *cr = content_range(a, lower, upper, row->has_total, row->total);
+    const char *cr = pgr_content_range(a, lower, upper, row->has_total, row->total);
     if (row->has_total && lower > row->total) {
         pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
         err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",

@@ -86,6 +86,11 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
                        const char *detail, pgrest_response **out,
                        pgrest_error *err);
 
+/* Content-Range "lower-upper/total", "*" for an unknown total or an empty
+ * range (PostgREST RangeQuery contentRangeH). */
+const char *pgr_content_range(pgrest_arena *a, long long lower, long long upper,
+                              bool has_total, long long total);
+
 /* response.headers / response.status set by SQL override the response. */
 int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
                    pgrest_error *err);

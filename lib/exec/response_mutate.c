@@ -71,18 +71,6 @@ const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *pla
     return sb.len > 0 ? pgr_sb_finish(&sb) : NULL;
 }
 
-/* RangeQuery.hs contentRangeH lower upper total */
-static const char *content_range(pgrest_arena *a, long long lower,
-                                 long long upper, bool has_total,
-                                 long long total)
-{
-    bool total_nonzero = !has_total || total != 0;
-    const char *range = total_nonzero && lower <= upper
-                            ? pgr_asprintf(a, "%lld-%lld", lower, upper)
-                            : "*";
-    const char *tot = has_total ? pgr_asprintf(a, "%lld", total) : "*";
-    return pgr_asprintf(a, "%s/%s", range, tot);
-}
 
 /* Percent-encoding of http-types urlEncode True (query strings). */
 static void url_encode(pgr_sb *sb, const char *s)
@@ -185,14 +173,14 @@ int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
         r->status = create_status(mp, row);
         if (row->location != NULL)
             add_optional(a, r, "Location", location_header(a, plan, row->location));
-        pgr_response_add_header(a, r, "Content-Range", content_range(a, 1, 0, counted, n));
+        pgr_response_add_header(a, r, "Content-Range", pgr_content_range(a, 1, 0, counted, n));
         add_optional(a, r, "Preference-Applied", pgr_preference_applied(
                          a, plan, base | PGR_PREFS_MISSING |
                                       (mp->resolution_applied ? PGR_PREFS_RESOLUTION : 0)));
         return PGREST_OK;
     case PGR_ACTION_UPDATE:
         r->status = mp->representation ? 200 : 204;
-        pgr_response_add_header(a, r, "Content-Range", content_range(a, 0, n - 1, counted, n));
+        pgr_response_add_header(a, r, "Content-Range", pgr_content_range(a, 0, n - 1, counted, n));
         add_optional(a, r, "Preference-Applied", pgr_preference_applied(
                          a, plan, base | PGR_PREFS_MISSING | PGR_PREFS_MAX_AFFECTED));
         return PGREST_OK;
@@ -203,7 +191,7 @@ int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
         return PGREST_OK;
     default:
         r->status = mp->representation ? 200 : 204;
-        pgr_response_add_header(a, r, "Content-Range", content_range(a, 1, 0, counted, n));
+        pgr_response_add_header(a, r, "Content-Range", pgr_content_range(a, 1, 0, counted, n));
         add_optional(a, r, "Preference-Applied", pgr_preference_applied(
                          a, plan, base | PGR_PREFS_MAX_AFFECTED));
         return PGREST_OK;

@@ -7,7 +7,7 @@
 
 #include "openapi/openapi.h"
 #include "util/error.h"
-
+#include "util/number.h"
 #include "util/strbuf.h"
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status)
@@ -69,7 +69,7 @@ const char *pgr_content_range(pgrest_arena *a, long long lower, long long upper,
     return pgr_asprintf(a, "%s/%s", range, tot);
 }
 
-static void remove_header(pgrest_response *r, const char *name)
+void pgr_response_remove_header(pgrest_response *r, const char *name)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->n_headers; i++)
@@ -89,7 +89,7 @@ static void drop_overridden(pgrest_response *r, json_object *arr)
             continue;
         json_object_object_foreach(o, k, v) {
             (void)v;
-            remove_header(r, k);
+            pgr_response_remove_header(r, k);
         }
     }
 }
@@ -182,18 +182,6 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
 }
 
 
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* A bytea body arrives in PostgreSQL's text form "\x0a1b..."; PostgREST
  * reads it in binary format, so the client gets the bytes. */
 static int decode_bytea(pgrest_arena *a, pgrest_response *r, pgrest_error *err)
@@ -207,7 +195,7 @@ static int decode_bytea(pgrest_arena *a, pgrest_response *r, pgrest_error *err)
         return pgr_error_oom(err);
     size_t k = 0;
     for (size_t i = 2; i + 1 < n; i += 2) {
-        int hi = hex_value(s[i]), lo = hex_value(s[i + 1]);
+        int hi = pgr_hex_value(s[i]), lo = pgr_hex_value(s[i + 1]);
         if (hi < 0 || lo < 0)
             return PGREST_OK;
         out[k++] = (char)(hi << 4 | lo);

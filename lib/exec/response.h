@@ -24,6 +24,8 @@ void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
 void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
                              const char *name, const char *value);
 const char *pgr_response_get_header(const pgrest_response *r, const char *name);
+/* Drops every header of that case-insensitive name. */
+void pgr_response_remove_header(pgrest_response *r, const char *name);
 
 /* The main statement's row: body, counts and GUC overrides. */
 typedef struct pgr_main_row {

@@ -3,20 +3,10 @@
  * for void functions. */
 #include <json-c/json.h>
 #include <string.h>
-#include <strings.h>
 
 #include "exec/response.h"
 #include "plan/call_plan.h"
 #include "util/error.h"
-
-static void remove_header(pgrest_response *r, const char *name)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < r->n_headers; i++)
-        if (strcasecmp(r->headers[i].name, name) != 0)
-            r->headers[k++] = r->headers[i];
-    r->n_headers = k;
-}
 
 int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
@@ -30,7 +20,7 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
     if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {
         /* PostgREST 11+: void functions answer 204 without Content-Type */
         r->status = 204;
-        remove_header(r, "Content-Type");
+        pgr_response_remove_header(r, "Content-Type");
         r->body = "";
         r->body_len = 0;
         return PGREST_OK;

@@ -16,17 +16,6 @@
 
 /* ------------------------------------------------------------ decoding */
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
                          bool plus_as_space)
 {
@@ -35,8 +24,8 @@ char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
         return NULL;
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        int hi = s[i] == '%' && i + 2 < n ? hex_value(s[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_value(s[i + 2]) : -1;
+        int hi = s[i] == '%' && i + 2 < n ? pgr_hex_value(s[i + 1]) : -1;
+        int lo = hi >= 0 ? pgr_hex_value(s[i + 2]) : -1;
         if (lo >= 0) {
             out[o++] = (char)(hi * 16 + lo);
             i += 2;

@@ -10,19 +10,6 @@
 #include "plan/fuzzy.h"
 #include "util/error.h"
 
-static int table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
-                           const char *schema, const char *name,
-                           pgrest_error *err)
-{
-    const char *best = pgr_fuzzy_table(sc, schema, name);
-    const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
-                                           schema, best)
-                            : NULL;
-    return pgr_errorf(err, a, 404, "PGRST205", NULL, hint,
-                      "Could not find the table '%s.%s' in the schema cache",
-                      schema, name);
-}
-
 /* ApiRequest.hs getRanges: limit/offset make no sense for a single-row
  * upsert. */
 static int check_put_range(const pgrest_api_request *api, pgrest_error *err)
@@ -247,7 +234,7 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
         return rc;
     const pgr_table *t = pgr_find_table(plan->schema, api->schema, api->name);
     if (t == NULL)
-        return table_not_found(a, plan->schema, api->schema, api->name, err);
+        return pgr_table_not_found(a, plan->schema, api->schema, api->name, err);
     pgr_mutate_plan *mp = PGR_NEW(a, pgr_mutate_plan);
     if (mp == NULL)
         return pgr_error_oom(err);

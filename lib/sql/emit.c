@@ -75,12 +75,10 @@ void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan)
         pgr_sql_put(q, pgr_body_expression(plan));
 }
 
-static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
-                          pgrest_error *err)
+int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
+                         bool cap_estimate, pgrest_error *err)
 {
-    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED;
-    pgr_sql_put(q, "WITH pgrst_source AS (");
+    pgr_sql_put(q, "pgrst_source AS (");
     int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
     if (rc != PGREST_OK)
         return rc;
@@ -90,17 +88,30 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
         if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
             return rc;
         /* estimated: count exactly only up to db-max-rows + 1 */
-        if (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0)
+        if (cap_estimate && plan->count == PGR_PREF_COUNT_ESTIMATED &&
+            plan->max_rows >= 0)
             pgr_emit_range(q, 0, plan->max_rows + 1, -1);
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
     pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
                          : "null::bigint");
-    pgr_sql_put(q, " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, " AS total_result_set, ");
+    return PGREST_OK;
+}
+
+static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
+                          pgrest_error *err)
+{
+    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
+                 plan->count == PGR_PREF_COUNT_ESTIMATED;
+    pgr_sql_put(q, "WITH ");
+    int rc = pgr_emit_source_ctes(q, plan, count, true, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, "pg_catalog.count(_postgrest_t) AS page_total, ");
     pgr_emit_body(q, plan);
-    pgr_sql_put(q, " AS body, " RESPONSE_GUCS
-                   " FROM (SELECT * FROM pgrst_source) _postgrest_t");
+    pgr_sql_put(q, BODY_FROM_SOURCE);
     return PGREST_OK;
 }
 

@@ -156,30 +156,19 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                  plan->count == PGR_PREF_COUNT_PLANNED;
     pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
     emit_call_query(q, cp);
-    pgr_sql_put(q, "), pgrst_source AS (");
-    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
+    pgr_sql_put(q, "), ");
+    int rc = pgr_emit_source_ctes(q, plan, count, false, err);
     if (rc != PGREST_OK)
         return rc;
-    pgr_sql_put(q, ")");
-    if (count) {
-        pgr_sql_put(q, ", pgrst_source_count AS (");
-        if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
-            return rc;
-        pgr_sql_put(q, ")");
-    }
-    pgr_sql_put(q, " SELECT ");
-    pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
-                         : "null::bigint");
     /* a handler over a single scalar is no aggregate: one row, one value
      * (Statements.hs mainCall) */
     pgr_sql_put(q, plan->handler_on_scalar && plan->output != PGR_OUT_NONE
-                       ? " AS total_result_set, 1 AS page_total, "
-                       : " AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ");
+                       ? "1 AS page_total, "
+                       : "pg_catalog.count(_postgrest_t) AS page_total, ");
     if (plan->output == PGR_OUT_CUSTOM)
         pgr_emit_body(q, plan);
     else
         pgr_sql_put(q, call_body(plan));
-    pgr_sql_put(q, " AS body, " RESPONSE_GUCS
-                   " FROM (SELECT * FROM pgrst_source) _postgrest_t");
+    pgr_sql_put(q, BODY_FROM_SOURCE);
     return PGREST_OK;
 }

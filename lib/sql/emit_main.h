@@ -13,6 +13,17 @@
     "nullif(current_setting('response.headers', true), '') AS response_headers, " \
     "nullif(current_setting('response.status', true), '') AS response_status"
 
+/* Closes the main SELECT after the body expression. */
+#define BODY_FROM_SOURCE \
+    " AS body, " RESPONSE_GUCS " FROM (SELECT * FROM pgrst_source) _postgrest_t"
+
+/* Appends the pgrst_source CTE (the read node) and, when count, the
+ * pgrst_source_count CTE, then opens the main SELECT up to
+ * "total_result_set, ". cap_estimate limits an estimated count to
+ * db-max-rows + 1. */
+int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
+                         bool cap_estimate, pgrest_error *err);
+
 /* The body aggregate over _postgrest_t (and pgrst_source for CSV) for the
  * negotiated output. */
 const char *pgr_body_expression(const pgrest_query_plan *plan);

@@ -31,3 +31,14 @@ bool pgr_read_integer(const char *s, bool trim, long long *out)
     *out = neg ? -v : v;
     return true;
 }
+
+int pgr_hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

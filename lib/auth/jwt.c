@@ -530,18 +530,36 @@ static int verify_token(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
 
 /* ------------------------------------------------------------ claims */
 
-/* A time claim (Auth.hs): absent is fine, non-numbers are refused. */
+/* PostgREST reads a time claim with Scientific's toBoundedInteger and
+ * falls back to 0: a fraction or a value outside Int64 counts as the epoch
+ * (so such an exp has expired, such an nbf or iat is in the past). */
+static int64_t claim_seconds(json_object *v)
+{
+    if (json_object_is_type(v, json_type_int)) {
+        int64_t n = json_object_get_int64(v);
+        if (n == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX)
+            return 0;
+        return n;
+    }
+    double d = json_object_get_double(v);
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != (double)(int64_t)d)
+        return 0;
+    return (int64_t)d;
+}
+
+/* A time claim (Jwt.hs checkForErrors, `.:?`): absent or null is fine,
+ * other non-numbers are refused. */
 static int time_claim(pgrest_arena *a, json_object *claims, const char *name,
                       bool *present, double *value, pgrest_error *err)
 {
     json_object *v = NULL;
-    *present = json_object_object_get_ex(claims, name, &v);
+    *present = json_object_object_get_ex(claims, name, &v) && v != NULL;
     if (!*present)
         return PGREST_OK;
     if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
         return pgr_errorf(err, a, 401, "PGRST303", NULL, NULL,
                           "The JWT '%s' claim must be a number", name);
-    *value = json_object_get_double(v);
+    *value = (double)claim_seconds(v);
     return PGREST_OK;
 }
 

@@ -111,6 +111,22 @@ static const char *b64url(pgrest_arena *a, const unsigned char *bytes, size_t n)
     return out;
 }
 
+/* An HS256 token whose claims text is sent exactly as written (libjwt
+ * re-encodes claims and refuses null or out-of-range numbers). */
+static const char *raw_hs256(pgrest_arena *a, const char *secret, const char *claims)
+{
+    static const char header[] = "{\"alg\":\"HS256\",\"typ\":\"JWT\"}";
+    const char *payload = pgr_asprintf(a, "%s.%s",
+                                       b64url(a, (const unsigned char *)header, strlen(header)),
+                                       b64url(a, (const unsigned char *)claims, strlen(claims)));
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    size_t maclen = 0;
+    ck_assert_ptr_nonnull(EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, secret, strlen(secret),
+                                    (const unsigned char *)payload, strlen(payload), mac,
+                                    sizeof mac, &maclen));
+    return pgr_asprintf(a, "%s.%s", payload, b64url(a, mac, maclen));
+}
+
 static const char *bn_b64url(pgrest_arena *a, EVP_PKEY *pkey, const char *param, int pad)
 {
     BIGNUM *bn = NULL;
@@ -383,6 +399,27 @@ START_TEST(non_numeric_time_claims)
 }
 END_TEST
 
+/* Jwt.hs checkForErrors: `.:?` makes a null claim absent, and sciToInt
+ * (toBoundedInteger, default 0) turns a fraction or a value beyond Int64
+ * into the epoch: such an exp has expired, such an nbf/iat is past. */
+START_TEST(time_claims_read_as_postgrest_does)
+{
+    fixture f;
+    fx_init(&f, SECRET);
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":null}"), "author");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"nbf\":null,\"iat\":null}"),
+                "author");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":1e30}"), 401,
+                 "PGRST303", "JWT expired");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":4102444800.5}"), 401,
+                 "PGRST303", "JWT expired");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":4.1024448e9}"), "author");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"nbf\":4102444800.5}"), "author");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"iat\":1e30}"), "author");
+    fx_free(&f);
+}
+END_TEST
+
 /* AudienceJwtSecretSpec, AuthSpec-0022, ErrorSpec-0015 */
 START_TEST(audience)
 {
@@ -622,6 +659,7 @@ int main(void)
     tcase_add_test(tc, oct_jwk_with_hs512);
     tcase_add_test(tc, time_claims);
     tcase_add_test(tc, non_numeric_time_claims);
+    tcase_add_test(tc, time_claims_read_as_postgrest_does);
     tcase_add_test(tc, audience);
     tcase_add_test(tc, claims_are_sorted_and_role_inserted);
     tcase_add_test(tc, role_claim_key_paths);

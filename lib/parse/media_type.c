@@ -5,27 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/error.h"
 #include "util/strbuf.h"
 
-static inline bool is_ws(char c)
+static inline bool is_alnum(char c)
 {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static char *lower_trimmed(pgrest_arena *a, const char *s, size_t n)
+/* Parsec's `spaces`: any isSpace character. */
+static const char *skip_spaces(const char *p, const char *end)
 {
-    while (n > 0 && is_ws(*s)) {
-        s++;
-        n--;
-    }
-    while (n > 0 && is_ws(s[n - 1]))
-        n--;
+    while (p < end && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+        p++;
+    return p;
+}
+
+/* many1 over alphaNum plus the given extra characters */
+static const char *span_token(const char *p, const char *end, const char *extra)
+{
+    while (p < end && *p != '\0' && (is_alnum(*p) || strchr(extra, *p) != NULL))
+        p++;
+    return p;
+}
+
+static char *lowered(pgrest_arena *a, const char *s, size_t n)
+{
     char *r = pgr_strndup(a, s, n);
-    if (r == NULL)
-        return NULL;
-    for (char *p = r; *p; p++)
-        if (*p >= 'A' && *p <= 'Z')
-            *p = (char)(*p - 'A' + 'a');
+    for (char *c = r; c != NULL && *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
     return r;
 }
 
@@ -59,36 +68,72 @@ static pgr_media_kind classify(const char *type)
     return PGR_MEDIA_OTHER;
 }
 
-static char *unquote(char *v)
+/* pKeyVal's value: a quoted string up to the next '"', or many1 of
+ * alphaNum and "|-". Returns the end of the value, NULL if none. */
+static const char *param_value(const char *p, const char *end, const char **v, size_t *n)
 {
-    size_t n = strlen(v);
-    if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
-        v[n - 1] = '\0';
-        return v + 1;
+    if (p < end && *p == '"') {
+        const char *close = memchr(p + 1, '"', (size_t)(end - p - 1));
+        if (close != NULL) {
+            *v = p + 1;
+            *n = (size_t)(close - p - 1);
+            return close + 1;
+        }
     }
-    return v;
+    const char *e = span_token(p, end, "|-");
+    if (e == p)
+        return NULL;
+    *v = p;
+    *n = (size_t)(e - p);
+    return e;
 }
 
-/* one `;k=v` parameter */
-static void apply_param(pgrest_arena *a, pgr_media_type *mt, const char *p,
-                        size_t n)
+/* Parameters PostgREST reads; their names are case-insensitive (lowered
+ * like the Map keys), their values are compared as written. */
+static void apply_param(pgrest_arena *a, pgr_media_type *mt, const char *k, size_t kn,
+                        const char *v, size_t vn)
 {
-    const char *eq = memchr(p, '=', n);
-    if (eq == NULL)
-        return;
-    char *key = lower_trimmed(a, p, (size_t)(eq - p));
-    char *val = lower_trimmed(a, eq + 1, n - (size_t)(eq - p) - 1);
+    char *key = lowered(a, k, kn);
+    char *val = pgr_strndup(a, v, vn);
     if (key == NULL || val == NULL)
         return;
-    val = unquote(val);
-    if (strcmp(key, "nulls") == 0 && strcmp(val, "stripped") == 0)
-        mt->nulls_stripped = true;
+    if (strcmp(key, "nulls") == 0)
+        mt->nulls_stripped = strcmp(val, "stripped") == 0;
     else if (strcmp(key, "for") == 0)
         mt->plan_for = val;
     else if (strcmp(key, "options") == 0)
         mt->plan_options = val;
 }
 
+/* tokenizeMediaType's parameter list: each `; key = value` is tried as a
+ * whole and the list ends at the first that does not parse (no eof). */
+static void parse_params(pgrest_arena *a, pgr_media_type *mt, const char *p, const char *end)
+{
+    for (;;) {
+        const char *q = skip_spaces(p, end);
+        if (q >= end || *q != ';')
+            return;
+        q = skip_spaces(q + 1, end);
+        const char *k = q;
+        q = span_token(q, end, "-");
+        if (q == k)
+            return;
+        size_t kn = (size_t)(q - k);
+        q = skip_spaces(q, end);
+        if (q >= end || *q != '=')
+            return;
+        const char *v = NULL;
+        size_t vn = 0;
+        q = param_value(skip_spaces(q + 1, end), end, &v, &vn);
+        if (q == NULL)
+            return;
+        apply_param(a, mt, k, kn, v, vn);
+        p = q;
+    }
+}
+
+/* decodeMediaType: type and subtype are read as a prefix (tokenizeMediaType
+ * has no eof); text that does not start with one is MTOther as written. */
 pgr_media_type *pgr_parse_media_type(pgrest_arena *a, const char *text)
 {
     if (text == NULL)
@@ -96,20 +141,26 @@ pgr_media_type *pgr_parse_media_type(pgrest_arena *a, const char *text)
     pgr_media_type *mt = PGR_NEW(a, pgr_media_type);
     if (mt == NULL)
         return NULL;
-    size_t n = strcspn(text, ";");
-    mt->text = lower_trimmed(a, text, n);
+    const char *end = text + strlen(text);
+    mt->q = 1.0;
+    const char *main_end = span_token(text, end, ".*");
+    const char *sub = main_end + 1;
+    const char *sub_end = main_end > text && *main_end == '/' ? span_token(sub, end, ".*+-") : sub;
+    if (sub_end == sub) {
+        mt->kind = PGR_MEDIA_OTHER;
+        mt->text = pgr_strdup(a, text);
+        return mt->text ? mt : NULL;
+    }
+    char *type = lowered(a, text, (size_t)(sub_end - text));
+    if (type == NULL)
+        return NULL;
+    mt->kind = classify(type);
+    parse_params(a, mt, sub_end, end);
+    mt->text = mt->kind == PGR_MEDIA_OTHER ? pgr_strdup(a, text) : type;
     if (mt->text == NULL)
         return NULL;
-    mt->q = 1.0;
-    mt->kind = classify(mt->text);
-    for (const char *p = text + n; *p == ';';) {
-        p++;
-        size_t m = strcspn(p, ";");
-        apply_param(a, mt, p, m);
-        p += m;
-    }
     if (mt->kind == PGR_MEDIA_PLAN)
-        mt->plan_text = strcmp(mt->text, "application/vnd.pgrst.plan+json") != 0;
+        mt->plan_text = strcmp(type, "application/vnd.pgrst.plan+json") != 0;
     else
         mt->plan_for = mt->plan_options = NULL;
     /* vnd.pgrst.array without nulls=stripped is plain JSON (checkArrayNullStrip) */
@@ -118,6 +169,63 @@ pgr_media_type *pgr_parse_media_type(pgrest_arena *a, const char *text)
     if (mt->kind != PGR_MEDIA_ARRAY && mt->kind != PGR_MEDIA_OBJECT)
         mt->nulls_stripped = false;
     return mt;
+}
+
+static const char *const plan_option_names[] = {"analyze", "verbose", "settings", "buffers",
+                                                "wal"};
+
+static bool has_plan_option(const char *given, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = given; p != NULL && *p;) {
+        size_t k = strcspn(p, "|");
+        if (k == n && strncmp(p, name, n) == 0)
+            return true;
+        p += k + (p[k] == '|');
+    }
+    return false;
+}
+
+const char *pgr_media_plan_options(pgrest_arena *a, const pgr_media_type *m)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 32);
+    bool any = false;
+    for (size_t i = 0; i < sizeof plan_option_names / sizeof plan_option_names[0]; i++) {
+        if (!has_plan_option(m->plan_options, plan_option_names[i]))
+            continue;
+        pgr_sb_puts(&sb, any ? "|" : "");
+        pgr_sb_puts(&sb, plan_option_names[i]);
+        any = true;
+    }
+    return any ? pgr_sb_finish(&sb) : NULL;
+}
+
+const char *pgr_media_type_mime(pgrest_arena *a, const pgr_media_type *m)
+{
+    switch (m->kind) {
+    case PGR_MEDIA_ARRAY:
+        return "application/vnd.pgrst.array+json;nulls=stripped";
+    case PGR_MEDIA_OBJECT:
+        return m->nulls_stripped ? "application/vnd.pgrst.object+json;nulls=stripped"
+                                 : "application/vnd.pgrst.object+json";
+    case PGR_MEDIA_PLAN: {
+        const pgr_media_type *inner =
+            pgr_parse_media_type(a, m->plan_for ? m->plan_for : "application/json");
+        const char *opts = pgr_media_plan_options(a, m);
+        return pgr_asprintf(a, "application/vnd.pgrst.plan+%s; for=\"%s\"%s%s",
+                            m->plan_text ? "text" : "json",
+                            inner ? pgr_media_type_mime(a, inner) : "",
+                            opts ? "; options=" : "", opts ? opts : "");
+    }
+    case PGR_MEDIA_OTHER:
+        return m->text;
+    default:
+        for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
+            if (known_types[i].kind == m->kind)
+                return known_types[i].name;
+        return m->text;
+    }
 }
 
 /* ------------------------------------------------------------ Accept */

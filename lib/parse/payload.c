@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -364,6 +365,5 @@ int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
     }
     return pgr_errorf(err, a, 400, "PGRST102", NULL, NULL,
                       "Content-Type not acceptable: %s",
-                      api->content_type && api->content_type->text
-                          ? api->content_type->text : "");
+                      api->content_type ? pgr_media_type_mime(a, api->content_type) : "");
 }

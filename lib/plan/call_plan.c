@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "plan/embed.h"
 #include "plan/fuzzy.h"
@@ -169,8 +170,7 @@ static int post_input(pgrest_arena *a, const pgrest_api_request *api,
         return PGREST_OK;
     default:
         return pgr_errorf(err, a, 415, "PGRST102", NULL, NULL,
-                          "Content-Type not acceptable: %s",
-                          ct->text ? ct->text : "");
+                          "Content-Type not acceptable: %s", pgr_media_type_mime(a, ct));
     }
 }
 

@@ -128,51 +128,19 @@ static bool lookup(const pgr_schema_cache *sc, const pgr_negotiation_target *t,
     return builtin(m, p) || raw_scalar(t, m, p);
 }
 
-/* MediaType.toMime of a vnd.pgrst.plan `for` type. */
-static const char *for_mime(const pgr_media_type *m)
+/* EXPLAIN options of a vnd.pgrst.plan type, in MediaType.hs's order. */
+static const char *explain_options(pgrest_arena *a, const char *mime_opts)
 {
-    switch (m->kind) {
-    case PGR_MEDIA_JSON:
-        return "application/json";
-    case PGR_MEDIA_OBJECT:
-        return m->nulls_stripped ? "application/vnd.pgrst.object+json;nulls=stripped"
-                                 : "application/vnd.pgrst.object+json";
-    case PGR_MEDIA_ARRAY:
-        return "application/vnd.pgrst.array+json;nulls=stripped";
-    default:
-        return m->text;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 32);
+    for (const char *p = mime_opts; p != NULL && *p;) {
+        size_t k = strcspn(p, "|");
+        pgr_sb_puts(&sb, ", ");
+        for (size_t i = 0; i < k; i++)
+            pgr_sb_putc(&sb, (char)(p[i] - 'a' + 'A'));
+        p += k + (p[k] == '|');
     }
-}
-
-/* options=analyze|verbose|...: kept in MediaType.hs's order, unknown
- * ones dropped. */
-static void plan_options(pgrest_arena *a, const char *given, const char **mime_opts,
-                         const char **sql_opts)
-{
-    static const char *const names[] = {"analyze", "verbose", "settings", "buffers", "wal"};
-    static const char *const sql[] = {"ANALYZE", "VERBOSE", "SETTINGS", "BUFFERS", "WAL"};
-    pgr_sb m, s;
-    pgr_sb_init(&m, a, 32);
-    pgr_sb_init(&s, a, 32);
-    bool any = false;
-    for (size_t i = 0; given != NULL && i < sizeof names / sizeof names[0]; i++) {
-        size_t n = strlen(names[i]);
-        bool found = false;
-        for (const char *p = given; *p && !found;) {
-            size_t k = strcspn(p, "|");
-            found = k == n && strncmp(p, names[i], n) == 0;
-            p += k + (p[k] == '|');
-        }
-        if (!found)
-            continue;
-        pgr_sb_puts(&m, any ? "|" : "");
-        pgr_sb_puts(&m, names[i]);
-        pgr_sb_puts(&s, ", ");
-        pgr_sb_puts(&s, sql[i]);
-        any = true;
-    }
-    *mime_opts = any ? pgr_sb_finish(&m) : NULL;
-    *sql_opts = pgr_sb_finish(&s);
+    return pgr_sb_finish(&sb);
 }
 
 /* MTVndPlan: the handler of the `for` type, the plan as Content-Type. */
@@ -186,13 +154,10 @@ static bool plan_pick(pgrest_ctx *ctx, pgrest_arena *a, const pgr_schema_cache *
                                                                       : "application/json");
     if (inner == NULL || !(vendored(inner, p) || lookup(sc, t, inner, p)))
         return false;
-    const char *mime_opts = NULL;
-    plan_options(a, m->plan_options, &mime_opts, &plan->explain_options);
+    plan->explain_options = explain_options(a, pgr_media_plan_options(a, m));
     plan->explain = true;
     plan->explain_text = m->plan_text;
-    p->mime = pgr_asprintf(a, "application/vnd.pgrst.plan+%s; for=\"%s\"%s%s",
-                           m->plan_text ? "text" : "json", for_mime(inner),
-                           mime_opts ? "; options=" : "", mime_opts ? mime_opts : "");
+    p->mime = pgr_media_type_mime(a, m);
     return true;
 }
 
@@ -229,8 +194,7 @@ static void apply(pgrest_arena *a, const pick *p, pgrest_query_plan *plan)
                        (p->handler != NULL && !text_like(p->handler->base_type));
 }
 
-static int not_acceptable(pgrest_arena *a, const pgr_media_type *accept,
-                          pgrest_error *err)
+int pgr_not_acceptable(pgrest_arena *a, const pgr_media_type *accept, pgrest_error *err)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
@@ -238,7 +202,7 @@ static int not_acceptable(pgrest_arena *a, const pgr_media_type *accept,
     for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
         if (m != accept)
             pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, m->text ? m->text : "");
+        pgr_sb_puts(&sb, pgr_media_type_mime(a, m));
     }
     return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
 }
@@ -251,8 +215,6 @@ int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
     const pgr_media_type *accept = api->accept ? api->accept : &accept_any;
     for (const pgr_media_type *m = accept; m != NULL; m = m->next) {
         pick p = {0};
-        if (m->q <= 0)
-            continue;
         bool ok = m->kind == PGR_MEDIA_PLAN
                       ? plan_pick(ctx, a, plan->schema, target, m, &p, plan)
                       : vendored(m, &p) || lookup(plan->schema, target, m, &p);
@@ -261,7 +223,7 @@ int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
             return PGREST_OK;
         }
     }
-    return not_acceptable(a, accept, err);
+    return pgr_not_acceptable(a, accept, err);
 }
 
 int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,

@@ -12,20 +12,6 @@
 #define CT_OPENAPI "application/openapi+json; charset=utf-8"
 #define CT_JSON "application/json; charset=utf-8"
 
-static int not_acceptable(pgrest_arena *a, const pgrest_api_request *api,
-                          pgrest_error *err)
-{
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 64);
-    pgr_sb_puts(&sb, "None of these media types are available: ");
-    for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
-        if (m != api->accept)
-            pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, m->text ? m->text : "");
-    }
-    return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
-}
-
 /* PostgREST answers the built-in document as application/openapi+json
  * whichever of the accepted types was asked for (Response.hs
  * openApiResponse); a root-spec function is a call, so application/json
@@ -48,7 +34,7 @@ static int negotiate_root(pgrest_arena *a, const pgrest_api_request *api,
         if (m->kind == PGR_MEDIA_JSON || m->kind == PGR_MEDIA_ANY)
             return PGREST_OK;
     }
-    return not_acceptable(a, api, err);
+    return pgr_not_acceptable(a, api->accept, err);
 }
 
 int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *arena,

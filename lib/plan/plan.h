@@ -157,6 +157,9 @@ int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
 /* ... for any target (plan/call_plan.c); sets output, content_type,
  * nulls_stripped, handler, body_bytes and the explain fields, or fails
  * with PGRST107 (406). */
+/* 406 PGRST107 naming every accepted type as MediaType.toMime does. */
+int pgr_not_acceptable(pgrest_arena *a, const pgr_media_type *accept, pgrest_error *err);
+
 int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api,
                       const pgr_negotiation_target *target,

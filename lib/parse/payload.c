@@ -135,14 +135,26 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
     json_tokener *tok = json_tokener_new_ex(max_depth + 1);
     if (tok == NULL)
         return NULL;
+    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ... */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
-    *too_deep = json_tokener_get_error(tok) == json_tokener_error_depth;
-    bool ok = doc != NULL && json_tokener_get_error(tok) == json_tokener_success;
     size_t used = json_tokener_get_parse_end(tok);
+    /* json-c waits for a delimiter after a bare scalar (5, true, null):
+     * a NUL tells it the body ended there */
+    if (doc == NULL && json_tokener_get_error(tok) == json_tokener_continue) {
+        doc = json_tokener_parse_ex(tok, "", 1);
+        used = len;
+    }
+    *too_deep = json_tokener_get_error(tok) == json_tokener_error_depth;
+    bool ok = json_tokener_get_error(tok) == json_tokener_success;
     json_tokener_free(tok);
+    /* a JSON null is json-c's NULL; as a payload it is the empty array
+     * every other scalar becomes (Payload.hs payloadAttributes) */
+    if (ok && doc == NULL)
+        doc = json_object_new_array();
+    ok = ok && doc != NULL;
     for (size_t i = used; ok && i < len; i++)
-        if (strchr(" \t\r\n", body[i]) == NULL)
-            ok = false;
+        ok = body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n';
     if (!ok || !pgr_arena_on_free(a, put_json, doc)) {
         json_object_put(doc);
         return NULL;

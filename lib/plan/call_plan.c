@@ -118,11 +118,14 @@ static int invalid_json(pgrest_error *err)
 static int json_input(pgrest_arena *a, const pgrest_api_request *api,
                       call_input *in, pgrest_error *err)
 {
+    /* the parse stage has validated and normalised the body (a scalar
+     * is the empty array, CSV its rows as JSON) */
     bool empty = api->body == NULL || api->body_len == 0;
-    in->json_body = empty ? "{}" : pgr_strndup(a, api->body, api->body_len);
+    in->json_body = api->payload_json ? api->payload_json
+                  : empty ? "{}" : pgr_strndup(a, api->body, api->body_len);
     if (in->json_body == NULL)
         return pgr_error_oom(err);
-    if (strlen(in->json_body) != (empty ? 2 : api->body_len))
+    if (api->payload_json == NULL && strlen(in->json_body) != (empty ? 2 : api->body_len))
         return invalid_json(err);
     json_tokener *tok = json_tokener_new();
     if (tok == NULL)
@@ -156,6 +159,7 @@ static int post_input(pgrest_arena *a, const pgrest_api_request *api,
     in->ctype = ct ? ct->kind : PGR_MEDIA_JSON;
     switch (in->ctype) {
     case PGR_MEDIA_JSON:
+    case PGR_MEDIA_CSV:
         return json_input(a, api, in, err);
     case PGR_MEDIA_URLENCODED: {
         char *body = pgr_strndup(a, api->body ? api->body : "", api->body_len);
@@ -169,7 +173,7 @@ static int post_input(pgrest_arena *a, const pgrest_api_request *api,
     case PGR_MEDIA_OCTET:
         return PGREST_OK;
     default:
-        return pgr_errorf(err, a, 415, "PGRST102", NULL, NULL,
+        return pgr_errorf(err, a, 400, "PGRST102", NULL, NULL,
                           "Content-Type not acceptable: %s", pgr_media_type_mime(a, ct));
     }
 }

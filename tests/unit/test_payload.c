@@ -1,0 +1,131 @@
+/* Request bodies as PostgREST's ApiRequest/Payload.hs reads them: aeson's
+ * decode takes any JSON value, payloadAttributes turns every scalar into
+ * the empty array and refuses arrays whose elements are not objects with
+ * one key set, CSV and form bodies become JSON rows, and anything that is
+ * not exactly one JSON value (trailing text, a NUL) is "Empty or invalid
+ * json". Run through pgrest_parse_request: no database. */
+#include <check.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "parse/api_request.h"
+#include "pgrest/pgrest.h"
+
+static pgrest_ctx *ctx;
+static pgrest_arena *arena;
+
+static void setup(void)
+{
+    ctx = pgrest_ctx_new();
+    ck_assert_ptr_nonnull(ctx);
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-schemas", "api", &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-anon-role", "anon", &err), PGREST_OK);
+    arena = pgrest_arena_new(0);
+}
+
+static void teardown(void)
+{
+    pgrest_arena_free(arena);
+    pgrest_ctx_free(ctx);
+}
+
+static int parse_body(const char *path, const char *ctype, const char *body, size_t len,
+                      pgrest_api_request **api, pgrest_error *err)
+{
+    pgrest_request *req = pgrest_request_new(arena, "POST", path, NULL);
+    pgrest_request_add_header(req, "Content-Type", ctype);
+    pgrest_request_set_body(req, body, len);
+    return pgrest_parse_request(ctx, arena, req, api, err);
+}
+
+static void expect_payload(const char *path, const char *ctype, const char *body,
+                           const char *payload, size_t n_keys)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    int rc = parse_body(path, ctype, body, strlen(body), &api, &err);
+    ck_assert_msg(rc == PGREST_OK, "%s: %s", body, err.message ? err.message : "?");
+    ck_assert_str_eq(api->payload_json, payload);
+    ck_assert_uint_eq(api->n_payload_keys, n_keys);
+}
+
+static void expect_invalid(const char *path, const char *ctype, const char *body, size_t len,
+                           const char *message)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_ne(parse_body(path, ctype, body, len, &api, &err), PGREST_OK);
+    ck_assert_int_eq(err.http_status, 400);
+    ck_assert_str_eq(err.code, "PGRST102");
+    ck_assert_str_eq(err.message, message);
+}
+
+START_TEST(scalars_become_the_empty_array)
+{
+    static const char *const scalars[] = {"5", " 5 ", "true", "null", "\"x\"", "-1.5e3"};
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+        expect_payload("/items", "application/json", scalars[i], "[]", 0);
+        expect_payload("/rpc/f", "application/json", scalars[i], "[]", 0);
+    }
+}
+END_TEST
+
+START_TEST(objects_and_uniform_arrays_keep_their_keys)
+{
+    expect_payload("/items", "application/json", "{\"a\":1,\"b\":2}", "{\"a\":1,\"b\":2}", 2);
+    expect_payload("/items", "application/json", "[{\"a\":1},{\"a\":2}] ",
+                   "[{\"a\":1},{\"a\":2}] ", 1);
+    expect_payload("/items", "application/json", "[]", "[]", 0);
+}
+END_TEST
+
+START_TEST(not_one_json_value_is_invalid)
+{
+    static const char *const bad[] = {"", "{} x", "5 x", "[1,]", "{\"a\":1,}", "['a']",
+                                      "tru", "01", "{", "\"\\x\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_invalid("/items", "application/json", bad[i], strlen(bad[i]),
+                       "Empty or invalid json");
+    /* a NUL after the value is not whitespace: the body is not one value */
+    expect_invalid("/items", "application/json", "{}\0x", 4, "Empty or invalid json");
+    expect_invalid("/items", "application/json", "5\0", 2, "Empty or invalid json");
+}
+END_TEST
+
+START_TEST(arrays_need_objects_with_one_key_set)
+{
+    expect_invalid("/items", "application/json", "[1,2]", 5, "All object keys must match");
+    const char *mixed = "[{\"a\":1},{\"b\":1}]";
+    expect_invalid("/items", "application/json", mixed, strlen(mixed),
+                   "All object keys must match");
+}
+END_TEST
+
+/* Payload.hs: CSV is read for functions too; other types are refused with
+ * toMime of the Content-Type. */
+START_TEST(csv_for_tables_and_functions)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    const char *csv = "a,b\n1,NULL\n";
+    ck_assert_int_eq(parse_body("/rpc/f", "text/csv", csv, strlen(csv), &api, &err), PGREST_OK);
+    ck_assert_str_eq(api->payload_json, "[{\"a\":\"1\",\"b\":null}]");
+    expect_invalid("/items", "image/png", "x", 1, "Content-Type not acceptable: image/png");
+    expect_invalid("/items", "text/plain", "x", 1, "Content-Type not acceptable: text/plain");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("payload");
+    TCase *tc = tcase_create("payload");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, scalars_become_the_empty_array);
+    tcase_add_test(tc, objects_and_uniform_arrays_keep_their_keys);
+    tcase_add_test(tc, not_one_json_value_is_invalid);
+    tcase_add_test(tc, arrays_need_objects_with_one_key_set);
+    tcase_add_test(tc, csv_for_tables_and_functions);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}

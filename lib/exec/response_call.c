@@ -14,7 +14,8 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
 {
     (void)ctx;
     const pgr_call_plan *cp = plan->call;
-    const char *prefs = pgr_preference_applied(a, plan, 0);
+    /* responsePreferences: a call reports max-affected too */
+    const char *prefs = pgr_preference_applied(a, plan, PGR_PREFS_MAX_AFFECTED);
     if (prefs != NULL)
         pgr_response_add_header(a, r, "Preference-Applied", prefs);
     if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {

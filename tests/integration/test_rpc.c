@@ -90,6 +90,23 @@ START_TEST(setof_range_and_count)
 }
 END_TEST
 
+/* Response.hs responsePreferences: a call reports max-affected (with
+ * handling=strict) in Preference-Applied, as updates and deletes do. */
+START_TEST(max_affected_is_applied_to_calls)
+{
+    test_response r;
+    const char *const h[] = {"Prefer", "handling=strict, max-affected=5", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", h, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Preference-Applied"), "handling=strict, max-affected=5");
+    harness_free(&r);
+    const char *const lenient[] = {"Prefer", "max-affected=5", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", lenient, NULL, &r);
+    ck_assert_ptr_null(harness_header(&r, "Preference-Applied"));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(out_params_give_one_object)
 {
     test_response r;
@@ -188,6 +205,7 @@ int main(void)
     tcase_add_test(tc, setof_table_with_read_grammar);
     tcase_add_test(tc, setof_range_and_count);
     tcase_add_test(tc, out_params_give_one_object);
+    tcase_add_test(tc, max_affected_is_applied_to_calls);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

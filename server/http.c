@@ -104,13 +104,28 @@ static bool append_body(request_state *rs, size_t max, const char *data, size_t 
     return true;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls, (void)pos, (void)buf, (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* PostgREST answers a successful HEAD without a Content-Length
+ * (Response.hs leaves it out for HEAD reads and calls; its errors keep
+ * theirs): a response of unknown size keeps MHD from adding one. */
+static struct MHD_Response *head_response(void)
+{
+    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+}
+
 static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
-                                     const pgrest_response *resp)
+                                     const pgrest_response *resp, bool head)
 {
     size_t len;
     const char *body = pgrest_response_body(resp, &len);
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+        head ? head_response()
+             : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
         return MHD_NO;
     size_t n = pgrest_response_header_count(resp);
@@ -141,7 +156,7 @@ static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *c
     snprintf(details, sizeof details, "The limit is %zu bytes (%s)", limit, option);
     pgrest_error err = {status, code, message, details, NULL};
     pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
-    enum MHD_Result ret = resp ? send_response(s, con, resp) : MHD_NO;
+    enum MHD_Result ret = resp ? send_response(s, con, resp, false) : MHD_NO;
     pgrest_arena_free(arena);
     return ret;
 }
@@ -210,7 +225,10 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
     pgrest_request_set_body(req, rs->body, rs->body_len);
     pgrest_response *resp = pgrest_handle(s->ctx, arena, req);
-    enum MHD_Result ret = resp ? send_response(s, con, resp) : MHD_NO;
+    enum MHD_Result ret =
+        resp ? send_response(s, con, resp,
+                             strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
+             : MHD_NO;
     if (resp != NULL) {
         size_t len;
         pgrest_response_body(resp, &len);

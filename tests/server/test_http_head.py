@@ -1,0 +1,31 @@
+"""HEAD over HTTP as PostgREST answers it: Response.hs sends no
+Content-Length for a successful HEAD on a relation or a function (Warp then
+sends no body), while its error responses keep their Content-Length."""
+import http.client
+
+from harness import ServerTestCase
+
+
+class HeadTest(ServerTestCase):
+
+    def head(self, path):
+        c = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        try:
+            c.request("HEAD", path)
+            r = c.getresponse()
+            r.read()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}
+        finally:
+            c.close()
+
+    def test_relation_and_function_have_no_content_length(self):
+        for path in ("/artists", "/rpc/add?a=1"):
+            status, headers = self.head(path)
+            self.assertEqual(status, 200, path)
+            self.assertNotIn("content-length", headers, path)
+            self.assertEqual(headers["content-type"], "application/json; charset=utf-8", path)
+
+    def test_errors_keep_content_length(self):
+        status, headers = self.head("/no_such_table")
+        self.assertEqual(status, 404)
+        self.assertIn("content-length", headers)

@@ -30,7 +30,9 @@ int command_dump_config(server_config *cfg, const app_config *ac, const char *pr
         return config_dump(stdout, ac) == 0 ? 0 : 1;
     pgrest_error err = {0};
     if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
-        log_msg(LOG_ERROR, "%s", err.message ? err.message : "Could not read the database");
+        /* Logger.hs ConfigReadErrorObs */
+        log_msg(LOG_ERROR, "Failed to query database settings for the config parameters.%s",
+                err.message ? err.message : "");
     server_options raw = {0};
     server_options_merge(&raw, &cfg->opts);
     overlay_db_settings(cfg->ctx, &cfg->opts, &raw);

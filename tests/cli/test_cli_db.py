@@ -38,6 +38,9 @@ class ServerHeaderTest(harness.ServerTestCase):
             r = self.server.get(path)
             # Warp's setServerName ("postgrest/" <> prettyVersion)
             self.assertRegex(r.headers.get("Server", ""), r"^postgrest/\d+\.\d+", path)
+        # the admin server runs with the same Warp settings (App.hs runAdmin)
+        r = self.server.admin("/live")
+        self.assertRegex(r.headers.get("Server", ""), r"^postgrest/\d+\.\d+")
 
 
 class DumpWithDatabaseTest(harness.ServerTestCase):

@@ -100,7 +100,8 @@ static bool coerce_int(const server_option *o, long long *out)
     if (o->kind == CONFIG_NUMBER) {
         char *end = NULL;
         double d = strtod(o->value, &end);
-        if (d != (double)(long long)d)
+        /* floatingOrInteger: only whole numbers (and in range here) */
+        if (!(d > -9.2e18 && d < 9.2e18) || d != (double)(long long)d)
             return false;
         *out = (long long)d;
         return true;

@@ -29,7 +29,15 @@ int command_dump_config(server_config *cfg, const app_config *ac, const char *pr
     if (!ac->db_config)
         return config_dump(stdout, ac) == 0 ? 0 : 1;
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
+    int loaded = pgrest_ctx_load_schema(cfg->ctx, &err);
+    if (loaded == PGREST_ERR_CONFIG) {
+        /* an invalid in-database value: readInDbConfig panics at startup */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
+        config_fatal(prog, msg);
+        return 1;
+    }
+    if (loaded != PGREST_OK)
         /* Logger.hs ConfigReadErrorObs */
         log_msg(LOG_ERROR, "Failed to query database settings for the config parameters.%s",
                 err.message ? err.message : "");

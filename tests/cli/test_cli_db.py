@@ -64,6 +64,15 @@ class DumpWithDatabaseTest(harness.ServerTestCase):
         self.assertIn('openapi-mode = "disabled"\n', r.stdout)
         self.assertIn('db-schemas = "api"\n', r.stdout)
 
+    def test_dump_config_refuses_an_invalid_in_database_value(self):
+        # readInDbConfig re-runs the whole config parser and panics at startup
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_tx_end = 'sometimes'")
+        r = pgrest(["--dump-config", self.config()])
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertEqual(r.stdout, "")
+        self.assertIn("FatalError {fatalErrorMessage = \"Error in config ", r.stderr)
+        self.assertIn("db-tx-end", r.stderr)
+
     def test_dump_config_without_db_config_ignores_them(self):
         self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_max_rows = '7'")
         r = pgrest(["--dump-config", self.config({"db-config": "false"})])

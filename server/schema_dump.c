@@ -105,9 +105,24 @@ static json_object *column_pairs(json_object *fk, bool reverse)
     return out;
 }
 
+/* Whether schema.name is a view (or materialized view) in the snapshot. */
+static bool is_view(json_object *snap, const char *schema, const char *name)
+{
+    json_object *src = NULL;
+    if (schema == NULL || name == NULL || !json_object_object_get_ex(snap, "tables", &src))
+        return false;
+    for (size_t i = 0; i < json_object_array_length(src); i++) {
+        json_object *t = json_object_array_get_idx(src, i);
+        const char *s = get_s(t, "schema"), *n = get_s(t, "name"), *k = get_s(t, "kind");
+        if (s && n && !strcmp(s, schema) && !strcmp(n, name))
+            return k != NULL && strchr("vm", k[0]) != NULL;
+    }
+    return false;
+}
+
 /* One direction of a foreign key: M2O from the referencing table, O2M
  * from the referenced one (O2O for one-to-one keys). */
-static json_object *fk_relationship(json_object *fk, bool reverse)
+static json_object *fk_relationship(json_object *snap, json_object *fk, bool reverse)
 {
     const char *s = get_s(fk, "schema"), *t = get_s(fk, "table");
     const char *rs = get_s(fk, "ref_schema"), *rt = get_s(fk, "ref_table");
@@ -127,15 +142,53 @@ static json_object *fk_relationship(json_object *fk, bool reverse)
                                                s && rs && t && rt && !strcmp(s, rs) &&
                                                !strcmp(t, rt)));
     json_object_object_add(o, "relCardinality", card);
-    json_object_object_add(o, "relTableIsView", json_object_new_boolean(false));
-    json_object_object_add(o, "relFTableIsView", json_object_new_boolean(false));
+    bool view = is_view(snap, s, t), ref_view = is_view(snap, rs, rt);
+    json_object_object_add(o, "relTableIsView", json_object_new_boolean(reverse ? ref_view
+                                                                                : view));
+    json_object_object_add(o, "relFTableIsView", json_object_new_boolean(reverse ? view
+                                                                                 : ref_view));
     return o;
+}
+
+/* A function taking a row of table and returning target's rows. */
+static json_object *computed_relationship(json_object *c)
+{
+    const char *ts = get_s(c, "table_schema"), *t = get_s(c, "table");
+    const char *fs = get_s(c, "target_schema"), *f = get_s(c, "target");
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "tag", json_object_new_string("ComputedRelationship"));
+    json_object_object_add(o, "relFunction", qi(get_s(c, "function_schema"),
+                                                get_s(c, "function")));
+    json_object_object_add(o, "relTable", qi(ts, t));
+    json_object_object_add(o, "relForeignTable", qi(fs, f));
+    json_object_object_add(o, "relTableAlias", qi(ts, t));
+    json_object_object_add(o, "relToOne", json_object_new_boolean(get_b(c, "to_one")));
+    json_object_object_add(o, "relIsSelf", json_object_new_boolean(
+                                               ts && fs && t && f && !strcmp(ts, fs) &&
+                                               !strcmp(t, f)));
+    return o;
+}
+
+static void add_computed(json_object *snap, json_object *out)
+{
+    json_object *src = NULL;
+    if (!json_object_object_get_ex(snap, "computed_relationships", &src))
+        return;
+    for (size_t i = 0; i < json_object_array_length(src); i++) {
+        json_object *c = json_object_array_get_idx(src, i);
+        const char *s = get_s(c, "table_schema");
+        json_object *key = pair(qi(s, get_s(c, "table")), json_object_new_string(s ? s : ""));
+        json_object *rels = json_object_new_array();
+        json_object_array_add(rels, computed_relationship(c));
+        json_object_array_add(out, pair(key, rels));
+    }
 }
 
 /* Keyed by (table, schema of the table) as PostgREST's RelationshipsMap. */
 static json_object *relationships(json_object *snap)
 {
     json_object *out = json_object_new_array(), *src = NULL;
+    add_computed(snap, out);
     if (!json_object_object_get_ex(snap, "foreign_keys", &src))
         return out;
     for (size_t i = 0; i < json_object_array_length(src); i++) {
@@ -145,7 +198,7 @@ static json_object *relationships(json_object *snap)
             const char *t = get_s(fk, dir ? "ref_table" : "table");
             json_object *key = pair(qi(s, t), json_object_new_string(s ? s : ""));
             json_object *rels = json_object_new_array();
-            json_object_array_add(rels, fk_relationship(fk, dir == 1));
+            json_object_array_add(rels, fk_relationship(snap, fk, dir == 1));
             json_object_array_add(out, pair(key, rels));
         }
     }

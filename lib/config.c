@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "context.h"
+#include "auth/jwt.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -288,8 +289,12 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         return set_int(&cfg->jwt_cache_max_entries, 0, a, key, value, err);
     else if (strcmp(key, "jwt-aud") == 0)
         cfg->jwt_aud = nonempty(a, value);
-    else if (strcmp(key, "jwt-role-claim-key") == 0)
+    else if (strcmp(key, "jwt-role-claim-key") == 0) {
+        /* refused up front, not at the first request with a JWT */
+        if ((rc = pgr_jwt_check_role_claim_key(a, value, err)) != PGREST_OK)
+            return rc;
         cfg->jwt_role_claim_key = pgr_strdup(a, value);
+    }
     else if (strcmp(key, "client-error-verbosity") == 0) {
         if (strcmp(value, "minimal") == 0)
             cfg->client_error_minimal = true;

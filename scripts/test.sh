@@ -6,6 +6,7 @@
 # (tests/valgrind/run.sh), runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
 # a program here), runs the server suite (tests/server/run.py, own clusters)
+# and the CLI suite (tests/cli/run.py)
 # against build/, the server limits test (tests/limits/run.sh, its own
 # PostgreSQL and pgrest-server), a short run of every libFuzzer target
 # (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 20, in
@@ -34,8 +35,8 @@
 # one failure.  Conformance adds its passing cases to "passed" and its
 # regressions (cases listed in tests/conformance/passing.txt that fail) to
 # "failed"; other failing cases are not implemented yet and are only shown
-# in the runner's own line.  The server suite adds its passed / failed
-# (failures + errors) / skipped tests.
+# in the runner's own line.  The server and cli suites add their passed /
+# failed (failures + errors) / skipped tests.
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -305,6 +306,30 @@ elif [ "$use_server" -eq 1 ]; then
     note "server" "${sline#server: }"
   else
     total_fail=$((total_fail + 1)); note "server" "FAILED (no summary line, see output above)"
+  fi
+fi
+
+# ---- cli ------------------------------------------------------------------------
+# tests/cli/run.py: the command line (CLI.hs), configuration forms and checks
+# (Config.hs), --ready / --dump-config / --dump-schema and the Server header;
+# most tests need no database, the others start their own clusters. It ends
+# with "cli: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "cli" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== cli tests"
+  cli_log="$work/cli.log"
+  timeout 900 python3 "$repo/tests/cli/run.py" 2>&1 | tee "$cli_log"
+  cli_line=$(grep -E '^cli: [0-9]+ passed, [0-9]+ failed' "$cli_log" | tail -n 1)
+  if [ -n "$cli_line" ]; then
+    cli_pass=$(sed -E 's/^cli: ([0-9]+) passed.*/\1/' <<<"$cli_line")
+    cli_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$cli_line")
+    cli_skip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$cli_line")
+    total_pass=$((total_pass + cli_pass)); total_fail=$((total_fail + cli_fail))
+    total_skip=$((total_skip + ${cli_skip:-0}))
+    note "cli" "${cli_line#cli: }"
+  else
+    total_fail=$((total_fail + 1)); note "cli" "FAILED (no summary line, see output above)"
   fi
 fi
 

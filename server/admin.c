@@ -1,4 +1,5 @@
 #include "admin.h"
+#include "version.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -20,6 +21,8 @@ static enum MHD_Result reply(struct MHD_Connection *con, unsigned status,
         return MHD_NO;
     if (content_type != NULL)
         MHD_add_response_header(r, "Content-Type", content_type);
+    /* the admin server runs with the main server's Warp settings (App.hs) */
+    MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
     enum MHD_Result ret = MHD_queue_response(con, status, r);
     MHD_destroy_response(r);
     return ret;

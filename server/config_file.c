@@ -1,16 +1,22 @@
 #include "config_file.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void server_options_set(server_options *opts, const char *key, const char *value)
+void server_options_set_kind(server_options *opts, const char *key, const char *value,
+                             config_value_kind kind)
 {
     for (size_t i = 0; i < opts->n; i++)
         if (strcmp(opts->items[i].key, key) == 0) {
+            char *v = strdup(value);
+            if (v == NULL)
+                return;
             free(opts->items[i].value);
-            opts->items[i].value = strdup(value);
+            opts->items[i].value = v;
+            opts->items[i].kind = kind;
             return;
         }
     if (opts->n == opts->cap) {
@@ -21,17 +27,42 @@ void server_options_set(server_options *opts, const char *key, const char *value
         opts->items = n;
         opts->cap = ncap;
     }
-    opts->items[opts->n].key = strdup(key);
-    opts->items[opts->n].value = strdup(value);
+    char *k = strdup(key), *v = strdup(value);
+    if (k == NULL || v == NULL) {
+        free(k);
+        free(v);
+        return;
+    }
+    opts->items[opts->n].key = k;
+    opts->items[opts->n].value = v;
+    opts->items[opts->n].kind = kind;
     opts->n++;
+}
+
+void server_options_set(server_options *opts, const char *key, const char *value)
+{
+    server_options_set_kind(opts, key, value, CONFIG_STRING);
+}
+
+const server_option *server_options_find(const server_options *opts, const char *key)
+{
+    for (size_t i = 0; i < opts->n; i++)
+        if (strcmp(opts->items[i].key, key) == 0)
+            return &opts->items[i];
+    return NULL;
+}
+
+void server_options_merge(server_options *dst, const server_options *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        server_options_set_kind(dst, src->items[i].key, src->items[i].value,
+                                src->items[i].kind);
 }
 
 const char *server_options_get(const server_options *opts, const char *key)
 {
-    for (size_t i = 0; i < opts->n; i++)
-        if (strcmp(opts->items[i].key, key) == 0)
-            return opts->items[i].value;
-    return NULL;
+    const server_option *o = server_options_find(opts, key);
+    return o ? o->value : NULL;
 }
 
 void server_options_free(server_options *opts)
@@ -51,28 +82,131 @@ static const char *skip_space(const char *p)
     return p;
 }
 
-/* A quoted value: backslash escapes \" \\ \n \t; "$$" is a literal "$"
- * (configurator's interpolation escape). */
-static bool parse_quoted(const char **pp, char *out, size_t outlen)
+/* The value of $(name) inside a quoted string: an option read earlier in
+ * the file, else the environment variable (configurator's interpolation,
+ * which PostgREST's docs use for app.settings, e.g. "$(MYAPP_JWT_SECRET)"). */
+static const char *interpolate(const server_options *opts, const char *name)
 {
-    const char *p = *pp + 1;
-    size_t n = 0;
-    while (*p && *p != '"') {
-        char c = *p++;
-        if (c == '\\' && *p) {
-            char e = *p++;
-            c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
-        } else if (c == '$' && *p == '$')
-            p++;
-        if (n + 1 >= outlen)
+    const char *v = server_options_get(opts, name);
+    return v != NULL ? v : getenv(name);
+}
+
+typedef struct quoted_reader {
+    const char *p;
+    char *out;
+    size_t n, cap;
+} quoted_reader;
+
+static bool put_char(quoted_reader *r, char c)
+{
+    if (r->n + 1 >= r->cap) {
+        size_t ncap = r->cap * 2 + 16;
+        char *o = realloc(r->out, ncap);
+        if (o == NULL)
             return false;
-        out[n++] = c;
+        r->out = o;
+        r->cap = ncap;
     }
-    if (*p != '"')
-        return false;
-    out[n] = '\0';
-    *pp = p + 1;
+    r->out[r->n++] = c;
     return true;
+}
+
+/* $(name) at r->p (just after the '$'); false with a message when the
+ * name is unknown or the parenthesis is not closed. */
+static bool read_interpolation(quoted_reader *r, const server_options *opts,
+                               char *errbuf, size_t errlen, int lineno)
+{
+    const char *close = strchr(r->p + 1, ')');
+    const char *quote = strchr(r->p + 1, '"');
+    if (close == NULL || (quote != NULL && quote < close)) {
+        snprintf(errbuf, errlen, "config line %d: unterminated $( interpolation", lineno);
+        return false;
+    }
+    char name[256];
+    size_t len = (size_t)(close - (r->p + 1));
+    if (len == 0 || len >= sizeof name) {
+        snprintf(errbuf, errlen, "config line %d: invalid $() interpolation", lineno);
+        return false;
+    }
+    memcpy(name, r->p + 1, len);
+    name[len] = '\0';
+    const char *v = interpolate(opts, name);
+    if (v == NULL) {
+        snprintf(errbuf, errlen, "config line %d: no such variable \"%s\"", lineno, name);
+        return false;
+    }
+    for (; *v; v++)
+        if (!put_char(r, *v))
+            return false;
+    r->p = close + 1;
+    return true;
+}
+
+static char escape_char(char e)
+{
+    switch (e) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    default: return e;
+    }
+}
+
+/* A quoted value: backslash escapes \" \\ \n \t \r; "$$" is a literal
+ * "$" and $(name) interpolates (configurator's string syntax). */
+static bool parse_quoted(const char **pp, const server_options *opts, char **value,
+                         char *errbuf, size_t errlen, int lineno)
+{
+    quoted_reader r = {*pp + 1, NULL, 0, 0};
+    bool ok = put_char(&r, '\0');
+    r.n = 0;
+    while (ok && *r.p && *r.p != '"') {
+        char c = *r.p++;
+        if (c == '\\' && *r.p)
+            ok = put_char(&r, escape_char(*r.p++));
+        else if (c == '$' && *r.p == '$')
+            ok = put_char(&r, *r.p++);
+        else if (c == '$' && *r.p == '(')
+            ok = read_interpolation(&r, opts, errbuf, errlen, lineno);
+        else
+            ok = put_char(&r, c);
+    }
+    if (ok && *r.p != '"') {
+        snprintf(errbuf, errlen, "config line %d: unterminated string", lineno);
+        ok = false;
+    }
+    if (!ok) {
+        free(r.out);
+        return false;
+    }
+    r.out[r.n] = '\0';
+    *value = r.out;
+    *pp = r.p + 1;
+    return true;
+}
+
+/* configurator's unquoted values: on/off/true/false and numbers. Other
+ * bare words are kept as strings (configurator refuses them; accepting
+ * them keeps older pgrest config files working). */
+static config_value_kind bare_kind(const char *value, const char **normalized)
+{
+    *normalized = value;
+    if (strcmp(value, "true") == 0 || strcmp(value, "on") == 0) {
+        *normalized = "true";
+        return CONFIG_BOOL;
+    }
+    if (strcmp(value, "false") == 0 || strcmp(value, "off") == 0) {
+        *normalized = "false";
+        return CONFIG_BOOL;
+    }
+    char *end = NULL;
+    errno = 0;
+    (void)strtod(value, &end);
+    if (value[0] != '\0' && end != NULL && *end == '\0' && errno == 0 &&
+        (isdigit((unsigned char)value[0]) || value[0] == '-' || value[0] == '+' ||
+         value[0] == '.'))
+        return CONFIG_NUMBER;
+    return CONFIG_STRING;
 }
 
 static bool parse_line(const char *line, server_options *opts, char *errbuf,
@@ -90,34 +224,39 @@ static bool parse_line(const char *line, server_options *opts, char *errbuf,
         snprintf(errbuf, errlen, "config line %d: expected key = value", lineno);
         return false;
     }
-    p = skip_space(p + 1);
-    size_t cap = strlen(p) + 1;
-    char *value = malloc(cap);
     char key[256];
-    if (value == NULL || klen >= sizeof key) {
-        free(value);
+    if (klen >= sizeof key) {
         snprintf(errbuf, errlen, "config line %d: key too long", lineno);
         return false;
     }
     memcpy(key, k, klen);
     key[klen] = '\0';
-    bool ok = true;
-    if (*p == '"')
-        ok = parse_quoted(&p, value, cap);
-    else {
-        size_t n = 0;
-        while (*p && *p != '#' && *p != '\n' && *p != '\r')
-            value[n++] = *p++;
-        while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+    p = skip_space(p + 1);
+    char *value = NULL;
+    const char *stored = NULL;
+    config_value_kind kind = CONFIG_STRING;
+    if (*p == '"') {
+        if (!parse_quoted(&p, opts, &value, errbuf, errlen, lineno))
+            return false;
+        p = skip_space(p);
+        if (*p != '\0' && *p != '#') {
+            snprintf(errbuf, errlen, "config line %d: unexpected text after the value", lineno);
+            free(value);
+            return false;
+        }
+        stored = value;
+    } else {
+        size_t n = strcspn(p, "#\r\n");
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
-        value[n] = '\0';
+        value = strndup(p, n);
+        if (value == NULL)
+            return false;
+        kind = bare_kind(value, &stored);
     }
-    if (ok)
-        server_options_set(opts, key, value);
-    else
-        snprintf(errbuf, errlen, "config line %d: unterminated string", lineno);
+    server_options_set_kind(opts, key, stored, kind);
     free(value);
-    return ok;
+    return true;
 }
 
 bool config_text_parse(const char *text, server_options *opts, char *errbuf,
@@ -145,7 +284,11 @@ bool config_file_read(const char *path, server_options *opts, char *errbuf,
 {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        snprintf(errbuf, errlen, "cannot open config file %s", path);
+        /* how Haskell shows the IOException configurator's load throws */
+        int e = errno;
+        snprintf(errbuf, errlen, "%s: openFile: %s (%s)", path,
+                 e == ENOENT ? "does not exist" : e == EACCES ? "permission denied" : "failed",
+                 strerror(e));
         return false;
     }
     size_t cap = 4096, n = 0;
@@ -170,17 +313,13 @@ bool config_file_read(const char *path, server_options *opts, char *errbuf,
     return ok;
 }
 
-/* PGRST_DB_URI -> db-uri; PGRST_APP_SETTINGS_FOO -> app.settings.foo */
+/* PGRST_DB_URI -> db-uri; PGRST_APP_SETTINGS_Foo -> app.settings.Foo */
 static void env_to_key(const char *name, char *key, size_t keylen)
 {
     const char *p = name + 6;
     size_t n = 0;
     if (strncmp(p, "APP_SETTINGS_", 13) == 0) {
-        n = (size_t)snprintf(key, keylen, "app.settings.");
-        p += 13;
-        for (; *p && n + 1 < keylen; p++)
-            key[n++] = (char)tolower((unsigned char)*p);
-        key[n] = '\0';
+        snprintf(key, keylen, "app.settings.%s", p + 13);
         return;
     }
     for (; *p && n + 1 < keylen; p++)

@@ -1,4 +1,5 @@
 #include "http.h"
+#include "version.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -133,6 +134,8 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
         const pgrest_header *h = pgrest_response_header(resp, i);
         MHD_add_response_header(r, h->name, h->value);
     }
+    /* PostgREST's Warp setServerName (App.hs), see version.h */
+    MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
     /* a keep-alive client learns the server is going away */
     if (atomic_load(&s->closing))
         MHD_add_response_header(r, "Connection", "close");

@@ -1,5 +1,5 @@
 /* pgrest-server: a drop-in for the PostgREST executable, built only on
- * libpgrest's public API. Usage: pgrest-server [CONFIG_FILE] */
+ * libpgrest's public API. Command line: see cli.h (PostgREST's CLI.hs). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,9 +11,14 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "app_config.h"
+#include "cli.h"
+#include "commands.h"
+#include "config_load.h"
 #include "config_file.h"
 #include "http.h"
 #include "log.h"
+#include "ready.h"
 #include "reload.h"
 #include "pgrest/pgrest.h"
 
@@ -86,13 +91,6 @@ static bool limit_options(const server_options *opts, http_listen *lc)
     lc->max_connections = (unsigned)conns;
     lc->max_connections_per_ip = (unsigned)per_ip;
     return true;
-}
-
-static void usage(void)
-{
-    fprintf(stderr, "Usage: pgrest-server [CONFIG_FILE]\n"
-                    "  Serves PostgREST's API. Options come from the config file\n"
-                    "  (PostgREST format) and PGRST_* environment variables.\n");
 }
 
 /* Blocks until SIGTERM/SIGINT; SIGUSR1 reloads the schema cache,
@@ -179,34 +177,63 @@ static int serve(server_config *cfg)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level. */
+static void warn_deprecations(const app_config *ac)
 {
-    if (argc > 2 || (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
-        usage();
-        return argc > 2 ? 1 : 0;
-    }
-    if (argc == 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--version") == 0)) {
-        printf("pgrest %s\n", pgrest_version());
-        return 0;
-    }
-    server_config cfg = {.path = argc == 2 ? argv[1] : NULL, .environ_ = environ};
-    char errbuf[256];
-    if (!server_config_load(&cfg, errbuf, sizeof errbuf)) {
-        fprintf(stderr, "pgrest-server: %s\n", errbuf);
-        return 1;
-    }
-    log_set_level(server_options_get(&cfg.opts, "log-level"));
-    const char *log_query_opt = server_options_get(&cfg.opts, "log-query");
-    cfg.ctx = pgrest_ctx_new();
-    if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0) {
-        pgrest_ctx_free(cfg.ctx);
-        server_config_free(&cfg);
-        return 1;
-    }
+    if (!ac->jwt_role_claim_key_legacy)
+        return;
+    char line1[1024], line2[1024];
+    app_config_deprecation_lines(ac, line1, sizeof line1, line2, sizeof line2);
+    log_msg(LOG_CRIT, "%s", line1);
+    log_msg(LOG_CRIT, "%s", line2);
+}
+
+static int run(server_config *cfg, const app_config *ac)
+{
+    log_set_level(server_options_get(&cfg->opts, "log-level"));
+    warn_deprecations(ac);
+    const char *log_query_opt = server_options_get(&cfg->opts, "log-query");
     /* log-query: the SQL of every request the access log shows */
     if (log_query_opt != NULL && strcmp(log_query_opt, "true") == 0)
-        pgrest_ctx_set_query_logger(cfg.ctx, log_query, NULL);
-    int rc = serve(&cfg);
+        pgrest_ctx_set_query_logger(cfg->ctx, log_query, NULL);
+    return serve(cfg);
+}
+
+static int run_command(const cli_args *args, server_config *cfg, const app_config *ac)
+{
+    switch (args->command) {
+    case CLI_READY:
+        return ready_check(ac);
+    case CLI_DUMP_CONFIG:
+        return command_dump_config(cfg, ac, args->prog);
+    case CLI_DUMP_SCHEMA:
+        return command_dump_schema(cfg);
+    case CLI_RUN:
+        break;
+    }
+    return run(cfg, ac);
+}
+
+int main(int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse(argc, argv, &args);
+    if (rc >= 0)
+        return rc;
+    server_config cfg = {.path = args.config_path, .environ_ = environ};
+    char errbuf[2048];
+    app_config ac;
+    if (!server_config_load(&cfg, errbuf, sizeof errbuf) ||
+        !app_config_read(&cfg.opts, &ac, errbuf, sizeof errbuf)) {
+        config_fatal(args.prog, errbuf);
+        return 1;
+    }
+    cfg.ctx = pgrest_ctx_new();
+    if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0)
+        rc = 1;
+    else
+        rc = run_command(&args, &cfg, &ac);
+    app_config_free(&ac);
     pgrest_ctx_free(cfg.ctx);
     server_config_free(&cfg);
     return rc;

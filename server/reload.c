@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_load.h"
 #include "log.h"
 
 /* Options a running PostgREST cannot change (docs: the "Reloadable" column
@@ -35,11 +36,11 @@ static bool shapes_schema(const char *key)
 static bool read_sources(server_config *cfg, server_options *out, char *errbuf,
                          size_t errlen)
 {
-    if (cfg->path != NULL && !config_file_read(cfg->path, out, errbuf, errlen)) {
+    /* file + environment, resolved and checked as PostgREST does */
+    if (!config_load(cfg->path, cfg->environ_, out, NULL, errbuf, errlen)) {
         server_options_free(out);
         return false;
     }
-    config_read_env(out, cfg->environ_);
     return true;
 }
 
@@ -78,7 +79,7 @@ static bool apply_changes(server_config *cfg, const server_options *next)
 void server_config_reload(void *arg)
 {
     server_config *cfg = arg;
-    char errbuf[256];
+    char errbuf[1024];
     server_options next = {0};
     pthread_mutex_lock(&cfg->lock);
     if (!read_sources(cfg, &next, errbuf, sizeof errbuf)) {

@@ -1,9 +1,14 @@
-/* Fuzz target: the server's config file parser (server/config_file.c)
- * and, for what it accepts, the library's option parser (pgrest_ctx_set).
+/* Fuzz target: the server's config file parser (server/config_file.c),
+ * for what it accepts the PostgREST resolution and checks
+ * (server/app_config.c: coercions, role-claim-key and URI parsers, base64)
+ * with the --dump-config rendering, and the library's option parser
+ * (pgrest_ctx_set).
  * Input: the config text; with a first byte of 'E', the remaining lines
  * are PGRST_* environment entries instead. */
 #include "fuzz_common.h"
 
+#include "app_config.h"
+#include "config_dump.h"
 #include "config_file.h"
 
 static void read_env(const char *text, server_options *opts)
@@ -27,6 +32,33 @@ static void read_env(const char *text, server_options *opts)
     free(copy);
 }
 
+/* app_config_read and the dump; "@file" values would read files (or
+ * block on /dev/stdin), so they are replaced first. */
+static void resolve(server_options *opts)
+{
+    for (size_t i = 0; i < opts->n; i++)
+        if (opts->items[i].value[0] == '@')
+            opts->items[i].value[0] = 'x';
+    app_config cfg;
+    char err[2048];
+    if (app_config_read(opts, &cfg, err, sizeof err)) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (f != NULL) {
+            config_dump(f, &cfg);
+            fclose(f);
+        }
+        free(buf);
+        server_options out = {0};
+        app_config_to_options(&cfg, opts, &out);
+        server_options_free(&out);
+    } else if (memchr(err, '\0', sizeof err) == NULL || err[0] == '\0') {
+        abort();
+    }
+    app_config_free(&cfg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ok = config_text_parse(text, &opts, errbuf, sizeof errbuf);
     if (!ok && memchr(errbuf, '\0', sizeof errbuf) == NULL)
         abort();
+    resolve(&opts);
     pgrest_ctx *ctx = pgrest_ctx_new();
     if (ctx == NULL)
         abort();

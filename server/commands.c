@@ -1,0 +1,84 @@
+#include "commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config_dump.h"
+#include "config_load.h"
+#include "log.h"
+#include "schema_dump.h"
+
+/* The options whose value the library now holds differently from what we
+ * gave it came from the database (pgrest_ctx_load_schema reads the
+ * in-database configuration first): they win over file and environment. */
+static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
+                                server_options *raw)
+{
+    for (size_t i = 0; i < given->n; i++) {
+        const char *key = given->items[i].key;
+        const char *now = pgrest_ctx_get(ctx, key);
+        if (app_config_known_key(key) && now != NULL && strcmp(now, given->items[i].value) != 0)
+            server_options_set(raw, key, now);
+    }
+}
+
+int command_dump_config(server_config *cfg, const app_config *ac, const char *prog)
+{
+    if (!ac->db_config)
+        return config_dump(stdout, ac) == 0 ? 0 : 1;
+    pgrest_error err = {0};
+    int loaded = pgrest_ctx_load_schema(cfg->ctx, &err);
+    if (loaded == PGREST_ERR_CONFIG) {
+        /* an invalid in-database value: readInDbConfig panics at startup */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
+        config_fatal(prog, msg);
+        return 1;
+    }
+    if (loaded != PGREST_OK)
+        /* Logger.hs ConfigReadErrorObs */
+        log_msg(LOG_ERROR, "Failed to query database settings for the config parameters.%s",
+                err.message ? err.message : "");
+    server_options raw = {0};
+    server_options_merge(&raw, &cfg->opts);
+    overlay_db_settings(cfg->ctx, &cfg->opts, &raw);
+    app_config with_db;
+    server_options ignored = {0};
+    char errbuf[2048];
+    int rc = 1;
+    if (!config_load_resolve(&raw, &with_db, &ignored, errbuf, sizeof errbuf))
+        config_fatal(prog, errbuf);
+    else {
+        rc = config_dump(stdout, &with_db) == 0 ? 0 : 1;
+        app_config_free(&with_db);
+    }
+    server_options_free(&ignored);
+    server_options_free(&raw);
+    return rc;
+}
+
+int command_dump_schema(server_config *cfg)
+{
+    pgrest_error err = {0};
+    if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK) {
+        log_msg(LOG_CRIT, "%s %s", err.message ? err.message : "Schema cache load failed",
+                err.details ? err.details : "");
+        return 1;
+    }
+    char path[] = "/tmp/pgrest-dump-schema-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        perror("pgrest-server: mkstemp");
+        return 1;
+    }
+    close(fd);
+    int rc = 1;
+    if (pgrest_ctx_save_schema_file(cfg->ctx, path, &err) == PGREST_OK)
+        rc = schema_dump(stdout, path) == 0 ? 0 : 1;
+    else
+        fprintf(stderr, "%s\n", err.message ? err.message : "cannot write the schema cache");
+    unlink(path);
+    return rc;
+}

@@ -1,0 +1,112 @@
+#include "ready.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define READY_TIMEOUT_MS 10000
+
+/* Network.hs isSpecialHostName */
+static bool special_host(const char *h)
+{
+    static const char *const names[] = {"*", "*4", "!4", "*6", "!6"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(h, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static int fail(const char *fmt, const char *arg)
+{
+    fputs("ERROR: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    fflush(stderr);
+    return 1;
+}
+
+static int connect_to(const char *host, const char *port)
+{
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -1;
+    int fd = -1;
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+static bool wait_readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, READY_TIMEOUT_MS) == 1;
+}
+
+/* The status code of the response, or -1 when the exchange failed. */
+static int get_status(int fd, const char *host_header)
+{
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "GET /ready HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                     host_header);
+    if (n < 0 || (size_t)n >= sizeof req || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
+        return -1;
+    char buf[64];
+    size_t got = 0;
+    while (got < sizeof buf - 1 && memchr(buf, '\n', got) == NULL && wait_readable(fd)) {
+        ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    int status;
+    if (sscanf(buf, "HTTP/%*d.%*d %3d", &status) != 1)
+        return -1;
+    return status;
+}
+
+int ready_check(const app_config *cfg)
+{
+    if (!cfg->has_admin_server_port)
+        return fail("Admin server is not running. Please check admin-server-port config.%s",
+                    "");
+    const char *host = cfg->admin_server_host;
+    if (special_host(host)) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "The `--ready` flag cannot be used when server-host is configured as \"%s\". "
+                 "Please update your server-host config to \"localhost\".", host);
+        return fail("%s", msg);
+    }
+    char port[16], url[512], authority[300];
+    snprintf(port, sizeof port, "%lld", cfg->admin_server_port);
+    /* IPv6 addresses go in brackets */
+    snprintf(authority, sizeof authority, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+    snprintf(url, sizeof url, "http://%s/ready", authority);
+    int fd = connect_to(host, port);
+    if (fd < 0)
+        return fail("connection refused to %s", url);
+    int status = get_status(fd, authority);
+    close(fd);
+    if (status < 0)
+        return fail("connection refused to %s", url);
+    if (status < 200 || status >= 300)
+        return fail("%s", url);
+    printf("OK: %s\n", url);
+    fflush(stdout);
+    return 0;
+}

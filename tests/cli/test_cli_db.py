@@ -1,0 +1,105 @@
+"""The CLI commands that talk to a database or a running server:
+--ready (Client.hs), --dump-config with in-database settings and
+--dump-schema (CLI.hs runAppCommand), and the Server header (App.hs
+setServerName). Each test has its own PostgreSQL (tests/server/harness)."""
+import json
+import os
+import subprocess
+
+import harness
+
+
+def pgrest(args, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PGRST_")}
+    return subprocess.run([harness.SERVER] + args, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout, env=env)
+
+
+class ReadyTest(harness.ServerTestCase):
+
+    def test_ready_ok(self):
+        r = pgrest(["--ready", self.server.config_path])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "OK: http://127.0.0.1:%d/ready\n" % self.server.admin_port)
+
+    def test_ready_fails_while_the_database_is_down(self):
+        self.cluster.stop()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.server.ready_status() == 503, 30))
+        r = pgrest(["--ready", self.server.config_path])
+        self.assertEqual(r.returncode, 1)
+        # PostgRESTNotReady url
+        self.assertEqual(r.stderr, "ERROR: http://127.0.0.1:%d/ready\n" % self.server.admin_port)
+
+
+class ServerHeaderTest(harness.ServerTestCase):
+
+    def test_server_header(self):
+        for path in ["/artists", "/nonexistent_table"]:
+            r = self.server.get(path)
+            # Warp's setServerName ("postgrest/" <> prettyVersion)
+            self.assertRegex(r.headers.get("Server", ""), r"^postgrest/\d+\.\d+", path)
+        # the admin server runs with the same Warp settings (App.hs runAdmin)
+        r = self.server.admin("/live")
+        self.assertRegex(r.headers.get("Server", ""), r"^postgrest/\d+\.\d+")
+
+
+class DumpWithDatabaseTest(harness.ServerTestCase):
+    START_SERVER = False
+
+    def config(self, extra=None):
+        server = harness.Server.__new__(harness.Server)
+        server.cluster = self.cluster
+        server.port = harness.free_tcp_port()
+        server.admin_port = harness.free_tcp_port()
+        server.config_path = os.path.join(self.cluster.dir, "cli.conf")
+        server.write_config(extra or {})
+        return server.config_path
+
+    def test_dump_config_reads_in_database_settings(self):
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_max_rows = '7'; "
+                          "ALTER ROLE authenticator SET pgrst.openapi_mode = 'disabled'")
+        r = pgrest(["--dump-config", self.config()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("db-max-rows = 7\n", r.stdout)
+        self.assertIn('openapi-mode = "disabled"\n', r.stdout)
+        self.assertIn('db-schemas = "api"\n', r.stdout)
+
+    def test_dump_config_refuses_an_invalid_in_database_value(self):
+        # readInDbConfig re-runs the whole config parser and panics at startup
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_tx_end = 'sometimes'")
+        r = pgrest(["--dump-config", self.config()])
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertEqual(r.stdout, "")
+        self.assertIn("FatalError {fatalErrorMessage = \"Error in config ", r.stderr)
+        self.assertIn("db-tx-end", r.stderr)
+
+    def test_dump_config_without_db_config_ignores_them(self):
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_max_rows = '7'")
+        r = pgrest(["--dump-config", self.config({"db-config": "false"})])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('db-max-rows = ""\n', r.stdout)
+
+    def test_dump_schema(self):
+        r = pgrest(["--dump-schema", self.config()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cache = json.loads(r.stdout)
+        self.assertEqual(sorted(cache), ["dbMediaHandlers", "dbRelationships", "dbRepresentations",
+                                         "dbRoutines", "dbTables"])
+        tables = {(k["qiSchema"], k["qiName"]): v for k, v in cache["dbTables"]}
+        artists = tables[("api", "artists")]
+        self.assertEqual(artists["tableName"], "artists")
+        self.assertEqual(artists["tablePKCols"], ["id"])
+        self.assertFalse(artists["tableIsView"])
+        self.assertIn("name", artists["tableColumns"])
+        self.assertIn("colNominalType", artists["tableColumns"]["name"])
+        rels = [rel for _, group in cache["dbRelationships"] for rel in group]
+        # aeson tags the two constructors of Relationship
+        self.assertTrue(all(r["tag"] in ("Relationship", "ComputedRelationship") for r in rels))
+        self.assertTrue(any(r["tag"] == "Relationship" and r["relCardinality"]["tag"] == "M2O"
+                            and r["relTable"]["qiName"] == "albums" for r in rels))
+
+    def test_dump_schema_fails_without_database(self):
+        self.cluster.stop()
+        r = pgrest(["--dump-schema", self.config()])
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "")

@@ -1,0 +1,203 @@
+/* The server's PostgREST configuration resolution (server/app_config.c,
+ * after Config.hs), its URI checks (Config/Proxy.hs, network-uri isURI),
+ * the deprecated JSPath parser (Config/DeprecatedJSPath.hs) and Haskell's
+ * string `show`, which PostgREST's messages and dumps go through. */
+#include <check.h>
+
+#include "check_run.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_config.h"
+#include "config_uri.h"
+#include "hs_show.h"
+#include "jspath_legacy.h"
+#include "schema_dump.h"
+
+#include <json-c/json.h>
+
+static server_options opts_of(const char *const *kv)
+{
+    server_options o = {0};
+    for (size_t i = 0; kv[i] != NULL; i += 2)
+        server_options_set(&o, kv[i], kv[i + 1]);
+    return o;
+}
+
+/* Resolves kv; returns the error text ("" on success). */
+static const char *resolve(const char *const *kv, app_config *cfg)
+{
+    static char err[2048];
+    server_options raw = opts_of(kv);
+    bool ok = app_config_read(&raw, cfg, err, sizeof err);
+    server_options_free(&raw);
+    return ok ? "" : err;
+}
+
+START_TEST(defaults_are_postgrest_defaults)
+{
+    const char *kv[] = {NULL};
+    app_config c;
+    ck_assert_str_eq(resolve(kv, &c), "");
+    ck_assert_str_eq(c.db_uri, "postgresql://");
+    ck_assert_str_eq(c.db_schemas, "public");
+    ck_assert_str_eq(c.db_extra_search_path, "public");
+    ck_assert_str_eq(c.db_channel, "pgrst");
+    ck_assert_int_eq(c.db_pool, 10);
+    ck_assert_int_eq(c.db_pool_max_idletime, 30);
+    ck_assert_int_eq(c.db_pool_max_lifetime, 1800);
+    ck_assert_int_eq(c.jwt_cache_max_entries, 1000);
+    ck_assert_int_eq(c.server_port, 3000);
+    ck_assert_str_eq(c.server_host, "!4");
+    ck_assert_str_eq(c.admin_server_host, "!4");
+    ck_assert(!c.has_admin_server_port);
+    ck_assert(!c.has_db_max_rows);
+    ck_assert(c.db_config && c.db_prepared_statements && c.db_channel_enabled);
+    ck_assert_uint_eq(c.server_unix_socket_mode, 0660);
+    ck_assert_str_eq(c.jwt_role_claim_key_dump, "$$.role");
+    app_config_free(&c);
+}
+END_TEST
+
+START_TEST(aliases_and_coercions)
+{
+    const char *kv[] = {"db-schema", "a, b", "max-rows", " 0x10 ", "db-pool-timeout", "5",
+                        "db-pool-max-idletime", "9", "db-plan-enabled", "TRUE",
+                        "db-config", "0", "db-pool", "many", NULL};
+    app_config c;
+    ck_assert_str_eq(resolve(kv, &c), "");
+    ck_assert_str_eq(c.db_schemas, "a,b");
+    ck_assert(c.has_db_max_rows);
+    ck_assert_int_eq(c.db_max_rows, 16);
+    ck_assert_int_eq(c.db_pool_max_idletime, 5);
+    ck_assert(c.db_plan_enabled);
+    ck_assert(!c.db_config);
+    ck_assert_int_eq(c.db_pool, 10);
+    app_config_free(&c);
+}
+END_TEST
+
+START_TEST(checks_give_postgrest_messages)
+{
+    static const struct { const char *key, *value, *message; } cases[] = {
+        {"log-level", "loud", "Error in config Invalid logging level. Check your configuration."},
+        {"db-tx-end", "x", "Error in config Invalid transaction termination. Check your "
+                           "configuration."},
+        {"openapi-mode", "x", "Error in config Invalid openapi-mode. Check your configuration."},
+        {"jwt-secret", "short", "user error (The JWT secret must be at least 32 characters "
+                                "long.)"},
+        {"admin-server-port", "3000", "Error in config admin-server-port cannot be the same as "
+                                      "server-port"},
+        {"db-schemas", "x,information_schema", "Error in config db-schemas does not allow "
+                                               "schema: 'information_schema'"},
+        {"server-unix-socket-mode", "8", "Error in config Invalid server-unix-socket-mode: not "
+                                         "an octal"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *kv[] = {cases[i].key, cases[i].value, NULL};
+        app_config c;
+        ck_assert_str_eq(resolve(kv, &c), cases[i].message);
+    }
+}
+END_TEST
+
+START_TEST(legacy_jspath)
+{
+    char *dump = NULL, *err = NULL;
+    ck_assert(jspath_legacy_parse(".a.\"b c\"[2][?(@ *== \"x\")]", &dump, &err));
+    ck_assert_str_eq(dump, ".\"a\".\"b c\"[2][?(@ *== \"x\")]");
+    free(dump);
+    ck_assert(!jspath_legacy_parse(".a.", &dump, &err));
+    ck_assert_ptr_nonnull(strstr(err, "\"failed to parse role-claim-key value (.a.)\" "
+                                      "(line 1, column 4):\nunexpected end of input"));
+    free(err);
+    ck_assert(!jspath_legacy_parse(".a[?(@ == \"x\")].b", &dump, &err));
+    free(err);
+    ck_assert(!jspath_legacy_parse("", &dump, &err));
+    free(err);
+}
+END_TEST
+
+START_TEST(uris)
+{
+    ck_assert(config_uri_is_uri("urn:example:aud"));
+    ck_assert(config_uri_is_uri("https://x.com:8443/p?q=1#f"));
+    ck_assert(!config_uri_is_uri("a b:c"));
+    ck_assert(!config_uri_is_uri("http://x.com/%zz"));
+    ck_assert(!config_uri_is_malformed_proxy("https://example.com:8443/basePath"));
+    ck_assert(!config_uri_is_malformed_proxy("HTTP://[::1]/"));
+    ck_assert(config_uri_is_malformed_proxy("https://example.com:0/"));
+    ck_assert(config_uri_is_malformed_proxy("https://example.com:/"));
+    ck_assert(config_uri_is_malformed_proxy("https://u:p@example.com/"));
+    ck_assert(config_uri_is_malformed_proxy("https:///path"));
+    ck_assert(config_uri_is_malformed_proxy("//example.com/"));
+}
+END_TEST
+
+START_TEST(haskell_show)
+{
+    char *s = hs_show_string("a\"b\\c\nd\x01\xc3\xa9" "1");
+    /* GHC: "a\"b\\c\nd\SOH\233\&1" */
+    ck_assert_str_eq(s, "\"a\\\"b\\\\c\\nd\\SOH\\233\\&1\"");
+    free(s);
+}
+END_TEST
+
+/* --dump-schema from the unit fixture snapshot: SchemaCache's JSON keys
+ * and aeson's encodings (maps as [key, value] pairs, sum types tagged). */
+START_TEST(schema_dump_shape)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/schema_snapshot.json", getenv("PGREST_TEST_FIXTURES"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(schema_dump(f, path), 0);
+    fclose(f);
+    json_object *o = json_tokener_parse(buf);
+    ck_assert_ptr_nonnull(o);
+    json_object *tables, *rels, *routines, *v;
+    ck_assert(json_object_object_get_ex(o, "dbTables", &tables));
+    ck_assert(json_object_object_get_ex(o, "dbRelationships", &rels));
+    ck_assert(json_object_object_get_ex(o, "dbRoutines", &routines));
+    ck_assert(json_object_object_get_ex(o, "dbRepresentations", &v));
+    ck_assert(json_object_object_get_ex(o, "dbMediaHandlers", &v));
+    json_object *first = json_object_array_get_idx(tables, 0);
+    ck_assert_int_eq(json_object_array_length(first), 2);
+    json_object *key = json_object_array_get_idx(first, 0);
+    ck_assert(json_object_object_get_ex(key, "qiSchema", &v));
+    ck_assert(json_object_object_get_ex(json_object_array_get_idx(first, 1), "tableColumns", &v));
+    bool m2o = false, computed = false;
+    for (size_t i = 0; i < json_object_array_length(rels); i++) {
+        json_object *group = json_object_array_get_idx(json_object_array_get_idx(rels, i), 1);
+        json_object *rel = json_object_array_get_idx(group, 0), *tag, *card;
+        ck_assert(json_object_object_get_ex(rel, "tag", &tag));
+        computed = computed || !strcmp(json_object_get_string(tag), "ComputedRelationship");
+        if (json_object_object_get_ex(rel, "relCardinality", &card) &&
+            json_object_object_get_ex(card, "tag", &tag))
+            m2o = m2o || !strcmp(json_object_get_string(tag), "M2O");
+    }
+    ck_assert(m2o && computed);
+    json_object *routine = json_object_array_get_idx(
+        json_object_array_get_idx(json_object_array_get_idx(routines, 0), 1), 0);
+    ck_assert(json_object_object_get_ex(routine, "pdReturnType", &v));
+    ck_assert(json_object_object_get_ex(v, "tag", &v));
+    json_object_put(o);
+    free(buf);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("server_app_config");
+    TCase *tc = tcase_create("app_config");
+    tcase_add_test(tc, defaults_are_postgrest_defaults);
+    tcase_add_test(tc, aliases_and_coercions);
+    tcase_add_test(tc, checks_give_postgrest_messages);
+    tcase_add_test(tc, legacy_jspath);
+    tcase_add_test(tc, uris);
+    tcase_add_test(tc, haskell_show);
+    tcase_add_test(tc, schema_dump_shape);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}

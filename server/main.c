@@ -23,6 +23,9 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
 {
     for (size_t i = 0; i < opts->n; i++) {
         pgrest_error err = {0};
+        /* PostgREST ignores keys it does not know */
+        if (!pgrest_config_key_known(opts->items[i].key))
+            continue;
         if (pgrest_ctx_set(ctx, opts->items[i].key, opts->items[i].value, &err) != PGREST_OK) {
             fprintf(stderr, "pgrest-server: %s\n", err.message ? err.message : "invalid configuration");
             return -1;
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
         server_config_free(&cfg);
         return 1;
     }
+    pgrest_ctx_set_observer(cfg.ctx, log_observation, NULL);
     /* log-query: the SQL of every request the access log shows */
     if (log_query_opt != NULL && strcmp(log_query_opt, "true") == 0)
         pgrest_ctx_set_query_logger(cfg.ctx, log_query, NULL);

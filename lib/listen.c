@@ -1,4 +1,4 @@
-/* The background worker: schema reloads on NOTIFY (PostgREST
+/* The background worker: schema and config reloads on NOTIFY (PostgREST
  * AppState/Reload.hs runListener) and connection recovery (PostgREST
  * AppState connectionWorker). A dedicated connection LISTENs on db-channel;
  * requests in flight keep the cache they started with because the swap is

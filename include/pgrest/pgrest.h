@@ -180,8 +180,9 @@ PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
  * reloads with the options set before (pgrest_ctx_reload_config with
  * keys == NULL); other payloads are ignored. Each message is reported to
  * the observer first (PGREST_OBS_SCHEMA_RELOAD_MESSAGE,
- * PGREST_OBS_CONFIG_RELOAD_MESSAGE). db-channel and db-channel-enabled are
- * read when the listener starts. It also recovers the connection (PostgREST
+ * PGREST_OBS_CONFIG_RELOAD_MESSAGE). When a reload changes db-channel or
+ * db-channel-enabled, the worker moves to the new channel (PostgREST
+ * restarts its listener). It also recovers the connection (PostgREST
  * connectionWorker): while no schema cache is loaded, or after the LISTEN
  * connection breaks or a request gets PGRST000/PGRST001, it reconnects with
  * exponential backoff (1 s doubling up to 32 s) and reloads the schema

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config_snapshot.h"
+#include "config_reload.h"
 #include "db_config.h"
 #include "exec/pool.h"
 #include "util/error.h"
@@ -92,11 +93,18 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     return rc;
 }
 
+/* A connection for the settings query when db-config is on; a failed
+ * connection is reported like a failed query (PostgREST runs it on its
+ * pool: ConfigReadErrorObs either way). */
 static PGconn *settings_connection(pgrest_ctx *ctx, pgrest_arena *a)
 {
     pgr_conf *cur = pgr_ctx_conf(ctx);
     pgrest_error cerr = {0};
     PGconn *pg = cur->cfg.db_config ? pgr_connect(cur->cfg.db_uri, a, &cerr) : NULL;
+    if (cur->cfg.db_config && pg == NULL)
+        observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,
+                      "Failed to query database settings for the config parameters.",
+                      pgr_error_json(a, &cerr, false));
     pgr_conf_release(cur);
     return pg;
 }

@@ -5,8 +5,8 @@
 #include <time.h>
 
 #include "context.h"
+#include "config_reload.h"
 #include "config_snapshot.h"
-#include "db_config.h"
 #include "exec/pool.h"
 #include "schema/introspect.h"
 #include "util/error.h"

@@ -18,14 +18,4 @@
 int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
                          pgr_kv **out, pgrest_error *err);
 
-/* readInDbConfig: re-reads the in-database settings over pg (NULL: they
- * cannot be read; the ones in force are kept) when the current
- * configuration has db-config, and swaps in a snapshot of base (or the
- * options set before when keep_base) with them. An invalid result keeps
- * the previous snapshot. Reports to the observer as PostgREST logs:
- * "Failed to query database settings...", "Failed reloading config: ...",
- * "Config reloaded". err strings in the context. */
-int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
-                   pgrest_error *err);
-
 #endif

@@ -311,7 +311,7 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
     const char *key = pgr_config_canonical_key(raw_key);
     long long n;
     int rc;
-    if (strncmp(key, "app.settings.", 13) == 0)
+    if (strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0')
         return set_app_setting(cfg, a, key, value);
     bool handled;
     rc = set_limit(cfg, a, key, value, &handled, err);
@@ -402,6 +402,7 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
 bool pgr_config_key_known(const char *raw_key)
 {
     const char *key = pgr_config_canonical_key(raw_key);
+    /* the options pgr_config_set parses */
     static const char *const typed[] = {
         "db-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
         "db-pool-acquisition-timeout", "db-max-rows", "db-tx-end", "db-pre-config",

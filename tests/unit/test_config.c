@@ -70,6 +70,7 @@ START_TEST(unknown_keys_fail_as_documented)
     expect_refused("db-schmeas", "api", "Unknown configuration option: db-schmeas");
     expect_refused("jwt-secrets", SECRET, "Unknown configuration option: jwt-secrets");
     expect_refused("", "x", "Unknown configuration option: ");
+    expect_refused("app.settings.", "x", "Unknown configuration option: app.settings.");
     ck_assert_int_eq(pgrest_config_key_known("db-schmeas"), 0);
     ck_assert_int_eq(pgrest_config_key_known("app.settings."), 0);
     ck_assert_int_eq(pgrest_config_key_known(NULL), 0);

@@ -317,6 +317,13 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
     rc = set_limit(cfg, a, key, value, &handled, err);
     if (handled)
         return rc;
+    /* PostgREST's optString drops empty values (and "" reads as no number
+     * or boolean): the option keeps its default. db-extra-search-path is
+     * optStringEmptyable: "" is the empty list. */
+    if (value[0] == '\0' && strcmp(key, "db-extra-search-path") != 0)
+        return pgr_config_key_known(key) ? PGREST_OK
+                                         : config_error(err, a, "Unknown configuration option: %s",
+                                                        raw_key);
     if (strcmp(key, "db-uri") == 0)
         cfg->db_uri = pgr_strdup(a, value);
     else if (strcmp(key, "db-schemas") == 0) {

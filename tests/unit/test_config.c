@@ -117,6 +117,29 @@ START_TEST(invalid_values_keep_the_configuration)
 }
 END_TEST
 
+/* Config.hs optString: an empty value is no value, the default holds. */
+START_TEST(empty_values_mean_the_default)
+{
+    pgrest_error err = {0};
+    static const char *const keys[] = {"openapi-mode", "client-error-verbosity", "db-tx-end",
+                                       "log-level", "db-schemas", "jwt-role-claim-key",
+                                       "db-pool", "db-prepared-statements", "db-uri"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_msg(pgrest_ctx_set(ctx, keys[i], "", &err) == PGREST_OK, "%s", keys[i]);
+    pgrest_arena *a = pgrest_arena_new(0);
+    const pgr_config *cfg = pgr_cfg(ctx, a);
+    ck_assert_int_eq(cfg->openapi_mode, PGR_OPENAPI_FOLLOW_PRIVILEGES);
+    ck_assert_int_eq(cfg->db_tx_end, PGR_TX_COMMIT);
+    ck_assert_str_eq(cfg->db_schemas[0], "public");
+    ck_assert_str_eq(cfg->jwt_role_claim_key, ".role");
+    ck_assert_int_eq(cfg->db_pool, 10);
+    ck_assert(cfg->db_prepared_statements);
+    ck_assert_str_eq(cfg->db_uri, "postgresql://");
+    pgrest_arena_free(a);
+    expect_refused("no-such-option", "", "Unknown configuration option: no-such-option");
+}
+END_TEST
+
 START_TEST(jwt_secret_checked_as_postgrest_parses_it)
 {
     expect_refused("jwt-secret", "tooshort",
@@ -254,6 +277,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, unknown_keys_fail_as_documented);
     tcase_add_test(tc, invalid_values_keep_the_configuration);
+    tcase_add_test(tc, empty_values_mean_the_default);
     tcase_add_test(tc, jwt_secret_checked_as_postgrest_parses_it);
     tcase_add_test(tc, a_request_keeps_its_snapshot);
     tcase_add_test(tc, jwt_cache_follows_the_jwt_settings);

@@ -65,8 +65,11 @@ static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
     if (!wanted)
         return;
     pgrest_error rerr = {0};
-    if (pg != NULL && pgr_read_db_settings(pg, pre_config, a, (pgr_kv **)&ch->db, &rerr) == PGREST_OK)
+    pgr_kv *settings = NULL;
+    if (pg != NULL && pgr_read_db_settings(pg, pre_config, a, &settings, &rerr) == PGREST_OK) {
+        ch->db = settings;
         return;
+    }
     ch->keep_db = true;
     if (pg != NULL)
         observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,

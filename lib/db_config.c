@@ -14,7 +14,7 @@ static const char *const db_keys[] = {
     "db_extra_search_path", "db_hoisted_tx_settings", "db_max_rows",
     "db_plan_enabled", "db_pre_config", "db_pre_request", "db_prepared_statements",
     "db_root_spec", "db_schemas", "db_tx_end", "jwt_aud", "jwt_role_claim_key",
-    "jwt_secret", "jwt_secret_is_base64", "openapi_mode",
+    "jwt_secret", "jwt_secret_is_base64", "jwt_cache_max_entries", "openapi_mode",
     "openapi_security_active", "openapi_server_proxy_uri",
     "server_cors_allowed_origins", "server_trace_header", "server_timing_enabled",
     "url_use_legacy_target_names", NULL,

@@ -163,6 +163,10 @@ class ConfigReloadTest(ServerTestCase):
     def test_sigusr2_applies_in_db_change(self):
         self.in_db_change_applied(lambda: self.server.signal(signal.SIGUSR2), 2)
 
+    def test_schema_reload_reads_in_db_settings(self):
+        # PostgREST's schema cache loader reads the in-database config first
+        self.in_db_change_applied(lambda: self.server.signal(signal.SIGUSR1), 1)
+
     def invalid_in_db_secret_kept(self, trigger):
         self.assertEqual(self.jwt_status(), 200)
         self.role_set("jwt_secret", "short")

@@ -16,7 +16,9 @@
  * Pointers returned by accessors stay valid until the arena is freed.
  *
  * Threads: a pgrest_ctx may be shared by many threads; every call on it is
- * thread-safe. The configuration is an immutable snapshot: pgrest_ctx_set
+ * thread-safe except pgrest_ctx_free and the callback setters
+ * (pgrest_ctx_set_query_logger, pgrest_ctx_set_observer: set them before
+ * sharing the context). The configuration is an immutable snapshot: pgrest_ctx_set
  * and reloads build a new one and swap it in atomically, and a request
  * keeps the snapshot it started with until its arena is freed (so an arena
  * serves requests of one context). An arena belongs to one thread at a
@@ -111,7 +113,8 @@ PGREST_API void pgrest_ctx_free(pgrest_ctx *ctx);
 
 /* Sets a configuration option by its PostgREST name ("db-uri",
  * "db-schemas", "db-anon-role", "app.settings.x", ...) or alias
- * ("db-schema", "max-rows", ...). Values are copied. Returns
+ * ("db-schema", "max-rows", ...). Values are copied; an empty value
+ * leaves the option at its default (PostgREST's optString). Returns
  * PGREST_ERR_CONFIG for unknown keys or invalid values (the whole
  * configuration is checked, e.g. a jwt-secret shorter than 32 characters
  * that is no JWK), with PostgREST's config error text in err->message

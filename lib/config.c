@@ -1,4 +1,5 @@
 /* Library configuration by PostgREST's option names (ref/configuration). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,15 +96,24 @@ static bool parse_int(const char *v, long long *out)
     return true;
 }
 
-static int invalid(pgrest_error *err, pgrest_arena *a, const char *key,
-                   const char *value)
+/* Configuration errors are not HTTP errors: no status, no code, the
+ * message as PostgREST's config parser words it. */
+static int config_error(pgrest_error *err, pgrest_arena *a, const char *fmt, const char *arg)
 {
-    pgr_errorf(err, a, 500, "PGRSTCFG", NULL, NULL,
-               "Invalid value for %s: %s", key, value);
+    pgr_errorf(err, a, 0, NULL, NULL, NULL, fmt, arg);
     return PGREST_ERR_CONFIG;
 }
 
-static const char *canonical_key(const char *key)
+/* Values PostgREST reads as numbers or booleans (pgrest refuses what it
+ * cannot read instead of silently falling back to the default). */
+static int invalid(pgrest_error *err, pgrest_arena *a, const char *key,
+                   const char *value)
+{
+    pgr_errorf(err, a, 0, NULL, NULL, NULL, "Invalid %s: %s", key, value);
+    return PGREST_ERR_CONFIG;
+}
+
+const char *pgr_config_canonical_key(const char *key)
 {
     static const struct { const char *alias, *name; } aliases[] = {
         {"db-schema", "db-schemas"},
@@ -165,7 +175,7 @@ static int set_tx_end(pgr_config *cfg, pgrest_arena *a, const char *value,
             cfg->db_tx_end = m[i].v;
             return PGREST_OK;
         }
-    return invalid(err, a, "db-tx-end", value);
+    return config_error(err, a, "Invalid transaction termination. Check your configuration.", NULL);
 }
 
 static int set_openapi_mode(pgr_config *cfg, pgrest_arena *a,
@@ -178,7 +188,7 @@ static int set_openapi_mode(pgr_config *cfg, pgrest_arena *a,
     else if (strcmp(value, "disabled") == 0)
         cfg->openapi_mode = PGR_OPENAPI_DISABLED;
     else
-        return invalid(err, a, "openapi-mode", value);
+        return config_error(err, a, "Invalid openapi-mode. Check your configuration.", NULL);
     return PGREST_OK;
 }
 
@@ -227,18 +237,94 @@ static int set_limit(pgr_config *cfg, pgrest_arena *a, const char *key,
     return PGREST_OK;
 }
 
+/* PostgREST's parseDbSchemas: the catalogs cannot be exposed. */
+static int check_schemas(const char **schemas, pgrest_arena *a, pgrest_error *err)
+{
+    static const char *const refused[] = {"pg_catalog", "information_schema"};
+    for (size_t r = 0; r < 2; r++)
+        for (const char **s = schemas; *s != NULL; s++)
+            if (strcmp(*s, refused[r]) == 0)
+                return config_error(err, a, "db-schemas does not allow schema: '%s'", refused[r]);
+    return PGREST_OK;
+}
+
+static bool uri_char(unsigned char c)
+{
+    return isalnum(c) || (c != '\0' && strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL);
+}
+
+/* RFC 3986 as Network.URI's isURI checks it: a scheme, ':' and only URI
+ * characters, every '%' starting an escape. */
+static bool is_uri(const char *s)
+{
+    if (!isalpha((unsigned char)s[0]))
+        return false;
+    size_t i = 1;
+    while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+        i++;
+    if (s[i] != ':')
+        return false;
+    for (i++; s[i] != '\0'; i++) {
+        if (!uri_char((unsigned char)s[i]))
+            return false;
+        if (s[i] == '%' && !(isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])))
+            return false;
+    }
+    return true;
+}
+
+/* PostgREST's parseLogLevel; the level itself is the host's business. */
+static int check_log_level(pgrest_arena *a, const char *value, pgrest_error *err)
+{
+    static const char *const levels[] = {"crit", "error", "warn", "info", "debug"};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(value, levels[i]) == 0)
+            return PGREST_OK;
+    return config_error(err, a, "Invalid logging level. Check your configuration.", NULL);
+}
+
+/* Options the library keeps as text for the host (pgrest_ctx_get): the
+ * rest of PostgREST's AppConfig and the reference server's own limits. */
+static bool text_option(const char *key)
+{
+    static const char *const keys[] = {
+        "admin-server-host", "admin-server-port", "admin-server-unix-socket",
+        "admin-server-unix-socket-mode", "db-channel", "db-channel-enabled",
+        "db-hoisted-tx-settings", "db-pool-automatic-recovery", "db-pool-max-idletime",
+        "db-pool-max-lifetime", "log-query", "openapi-security-active",
+        "openapi-server-proxy-uri", "server-host", "server-port", "server-reuseport",
+        "server-unix-socket", "server-unix-socket-mode",
+        "internal-schema-cache-query-sleep-before-queries",
+        "internal-schema-cache-query-sleep",
+        /* pgrest-server's limits (server/main.c) */
+        "server-max-url-size", "server-max-header-size", "server-timeout",
+        "server-max-connections", "server-max-connections-per-ip", "server-threads",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
 int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
                    const char *value, pgrest_error *err)
 {
-    const char *key = canonical_key(raw_key);
+    const char *key = pgr_config_canonical_key(raw_key);
     long long n;
     int rc;
-    if (strncmp(key, "app.settings.", 13) == 0)
+    if (strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0')
         return set_app_setting(cfg, a, key, value);
     bool handled;
     rc = set_limit(cfg, a, key, value, &handled, err);
     if (handled)
         return rc;
+    /* PostgREST's optString drops empty values (and "" reads as no number
+     * or boolean): the option keeps its default. db-extra-search-path is
+     * optStringEmptyable: "" is the empty list. */
+    if (value[0] == '\0' && strcmp(key, "db-extra-search-path") != 0)
+        return pgr_config_key_known(key) ? PGREST_OK
+                                         : config_error(err, a, "Unknown configuration option: %s",
+                                                        raw_key);
     if (strcmp(key, "db-uri") == 0)
         cfg->db_uri = pgr_strdup(a, value);
     else if (strcmp(key, "db-schemas") == 0) {
@@ -246,6 +332,8 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         const char **l = split_list(a, value, &k);
         if (l == NULL || k == 0)
             return invalid(err, a, key, value);
+        if ((rc = check_schemas(l, a, err)) != PGREST_OK)
+            return rc;
         cfg->db_schemas = l;
         cfg->n_db_schemas = k;
     } else if (strcmp(key, "db-extra-search-path") == 0)
@@ -287,8 +375,11 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         return set_bool(&cfg->jwt_secret_is_base64, a, key, value, err);
     else if (strcmp(key, "jwt-cache-max-entries") == 0)
         return set_int(&cfg->jwt_cache_max_entries, 0, a, key, value, err);
-    else if (strcmp(key, "jwt-aud") == 0)
+    else if (strcmp(key, "jwt-aud") == 0) {
+        if (strchr(value, ':') != NULL && !is_uri(value))
+            return config_error(err, a, "jwt-aud should be a string or a valid URI", NULL);
         cfg->jwt_aud = nonempty(a, value);
+    }
     else if (strcmp(key, "jwt-role-claim-key") == 0) {
         /* refused up front, not at the first request with a JWT */
         if ((rc = pgr_jwt_check_role_claim_key(a, value, err)) != PGREST_OK)
@@ -301,7 +392,8 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         else if (strcmp(value, "verbose") == 0)
             cfg->client_error_minimal = false;
         else
-            return invalid(err, a, key, value);
+            return config_error(err, a, "Invalid client-error-verbosity. Check your configuration.",
+                                NULL);
     } else if (strcmp(key, "server-timing-enabled") == 0)
         return set_bool(&cfg->server_timing_enabled, a, key, value, err);
     else if (strcmp(key, "openapi-mode") == 0)
@@ -312,7 +404,32 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         cfg->server_trace_header = nonempty(a, value);
     else if (strcmp(key, "url-use-legacy-target-names") == 0)
         return set_bool(&cfg->url_use_legacy_target_names, a, key, value, err);
-    /* Other PostgREST options are accepted and kept as text (server,
-     * admin, logging, pool tuning, ...): see pgrest_ctx_get. */
+    else if (strcmp(key, "log-level") == 0)
+        return check_log_level(a, value, err);
+    else if (!text_option(key))
+        return config_error(err, a, "Unknown configuration option: %s", raw_key);
     return PGREST_OK;
+}
+
+bool pgr_config_key_known(const char *raw_key)
+{
+    const char *key = pgr_config_canonical_key(raw_key);
+    /* the options pgr_config_set parses */
+    static const char *const typed[] = {
+        "db-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
+        "db-pool-acquisition-timeout", "db-max-rows", "db-tx-end", "db-pre-config",
+        "db-config", "db-pre-request", "db-root-spec", "db-prepared-statements",
+        "db-aggregates-enabled", "db-plan-enabled", "jwt-secret", "jwt-secret-is-base64",
+        "jwt-cache-max-entries", "jwt-aud", "jwt-role-claim-key", "client-error-verbosity",
+        "server-timing-enabled", "openapi-mode", "server-cors-allowed-origins",
+        "server-trace-header", "url-use-legacy-target-names", "log-level",
+        "server-max-body-size", "request-max-depth", "request-max-filters",
+        "request-max-json-depth",
+    };
+    if (strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0')
+        return true;
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        if (strcmp(key, typed[i]) == 0)
+            return true;
+    return text_option(key);
 }

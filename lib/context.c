@@ -5,8 +5,8 @@
 #include <time.h>
 
 #include "context.h"
-#include "auth/jwt_cache.h"
-#include "db_config.h"
+#include "config_reload.h"
+#include "config_snapshot.h"
 #include "exec/pool.h"
 #include "schema/introspect.h"
 #include "util/error.h"
@@ -16,17 +16,16 @@ pgrest_ctx *pgrest_ctx_new(void)
     pgrest_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL)
         return NULL;
-    ctx->cfg_arena = pgrest_arena_new(0);
+    ctx->conf = pgr_conf_slot_new();
     ctx->err_arena = pgrest_arena_new(0);
-    if (ctx->cfg_arena == NULL || ctx->err_arena == NULL) {
-        pgrest_arena_free(ctx->cfg_arena);
+    if (ctx->conf == NULL || ctx->err_arena == NULL) {
+        pgr_conf_slot_free(ctx->conf);
         pgrest_arena_free(ctx->err_arena);
         free(ctx);
         return NULL;
     }
-    pgr_config_defaults(&ctx->cfg);
+    pgr_config_defaults(&ctx->fallback);
     pthread_mutex_init(&ctx->lock, NULL);
-    ctx->jwt_cache = pgr_jwt_cache_new((size_t)ctx->cfg.jwt_cache_max_entries);
     return ctx;
 }
 
@@ -35,30 +34,89 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
     if (ctx == NULL)
         return;
     pgrest_ctx_stop_listener(ctx);
-    pgr_jwt_cache_free(ctx->jwt_cache);
     pgr_pool_free(pgr_ctx_pool(ctx));
     if (ctx->schema != NULL)
         pgr_schema_cache_release(ctx->schema);
+    pgr_conf_slot_free(ctx->conf);
     pthread_mutex_destroy(&ctx->lock);
-    pgrest_arena_free(ctx->cfg_arena);
     pgrest_arena_free(ctx->err_arena);
     free(ctx);
 }
 
-static void remember_option(pgrest_ctx *ctx, const char *key, const char *value)
+struct pgr_conf *pgr_ctx_conf(const pgrest_ctx *ctx)
 {
-    for (pgr_kv *kv = ctx->options; kv; kv = kv->next)
-        if (strcmp(kv->name, key) == 0) {
-            kv->value = pgr_strdup(ctx->cfg_arena, value);
-            return;
-        }
-    pgr_kv *kv = PGR_NEW(ctx->cfg_arena, pgr_kv);
-    if (kv == NULL)
+    return pgr_conf_slot_get(ctx->conf);
+}
+
+static void release_conf(void *c)
+{
+    pgr_conf_release(c);
+}
+
+const pgr_config *pgr_cfg(const pgrest_ctx *ctx, pgrest_arena *arena)
+{
+    pgr_conf *c = pgr_arena_bound(arena, ctx);
+    if (c != NULL)
+        return &c->cfg;
+    c = pgr_ctx_conf(ctx);
+    if (pgr_arena_bind(arena, ctx, c, release_conf) ||
+        pgr_arena_on_free(arena, release_conf, c))
+        return &c->cfg;
+    /* an arena bound to another context and out of memory: the request
+     * fails for want of memory anyway; defaults keep it well defined */
+    pgr_conf_release(c);
+    return &ctx->fallback;
+}
+
+void pgr_ctx_observe(pgrest_ctx *ctx, pgrest_observation kind, const char *message)
+{
+    if (ctx->observer != NULL)
+        ctx->observer(ctx->observer_arg, kind, message);
+}
+
+void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg)
+{
+    if (ctx == NULL)
         return;
-    kv->name = pgr_strdup(ctx->cfg_arena, key);
-    kv->value = pgr_strdup(ctx->cfg_arena, value);
-    kv->next = ctx->options;
-    ctx->options = kv;
+    ctx->observer = fn;
+    ctx->observer_arg = arg;
+}
+
+int pgrest_config_key_known(const char *key)
+{
+    return key != NULL && pgr_config_key_known(key);
+}
+
+/* Error strings of context-level calls outlive the call: they are copied
+ * into the context's error arena, which loads failing in several threads
+ * at once (the listener and the host, say) share. */
+int pgr_ctx_keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
+{
+    if (err == NULL || rc == PGREST_OK)
+        return rc;
+    pthread_mutex_lock(&ctx->lock);
+    pgrest_arena *a = ctx->err_arena;
+    err->message = pgr_strdup(a, err->message);
+    err->details = pgr_strdup(a, err->details);
+    err->hint = pgr_strdup(a, err->hint);
+    err->code = pgr_strdup(a, err->code);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+typedef struct set_change {
+    const char *key, *value;
+} set_change;
+
+static int next_with_option(const pgr_conf *cur, void *arg, pgrest_arena *ea,
+                            pgrest_error *err, pgr_conf **out)
+{
+    const set_change *ch = arg;
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_kv *base = a ? pgr_kv_with(a, cur->base, ch->key, ch->value) : NULL;
+    int rc = base != NULL ? pgr_conf_build(base, cur->db, cur, ea, err, out) : pgr_error_oom(err);
+    pgrest_arena_free(a);
+    return rc;
 }
 
 int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
@@ -66,27 +124,29 @@ int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
 {
     if (ctx == NULL || key == NULL || value == NULL)
         return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
-    int rc = pgr_config_set(&ctx->cfg, ctx->cfg_arena, key, value, err);
-    if (rc != PGREST_OK)
-        return rc;
-    remember_option(ctx, key, value);
-    /* a new size or new keys invalidate what was verified before */
-    if (strcmp(key, "jwt-cache-max-entries") == 0) {
-        pgr_jwt_cache_free(ctx->jwt_cache);
-        ctx->jwt_cache = pgr_jwt_cache_new((size_t)ctx->cfg.jwt_cache_max_entries);
-    } else if (strncmp(key, "jwt-", 4) == 0 || strcmp(key, "role-claim-key") == 0 ||
-               strcmp(key, "secret-is-base64") == 0 || strcmp(key, "db-anon-role") == 0) {
-        pgr_jwt_cache_clear(ctx->jwt_cache);
-    }
+    pgrest_arena *ea = pgrest_arena_new(0);
+    if (ea == NULL)
+        return pgr_error_oom(err);
+    /* the key alone first: its error names it, whatever else is set */
+    pgr_config scratch;
+    pgr_config_defaults(&scratch);
+    int rc = pgr_config_set(&scratch, ea, key, value, err);
+    set_change ch = {key, value};
+    if (rc == PGREST_OK)
+        rc = pgr_conf_slot_update(ctx->conf, next_with_option, &ch, ea, err);
+    rc = pgr_ctx_keep_error(ctx, err, rc);
+    pgrest_arena_free(ea);
     return rc;
 }
 
 const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key)
 {
-    for (const pgr_kv *kv = ctx->options; kv; kv = kv->next)
-        if (strcmp(kv->name, key) == 0)
-            return kv->value;
-    return NULL;
+    if (ctx == NULL || key == NULL)
+        return NULL;
+    pgr_conf *c = pgr_conf_slot_get(ctx->conf);
+    const char *v = pgr_conf_slot_intern(ctx->conf, pgr_conf_option(c, key));
+    pgr_conf_release(c);
+    return v;
 }
 
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx)
@@ -112,33 +172,15 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
         pgr_pool_flush(pool);
 }
 
-/* Error strings of context-level calls outlive the call: they are copied
- * into the context's error arena, which loads failing in several threads
- * at once (the listener and the host, say) share. */
-static int keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc)
-{
-    if (err == NULL || rc == PGREST_OK)
-        return rc;
-    pthread_mutex_lock(&ctx->lock);
-    pgrest_arena *a = ctx->err_arena;
-    err->message = pgr_strdup(a, err->message);
-    err->details = pgr_strdup(a, err->details);
-    err->hint = pgr_strdup(a, err->hint);
-    err->code = pgr_strdup(a, err->code);
-    pthread_mutex_unlock(&ctx->lock);
-    return rc;
-}
-
 /* The first load creates the pool; concurrent first loads create one. */
-static int ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
+static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err)
 {
     if (pgr_ctx_pool(ctx) != NULL)
         return PGREST_OK;
     pthread_mutex_lock(&ctx->lock);
     pgr_pool *pool = atomic_load_explicit(&ctx->pool, memory_order_relaxed);
     if (pool == NULL) {
-        pool = pgr_pool_new(ctx->cfg.db_uri, ctx->cfg.db_pool,
-                            ctx->cfg.db_pool_acquisition_timeout);
+        pool = pgr_pool_new(cfg->db_uri, cfg->db_pool, cfg->db_pool_acquisition_timeout);
         atomic_store_explicit(&ctx->pool, pool, memory_order_release);
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -153,6 +195,25 @@ static unsigned long long usec_since(const struct timespec *t0)
                                 (t1.tv_nsec - t0->tv_nsec) / 1000);
 }
 
+/* Introspection with the configuration in force after the in-database
+ * settings were read (db-schemas may come from the database). */
+static int introspect(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a, pgrest_error *err)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    char *json = NULL;
+    int rc = pgr_introspect(pg, conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
+                            a, &json, err);
+    if (rc == PGREST_OK) {
+        pgr_schema_cache *sc = pgr_schema_cache_from_json(json, conf->cfg.db_schemas, err);
+        if (sc == NULL)
+            rc = PGREST_ERR_SCHEMA;
+        else
+            pgr_ctx_swap_schema(ctx, sc);
+    }
+    pgr_conf_release(conf);
+    return rc;
+}
+
 int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
 {
     struct timespec t0;
@@ -160,29 +221,27 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
-    int rc = ensure_pool(ctx, err);
-    PGconn *pg = rc == PGREST_OK ? pgr_connect(ctx->cfg.db_uri, a, err) : NULL;
-    char *json = NULL;
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    bool db_config = conf->cfg.db_config;
+    int rc = ensure_pool(ctx, &conf->cfg, err);
+    PGconn *pg = rc == PGREST_OK ? pgr_connect(conf->cfg.db_uri, a, err) : NULL;
+    pgr_conf_release(conf);
     if (pg == NULL)
         rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
-    else if (ctx->cfg.db_config)
-        rc = pgr_load_db_config(ctx, pg, a, err);
-    if (pg != NULL && rc == PGREST_OK)
-        rc = pgr_introspect(pg, ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
-                            a, &json, err);
-    if (pg != NULL)
+    /* PostgREST's schema cache loader re-reads the in-database config
+     * first; an invalid one is reported and the load goes on */
+    if (pg != NULL && db_config) {
+        pgrest_error cerr = {0};
+        pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
+    }
+    if (pg != NULL) {
+        rc = introspect(ctx, pg, a, err);
         PQfinish(pg);
-    if (rc == PGREST_OK) {
-        pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
-        if (sc == NULL)
-            rc = PGREST_ERR_SCHEMA;
-        else
-            pgr_ctx_swap_schema(ctx, sc);
     }
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);
-    rc = keep_error(ctx, err, rc);
+    rc = pgr_ctx_keep_error(ctx, err, rc);
     pgrest_arena_free(a);
     return rc;
 }
@@ -221,13 +280,15 @@ int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,
     size_t len;
     char *json = read_file(path, &len);
     if (json == NULL)
-        return keep_error(ctx, err,
+        return pgr_ctx_keep_error(ctx, err,
                           pgr_error(err, 500, "PGRST002", "Could not read the schema snapshot file",
                                     path, NULL) ? PGREST_ERR_SCHEMA : PGREST_ERR_SCHEMA);
-    pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    pgr_schema_cache *sc = pgr_schema_cache_from_json(json, conf->cfg.db_schemas, err);
+    pgr_conf_release(conf);
     free(json);
     if (sc == NULL)
-        return keep_error(ctx, err, PGREST_ERR_SCHEMA);
+        return pgr_ctx_keep_error(ctx, err, PGREST_ERR_SCHEMA);
     pgr_ctx_swap_schema(ctx, sc);
     return PGREST_OK;
 }
@@ -247,7 +308,7 @@ int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
     if (f != NULL && fclose(f) != 0)
         rc = PGREST_ERR_INTERNAL;
     pgr_schema_cache_release(sc);
-    return keep_error(ctx, err, rc);
+    return pgr_ctx_keep_error(ctx, err, rc);
 }
 
 const char *pgrest_version(void)

@@ -24,7 +24,10 @@ typedef enum pgr_openapi_mode {
     PGR_OPENAPI_DISABLED
 } pgr_openapi_mode;
 
-/* Parsed configuration; strings live in the context's config arena. */
+struct pgr_jwt_cache;
+
+/* Parsed configuration: the values of one snapshot (config_snapshot.h);
+ * strings live in the snapshot's arena. */
 typedef struct pgr_config {
     const char *db_uri;
     const char **db_schemas;          /* NULL-terminated, first = default */
@@ -56,6 +59,9 @@ typedef struct pgr_config {
     bool url_use_legacy_target_names;
     pgr_kv *app_settings;             /* app.settings.* */
     pgr_parse_limits limits;          /* server-max-body-size, request-max-* */
+    /* derived when the snapshot is built */
+    const pgr_kv *options;            /* every option set, as text */
+    struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
 } pgr_config;
 
 typedef struct pgr_pool pgr_pool;
@@ -69,10 +75,14 @@ typedef struct pgr_metrics {
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 
+struct pgr_conf_slot;
+struct pgr_conf;
+
 struct pgrest_ctx {
-    pgrest_arena *cfg_arena;
-    pgr_kv *options;                  /* every key set, as text */
-    pgr_config cfg;
+    /* the current configuration snapshot; requests bind one to their
+     * arena (pgr_cfg) and keep it to the end */
+    struct pgr_conf_slot *conf;
+    pgr_config fallback;              /* defaults, see pgr_cfg */
     pthread_mutex_t lock;             /* guards schema swap, pool creation
                                        * and the err arena */
     pgr_schema_cache *schema;
@@ -82,9 +92,10 @@ struct pgrest_ctx {
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload + recovery thread */
     pgr_metrics metrics;
-    struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
     pgrest_query_logger query_logger; /* log-query, set by the host */
     void *query_logger_arg;
+    pgrest_observer observer;         /* config reloads, listener messages */
+    void *observer_arg;
     /* Connection recovery (PostgREST AppState connectionWorker): set when a
      * request loses the database, cleared by the worker once it has
      * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */
@@ -93,6 +104,21 @@ struct pgrest_ctx {
     atomic_uint retry_delay;          /* seconds, for Retry-After */
 };
 
+/* The configuration of the request whose memory is arena: the context's
+ * current snapshot, taken on the first call for that arena and kept (with
+ * a reference) until the arena is freed, so every stage of one request
+ * sees the same configuration whatever reloads happen meanwhile. */
+const pgr_config *pgr_cfg(const pgrest_ctx *ctx, pgrest_arena *arena);
+/* The value of an option as text in cfg (in-database settings included). */
+const char *pgr_cfg_option(const pgr_config *cfg, const char *key);
+/* The current snapshot with a reference taken (pgr_conf_release), for
+ * work outside a request: schema loads, the listener, metrics. */
+struct pgr_conf *pgr_ctx_conf(const pgrest_ctx *ctx);
+/* Copies err's strings into the context (context-level calls have no
+ * arena of the caller's); returns rc. */
+int pgr_ctx_keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc);
+/* Reports an observation to the host's observer (never prints). */
+void pgr_ctx_observe(pgrest_ctx *ctx, pgrest_observation kind, const char *message);
 /* Current schema cache with a reference taken; release when done. */
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
 void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);
@@ -113,8 +139,12 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx);
 
 /* Applies defaults to cfg. */
 void pgr_config_defaults(pgr_config *cfg);
-/* Sets one option; strings copied into arena. */
+/* Sets one option; strings copied into arena. PGREST_ERR_CONFIG for an
+ * unknown key or an invalid value, with PostgREST's message. */
 int pgr_config_set(pgr_config *cfg, pgrest_arena *arena, const char *key,
                    const char *value, pgrest_error *err);
+/* The option's own name for an alias ("db-schema" -> "db-schemas"). */
+const char *pgr_config_canonical_key(const char *key);
+bool pgr_config_key_known(const char *key);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config_snapshot.h"
 #include "sql/sql_builder.h"
 #include "util/error.h"
 
@@ -13,10 +14,10 @@ static const char *const db_keys[] = {
     "db_extra_search_path", "db_hoisted_tx_settings", "db_max_rows",
     "db_plan_enabled", "db_pre_config", "db_pre_request", "db_prepared_statements",
     "db_root_spec", "db_schemas", "db_tx_end", "jwt_aud", "jwt_role_claim_key",
-    "jwt_secret", "jwt_secret_is_base64", "openapi_mode",
+    "jwt_secret", "jwt_secret_is_base64", "jwt_cache_max_entries", "openapi_mode",
     "openapi_security_active", "openapi_server_proxy_uri",
     "server_cors_allowed_origins", "server_trace_header", "server_timing_enabled",
-    NULL,
+    "url_use_legacy_target_names", NULL,
 };
 
 /* Role settings first (database-specific winning), then what the session
@@ -44,10 +45,22 @@ static const char *const settings_query =
     " WHERE value IS NOT NULL AND value <> ''"
     "   AND key NOT IN (SELECT key FROM from_role)";
 
-static int call_pre_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
-                           pgrest_error *err)
+/* PostgREST reports a failing settings query with the error's JSON
+ * (Logger.hs jsonMessage): the SQLSTATE and PostgreSQL's texts. */
+static int query_error(pgrest_arena *a, PGconn *pg, const PGresult *r, pgrest_error *err)
 {
-    const char *fn = ctx->cfg.db_pre_config;
+    const char *code = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    const char *hint = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_HINT) : NULL;
+    pgr_error(err, 503, pgr_strdup(a, code ? code : "PGRST001"),
+              pgr_strdup(a, msg ? msg : PQerrorMessage(pg)),
+              detail ? pgr_strdup(a, detail) : NULL, hint ? pgr_strdup(a, hint) : NULL);
+    return PGREST_ERR_CONNECTION;
+}
+
+static int call_pre_config(PGconn *pg, const char *fn, pgrest_arena *a, pgrest_error *err)
+{
     if (fn == NULL)
         return PGREST_OK;
     pgr_sql q;
@@ -56,12 +69,9 @@ static int call_pre_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
     pgr_sql_qualified_text(&q, fn);
     pgr_sql_put(&q, "()");
     PGresult *r = PQexec(pg, pgr_sb_finish(&q.sb));
-    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (!ok)
-        pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
-                  pgr_strdup(a, PQerrorMessage(pg)), NULL);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? PGREST_OK : query_error(a, pg, r, err);
     PQclear(r);
-    return ok ? PGREST_OK : PGREST_ERR_CONNECTION;
+    return rc;
 }
 
 static char *option_name(pgrest_arena *a, const char *key)
@@ -73,27 +83,27 @@ static char *option_name(pgrest_arena *a, const char *key)
     return name;
 }
 
-static int apply(pgrest_ctx *ctx, pgrest_arena *a, const PGresult *r,
-                 pgrest_error *err)
+static int collect(pgrest_arena *a, const PGresult *r, pgr_kv **out, pgrest_error *err)
 {
+    pgr_kv *list = NULL;
     for (int i = 0; i < PQntuples(r); i++) {
         const char *name = option_name(a, PQgetvalue(r, i, 0));
-        if (name == NULL)
+        list = name ? pgr_kv_with(a, list, name, PQgetvalue(r, i, 1)) : NULL;
+        if (list == NULL)
             return pgr_error_oom(err);
-        int rc = pgrest_ctx_set(ctx, name, PQgetvalue(r, i, 1), err);
-        if (rc != PGREST_OK)
-            return rc;
     }
+    *out = list;
     return PGREST_OK;
 }
 
-int pgr_load_db_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
-                       pgrest_error *err)
+int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
+                         pgr_kv **out, pgrest_error *err)
 {
+    *out = NULL;
     /* one transaction, so pre-config's local settings are still visible */
     PGresult *r = PQexec(pg, "BEGIN READ ONLY");
     PQclear(r);
-    int rc = call_pre_config(ctx, pg, a, err);
+    int rc = call_pre_config(pg, pre_config, a, err);
     if (rc == PGREST_OK) {
         size_t n = 0;
         while (db_keys[n] != NULL)
@@ -101,15 +111,11 @@ int pgr_load_db_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
         const char *keys = pgr_pg_array_literal(a, db_keys, n);
         const char *params[1] = {keys};
         r = PQexecParams(pg, settings_query, 1, NULL, params, NULL, NULL, 0);
-        if (PQresultStatus(r) == PGRES_TUPLES_OK)
-            rc = apply(ctx, a, r, err);
-        else
-            rc = pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
-                           pgr_strdup(a, PQerrorMessage(pg)), NULL) ? PGREST_ERR_CONNECTION
-                                                                    : PGREST_ERR_CONNECTION;
+        rc = PQresultStatus(r) == PGRES_TUPLES_OK ? collect(a, r, out, err)
+                                                  : query_error(a, pg, r, err);
         PQclear(r);
     }
-    r = PQexec(pg, "COMMIT");
+    r = PQexec(pg, rc == PGREST_OK ? "COMMIT" : "ROLLBACK");
     PQclear(r);
     return rc;
 }

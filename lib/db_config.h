@@ -11,9 +11,11 @@
 
 #include "context.h"
 
-/* Reads the settings over pg and applies them to ctx with pgrest_ctx_set
- * (only the options PostgREST lets the database set). */
-int pgr_load_db_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
-                       pgrest_error *err);
+/* PostgREST's queryDbSettings over pg: the options PostgREST lets the
+ * database set, as a list of option names (dashes) and values in a, after
+ * calling pre_config (NULL: none). A failing query fills err with
+ * PostgreSQL's SQLSTATE and message. */
+int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
+                         pgr_kv **out, pgrest_error *err);
 
 #endif

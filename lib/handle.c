@@ -19,7 +19,7 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
     pgrest_response *r = pgr_response_new(arena, status);
     if (r == NULL)
         return NULL;
-    const char *body = pgr_error_json(arena, err, ctx->cfg.client_error_minimal);
+    const char *body = pgr_error_json(arena, err, pgr_cfg(ctx, arena)->client_error_minimal);
     pgr_response_add_header(arena, r, "Content-Type", "application/json; charset=utf-8");
     const char *www = pgr_jwt_www_authenticate(arena, err);
     if (www != NULL)
@@ -121,12 +121,13 @@ static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req
                      pgrest_response *r, const stage_timer *tm)
 {
     add_retry_hint(ctx, a, r);
-    const char *trace = ctx->cfg.server_trace_header;
+    const pgr_config *cfg = pgr_cfg(ctx, a);
+    const char *trace = cfg->server_trace_header;
     const char *value = trace ? pgr_request_header(req, trace) : NULL;
     if (value != NULL)
         pgr_response_add_header(a, r, trace, value);
     pgr_cors_annotate(ctx, a, req, r);
-    if (ctx->cfg.server_timing_enabled)
+    if (cfg->server_timing_enabled)
         add_server_timing(a, r, tm);
 }
 

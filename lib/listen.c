@@ -1,4 +1,4 @@
-/* The background worker: schema reloads on NOTIFY (PostgREST
+/* The background worker: schema and config reloads on NOTIFY (PostgREST
  * AppState/Reload.hs runListener) and connection recovery (PostgREST
  * AppState connectionWorker). A dedicated connection LISTENs on db-channel;
  * requests in flight keep the cache they started with because the swap is
@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "config_snapshot.h"
 #include "context.h"
 #include "exec/pool.h"
 #include "util/error.h"
@@ -98,6 +99,77 @@ static void classify(const char *payload, pgr_wanted *w)
         w->config = true;
 }
 
+static bool channel_enabled(const char *enabled)
+{
+    return enabled == NULL || !(strcasecmp(enabled, "false") == 0 || strcasecmp(enabled, "off") == 0 ||
+                                strcasecmp(enabled, "no") == 0 || strcmp(enabled, "0") == 0);
+}
+
+/* The channel the current configuration asks for into *channel (strdup'd;
+ * NULL when db-channel-enabled is false); false on out of memory. */
+static bool wanted_channel(pgrest_ctx *ctx, char **channel)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    const char *name = pgr_conf_option(conf, "db-channel");
+    bool listen = channel_enabled(pgr_conf_option(conf, "db-channel-enabled"));
+    *channel = listen ? strdup(name != NULL ? name : "pgrst") : NULL;
+    pgr_conf_release(conf);
+    return !listen || *channel != NULL;
+}
+
+/* A reload changed db-channel or db-channel-enabled: PostgREST restarts
+ * its listener (readInDbConfig); here the worker takes the new channel
+ * and reconnects. Only the worker thread touches l->channel. */
+static bool channel_changed(pgr_listener *l)
+{
+    char *want = NULL;
+    if (!wanted_channel(l->ctx, &want))
+        return false;
+    bool same = want == NULL ? l->channel == NULL
+                             : l->channel != NULL && strcmp(want, l->channel) == 0;
+    if (same) {
+        free(want);
+        return false;
+    }
+    free(l->channel);
+    l->channel = want;
+    return true;
+}
+
+/* Logger.hs DBListenerGotSCacheMsg / DBListenerGotConfigMsg (the
+ * channel as Haskell's show quotes it). */
+static void observe_message(pgr_listener *l, pgrest_observation kind, const char *what)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_sb sb;
+    if (a == NULL)
+        return;
+    pgr_sb_init(&sb, a, 96);
+    pgr_sb_puts(&sb, "Received a ");
+    pgr_sb_puts(&sb, what);
+    pgr_sb_puts(&sb, " reload message on the \"");
+    pgr_sb_puts(&sb, l->channel);
+    pgr_sb_puts(&sb, "\" channel");
+    const char *msg = pgr_sb_finish(&sb);
+    if (msg != NULL)
+        pgr_ctx_observe(l->ctx, kind, msg);
+    pgrest_arena_free(a);
+}
+
+/* The host re-reads its sources (file, environment) and reloads; without
+ * a host callback the options set before stay and the in-database
+ * settings are read again (pgrest_ctx_reload_config). */
+static void reload_config(pgr_listener *l)
+{
+    observe_message(l, PGREST_OBS_CONFIG_RELOAD_MESSAGE, "config");
+    if (l->on_reload_config != NULL) {
+        l->on_reload_config(l->arg);
+        return;
+    }
+    pgrest_error err = {0};
+    pgrest_ctx_reload_config(l->ctx, NULL, NULL, 0, &err);
+}
+
 /* Waits for notifications until the connection breaks or stop is set.
  * Everything that arrived together is drained first and answered once: a
  * burst of NOTIFYs (one per migration statement, say) costs one reload,
@@ -116,12 +188,13 @@ static void serve(pgr_listener *l, PGconn *pg)
             PQfreemem(note);
         }
         if (w.schema && !atomic_load(&l->stop)) {
+            observe_message(l, PGREST_OBS_SCHEMA_RELOAD_MESSAGE, "schema cache");
             pgrest_error err = {0};
             pgrest_ctx_load_schema(l->ctx, &err);
         }
-        if (w.config && l->on_reload_config != NULL)
-            l->on_reload_config(l->arg);
-        if (PQstatus(pg) != CONNECTION_OK)
+        if (w.config && !atomic_load(&l->stop))
+            reload_config(l);
+        if (PQstatus(pg) != CONNECTION_OK || channel_changed(l))
             return;
     }
 }
@@ -129,7 +202,7 @@ static void serve(pgr_listener *l, PGconn *pg)
 /* Without a channel there is nothing to read: wait for a lost database. */
 static void idle(pgr_listener *l)
 {
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down))
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l))
         sleep_ms(100);
 }
 
@@ -178,10 +251,18 @@ static void *run(void *arg)
             if (atomic_load(&l->ctx->db_losses) == losses)
                 atomic_store(&l->ctx->db_down, false);
         }
+        const char *before = l->channel;
         if (l->channel != NULL)
             serve(l, pg);
         else
             idle(l);
+        if (l->channel != before && PQstatus(pg) == CONNECTION_OK) {
+            /* new channel: LISTEN again on a new connection (and reload
+             * the schema cache, as after any listener restart) */
+            PQfinish(pg);
+            pg = NULL;
+            continue;
+        }
         if (PQstatus(pg) != CONNECTION_OK) {
             /* the LISTEN connection broke: the database is unreachable
              * until proven otherwise (/ready 503) */
@@ -211,18 +292,16 @@ int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
 {
     if (ctx->listener != NULL)
         return PGREST_OK;
-    const char *enabled = pgrest_ctx_get(ctx, "db-channel-enabled");
-    bool listen = enabled == NULL || strcasecmp(enabled, "false") != 0;
-    const char *channel = pgrest_ctx_get(ctx, "db-channel");
     pgr_listener *l = calloc(1, sizeof *l);
     if (l == NULL)
         return pgr_error_oom(err);
     l->ctx = ctx;
-    l->conninfo = strdup(ctx->cfg.db_uri);
-    l->channel = listen ? strdup(channel ? channel : "pgrst") : NULL;
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    l->conninfo = strdup(conf->cfg.db_uri);
+    pgr_conf_release(conf);
+    bool ok = wanted_channel(ctx, &l->channel) && l->conninfo != NULL;
     l->on_reload_config = on_reload_config;
     l->arg = arg;
-    bool ok = l->conninfo != NULL && (!listen || l->channel != NULL);
     /* LISTEN before returning, so a NOTIFY sent after this call is seen;
      * if the database is down the thread keeps trying. */
     if (ok)

@@ -50,6 +50,13 @@ void log_query(void *arg, int status, const char *sql)
         log_msg(LOG_CRIT, "%s", sql);
 }
 
+void log_observation(void *arg, pgrest_observation kind, const char *message)
+{
+    (void)arg;
+    (void)kind;
+    log_msg(LOG_CRIT, "%s", message);
+}
+
 void log_access(const char *ip, const char *method, const char *uri, int status,
                 size_t bytes, const char *referer, const char *agent)
 {

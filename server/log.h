@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "pgrest/pgrest.h"
+
 typedef enum log_level { LOG_CRIT, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG } log_level;
 
 void log_set_level(const char *name);
@@ -18,6 +20,9 @@ void log_access(const char *ip, const char *method, const char *uri, int status,
                 size_t bytes, const char *referer, const char *agent);
 /* log-query: the SQL of a logged request (pgrest_query_logger). */
 void log_query(void *arg, int status, const char *sql);
+/* pgrest_observer: the library's observations (config reloads, listener
+ * messages), logged whatever the log-level as PostgREST does. */
+void log_observation(void *arg, pgrest_observation kind, const char *message);
 void log_msg(log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

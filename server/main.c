@@ -28,6 +28,9 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
 {
     for (size_t i = 0; i < opts->n; i++) {
         pgrest_error err = {0};
+        /* PostgREST ignores keys it does not know */
+        if (!pgrest_config_key_known(opts->items[i].key))
+            continue;
         if (pgrest_ctx_set(ctx, opts->items[i].key, opts->items[i].value, &err) != PGREST_OK) {
             fprintf(stderr, "pgrest-server: %s\n", err.message ? err.message : "invalid configuration");
             return -1;
@@ -229,6 +232,8 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.ctx = pgrest_ctx_new();
+    if (cfg.ctx != NULL)
+        pgrest_ctx_set_observer(cfg.ctx, log_observation, NULL);
     if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0)
         rc = 1;
     else

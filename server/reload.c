@@ -1,37 +1,11 @@
 #include "reload.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config_load.h"
 #include "log.h"
-
-/* Options a running PostgREST cannot change (docs: the "Reloadable" column
- * is N): sockets, pool sizing, db-uri, db-tx-end. db-channel and
- * db-channel-enabled are reloadable in PostgREST but the LISTEN worker here
- * reads them once at start. */
-static bool reloadable(const char *key)
-{
-    static const char *const fixed[] = {
-        "admin-server-host", "admin-server-port", "admin-server-unix-socket",
-        "admin-server-unix-socket-mode", "db-pool", "db-pool-acquisition-timeout",
-        "db-pool-max-idletime", "db-pool-timeout", "db-pool-max-lifetime",
-        "db-tx-end", "db-uri", "db-channel", "db-channel-enabled",
-        "openapi-server-proxy-uri", "server-host", "server-port",
-        "server-reuseport", "server-unix-socket", "server-unix-socket-mode",
-    };
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(key, fixed[i]) == 0)
-            return false;
-    return true;
-}
-
-/* Options that change what the schema cache holds. */
-static bool shapes_schema(const char *key)
-{
-    return strcmp(key, "db-schemas") == 0 || strcmp(key, "db-schema") == 0 ||
-           strcmp(key, "db-extra-search-path") == 0;
-}
 
 static bool read_sources(server_config *cfg, server_options *out, char *errbuf,
                          size_t errlen)
@@ -50,30 +24,59 @@ bool server_config_load(server_config *cfg, char *errbuf, size_t errlen)
     return read_sources(cfg, &cfg->opts, errbuf, errlen);
 }
 
-/* Applies the reloadable options that changed; returns whether the
- * schema cache must be reloaded. */
-static bool apply_changes(server_config *cfg, const server_options *next)
+/* The options the library knows, as parallel arrays; PostgREST ignores
+ * the other keys of a config file. NULL on out of memory. */
+static const char **known_options(const server_options *opts, const char ***values,
+                                  size_t *n)
 {
-    bool schema = false;
-    for (size_t i = 0; i < next->n; i++) {
-        const char *key = next->items[i].key, *value = next->items[i].value;
-        const char *old = server_options_get(&cfg->opts, key);
-        if (old != NULL && strcmp(old, value) == 0)
-            continue;
-        if (!reloadable(key)) {
-            log_msg(LOG_WARN, "Config reload: %s is not reloadable, restart to change it", key);
-            continue;
-        }
-        pgrest_error err = {0};
-        if (pgrest_ctx_set(cfg->ctx, key, value, &err) != PGREST_OK) {
-            log_msg(LOG_ERROR, "Config reload: %s", err.message ? err.message : key);
-            continue;
-        }
-        if (strcmp(key, "log-level") == 0)
-            log_set_level(value);
-        schema = schema || shapes_schema(key);
+    const char **keys = calloc(opts->n + 1, sizeof *keys);
+    *values = calloc(opts->n + 1, sizeof **values);
+    *n = 0;
+    if (keys == NULL || *values == NULL) {
+        free(keys);
+        free(*values);
+        return NULL;
     }
-    return schema;
+    for (size_t i = 0; i < opts->n; i++)
+        if (pgrest_config_key_known(opts->items[i].key)) {
+            keys[*n] = opts->items[i].key;
+            (*values)[*n] = opts->items[i].value;
+            (*n)++;
+        }
+    return keys;
+}
+
+static bool same_text(const char *x, const char *y)
+{
+    return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
+}
+
+/* Hands the new options to the library, which re-reads the in-database
+ * settings, checks everything and logs "Config reloaded" or "Failed
+ * reloading config: ..." (through the observer). */
+static bool apply_reload(server_config *cfg, const server_options *next)
+{
+    const char **values;
+    size_t n;
+    const char **keys = known_options(next, &values, &n);
+    if (keys == NULL) {
+        log_msg(LOG_CRIT, "Failed reloading config: out of memory");
+        return false;
+    }
+    pgrest_error err = {0};
+    bool ok = pgrest_ctx_reload_config(cfg->ctx, keys, values, n, &err) == PGREST_OK;
+    free(keys);
+    free(values);
+    return ok;
+}
+
+/* Options that change what the schema cache holds. PostgREST reloads the
+ * cache only on its own signal/notification; pgrest-server follows a
+ * changed db-schemas at once. */
+static bool schema_shape_changed(pgrest_ctx *ctx, const char *schemas, const char *path)
+{
+    return !same_text(schemas, pgrest_ctx_get(ctx, "db-schemas")) ||
+           !same_text(path, pgrest_ctx_get(ctx, "db-extra-search-path"));
 }
 
 void server_config_reload(void *arg)
@@ -83,22 +86,26 @@ void server_config_reload(void *arg)
     server_options next = {0};
     pthread_mutex_lock(&cfg->lock);
     if (!read_sources(cfg, &next, errbuf, sizeof errbuf)) {
-        log_msg(LOG_ERROR, "Config reload failed, keeping the old config: %s", errbuf);
+        /* PostgREST keeps the previous configuration (ConfigInvalidObs) */
+        log_msg(LOG_CRIT, "Failed reloading config: Error in config %s", errbuf);
         pthread_mutex_unlock(&cfg->lock);
         return;
     }
-    bool schema = apply_changes(cfg, &next);
-    /* options removed from the file keep their value: only what is
-     * set can be applied through pgrest_ctx_set */
-    for (size_t i = 0; i < cfg->opts.n; i++)
-        if (server_options_get(&next, cfg->opts.items[i].key) == NULL)
-            server_options_set(&next, cfg->opts.items[i].key, cfg->opts.items[i].value);
-    server_options_free(&cfg->opts);
-    cfg->opts = next;
+    const char *schemas = pgrest_ctx_get(cfg->ctx, "db-schemas");
+    const char *path = pgrest_ctx_get(cfg->ctx, "db-extra-search-path");
+    bool ok = apply_reload(cfg, &next);
+    if (ok) {
+        /* log-level is reloadable (PostgREST's logger reads it each time) */
+        const char *level = server_options_get(&next, "log-level");
+        log_set_level(level != NULL ? level : "error");
+        server_options_free(&cfg->opts);
+        cfg->opts = next;
+    } else
+        server_options_free(&next);
+    bool reshape = ok && schema_shape_changed(cfg->ctx, schemas, path);
     pthread_mutex_unlock(&cfg->lock);
-    log_msg(LOG_INFO, "Config reloaded");
     pgrest_error err = {0};
-    if (schema && pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
+    if (reshape && pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
         log_msg(LOG_ERROR, "Schema cache reload after config reload failed: %s",
                 err.message ? err.message : "");
 }

@@ -1,6 +1,9 @@
 /* Configuration reloading (PostgREST ref/configuration "Configuration
  * Reloading"): SIGUSR2 or NOTIFY pgrst, 'reload config' re-read the config
- * file and the environment and apply the reloadable options. */
+ * file and the environment; the library re-reads the in-database settings
+ * and swaps the whole configuration in, or keeps the previous one when a
+ * value is invalid ("Failed reloading config: ..."). Options only read at
+ * start (sockets, pool sizing, db-uri) keep their running value. */
 #ifndef PGRS_RELOAD_H
 #define PGRS_RELOAD_H
 
@@ -20,8 +23,9 @@ typedef struct server_config {
 /* Reads the file (if any) and the environment into cfg->opts; false with a
  * message in errbuf. */
 bool server_config_load(server_config *cfg, char *errbuf, size_t errlen);
-/* Re-reads and applies the reloadable options; keeps the old ones when the
- * file cannot be read. Usable as the listener's on_reload_config. */
+/* Re-reads and applies the configuration; keeps the old one when the
+ * file cannot be read or a value is invalid. Usable as the listener's
+ * on_reload_config. */
 void server_config_reload(void *cfg);
 void server_config_free(server_config *cfg);
 

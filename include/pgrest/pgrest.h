@@ -15,9 +15,14 @@
  * the request, the plan, the SQL, the response and any error strings.
  * Pointers returned by accessors stay valid until the arena is freed.
  *
- * Threads: a pgrest_ctx may be shared by many threads once configured
- * (pgrest_ctx_set is not thread-safe; everything else is). An arena belongs
- * to one thread at a time.
+ * Threads: a pgrest_ctx may be shared by many threads; every call on it is
+ * thread-safe except pgrest_ctx_free and the callback setters
+ * (pgrest_ctx_set_query_logger, pgrest_ctx_set_observer: set them before
+ * sharing the context). The configuration is an immutable snapshot: pgrest_ctx_set
+ * and reloads build a new one and swap it in atomically, and a request
+ * keeps the snapshot it started with until its arena is freed (so an arena
+ * serves requests of one context). An arena belongs to one thread at a
+ * time.
  *
  * Errors: fallible calls return PGREST_OK (0) or a negative pgrest_status
  * and fill the caller's pgrest_error, whose strings live in the arena (or,
@@ -107,21 +112,58 @@ PGREST_API pgrest_ctx *pgrest_ctx_new(void);
 PGREST_API void pgrest_ctx_free(pgrest_ctx *ctx);
 
 /* Sets a configuration option by its PostgREST name ("db-uri",
- * "db-schemas", "db-anon-role", "app.settings.x", ...). Values are copied.
- * Returns PGREST_ERR_CONFIG for unknown keys or invalid values, with a
- * message in *err (strings owned by ctx, valid until the next set call).
- * Not thread-safe: configure before sharing the context. */
+ * "db-schemas", "db-anon-role", "app.settings.x", ...) or alias
+ * ("db-schema", "max-rows", ...). Values are copied; an empty value
+ * leaves the option at its default (PostgREST's optString). Returns
+ * PGREST_ERR_CONFIG for unknown keys or invalid values (the whole
+ * configuration is checked, e.g. a jwt-secret shorter than 32 characters
+ * that is no JWK), with PostgREST's config error text in err->message
+ * (http_status 0, code NULL: not an HTTP error; strings owned by ctx until
+ * it is freed); the configuration is then unchanged. Thread-safe: builds
+ * a new configuration snapshot and swaps it in; requests already started
+ * finish with the one they began with. db-uri, db-pool and
+ * db-pool-acquisition-timeout take effect only before the first
+ * pgrest_ctx_load_schema (which creates the pool). */
 PGREST_API int pgrest_ctx_set(pgrest_ctx *ctx, const char *key,
                               const char *value, pgrest_error *err);
 
-/* Returns the current value of an option as text, or NULL if unset.
- * The string is owned by ctx and valid until the option changes. */
+/* 1 when key is a configuration option pgrest_ctx_set accepts (PostgREST's
+ * options, their aliases, app.settings.*, pgrest's limits), 0 otherwise:
+ * a host reading a PostgREST config file can ignore unknown keys, as
+ * PostgREST does, and still have invalid values refused. */
+PGREST_API int pgrest_config_key_known(const char *key);
+
+/* Returns the current value of an option as text (in-database settings
+ * included), or NULL if unset. The string is owned by ctx and valid until
+ * pgrest_ctx_free, whatever reloads happen. Thread-safe. */
 PGREST_API const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key);
 
+/* Reloads the configuration as PostgREST does on SIGUSR2 or NOTIFY pgrst,
+ * 'reload config' (AppState/Reload.hs readInDbConfig): the n options
+ * keys[i] = values[i] (what the host read again from its file and
+ * environment) replace every option set before -- options not given
+ * return to their defaults, except db-uri, which a running context keeps;
+ * keys == NULL keeps the options set before. Then, with db-config, the
+ * in-database settings (pgrst.* role settings, db-pre-config) are read
+ * again over a new connection and override them. The result is checked
+ * as a whole: if any value is invalid nothing changes, the previous
+ * configuration stays, PGREST_ERR_CONFIG is returned and the observer
+ * gets PGREST_OBS_CONFIG_INVALID "Failed reloading config: <error>";
+ * on success it gets PGREST_OBS_CONFIG_RELOADED "Config reloaded".
+ * Requests already started finish with the configuration they began with.
+ * The schema cache is not reloaded (pgrest_ctx_load_schema does that).
+ * Thread-safe; err strings are owned by ctx. */
+PGREST_API int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
+                                        const char *const *values, size_t n,
+                                        pgrest_error *err);
+
 /* Connects to db-uri and loads the schema cache by introspection (one
- * round trip). Thread-safe: may be called again to reload; requests in
- * flight keep the cache they started with. err strings are owned by ctx
- * until the next reload. */
+ * round trip). With db-config (the default) it first re-reads the
+ * in-database settings, as PostgREST's schema cache loader does: a valid
+ * change is applied (PGREST_OBS_CONFIG_RELOADED), an invalid one keeps the
+ * previous configuration (PGREST_OBS_CONFIG_INVALID) and the load goes on.
+ * Thread-safe: may be called again to reload; requests in flight keep the
+ * cache they started with. err strings are owned by ctx. */
 PGREST_API int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err);
 
 /* Loads the schema cache from a JSON snapshot file written by
@@ -136,8 +178,14 @@ PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
 /* Starts the background worker thread. It LISTENs on db-channel (default
  * "pgrst") on its own connection and reloads the schema cache on the
  * payloads "reload schema" or "" (PostgREST ref/listener); "reload config"
- * calls on_reload_config(arg) if given (from the worker thread); other
- * payloads are ignored. It also recovers the connection (PostgREST
+ * calls on_reload_config(arg) if given (from the worker thread; the host
+ * re-reads its sources and calls pgrest_ctx_reload_config), or else
+ * reloads with the options set before (pgrest_ctx_reload_config with
+ * keys == NULL); other payloads are ignored. Each message is reported to
+ * the observer first (PGREST_OBS_SCHEMA_RELOAD_MESSAGE,
+ * PGREST_OBS_CONFIG_RELOAD_MESSAGE). When a reload changes db-channel or
+ * db-channel-enabled, the worker moves to the new channel (PostgREST
+ * restarts its listener). It also recovers the connection (PostgREST
  * connectionWorker): while no schema cache is loaded, or after the LISTEN
  * connection breaks or a request gets PGRST000/PGRST001, it reconnects with
  * exponential backoff (1 s doubling up to 32 s) and reloads the schema
@@ -167,6 +215,27 @@ PGREST_API const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena);
 typedef void (*pgrest_query_logger)(void *arg, int status, const char *sql);
 PGREST_API void pgrest_ctx_set_query_logger(pgrest_ctx *ctx,
                                             pgrest_query_logger fn, void *arg);
+
+/* What the context's background work reports, for the host's log
+ * (PostgREST's Observation/Logger.hs). message is PostgREST's log line
+ * without the timestamp; it is valid during the call only. PostgREST logs
+ * all of these whatever the log-level. Values only ever grow. */
+typedef enum pgrest_observation {
+    PGREST_OBS_CONFIG_RELOADED = 1,     /* "Config reloaded" */
+    PGREST_OBS_CONFIG_INVALID = 2,      /* "Failed reloading config: ..." */
+    PGREST_OBS_CONFIG_READ_ERROR = 3,   /* "Failed to query database settings
+                                         * for the config parameters...." */
+    PGREST_OBS_CONFIG_RELOAD_MESSAGE = 4,  /* "Received a config reload
+                                            * message on the "pgrst" channel" */
+    PGREST_OBS_SCHEMA_RELOAD_MESSAGE = 5   /* "Received a schema cache reload
+                                            * message on the "pgrst" channel" */
+} pgrest_observation;
+
+/* fn(arg, kind, message) is called from the thread doing the work (the
+ * host's, or the listener's); it must be thread-safe. Set before starting
+ * the listener; NULL turns it off. */
+typedef void (*pgrest_observer)(void *arg, pgrest_observation kind, const char *message);
+PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg);
 
 /* ---------------------------------------------------------------- request */
 

@@ -498,7 +498,7 @@ static const unsigned char *secret_bytes(pgrest_arena *a, const pgr_config *cfg,
     return b64_decode(a, s, n, len);
 }
 
-static int verify_token(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
+static int verify_token(const pgr_config *cfg, pgrest_arena *a, const char *token,
                         json_object *header, pgrest_error *err)
 {
     const alg_info *ai = NULL;
@@ -506,7 +506,7 @@ static int verify_token(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
     if (rc != PGREST_OK)
         return rc;
     size_t secret_len = 0;
-    const unsigned char *secret = secret_bytes(a, &ctx->cfg, &secret_len);
+    const unsigned char *secret = secret_bytes(a, cfg, &secret_len);
     if (secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret",
                          "jwt-secret is not valid base64", NULL);
@@ -954,8 +954,45 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
         return PGREST_OK;
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);
-    return pgr_errorf(err, a, 500, "PGRSTX00", NULL, NULL,
-                      "Invalid jwt-role-claim-key: %s", path);
+    /* a configuration error (validated when the configuration is built) */
+    pgr_errorf(err, a, 0, NULL, NULL, NULL, "Invalid jwt-role-claim-key: %s", path);
+    return PGREST_ERR_CONFIG;
+}
+
+/* A JWK Set or a JWK, as load_keys reads them. */
+static bool is_jwk_text(pgrest_arena *a, const unsigned char *bytes, size_t len)
+{
+    size_t i = 0;
+    while (i < len && is_space((char)bytes[i]))
+        i++;
+    if (i == len || bytes[i] != '{')
+        return false;
+    json_object *obj = parse_json_object(a, (const char *)bytes, len);
+    json_object *keys;
+    if (obj == NULL)
+        return false;
+    if (json_object_object_get_ex(obj, "keys", &keys))
+        return json_object_is_type(keys, json_type_array);
+    return json_str(obj, "kty") != NULL;
+}
+
+int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *err)
+{
+    if (cfg->jwt_secret == NULL)
+        return PGREST_OK;
+    size_t len = 0;
+    const unsigned char *bytes = secret_bytes(a, cfg, &len);
+    const char *problem = NULL;
+    if (bytes == NULL)
+        problem = pgr_arena_exhausted(a) ? NULL : "jwt-secret is not valid base64";
+    else if (!is_jwk_text(a, bytes, len) && len < 32)
+        problem = "The JWT secret must be at least 32 characters long.";
+    if (pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
+    if (problem == NULL)
+        return PGREST_OK;
+    pgr_error(err, 0, NULL, problem, NULL, NULL);
+    return PGREST_ERR_CONFIG;
 }
 
 /* The role at jwt-role-claim-key: a string as is, other JSON encoded
@@ -965,8 +1002,11 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
 {
     bool ok = false;
     jsp_seg *segs = jsp_parse(a, path, &ok);
-    if (!ok)
-        return pgr_jwt_check_role_claim_key(a, path, err);
+    if (!ok && pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
+    if (!ok) /* a configuration refuses it; a hand-made pgr_config may not */
+        return pgr_errorf(err, a, 500, "PGRSTX00", NULL, NULL,
+                          "Invalid jwt-role-claim-key: %s", path);
     json_object *v = NULL;
     *role = NULL;
     if (!jsp_eval(claims, segs, &v) || v == NULL)
@@ -1049,10 +1089,9 @@ static const char *claims_text(pgrest_arena *a, json_object *claims, const char 
 
 /* ------------------------------------------------------------ entry points */
 
-static int check_claims(pgrest_ctx *ctx, pgrest_arena *a, json_object *claims,
+static int check_claims(const pgr_config *cfg, pgrest_arena *a, json_object *claims,
                         pgrest_api_request *api, pgrest_error *err)
 {
-    const pgr_config *cfg = &ctx->cfg;
     int rc = check_times(a, claims, (double)time(NULL), err);
     if (rc == PGREST_OK)
         rc = check_aud(claims, cfg->jwt_aud, err);
@@ -1076,7 +1115,7 @@ static int check_claims(pgrest_ctx *ctx, pgrest_arena *a, json_object *claims,
 
 /* Cached until the token's exp (PostgREST JwtCache: entries live as long
  * as the token); a token without exp stays until evicted. */
-static void remember(pgrest_ctx *ctx, const char *token, json_object *claims,
+static void remember(const pgr_config *cfg, const char *token, json_object *claims,
                      const pgrest_api_request *api)
 {
     json_object *exp;
@@ -1085,18 +1124,18 @@ static void remember(pgrest_ctx *ctx, const char *token, json_object *claims,
         (json_object_is_type(exp, json_type_int) || json_object_is_type(exp, json_type_double)))
         expires = (time_t)json_object_get_int64(exp);
     pgr_jwt_auth auth = {api->role, api->jwt_claims, api->authenticated};
-    pgr_jwt_cache_put(ctx->jwt_cache, token, &auth, expires);
+    pgr_jwt_cache_put(cfg->jwt_cache, token, &auth, expires);
 }
 
-int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
+int pgr_jwt_authenticate(const pgr_config *cfg, pgrest_arena *a, const char *token,
                          pgrest_api_request *api, pgrest_error *err)
 {
     if (token == NULL || *token == '\0')
         return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
-    if (ctx->cfg.jwt_secret == NULL)
+    if (cfg->jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
     pgr_jwt_auth cached;
-    if (pgr_jwt_cache_get(ctx->jwt_cache, token, time(NULL), a, &cached)) {
+    if (pgr_jwt_cache_get(cfg->jwt_cache, token, time(NULL), a, &cached)) {
         api->role = cached.role;
         api->jwt_claims = cached.claims;
         api->authenticated = cached.authenticated;
@@ -1109,16 +1148,16 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
     json_object *header = decode_segment(a, parts.header, parts.header_len);
     if (header == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err) : crypto_error(err);
-    rc = verify_token(ctx, a, token, header, err);
+    rc = verify_token(cfg, a, token, header, err);
     if (rc != PGREST_OK)
         return rc;
     json_object *claims = decode_segment(a, parts.payload, parts.payload_len);
     if (claims == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err)
                                       : claims_error(err, "Parsing claims failed");
-    rc = check_claims(ctx, a, claims, api, err);
+    rc = check_claims(cfg, a, claims, api, err);
     if (rc == PGREST_OK)
-        remember(ctx, token, claims, api);
+        remember(cfg, token, claims, api);
     return rc;
 }
 

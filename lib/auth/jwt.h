@@ -11,7 +11,7 @@
  * inserted) and api->authenticated (role differs from db-anon-role, as
  * PostgREST's App.hs decides 401 vs 403). Everything is allocated in a.
  * Errors: PGRST300 (500), PGRST301/302/303 (401). Thread-safe. */
-int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
+int pgr_jwt_authenticate(const pgr_config *cfg, pgrest_arena *a, const char *token,
                          pgrest_api_request *api, pgrest_error *err);
 
 /* The WWW-Authenticate header value PostgREST sends with err:
@@ -20,6 +20,11 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
  * anonymous), NULL when the response has no such header. The string is a
  * constant or lives in a. */
 const char *pgr_jwt_www_authenticate(pgrest_arena *a, const pgrest_error *err);
+
+/* PostgREST's Config.hs decodeSecret and parseSecret: a base64 secret
+ * must decode, and one that is neither a JWK Set nor a JWK is an HS256
+ * key of at least 32 bytes. PGREST_ERR_CONFIG with PostgREST's message. */
+int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *err);
 
 /* Checks that path is a jwt-role-claim-key PostgREST accepts (legacy JSPath
  * `.a.b[0]."k"[?(@ == "x")]` or RFC 9535 `$.a['b'][0][?@ == 'x']`), so a

@@ -1,6 +1,7 @@
 #include "auth/jwt_cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static char tombstone_mark;
 #define TOMBSTONE (&tombstone_mark)
 
 struct pgr_jwt_cache {
+    atomic_uint refs;     /* configuration snapshots sharing the cache */
     pthread_mutex_t lock;
     entry *slots;
     size_t cap;           /* power of two, >= 2 * max */
@@ -59,6 +61,7 @@ pgr_jwt_cache *pgr_jwt_cache_new(size_t max_entries)
         return NULL;
     }
     pthread_mutex_init(&c->lock, NULL);
+    atomic_init(&c->refs, 1);
     return c;
 }
 
@@ -91,9 +94,15 @@ void pgr_jwt_cache_clear(pgr_jwt_cache *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+void pgr_jwt_cache_retain(pgr_jwt_cache *c)
+{
+    if (c != NULL)
+        atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+}
+
 void pgr_jwt_cache_free(pgr_jwt_cache *c)
 {
-    if (c == NULL)
+    if (c == NULL || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     pgr_jwt_cache_clear(c);
     pthread_mutex_destroy(&c->lock);

@@ -18,8 +18,12 @@ typedef struct pgr_jwt_auth {
     bool authenticated;
 } pgr_jwt_auth;
 
-/* max_entries 0 disables caching (returns NULL). */
+/* max_entries 0 disables caching (returns NULL). Reference counted:
+ * configuration snapshots that verify tokens alike share one cache
+ * (PostgREST JwtCache.update keeps the cache while the key stays). */
 pgr_jwt_cache *pgr_jwt_cache_new(size_t max_entries);
+void pgr_jwt_cache_retain(pgr_jwt_cache *c);
+/* Drops a reference; the last one frees the cache. Accepts NULL. */
 void pgr_jwt_cache_free(pgr_jwt_cache *c);
 /* Copies the cached result into the arena; false when absent or expired
  * at now. */

@@ -39,9 +39,9 @@ static bool same_origin(const char *item, size_t len, void *origin)
     return len == strlen(origin) && strncmp(item, origin, len) == 0;
 }
 
-static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
+static bool origin_allowed(const pgrest_ctx *ctx, pgrest_arena *a, const char *origin)
 {
-    const char *list = ctx->cfg.server_cors_allowed_origins;
+    const char *list = pgr_cfg(ctx, a)->server_cors_allowed_origins;
     return list == NULL || any_list_item(list, same_origin, (void *)origin);
 }
 
@@ -49,7 +49,7 @@ static bool origin_allowed(const pgrest_ctx *ctx, const char *origin)
 static void allow_origin(const pgrest_ctx *ctx, pgrest_arena *a,
                          pgrest_response *r, const char *origin)
 {
-    if (ctx->cfg.server_cors_allowed_origins == NULL) {
+    if (pgr_cfg(ctx, a)->server_cors_allowed_origins == NULL) {
         pgr_response_set_header(a, r, "Access-Control-Allow-Origin", "*");
         return;
     }
@@ -84,7 +84,7 @@ pgrest_response *pgr_cors_preflight(const pgrest_ctx *ctx, pgrest_arena *a,
         pgr_request_header(req, "Access-Control-Request-Method") == NULL)
         return NULL;
     pgrest_response *r = pgr_response_new(a, 200);
-    if (r == NULL || !origin_allowed(ctx, origin))
+    if (r == NULL || !origin_allowed(ctx, a, origin))
         return r;
     allow_origin(ctx, a, r, origin);
     pgr_response_add_header(a, r, "Access-Control-Allow-Methods", CORS_METHODS);
@@ -98,7 +98,7 @@ void pgr_cors_annotate(const pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_request *req, pgrest_response *r)
 {
     const char *origin = pgr_request_header(req, "Origin");
-    if (origin == NULL || r == NULL || !origin_allowed(ctx, origin))
+    if (origin == NULL || r == NULL || !origin_allowed(ctx, a, origin))
         return;
     allow_origin(ctx, a, r, origin);
     pgr_response_set_header(a, r, "Access-Control-Expose-Headers", CORS_EXPOSE);

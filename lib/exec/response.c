@@ -215,7 +215,7 @@ static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
     if (r == NULL)
         return NULL;
     pgr_response_add_header(a, r, "Content-Type", plan->content_type);
-    if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
+    if (plan->api->negotiated_by_profile || pgr_cfg(ctx, a)->n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if (!plan->api->is_head) {
         r->body = row->body;
@@ -302,7 +302,7 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     if (plan->body_bytes && !plan->api->is_head &&
         (rc = decode_bytea(a, r, err)) != PGREST_OK)
         return rc;
-    if (plan->api->negotiated_by_profile || ctx->cfg.n_db_schemas > 1)
+    if (plan->api->negotiated_by_profile || pgr_cfg(ctx, a)->n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
         return rc;

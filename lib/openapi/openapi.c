@@ -667,11 +667,12 @@ static bool parse_proxy(pgrest_arena *a, const char *uri, endpoint *e)
 static endpoint server_endpoint(const pgrest_ctx *ctx, pgrest_arena *a)
 {
     endpoint e = {"http", NULL, "/"};
-    const char *proxy = pgrest_ctx_get(ctx, "openapi-server-proxy-uri");
+    const pgr_config *cfg = pgr_cfg(ctx, a);
+    const char *proxy = pgr_cfg_option(cfg, "openapi-server-proxy-uri");
     if (proxy != NULL && *proxy != '\0' && parse_proxy(a, proxy, &e))
         return e;
-    const char *host = pgrest_ctx_get(ctx, "server-host");
-    const char *port = pgrest_ctx_get(ctx, "server-port");
+    const char *host = pgr_cfg_option(cfg, "server-host");
+    const char *port = pgr_cfg_option(cfg, "server-port");
     static const char *const wildcard[] = {"*", "*4", "!4", "*6", "!6"};
     if (host == NULL)
         host = "!4";
@@ -682,9 +683,9 @@ static endpoint server_endpoint(const pgrest_ctx *ctx, pgrest_arena *a)
     return e;
 }
 
-static bool security_active(const pgrest_ctx *ctx)
+static bool security_active(const pgrest_ctx *ctx, pgrest_arena *a)
 {
-    const char *v = pgrest_ctx_get(ctx, "openapi-security-active");
+    const char *v = pgr_cfg_option(pgr_cfg(ctx, a), "openapi-security-active");
     return v != NULL && (strcmp(v, "true") == 0 || strcmp(v, "on") == 0 ||
                          strcmp(v, "yes") == 0 || strcmp(v, "1") == 0);
 }
@@ -766,7 +767,7 @@ static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
     put(doc, "paths", paths);
     put_nonempty(doc, "definitions", defs);
     put(doc, "parameters", params);
-    if (security_active(ctx))
+    if (security_active(ctx, d->a))
         add_security(doc);
     return doc;
 }

@@ -108,7 +108,7 @@ static int parse_schema(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_request *req, pgrest_api_request *api,
                         pgrest_error *err)
 {
-    const pgr_config *cfg = &ctx->cfg;
+    const pgr_config *cfg = pgr_cfg(ctx, a);
     const char *hdr = pgr_request_header(
         req, reads_profile_from_accept(api) ? "Accept-Profile" : "Content-Profile");
     api->schema = cfg->db_schemas[0];
@@ -265,7 +265,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->method = req->method;
     api->prefs.max_affected = -1;
     api->range_limit = -1;
-    int rc = check_body_size(arena, req, &ctx->cfg.limits, err);
+    int rc = check_body_size(arena, req, &pgr_cfg(ctx, arena)->limits, err);
     if (rc != PGREST_OK)
         return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs
@@ -286,7 +286,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     pgr_kv *params = pgr_query_string_decode(arena, req->query);
     if ((rc = pgr_query_params_parse(arena, params,
                                      api->target == PGR_TARGET_ROUTINE,
-                                     &ctx->cfg.limits, &api->qp, err)) != PGREST_OK)
+                                     &pgr_cfg(ctx, arena)->limits, &api->qp, err)) != PGREST_OK)
         return rc;
     pgr_parse_preferences(arena, req, &api->prefs);
     if ((rc = compute_range(arena, req, api, err)) != PGREST_OK ||
@@ -295,7 +295,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->cookies = parse_cookies(arena, pgr_request_header(req, "Cookie"));
     api->body = req->body;
     api->body_len = req->body_len;
-    if ((rc = pgr_parse_payload(arena, api, &ctx->cfg.limits, err)) != PGREST_OK)
+    if ((rc = pgr_parse_payload(arena, api, &pgr_cfg(ctx, arena)->limits, err)) != PGREST_OK)
         return rc;
     if (pgr_arena_exhausted(arena))
         return pgr_error_oom(err);

@@ -313,7 +313,7 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     e->spread = item->kind == PGR_SELECT_SPREAD;
     e->is_to_one = rel_is_to_one(rel);
     e->hidden = item->children == NULL;
-    e->legacy_names = ctx->cfg.url_use_legacy_target_names;
+    e->legacy_names = pgr_cfg(ctx, a)->url_use_legacy_target_names;
     /* Unique among the parent's FROM items; stable for a URL shape. */
     e->agg_alias = pgr_asprintf(a, "pgrst_%d_%zu", cdepth, count_embeds(node) + 1);
     if (child->sql_alias == NULL || e->agg_alias == NULL)

@@ -148,7 +148,7 @@ static bool plan_pick(pgrest_ctx *ctx, pgrest_arena *a, const pgr_schema_cache *
                       const pgr_negotiation_target *t, const pgr_media_type *m,
                       pick *p, pgrest_query_plan *plan)
 {
-    if (!ctx->cfg.db_plan_enabled)
+    if (!pgr_cfg(ctx, a)->db_plan_enabled)
         return false;
     const pgr_media_type *inner = pgr_parse_media_type(a, m->plan_for ? m->plan_for
                                                                       : "application/json");

@@ -41,8 +41,9 @@ int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_api_request *api,
                          pgrest_query_plan *plan, pgrest_error *err)
 {
-    const char *root_spec = ctx->cfg.db_root_spec;
-    if (root_spec == NULL && ctx->cfg.openapi_mode == PGR_OPENAPI_DISABLED)
+    const pgr_config *cfg = pgr_cfg(ctx, arena);
+    const char *root_spec = cfg->db_root_spec;
+    if (root_spec == NULL && cfg->openapi_mode == PGR_OPENAPI_DISABLED)
         return pgr_error(err, 404, "PGRST126", "Root endpoint metadata is disabled",
                          NULL, NULL);
     int rc = negotiate_root(arena, api, root_spec != NULL, plan, err);

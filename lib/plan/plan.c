@@ -57,7 +57,7 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
         return pgr_error_oom(err);
     plan->api = api;
     plan->action = api->action;
-    plan->max_rows = ctx->cfg.db_max_rows;
+    plan->max_rows = pgr_cfg(ctx, arena)->db_max_rows;
     plan->schema = pgr_ctx_schema(ctx);
     if (plan->schema == NULL)
         return pgr_error(err, 503, "PGRST002",
@@ -67,7 +67,7 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
         pgr_schema_cache_release(plan->schema);
         return pgr_error_oom(err);
     }
-    plan_tx_end(&ctx->cfg, api, plan);
+    plan_tx_end(pgr_cfg(ctx, arena), api, plan);
     int rc;
     if ((rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
         return rc;

@@ -166,7 +166,7 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                 return rc;
             break;
         case PGR_SELECT_FIELD:
-            if (it->aggregate != NULL && !ctx->cfg.db_aggregates_enabled)
+            if (it->aggregate != NULL && !pgr_cfg(ctx, a)->db_aggregates_enabled)
                 return pgr_error(err, 400, "PGRST123",
                                  "Use of aggregate functions is not allowed", NULL, NULL);
             if ((rc = add_field(a, sc, node, it, &ftail, err)) != PGREST_OK)

@@ -220,7 +220,7 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     if (ctx == NULL || arena == NULL || plan == NULL || out == NULL)
         return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
-    bool prep = ctx->cfg.db_prepared_statements;
+    bool prep = pgr_cfg(ctx, arena)->db_prepared_statements;
     pgrest_statements *st = PGR_NEW(arena, pgrest_statements);
     if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 10)) == NULL)
         return pgr_error_oom(err);

@@ -35,7 +35,7 @@ static void emit_inspect(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_param_cast(q, plan->api->schema, "text");
     pgr_sql_put(q, ") " ROOT_HEAD "pg_catalog.json_build_object('description',"
                    " (SELECT pg_catalog.obj_description(ns.oid, 'pg_namespace') FROM pgrst_ns ns)");
-    if (ctx->cfg.openapi_mode == PGR_OPENAPI_FOLLOW_PRIVILEGES) {
+    if (pgr_cfg(ctx, q->arena)->openapi_mode == PGR_OPENAPI_FOLLOW_PRIVILEGES) {
         pgr_sql_put(q, accessible_tables);
         pgr_sql_put(q, accessible_functions);
     }

@@ -101,7 +101,7 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
     const pgrest_api_request *api = plan->api;
     pgrest_arena *a = q->arena;
     bool first = true;
-    set_config(q, "search_path", search_path(a, &ctx->cfg, api->schema), &first);
+    set_config(q, "search_path", search_path(a, pgr_cfg(ctx, a), api->schema), &first);
     set_config(q, "role", api->role, &first);
     set_config(q, "request.jwt.claims", api->jwt_claims, &first);
     set_config(q, "request.method", api->method, &first);
@@ -110,7 +110,7 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
     set_config(q, "request.cookies", cookies_json(a, api->cookies), &first);
     if (api->prefs.timezone != NULL)
         set_config(q, "timezone", api->prefs.timezone, &first);
-    for (const pgr_kv *s = ctx->cfg.app_settings; s; s = s->next)
+    for (const pgr_kv *s = pgr_cfg(ctx, a)->app_settings; s; s = s->next)
         set_config(q, s->name, s->value, &first);
     emit_function_settings(q, plan, &first);
     return PGREST_OK;
@@ -118,7 +118,7 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
 
 bool pgr_emit_pre_request(pgr_sql *q, const pgrest_ctx *ctx)
 {
-    const char *fn = ctx->cfg.db_pre_request;
+    const char *fn = pgr_cfg(ctx, q->arena)->db_pre_request;
     if (fn == NULL)
         return false;
     pgr_sql_put(q, "SELECT ");

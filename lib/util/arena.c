@@ -47,6 +47,10 @@ typedef struct cleanup {
 struct pgrest_arena {
     block *head;
     cleanup *cleanups;
+    /* pgr_arena_bind: kept outside the blocks so binding never fails */
+    const void *bound_key;
+    void *bound;
+    pgr_cleanup_fn bound_release;
     size_t cap;
     size_t total;
     bool exhausted;
@@ -67,6 +71,8 @@ void pgrest_arena_free(pgrest_arena *a)
         return;
     for (cleanup *c = a->cleanups; c != NULL; c = c->next)
         c->fn(c->data);
+    if (a->bound_release != NULL)
+        a->bound_release(a->bound);
     block *b = a->head;
     while (b != NULL) {
         block *next = b->next;
@@ -186,4 +192,19 @@ bool pgr_arena_exhausted(const pgrest_arena *a)
 size_t pgr_arena_used(const pgrest_arena *a)
 {
     return a->total;
+}
+
+bool pgr_arena_bind(pgrest_arena *a, const void *key, void *data, pgr_cleanup_fn release)
+{
+    if (a->bound_key != NULL)
+        return false;
+    a->bound_key = key;
+    a->bound = data;
+    a->bound_release = release;
+    return true;
+}
+
+void *pgr_arena_bound(const pgrest_arena *a, const void *key)
+{
+    return a->bound_key == key ? a->bound : NULL;
 }

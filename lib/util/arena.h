@@ -19,6 +19,14 @@ char *pgr_strdup(pgrest_arena *a, const char *s);
 char *pgr_strndup(pgrest_arena *a, const char *s, size_t n);
 /* Registers fn(data) to run when the arena is freed (PGresult, json-c). */
 bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data);
+/* The request's reference to its context's state (the configuration
+ * snapshot it started with): one slot per arena, outside the byte cap, so
+ * binding cannot fail for want of memory. release(data) runs when the
+ * arena is freed, after the pgr_arena_on_free cleanups. False when the slot
+ * is already bound (an arena serves one context). */
+bool pgr_arena_bind(pgrest_arena *a, const void *key, void *data, pgr_cleanup_fn release);
+/* The data bound under key, or NULL. */
+void *pgr_arena_bound(const pgrest_arena *a, const void *key);
 bool pgr_arena_exhausted(const pgrest_arena *a);
 size_t pgr_arena_used(const pgrest_arena *a);
 

@@ -86,6 +86,122 @@ START_TEST(pre_config_function_and_reload)
 }
 END_TEST
 
+typedef struct observed {
+    int n;
+    pgrest_observation last_kind;
+    char last[512];
+} observed;
+
+static void observer(void *arg, pgrest_observation kind, const char *message)
+{
+    observed *o = arg;
+    o->n++;
+    o->last_kind = kind;
+    snprintf(o->last, sizeof o->last, "%s", message);
+}
+
+/* {"role":"web_user"} signed HS256 with the harness's jwt-secret */
+#define WEB_USER_TOKEN "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoid2ViX3VzZXIifQ." \
+                       "6wrCou4-1o3Bp-OORQWhFf6FJwmF255Bv1kepHf4-BU"
+
+static int jwt_status(pgrest_ctx *ctx)
+{
+    const char *auth[] = {"Authorization", "Bearer " WEB_USER_TOKEN, NULL};
+    test_response r;
+    harness_request(ctx, "GET", "/artists", "select=id&id=eq.1", auth, NULL, &r);
+    int status = r.status;
+    harness_free(&r);
+    return status;
+}
+
+/* readInDbConfig on reload: a valid change is applied, a removed setting
+ * returns to the host's value, an invalid one keeps the previous
+ * configuration ("Failed reloading config: ..."), as does a failing
+ * pre-config function ("Failed to query database settings ..."). */
+START_TEST(reload_applies_valid_and_keeps_previous_on_invalid)
+{
+    pgrest_ctx *ctx = harness_ctx(NULL);
+    observed seen = {0};
+    pgrest_ctx_set_observer(ctx, observer, &seen);
+    pgrest_error err = {0};
+    ck_assert_int_eq(rows_of_artists(ctx), 3);
+    ck_assert_int_eq(jwt_status(ctx), 200);
+
+    exec_admin("ALTER ROLE authenticator SET pgrst.db_max_rows = '1'");
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_OK);
+    ck_assert_int_eq(seen.last_kind, PGREST_OBS_CONFIG_RELOADED);
+    ck_assert_str_eq(seen.last, "Config reloaded");
+    ck_assert_int_eq(rows_of_artists(ctx), 1);
+    ck_assert_str_eq(pgrest_ctx_get(ctx, "db-max-rows"), "1");
+
+    /* an invalid jwt-secret arriving from the database is not applied */
+    exec_admin("ALTER ROLE authenticator SET pgrst.jwt_secret = 'short'");
+    exec_admin("ALTER ROLE authenticator SET pgrst.db_max_rows = '2'");
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_ERR_CONFIG);
+    ck_assert_int_eq(seen.last_kind, PGREST_OBS_CONFIG_INVALID);
+    ck_assert_str_eq(seen.last, "Failed reloading config: "
+                                "The JWT secret must be at least 32 characters long.");
+    ck_assert_int_eq(jwt_status(ctx), 200);
+    ck_assert_int_eq(rows_of_artists(ctx), 1);
+    /* the schema cache loader reads it too, reports it and loads on */
+    int before = seen.n;
+    ck_assert_int_eq(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    ck_assert_int_eq(seen.n, before + 1);
+    ck_assert_int_eq(seen.last_kind, PGREST_OBS_CONFIG_INVALID);
+    ck_assert_int_eq(jwt_status(ctx), 200);
+
+    /* fixed in the database: applied; removed: back to the host's value */
+    exec_admin("ALTER ROLE authenticator RESET pgrst.jwt_secret");
+    ck_assert_int_eq(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    ck_assert_str_eq(seen.last, "Config reloaded");
+    ck_assert_int_eq(rows_of_artists(ctx), 2);
+    exec_admin("ALTER ROLE authenticator RESET pgrst.db_max_rows");
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_OK);
+    ck_assert_int_eq(rows_of_artists(ctx), 3);
+    ck_assert_ptr_null(pgrest_ctx_get(ctx, "db-max-rows"));
+
+    /* a failing pre-config function: reported, settings in force kept */
+    exec_admin("ALTER ROLE authenticator SET pgrst.db_max_rows = '1'");
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_OK);
+    exec_admin("CREATE FUNCTION public.pgrest_pre_config() RETURNS void LANGUAGE sql AS "
+               "$$ SELECT 1/0 $$");
+    exec_admin("ALTER ROLE authenticator RESET pgrst.db_max_rows");
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-pre-config", "public.pgrest_pre_config", &err),
+                     PGREST_OK);
+    before = seen.n;
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_OK);
+    ck_assert_int_eq(seen.n, before + 2);
+    ck_assert_int_eq(rows_of_artists(ctx), 1);
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
+/* Observations: the settings query failure comes first (checked through
+ * its text), then "Config reloaded". */
+static void record_all(void *arg, pgrest_observation kind, const char *message)
+{
+    char *first = arg;
+    if (kind == PGREST_OBS_CONFIG_READ_ERROR && first[0] == '\0')
+        snprintf(first, 512, "%s", message);
+}
+
+START_TEST(failing_pre_config_is_reported)
+{
+    exec_admin("CREATE FUNCTION public.pgrest_pre_config() RETURNS void LANGUAGE sql AS "
+               "$$ SELECT 1/0 $$");
+    const char *opts[] = {"db-pre-config", "public.pgrest_pre_config", NULL};
+    char first[512] = "";
+    pgrest_ctx *ctx = harness_ctx(opts);
+    pgrest_ctx_set_observer(ctx, record_all, first);
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    ck_assert_str_eq(first, "Failed to query database settings for the config parameters."
+                            "{\"code\":\"22012\",\"details\":null,\"hint\":null,"
+                            "\"message\":\"division by zero\"}");
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
     harness_db_uri();
@@ -94,6 +210,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, role_settings_database_specific_wins);
     tcase_add_test(tc, pre_config_function_and_reload);
+    tcase_add_test(tc, reload_applies_valid_and_keeps_previous_on_invalid);
+    tcase_add_test(tc, failing_pre_config_is_reported);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

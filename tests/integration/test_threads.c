@@ -4,7 +4,10 @@
  * while the schema cache is reloaded over and over by every path at once:
  * pgrest_ctx_load_schema (and the metrics read) in one thread, a snapshot
  * saved and loaded back plus NOTIFY pgrst (the listener thread reloads) in
- * another. Run in the plain, ASan and ThreadSanitizer builds
+ * another -- and the configuration too: pgrest_ctx_set, whole reloads
+ * (pgrest_ctx_reload_config, valid and invalid) and NOTIFY 'reload config'
+ * in a third, swapping snapshots (JWT cache included) under the requests.
+ * Run in the plain, ASan and ThreadSanitizer builds
  * (scripts/test.sh); a data race, a use of a released schema cache or a
  * wrong answer fails it. */
 #include <check.h>
@@ -22,7 +25,10 @@
 
 #define N_WORKERS 8
 #define N_ITERATIONS 50
-#define N_KINDS 8
+#define N_KINDS 9
+/* {"role":"web_user"} signed HS256 with the harness's jwt-secret */
+#define WEB_USER_TOKEN "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoid2ViX3VzZXIifQ." \
+                       "6wrCou4-1o3Bp-OORQWhFf6FJwmF255Bv1kepHf4-BU"
 
 static pgrest_ctx *ctx;
 
@@ -34,6 +40,8 @@ typedef struct shared {
     atomic_int reload_errors;
     atomic_int snapshot_reloads;
     atomic_int notifies;
+    atomic_int config_swaps;
+    atomic_int config_refusals;
     pthread_mutex_t lock;   /* guards first_failure */
     char first_failure[1024];
 } shared;
@@ -55,7 +63,7 @@ static void teardown(void)
 }
 
 typedef struct expectation {
-    const char *method, *path, *query, *body;
+    const char *method, *path, *query, *body, *token;
     int status;
     char want[256];
 } expectation;
@@ -68,6 +76,7 @@ static void request_for(int k, int w, int i, expectation *e, char *query,
     static const char *const names[] = {"The Quiet Ones", "Blue Note Trio", "Solo Pianist"};
     int id = (w + i) % 3 + 1, a = w * 1000 + i, b = i;
     e->body = NULL;
+    e->token = NULL;
     e->query = query;
     query[0] = '\0';
     switch (k) {
@@ -109,6 +118,11 @@ static void request_for(int k, int w, int i, expectation *e, char *query,
         snprintf(query, qn, "album=1&select=title&order=position");
         snprintf(e->want, sizeof e->want, "[{\"title\":\"Dawn\"}, \n {\"title\":\"Noon\"}]");
         break;
+    case 7: /* authenticated read: the JWT cache of the snapshot */
+        e->method = "GET", e->path = "/artists", e->status = 200, e->token = WEB_USER_TOKEN;
+        snprintf(query, qn, "select=id&id=eq.%d", id);
+        snprintf(e->want, sizeof e->want, "[{\"id\":%d}]", id);
+        break;
     default: /* planning error */
         e->method = "GET", e->path = "/artists", e->status = 400;
         snprintf(query, qn, "select=nope%d", w);
@@ -145,6 +159,8 @@ static void *worker(void *arg)
             pgrest_arena_free(a);
             continue;
         }
+        if (e.token != NULL)
+            pgrest_request_add_header(req, "Authorization", "Bearer " WEB_USER_TOKEN);
         if (e.body != NULL) {
             pgrest_request_add_header(req, "Content-Type", "application/json");
             pgrest_request_add_header(req, "Prefer", "return=representation");
@@ -201,9 +217,10 @@ static void *snapshot_reloader(void *arg)
                 break;
             continue;
         }
-        atomic_fetch_add(&sh.snapshot_reloads, 1);
+        int n = atomic_fetch_add(&sh.snapshot_reloads, 1);
         if (PQstatus(pg) == CONNECTION_OK) {
-            PGresult *r = PQexec(pg, "NOTIFY pgrst, 'reload schema'");
+            PGresult *r = PQexec(pg, n % 2 ? "NOTIFY pgrst, 'reload config'"
+                                           : "NOTIFY pgrst, 'reload schema'");
             if (PQresultStatus(r) == PGRES_COMMAND_OK)
                 atomic_fetch_add(&sh.notifies, 1);
             else
@@ -212,6 +229,58 @@ static void *snapshot_reloader(void *arg)
         }
     }
     PQfinish(pg);
+    return NULL;
+}
+
+/* The options of setup() and harness_ctx, for whole reloads. */
+static int reload_all(int i)
+{
+    static const char *const keys[] = {
+        "db-uri", "db-schemas", "db-anon-role", "db-pool", "jwt-secret", "db-tx-end",
+        "db-pool-acquisition-timeout", "db-max-rows", "server-timing-enabled"};
+    const char *values[] = {
+        harness_db_uri(), "api", "web_user", "3", "reallyreallyreallyreallyverysafe",
+        "rollback", "30", i % 2 ? "100" : "50", i % 2 ? "true" : "false"};
+    pgrest_error err = {0};
+    return pgrest_ctx_reload_config(ctx, keys, values, sizeof keys / sizeof keys[0], &err);
+}
+
+/* Swaps the configuration under the requests without changing their
+ * answers: db-max-rows above any result, server-timing (a header), a new
+ * JWT cache (jwt-cache-max-entries), whole reloads; an invalid reload
+ * must change nothing. */
+static void *config_reloader(void *arg)
+{
+    (void)arg;
+    for (int i = 0; atomic_load(&sh.workers_left) > 0 || i < 6; i++) {
+        pgrest_error err = {0};
+        int rc;
+        switch (i % 4) {
+        case 0:
+            rc = pgrest_ctx_set(ctx, "db-max-rows", i % 8 ? "40" : "20", &err);
+            break;
+        case 1:
+            rc = pgrest_ctx_set(ctx, "jwt-cache-max-entries", i % 8 == 1 ? "500" : "1000", &err);
+            break;
+        case 2:
+            rc = reload_all(i);
+            break;
+        default: {
+            const char *keys[] = {"db-uri", "jwt-secret"};
+            const char *values[] = {harness_db_uri(), "short"};
+            if (pgrest_ctx_reload_config(ctx, keys, values, 2, &err) == PGREST_ERR_CONFIG &&
+                pgrest_ctx_get(ctx, "jwt-secret") != NULL)
+                atomic_fetch_add(&sh.config_refusals, 1);
+            else
+                atomic_fetch_add(&sh.reload_errors, 1);
+            continue;
+        }
+        }
+        if (rc == PGREST_OK)
+            atomic_fetch_add(&sh.config_swaps, 1);
+        else if (atomic_fetch_add(&sh.reload_errors, 1) > 10)
+            break;
+    }
     return NULL;
 }
 
@@ -224,6 +293,8 @@ START_TEST(shared_context_under_concurrent_requests_and_reloads)
     atomic_init(&sh.reload_errors, 0);
     atomic_init(&sh.snapshot_reloads, 0);
     atomic_init(&sh.notifies, 0);
+    atomic_init(&sh.config_swaps, 0);
+    atomic_init(&sh.config_refusals, 0);
     pthread_mutex_init(&sh.lock, NULL);
     sh.first_failure[0] = '\0';
 
@@ -234,8 +305,9 @@ START_TEST(shared_context_under_concurrent_requests_and_reloads)
     pgrest_error err = {0};
     ck_assert_int_eq(pgrest_ctx_start_listener(ctx, NULL, NULL, &err), PGREST_OK);
 
-    pthread_t workers[N_WORKERS], rel, snap;
+    pthread_t workers[N_WORKERS], rel, snap, conf;
     ck_assert_int_eq(pthread_create(&rel, NULL, reloader, NULL), 0);
+    ck_assert_int_eq(pthread_create(&conf, NULL, config_reloader, NULL), 0);
     ck_assert_int_eq(pthread_create(&snap, NULL, snapshot_reloader, path), 0);
     for (int w = 0; w < N_WORKERS; w++)
         ck_assert_int_eq(pthread_create(&workers[w], NULL, worker, (void *)(intptr_t)w), 0);
@@ -243,6 +315,7 @@ START_TEST(shared_context_under_concurrent_requests_and_reloads)
         pthread_join(workers[w], NULL);
     pthread_join(rel, NULL);
     pthread_join(snap, NULL);
+    pthread_join(conf, NULL);
     pthread_mutex_destroy(&sh.lock);
     unlink(path);
 
@@ -253,6 +326,9 @@ START_TEST(shared_context_under_concurrent_requests_and_reloads)
     ck_assert_int_ge(atomic_load(&sh.reloads), 3);
     ck_assert_int_ge(atomic_load(&sh.snapshot_reloads), 3);
     ck_assert_int_ge(atomic_load(&sh.notifies), 3);
+    ck_assert_int_ge(atomic_load(&sh.config_swaps), 4);
+    ck_assert_int_ge(atomic_load(&sh.config_refusals), 1);
+    ck_assert_str_eq(pgrest_ctx_get(ctx, "jwt-secret"), "reallyreallyreallyreallyverysafe");
 
     /* every request was counted once, and the writes were rolled back */
     pgrest_arena *a = pgrest_arena_new(0);

@@ -111,6 +111,141 @@ class ReloadTest(ServerTestCase):
             RELOAD_TIMEOUT), "private schema not exposed after reloading db-schemas")
 
 
+SECRET = "reallyreallyreallyreallyverysafe"
+# {"role":"web_user"} signed HS256 with SECRET
+WEB_USER_TOKEN = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoid2ViX3VzZXIifQ."
+                  "6wrCou4-1o3Bp-OORQWhFf6FJwmF255Bv1kepHf4-BU")
+
+
+class ConfigReloadTest(ServerTestCase):
+    """PostgREST's readInDbConfig (AppState/Reload.hs): SIGUSR2 and NOTIFY
+    pgrst, 'reload config' re-read the file and the in-database settings;
+    an invalid value is not applied, the previous configuration stays and
+    "Failed reloading config: ..." is logged (Logger.hs)."""
+
+    SERVER_CONFIG = {"jwt-secret": SECRET}
+
+    def log_text(self):
+        with open(self.server.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def wait_log(self, text, count=1):
+        took = self.server.wait_for(lambda: self.log_text().count(text) >= count,
+                                    RELOAD_TIMEOUT)
+        self.assertIsNotNone(took, "%r not logged:\n%s" % (text, self.server.log_tail()))
+
+    def rows(self):
+        return len(self.server.get("/artists").json())
+
+    def jwt_status(self):
+        return self.server.get("/artists?select=id&id=eq.1",
+                               headers={"Authorization": "Bearer " + WEB_USER_TOKEN}).status
+
+    def role_set(self, setting, value):
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.%s = '%s'" % (setting, value))
+
+    def in_db_change_applied(self, trigger, rows):
+        self.assertEqual(self.rows(), 3)
+        self.role_set("db_max_rows", rows)
+        time.sleep(0.3)
+        self.assertEqual(self.rows(), 3, "in-database settings are read on a reload only")
+        reloaded = self.log_text().count("Config reloaded")
+        trigger()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == rows, RELOAD_TIMEOUT),
+                             "pgrst.db_max_rows not applied:\n" + self.server.log_tail())
+        self.wait_log("Config reloaded", reloaded + 1)
+
+    def test_notify_applies_in_db_change(self):
+        self.in_db_change_applied(
+            lambda: self.cluster.psql("NOTIFY pgrst, 'reload config'"), 1)
+        self.assertIn('Received a config reload message on the "pgrst" channel', self.log_text())
+
+    def test_sigusr2_applies_in_db_change(self):
+        self.in_db_change_applied(lambda: self.server.signal(signal.SIGUSR2), 2)
+
+    def test_schema_reload_reads_in_db_settings(self):
+        # PostgREST's schema cache loader reads the in-database config first
+        self.in_db_change_applied(lambda: self.server.signal(signal.SIGUSR1), 1)
+
+    def invalid_in_db_secret_kept(self, trigger):
+        self.assertEqual(self.jwt_status(), 200)
+        self.role_set("jwt_secret", "short")
+        self.role_set("db_max_rows", "1")
+        trigger()
+        self.wait_log("Failed reloading config: "
+                      "The JWT secret must be at least 32 characters long.")
+        # nothing of the invalid configuration was applied
+        self.assertEqual(self.jwt_status(), 200)
+        self.assertEqual(self.rows(), 3)
+        # fixed in the database: the next reload applies it
+        self.cluster.psql("ALTER ROLE authenticator RESET pgrst.jwt_secret")
+        trigger()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 1, RELOAD_TIMEOUT))
+        self.assertEqual(self.jwt_status(), 200)
+
+    def test_notify_invalid_in_db_value_keeps_previous(self):
+        self.invalid_in_db_secret_kept(
+            lambda: self.cluster.psql("NOTIFY pgrst, 'reload config'"))
+
+    def test_sigusr2_invalid_in_db_value_keeps_previous(self):
+        self.invalid_in_db_secret_kept(lambda: self.server.signal(signal.SIGUSR2))
+
+    def test_invalid_file_value_keeps_previous(self):
+        self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1",
+                                  "openapi-mode": "bogus"})
+        self.server.signal(signal.SIGUSR2)
+        self.wait_log("Failed reloading config: Invalid openapi-mode. Check your configuration.")
+        self.assertEqual(self.rows(), 3)
+        self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1"})
+        self.server.signal(signal.SIGUSR2)
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 1, RELOAD_TIMEOUT))
+        self.assertTrue(self.server.alive())
+
+    def test_unknown_file_key_ignored(self):
+        # PostgREST ignores keys it does not know, at start and on reload
+        self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "2",
+                                  "no-such-option": "x"})
+        self.server.signal(signal.SIGUSR2)
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 2, RELOAD_TIMEOUT))
+
+    def test_removed_option_returns_to_default(self):
+        self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1"})
+        self.server.signal(signal.SIGUSR2)
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 1, RELOAD_TIMEOUT))
+        self.server.write_config({"jwt-secret": SECRET})
+        self.server.signal(signal.SIGUSR2)
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 3, RELOAD_TIMEOUT))
+
+    def test_log_level_reloaded(self):
+        self.assertEqual(self.server.get("/artists?select=id&id=eq.1").status, 200)
+        self.wait_log('"GET /artists?select=id&id=eq.1 HTTP/1.1" 200')
+        self.server.write_config({"jwt-secret": SECRET, "log-level": "crit"})
+        self.server.signal(signal.SIGUSR2)
+        self.wait_log("Config reloaded", 2)
+        self.assertEqual(self.server.get("/artists?select=id&id=eq.2").status, 200)
+        time.sleep(0.5)
+        self.assertNotIn("id=eq.2", self.log_text())
+
+    def test_db_channel_enabled_reloaded(self):
+        self.server.write_config({"jwt-secret": SECRET, "db-channel-enabled": "false"})
+        self.server.signal(signal.SIGUSR2)
+        self.wait_log("Config reloaded", 2)
+        time.sleep(0.5)   # the listener leaves the channel
+        create_table(self.cluster, "t_nochan")
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        time.sleep(1.5)
+        self.assertEqual(self.server.get("/t_nochan").status, 404)
+        self.server.write_config({"jwt-secret": SECRET, "db-channel": "other"})
+        self.server.signal(signal.SIGUSR2)
+        # the listener comes back on the new channel (and reloads)
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_nochan").status == 200, RELOAD_TIMEOUT))
+        create_table(self.cluster, "t_other_chan")
+        self.cluster.psql("NOTIFY other, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/t_other_chan").status == 200, RELOAD_TIMEOUT))
+
+
 class LogQueryTest(ServerTestCase):
     """OB03 log-query: the SQL of logged requests (warn: 4xx and 5xx),
     never the parameter values."""

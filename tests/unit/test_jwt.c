@@ -22,7 +22,7 @@
 #define SECRET "reallyreallyreallyreallyverysafe"
 
 typedef struct fixture {
-    pgrest_ctx ctx;
+    pgr_config cfg;
     pgrest_arena *a;
     pgrest_api_request api;
     pgrest_error err;
@@ -31,9 +31,9 @@ typedef struct fixture {
 static void fx_init(fixture *f, const char *secret)
 {
     memset(f, 0, sizeof *f);
-    pgr_config_defaults(&f->ctx.cfg);
-    f->ctx.cfg.jwt_secret = secret;
-    f->ctx.cfg.db_anon_role = "anon";
+    pgr_config_defaults(&f->cfg);
+    f->cfg.jwt_secret = secret;
+    f->cfg.db_anon_role = "anon";
     f->a = pgrest_arena_new(0);
 }
 
@@ -41,7 +41,7 @@ static int fx_auth(fixture *f, const char *token)
 {
     memset(&f->api, 0, sizeof f->api);
     memset(&f->err, 0, sizeof f->err);
-    return pgr_jwt_authenticate(&f->ctx, f->a, token, &f->api, &f->err);
+    return pgr_jwt_authenticate(&f->cfg, f->a, token, &f->api, &f->err);
 }
 
 static void fx_free(fixture *f)
@@ -245,7 +245,7 @@ START_TEST(no_role_claim_uses_anon_role)
     expect_role(&f, "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.CUIP5V9thWsGGFsFyGijSZf1fJMfarLHI9CEJL-TGNk",
                 "anon");
     ck_assert_str_eq(f.api.jwt_claims, "{\"role\":\"anon\"}");
-    f.ctx.cfg.db_anon_role = NULL;
+    f.cfg.db_anon_role = NULL;
     expect_error(&f, "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.CUIP5V9thWsGGFsFyGijSZf1fJMfarLHI9CEJL-TGNk",
                  401, "PGRST302", "Anonymous access is disabled");
     ck_assert_str_eq(pgr_jwt_www_authenticate(f.a, &f.err), "Bearer");
@@ -258,13 +258,13 @@ START_TEST(base64_secret)
 {
     fixture f;
     fx_init(&f, "cmVhbGx5cmVhbGx5cmVhbGx5cmVhbGx5dmVyeXNhZmU=");
-    f.ctx.cfg.jwt_secret_is_base64 = true;
+    f.cfg.jwt_secret_is_base64 = true;
     expect_role(&f, "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjk5OTk5OTk5OTksInJvbGUiOiJwb3N0Z3Jlc3RfdGVzdF9hdXRob3IiLCJpZCI6Impkb2UifQ.Dpss-QoLYjec5OTsOaAc3FNVsSjA89wACoV-0ra3ClA",
                 "postgrest_test_author");
     /* binary secret with bytes a C string cannot hold */
     const unsigned char bin[] = {0x00, 0xff, 0x10, 0x00, 0x7f, 0x80, 0x01, 0x02};
     const char *b64 = b64url(f.a, bin, sizeof bin);
-    f.ctx.cfg.jwt_secret = b64;
+    f.cfg.jwt_secret = b64;
     const char *t = make_token(f.a, JWT_ALG_HS256, bin, sizeof bin,
                                "{\"role\":\"bin\"}", NULL);
     expect_role(&f, t, "bin");
@@ -354,7 +354,7 @@ START_TEST(oct_jwk_with_hs512)
     fixture f;
     fx_init(&f, NULL);
     const char *k = b64url(f.a, (const unsigned char *)SECRET SECRET, 64);
-    f.ctx.cfg.jwt_secret = pgr_asprintf(f.a, "{\"kty\":\"oct\",\"alg\":\"HS512\",\"k\":\"%s\"}", k);
+    f.cfg.jwt_secret = pgr_asprintf(f.a, "{\"kty\":\"oct\",\"alg\":\"HS512\",\"k\":\"%s\"}", k);
     const char *t = make_token(f.a, JWT_ALG_HS512, SECRET SECRET, 64,
                                "{\"role\":\"author\"}", NULL);
     expect_role(&f, t, "author");
@@ -446,7 +446,7 @@ START_TEST(audience)
     expect_error(&f, aud_num, 401, "PGRST303",
                  "The JWT 'aud' claim must be a string or an array of strings");
 
-    f.ctx.cfg.jwt_aud = "youraudience";
+    f.cfg.jwt_aud = "youraudience";
     expect_role(&f, aud_ok, "author");
     expect_role(&f, arr_ok, "author");
     expect_role(&f, arr_empty, "author");
@@ -466,7 +466,7 @@ START_TEST(claims_are_sorted_and_role_inserted)
 {
     fixture f;
     fx_init(&f, SECRET);
-    f.ctx.cfg.jwt_role_claim_key = ".app.role";
+    f.cfg.jwt_role_claim_key = ".app.role";
     const char *t = hs256(f.a, SECRET,
                           "{\"z\":[1,{\"y\":2,\"x\":\"a/b\"}],\"app\":{\"role\":\"r1\"},\"role\":\"old\",\"n\":1.5}");
     expect_role(&f, t, "r1");
@@ -513,7 +513,7 @@ START_TEST(role_claim_key_paths)
         {".role.deeper", "anon"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        f.ctx.cfg.jwt_role_claim_key = cases[i].path;
+        f.cfg.jwt_role_claim_key = cases[i].path;
         int rc = fx_auth(&f, t);
         ck_assert_msg(rc == PGREST_OK, "%s: %s", cases[i].path, rc ? f.err.message : "");
         ck_assert_msg(strcmp(f.api.role, cases[i].role) == 0, "%s: got %s, want %s",
@@ -534,7 +534,7 @@ START_TEST(invalid_role_claim_key)
                       "%s accepted", bad[i]);
     ck_assert_int_eq(pgr_jwt_check_role_claim_key(f.a, ".a.b[0][?(@ == \"x\")]", &f.err),
                      PGREST_OK);
-    f.ctx.cfg.jwt_role_claim_key = "role";
+    f.cfg.jwt_role_claim_key = "role";
     int rc = fx_auth(&f, hs256(f.a, SECRET, "{\"role\":\"x\"}"));
     ck_assert_int_ne(rc, PGREST_OK);
     ck_assert_int_eq(f.err.http_status, 500);
@@ -549,7 +549,7 @@ START_TEST(rs256_with_jwk)
     fixture f;
     fx_init(&f, NULL);
     keypair kp = rsa_keypair(f.a);
-    f.ctx.cfg.jwt_secret = pgr_asprintf(f.a, "{\"alg\":\"RS256\",%s,\"use\":\"sig\"}",
+    f.cfg.jwt_secret = pgr_asprintf(f.a, "{\"alg\":\"RS256\",%s,\"use\":\"sig\"}",
                                         kp.jwk_fields);
     expect_role(&f, rs256(f.a, &kp, "{\"role\":\"rsa_user\"}", NULL), "rsa_user");
 
@@ -564,7 +564,7 @@ START_TEST(rs256_with_jwk)
     expect_error(&f, hs, 401, "PGRST301", "No suitable key or wrong key type");
     ck_assert_str_eq(f.err.details, "No suitable key was found to decode the JWT");
     /* an HS256 token against the secret text of the JWK itself */
-    hs = hs256(f.a, f.ctx.cfg.jwt_secret, "{\"role\":\"postgres\"}");
+    hs = hs256(f.a, f.cfg.jwt_secret, "{\"role\":\"postgres\"}");
     expect_error(&f, hs, 401, "PGRST301", "No suitable key or wrong key type");
 
     /* JWK alg RS256 pins the algorithm */
@@ -572,7 +572,7 @@ START_TEST(rs256_with_jwk)
                                    "{\"role\":\"rsa_user\"}", NULL);
     expect_error(&f, rs512, 401, "PGRST301", "No suitable key or wrong key type");
     /* without alg in the JWK any RS* works */
-    f.ctx.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
+    f.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
     expect_role(&f, rs512, "rsa_user");
     fx_free(&f);
 }
@@ -584,7 +584,7 @@ START_TEST(rs256_with_jwks_and_kid)
     fx_init(&f, NULL);
     keypair k1 = rsa_keypair(f.a);
     keypair k2 = rsa_keypair(f.a);
-    f.ctx.cfg.jwt_secret = pgr_asprintf(
+    f.cfg.jwt_secret = pgr_asprintf(
         f.a, "{\"keys\":[{%s,\"kid\":\"one\"},{\"kty\":\"oct\",\"k\":\"c2VjcmV0\",\"use\":\"enc\"},"
              "{%s,\"kid\":\"two\",\"alg\":\"RS256\"}]}\n",
         k1.jwk_fields, k2.jwk_fields);
@@ -609,7 +609,7 @@ START_TEST(es256_with_jwk)
     fixture f;
     fx_init(&f, NULL);
     keypair kp = ec_keypair(f.a);
-    f.ctx.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
+    f.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
     const char *t = make_token(f.a, JWT_ALG_ES256, kp.priv_pem, strlen(kp.priv_pem),
                                "{\"role\":\"ec_user\"}", NULL);
     expect_role(&f, t, "ec_user");

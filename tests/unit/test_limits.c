@@ -219,8 +219,11 @@ START_TEST(json_depth)
     ck_assert_str_eq(err.code, "PGRST102");
     ck_assert_str_eq(err.message, "Empty or invalid json");
     ck_assert_ptr_nonnull(strstr(err.details, "request-max-json-depth"));
-    /* the default allows 128 levels */
+    /* the default allows 128 levels; requests started before the change
+     * keep the configuration they began with, so a new arena */
     ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-json-depth", "128", &err), PGREST_OK);
+    pgrest_arena_free(arena);
+    arena = pgrest_arena_new(0);
     ck_assert_int_eq(post("application/json", nested_json(128), &api, &err), PGREST_OK);
     ck_assert_int_ne(post("application/json", nested_json(129), &api, &err), PGREST_OK);
     ck_assert_str_eq(err.code, "PGRST102");
@@ -260,7 +263,7 @@ START_TEST(limit_config)
         }
     pgrest_error err = {0};
     ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-depth", "2", &err), PGREST_OK);
-    ck_assert_int_eq(ctx->cfg.limits.max_depth, 2);
+    ck_assert_int_eq(pgr_cfg(ctx, arena)->limits.max_depth, 2);
     ck_assert_str_eq(pgrest_ctx_get(ctx, "request-max-depth"), "2");
     /* the context's limits reach the parser */
     pgrest_request *req = pgrest_request_new(arena, "GET", "/items", "select=a(b(c(id)))");
@@ -268,9 +271,15 @@ START_TEST(limit_config)
     ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
     ck_assert_str_eq(err.message, "Select parameter nesting too deep");
     ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-filters", "1", &err), PGREST_OK);
+    /* a request keeps the configuration it started with: the next one
+     * (a new arena) sees the change */
     req = pgrest_request_new(arena, "GET", "/items", "a=eq.1&b=eq.2");
-    ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    pgrest_arena *next = pgrest_arena_new(0);
+    req = pgrest_request_new(next, "GET", "/items", "a=eq.1&b=eq.2");
+    ck_assert_int_ne(pgrest_parse_request(ctx, next, req, &api, &err), PGREST_OK);
     ck_assert_str_eq(err.message, "Too many filters");
+    pgrest_arena_free(next);
 }
 END_TEST
 

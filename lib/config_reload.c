@@ -1,0 +1,140 @@
+/* Configuration reload (PostgREST AppState/Reload.hs readInDbConfig): a
+ * complete new configuration -- the host's options, then the in-database
+ * settings read again -- is built and checked as a whole, then swapped in;
+ * an invalid one leaves the previous configuration in force. */
+#include <string.h>
+
+#include "config_snapshot.h"
+#include "config_reload.h"
+#include "db_config.h"
+#include "exec/pool.h"
+#include "util/error.h"
+
+typedef struct reload_change {
+    const pgr_kv *base;
+    bool keep_base;
+    const pgr_kv *db;
+    bool keep_db;
+} reload_change;
+
+static const char *base_option(const pgr_kv *base, const char *key)
+{
+    for (const pgr_kv *kv = base; kv != NULL; kv = kv->next)
+        if (strcmp(kv->name, key) == 0)
+            return kv->value;
+    return NULL;
+}
+
+static int next_reloaded(const pgr_conf *cur, void *arg, pgrest_arena *ea,
+                         pgrest_error *err, pgr_conf **out)
+{
+    const reload_change *ch = arg;
+    const pgr_kv *db = ch->keep_db ? cur->db : ch->db;
+    if (ch->keep_base)
+        return pgr_conf_build(cur->base, db, cur, ea, err, out);
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return pgr_error_oom(err);
+    /* a running context keeps its db-uri: the pool and the listener are
+     * connected to it (PostgREST: readAppConfig with the previous uri) */
+    pgr_kv *base = pgr_kv_with(a, ch->base, "db-uri", base_option(cur->base, "db-uri"));
+    int rc = pgr_arena_exhausted(a) ? pgr_error_oom(err)
+                                    : pgr_conf_build(base, db, cur, ea, err, out);
+    pgrest_arena_free(a);
+    return rc;
+}
+
+static void observe_error(pgrest_ctx *ctx, pgrest_arena *a, pgrest_observation kind,
+                          const char *prefix, const char *text)
+{
+    pgr_ctx_observe(ctx, kind, pgr_asprintf(a, "%s%s", prefix, text ? text : ""));
+}
+
+/* The in-database layer: read again, or the one in force when it cannot
+ * be read (PostgREST would drop it; keeping it avoids exposing a
+ * different configuration because the database blinked). */
+static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
+                          reload_change *ch)
+{
+    pgr_conf *cur = pgr_ctx_conf(ctx);
+    bool wanted = cur->cfg.db_config;
+    const char *pre_config = wanted ? pgr_strdup(a, cur->cfg.db_pre_config) : NULL;
+    pgr_conf_release(cur);
+    ch->db = NULL;
+    ch->keep_db = false;
+    if (!wanted)
+        return;
+    pgrest_error rerr = {0};
+    pgr_kv *settings = NULL;
+    if (pg != NULL && pgr_read_db_settings(pg, pre_config, a, &settings, &rerr) == PGREST_OK) {
+        ch->db = settings;
+        return;
+    }
+    ch->keep_db = true;
+    if (pg != NULL)
+        observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,
+                      "Failed to query database settings for the config parameters.",
+                      pgr_error_json(a, &rerr, false));
+}
+
+int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
+                   pgrest_error *err)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return pgr_error_oom(err);
+    reload_change ch = {base, keep_base, NULL, false};
+    read_db_layer(ctx, pg, a, &ch);
+    int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
+    if (rc == PGREST_OK)
+        pgr_ctx_observe(ctx, PGREST_OBS_CONFIG_RELOADED, "Config reloaded");
+    else
+        observe_error(ctx, a, PGREST_OBS_CONFIG_INVALID, "Failed reloading config: ",
+                      err ? err->message : NULL);
+    rc = pgr_ctx_keep_error(ctx, err, rc);
+    pgrest_arena_free(a);
+    return rc;
+}
+
+/* A connection for the settings query when db-config is on; a failed
+ * connection is reported like a failed query (PostgREST runs it on its
+ * pool: ConfigReadErrorObs either way). */
+static PGconn *settings_connection(pgrest_ctx *ctx, pgrest_arena *a)
+{
+    pgr_conf *cur = pgr_ctx_conf(ctx);
+    pgrest_error cerr = {0};
+    PGconn *pg = cur->cfg.db_config ? pgr_connect(cur->cfg.db_uri, a, &cerr) : NULL;
+    if (cur->cfg.db_config && pg == NULL)
+        observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,
+                      "Failed to query database settings for the config parameters.",
+                      pgr_error_json(a, &cerr, false));
+    pgr_conf_release(cur);
+    return pg;
+}
+
+int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
+                             const char *const *values, size_t n, pgrest_error *err)
+{
+    bool args_ok = ctx != NULL && (keys != NULL || n == 0) && (keys == NULL || values != NULL);
+    for (size_t i = 0; args_ok && keys != NULL && i < n; i++)
+        args_ok = keys[i] != NULL && values[i] != NULL;
+    if (!args_ok)
+        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return pgr_error_oom(err);
+    pgr_kv *base = NULL;
+    for (size_t i = 0; keys != NULL && i < n; i++)
+        base = pgr_kv_with(a, base, keys[i], values[i]);
+    int rc;
+    if (pgr_arena_exhausted(a))
+        rc = pgr_error_oom(err);
+    else {
+        PGconn *pg = settings_connection(ctx, a);
+        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, err);
+        if (pg != NULL)
+            PQfinish(pg);
+    }
+    pgrest_arena_free(a);
+    return rc;
+}

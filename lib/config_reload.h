@@ -1,0 +1,21 @@
+/* Configuration reload (PostgREST AppState/Reload.hs readInDbConfig). */
+#ifndef PGR_CONFIG_RELOAD_H
+#define PGR_CONFIG_RELOAD_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "context.h"
+
+/* Re-reads the in-database settings over pg when the current
+ * configuration has db-config (pg NULL: they cannot be read; the ones in
+ * force are kept), and swaps in a snapshot of base -- or of the options
+ * set before when keep_base -- with them. An invalid result keeps the
+ * previous snapshot. Reports to the observer as PostgREST logs: "Failed to
+ * query database settings for the config parameters.<error>", "Failed
+ * reloading config: <error>", "Config reloaded". err strings in the
+ * context. */
+int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
+                   pgrest_error *err);
+
+#endif

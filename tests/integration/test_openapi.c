@@ -83,12 +83,17 @@ START_TEST(document_header_from_schema_comment)
 }
 END_TEST
 
+/* OpenAPI.hs makeTableDef / makeProperty: "required" lists every NOT NULL
+ * column (a serial PK too); "format" is the type as the schema cache
+ * prints it, under an empty search path (SchemaCache.hs querySchemaCache
+ * "set local schema ''"), so the enum shows qualified and its default
+ * loses the "::api.genre" cast (parseDefault). */
 START_TEST(table_definitions)
 {
     get_root(NULL, NULL);
     ck_json(at(doc, "definitions", "artists", NULL),
             "{\"description\":\"People and bands\",\"type\":\"object\","
-            "\"required\":[\"name\"],"
+            "\"required\":[\"id\",\"name\"],"
             "\"properties\":{"
             "\"id\":{\"description\":\"Note:\\nThis is a Primary Key.<pk/>\","
             "\"format\":\"int32\",\"type\":\"integer\"},"
@@ -96,7 +101,7 @@ START_TEST(table_definitions)
             "\"country\":{\"format\":\"character\",\"maxLength\":2,\"type\":\"string\"},"
             "\"formed\":{\"format\":\"int32\",\"type\":\"integer\"},"
             "\"genre\":{\"default\":\"rock\",\"enum\":[\"rock\",\"jazz\",\"classical\",\"pop\"],"
-            "\"format\":\"genre\",\"type\":\"string\"}}}");
+            "\"format\":\"api.genre\",\"type\":\"string\"}}}");
     ck_json(at(doc, "definitions", "albums", "properties", "artist_id", NULL),
             "{\"description\":\"Note:\\nThis is a Foreign Key to `artists.id`."
             "<fk table='artists' column='id'/>\",\"format\":\"int32\",\"type\":\"integer\"}");
@@ -105,7 +110,7 @@ START_TEST(table_definitions)
     ck_json(at(doc, "definitions", "albums", "properties", "tags", NULL),
             "{\"format\":\"text[]\",\"type\":\"array\",\"items\":{\"type\":\"string\"}}");
     ck_json(at(doc, "definitions", "albums", "required", NULL),
-            "[\"artist_id\",\"title\"]");
+            "[\"id\",\"artist_id\",\"title\"]");
     done();
 }
 END_TEST
@@ -125,9 +130,10 @@ START_TEST(table_paths_and_parameters)
     /* an aggregate view is read-only: get only */
     ck_assert_ptr_nonnull(at(doc, "paths", "/artist_stats", "get", NULL));
     ck_assert_ptr_null(at(doc, "paths", "/artist_stats", "post", NULL));
+    /* OpenAPI.hs makeRowFilter: no format */
     ck_json(at(doc, "parameters", "rowFilter.artists.name", NULL),
             "{\"name\":\"name\",\"description\":\"Display name\",\"required\":false,"
-            "\"in\":\"query\",\"type\":\"string\",\"format\":\"text\"}");
+            "\"in\":\"query\",\"type\":\"string\"}");
     ck_json(at(doc, "parameters", "body.artists", NULL),
             "{\"name\":\"artists\",\"description\":\"artists\",\"required\":false,"
             "\"in\":\"body\",\"schema\":{\"$ref\":\"#/definitions/artists\"}}");

@@ -42,31 +42,10 @@ static void emit_inspect(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, ")::text AS body, " RESPONSE_GUCS);
 }
 
-/* db-root-spec: the function's JSON result is the body. */
-static void emit_root_spec(pgr_sql *q, const pgr_routine *r)
-{
-    pgr_sql_put(q, ROOT_HEAD);
-    if (r->returns_set) {
-        pgr_sql_put(q, "(SELECT coalesce(pg_catalog.json_agg(_pgrst_root), '[]')::text FROM ");
-    } else if (r->return_kind == PGR_RETURN_COMPOSITE) {
-        pgr_sql_put(q, "(SELECT pg_catalog.row_to_json(_pgrst_root)::text FROM ");
-    } else {
-        pgr_sql_put(q, "pg_catalog.to_json(");
-        pgr_sql_qualified(q, r->schema, r->name);
-        pgr_sql_put(q, "())::text AS body, " RESPONSE_GUCS);
-        return;
-    }
-    pgr_sql_qualified(q, r->schema, r->name);
-    pgr_sql_put(q, "() _pgrst_root) AS body, " RESPONSE_GUCS);
-}
-
 int pgr_emit_main_schema_read(pgr_sql *q, const pgrest_ctx *ctx,
                               const pgrest_query_plan *plan, pgrest_error *err)
 {
     (void)err;
-    if (plan->root_spec != NULL)
-        emit_root_spec(q, plan->root_spec);
-    else
-        emit_inspect(q, ctx, plan);
+    emit_inspect(q, ctx, plan);
     return PGREST_OK;
 }

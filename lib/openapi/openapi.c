@@ -516,6 +516,22 @@ static void add_table_op(const doc_ctx *d, json_object *item, const pgr_table *t
     put(item, method, op);
 }
 
+static json_object *at_key(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+/* OpenAPI.hs makePathItem getOp: the 200 response is an array of rows. */
+static void add_rows_schema(const doc_ctx *d, json_object *response, const pgr_table *t)
+{
+    json_object *schema = json_object_new_object();
+    put(schema, "items", ref_to(d->a, "#/definitions/", t->name));
+    put_str(schema, "type", "array");
+    put(response, "schema", schema);
+}
+
 /* OpenAPI.hs makePathItem: get always; post/patch/delete when the
  * relation is insertable, updatable or deletable. */
 static json_object *table_path(const doc_ctx *d, const pgr_table *t)
@@ -526,6 +542,7 @@ static json_object *table_path(const doc_ctx *d, const pgr_table *t)
                               "offset", "limit", "preferCount"};
     const char *get_codes[] = {"200", "206"}, *get_texts[] = {"OK", "Partial Content"};
     add_table_op(d, item, t, "get", true, get_refs, 7, get_codes, get_texts, 2);
+    add_rows_schema(d, at_key(at_key(at_key(item, "get"), "responses"), "200"), t);
     if (!(t->insertable || t->updatable || t->deletable))
         return item;
     const char *post_refs[] = {body, "select", "preferPost"};

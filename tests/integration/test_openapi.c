@@ -257,6 +257,23 @@ START_TEST(profile_selects_schema)
 }
 END_TEST
 
+/* ApiRequest.hs getResource: with db-root-spec "/" is that function,
+ * called and negotiated like /rpc/<name> in the request's schema. */
+START_TEST(root_spec_is_a_function_call)
+{
+    const char *opts[] = {"db-root-spec", "boxes", NULL};
+    get_root(opts, NULL);
+    ck_assert_int_eq(resp.status, 200);
+    ck_assert_str_eq(harness_header(&resp, "Content-Type"), "application/json; charset=utf-8");
+    ck_assert(json_object_is_type(doc, json_type_array));
+    done();
+    const char *openapi[] = {"Accept", "application/openapi+json", NULL};
+    get_root(opts, openapi);
+    ck_assert_int_eq(resp.status, 406);
+    done();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -271,6 +288,7 @@ static Suite *suite(void)
     tcase_add_test(tc, follow_privileges_hides_inaccessible);
     tcase_add_test(tc, proxy_uri_and_security);
     tcase_add_test(tc, profile_selects_schema);
+    tcase_add_test(tc, root_spec_is_a_function_call);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -71,7 +71,8 @@ static int relation_info(pgrest_ctx *ctx, pgrest_arena *a,
 }
 
 /* Response.hs respondInfo: empty body, Allow, and
- * Access-Control-Allow-Origin: * on every OPTIONS answer. The root (no
+ * Access-Control-Allow-Origin: * on every OPTIONS answer, plus the Vary
+ * header App.hs adds. The root (no
  * db-root-spec: that one is a routine here) allows OPTIONS,GET,HEAD. */
 int pgr_info_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api, pgrest_response **out,
@@ -90,6 +91,8 @@ int pgr_info_response(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_error_oom(err);
     pgr_response_add_header(a, r, "Access-Control-Allow-Origin", "*");
     pgr_response_add_header(a, r, "Allow", allow);
+    /* App.hs toWaiResponse: every application answer varies */
+    pgr_response_add_header(a, r, "Vary", "Accept, Prefer, Range");
     *out = r;
     return PGREST_OK;
 }

@@ -26,6 +26,7 @@ static void ck_allow(const char *allow)
     ck_assert_str_eq(resp.body, "");
     ck_assert_str_eq(harness_header(&resp, "Allow"), allow);
     ck_assert_str_eq(harness_header(&resp, "Access-Control-Allow-Origin"), "*");
+    ck_assert_str_eq(harness_header(&resp, "Vary"), "Accept, Prefer, Range");
     harness_free(&resp);
 }
 

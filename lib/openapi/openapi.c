@@ -38,13 +38,12 @@ typedef struct doc_ctx {
     const pgr_schema_cache *sc;
     const char *schema;
     name_set tables;
-    name_set functions;
-    /* follow-privileges reads the functions inside the request, where the
-     * search path is the schema plus db-extra-search-path: their argument
-     * types print unqualified when their schema is on it */
-    bool types_on_request_path;
-    const char *const *extra_search_path;
-    size_t n_extra_search_path;
+    /* follow-privileges: the functions the request read (SqlFragment.hs
+     * accessibleFuncs, argument types printed on the request's search
+     * path); otherwise the schema cache's functions of the schema */
+    bool live_functions;
+    pgr_routine *functions;
+    size_t n_functions;
 } doc_ctx;
 
 /* ------------------------------------------------------------ json helpers */
@@ -266,9 +265,71 @@ static bool table_included(const doc_ctx *d, const pgr_table *t)
     return strcmp(t->schema, d->schema) == 0 && name_allowed(&d->tables, t->name);
 }
 
-static bool routine_included(const doc_ctx *d, const pgr_routine *r)
+/* JSON text of a member, NULL when absent or not a string. */
+static const char *member_str(pgrest_arena *a, json_object *o, const char *key)
 {
-    return strcmp(r->schema, d->schema) == 0 && name_allowed(&d->functions, r->name);
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return pgr_strdup(a, json_object_get_string(v));
+}
+
+static bool member_bool(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static bool read_live_param(pgrest_arena *a, json_object *o, pgr_routine_param *p)
+{
+    p->name = member_str(a, o, "name");
+    p->type = member_str(a, o, "type");
+    p->required = member_bool(o, "required");
+    p->variadic = member_bool(o, "variadic");
+    return p->name != NULL && p->type != NULL;
+}
+
+static bool read_live_function(pgrest_arena *a, const char *schema, json_object *o,
+                               pgr_routine *r)
+{
+    json_object *params;
+    const char *volatility = member_str(a, o, "volatility");
+    r->schema = schema;
+    r->name = member_str(a, o, "name");
+    r->description = member_str(a, o, "description");
+    r->volatility = volatility != NULL ? volatility[0] : 'v';
+    if (r->name == NULL || !json_object_object_get_ex(o, "params", &params) ||
+        !json_object_is_type(params, json_type_array))
+        return false;
+    r->n_params = json_object_array_length(params);
+    r->params = PGR_NEW_ARRAY(a, pgr_routine_param, r->n_params + 1);
+    if (r->params == NULL)
+        return false;
+    for (size_t i = 0; i < r->n_params; i++)
+        if (!read_live_param(a, json_object_array_get_idx(params, i), &r->params[i]))
+            return false;
+    return true;
+}
+
+/* "functions": [{name, description, volatility, params: [{name, type,
+ * required, variadic}]}] as emit_openapi.c reads them; absent with
+ * ignore-privileges. */
+static bool read_live_functions(pgrest_arena *a, json_object *in, doc_ctx *d)
+{
+    json_object *arr;
+    d->live_functions = json_object_object_get_ex(in, "functions", &arr) &&
+                        json_object_is_type(arr, json_type_array);
+    if (!d->live_functions)
+        return true;
+    d->n_functions = json_object_array_length(arr);
+    d->functions = PGR_NEW_ARRAY(a, pgr_routine, d->n_functions + 1);
+    if (d->functions == NULL)
+        return false;
+    for (size_t i = 0; i < d->n_functions; i++)
+        if (!read_live_function(a, d->schema, json_object_array_get_idx(arr, i),
+                                &d->functions[i]))
+            return false;
+    return true;
 }
 
 /* ------------------------------------------------------------ definitions */
@@ -556,54 +617,6 @@ static json_object *table_path(const doc_ctx *d, const pgr_table *t)
     return item;
 }
 
-/* A schema qualifier at the start of a type as format_type prints it
- * ("s.t", "\"a b\".t"): its unquoted name in *schema, the rest after the
- * dot returned; NULL when the type is not qualified. */
-static const char *split_qualifier(pgrest_arena *a, const char *t, const char **schema)
-{
-    if (*t == '"') {
-        pgr_sb sb;
-        pgr_sb_init(&sb, a, 32);
-        const char *p = t + 1;
-        for (; *p != '\0'; p++) {
-            if (*p == '"') {
-                if (p[1] != '"')
-                    break;
-                p++;
-            }
-            pgr_sb_putc(&sb, *p);
-        }
-        if (*p != '"' || p[1] != '.')
-            return NULL;
-        *schema = pgr_sb_finish(&sb);
-        return *schema ? p + 2 : NULL;
-    }
-    size_t n = strcspn(t, ".\"[( ");
-    if (t[n] != '.')
-        return NULL;
-    *schema = pgr_strndup(a, t, n);
-    return *schema ? t + n + 1 : NULL;
-}
-
-/* A function argument type as PostgREST shows it: follow-privileges reads
- * the functions in the request transaction (SqlFragment.hs accessibleFuncs,
- * type::regtype::text), whose search path is the request schema plus
- * db-extra-search-path, so types from those schemas print unqualified;
- * ignore-privileges shows the schema cache's (qualified) text. */
-static const char *arg_type(const doc_ctx *d, const char *t)
-{
-    const char *schema = NULL;
-    const char *rest = d->types_on_request_path ? split_qualifier(d->a, t, &schema) : NULL;
-    if (rest == NULL)
-        return t;
-    if (strcmp(schema, d->schema) == 0)
-        return rest;
-    for (size_t i = 0; i < d->n_extra_search_path; i++)
-        if (strcmp(schema, d->extra_search_path[i]) == 0)
-            return rest;
-    return t;
-}
-
 /* OpenAPI.hs makeProcGetParam toParamType: query parameters need a type;
  * arrays are written {a,b} and json has no Swagger type, so both are
  * strings. */
@@ -617,7 +630,7 @@ static const char *query_param_type(sw_type t)
  * left out when it has none); others are single values (schemaNotMulti). */
 static json_object *routine_get_param(const doc_ctx *d, const pgr_routine_param *p)
 {
-    const char *type = arg_type(d, p->type);
+    const char *type = p->type;
     json_object *o = json_object_new_object();
     put_str(o, "name", p->name);
     put(o, "required", json_object_new_boolean(p->required));
@@ -647,7 +660,7 @@ static json_object *routine_schema(const doc_ctx *d, const pgr_routine *r)
     put_str(s, "description", r->description);
     for (size_t i = 0; i < r->n_params; i++) {
         const pgr_routine_param *p = &r->params[i];
-        const char *type = arg_type(d, p->type);
+        const char *type = p->type;
         json_object *prop = json_object_new_object();
         sw_type st = swagger_type(type);
         put_str(prop, "format", swagger_format(type));
@@ -851,10 +864,13 @@ static void add_relations(const doc_ctx *d, json_object *paths,
     }
     /* Overloads share a path; PostgREST's path map keeps the overload its
      * function query returned first (OpenAPI.hs makePathItems). */
-    for (size_t i = 0; i < d->sc->n_routines; i++) {
-        const pgr_routine *r = &d->sc->routines[i];
+    const pgr_routine *fns = d->live_functions ? d->functions : d->sc->routines;
+    size_t n = d->live_functions ? d->n_functions : d->sc->n_routines;
+    for (size_t i = 0; i < n; i++) {
+        const pgr_routine *r = &fns[i];
         const char *path = pgr_asprintf(d->a, "/rpc/%s", r->name);
-        if (routine_included(d, r) && !json_object_object_get_ex(paths, path, NULL))
+        if (strcmp(r->schema, d->schema) == 0 &&
+            !json_object_object_get_ex(paths, path, NULL))
             put(paths, path, routine_path(d, r));
     }
 }
@@ -912,15 +928,12 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
         json_object_is_type(desc, json_type_string))
         comment = pgr_strdup(a, json_object_get_string(desc));
     bool ok = read_name_set(a, in, "tables", &d.tables) &&
-              read_name_set(a, in, "functions", &d.functions);
+              read_live_functions(a, in, &d);
     json_object_put(in);
     if (!ok) {
         pgr_error_oom(err);
         return NULL;
     }
-    d.types_on_request_path = !d.functions.all;
-    d.extra_search_path = ctx->cfg.db_extra_search_path;
-    d.n_extra_search_path = ctx->cfg.n_db_extra_search_path;
     json_object *doc = build(ctx, &d, comment);
     size_t n = 0;
     const char *text = json_object_to_json_string_length(

@@ -274,6 +274,28 @@ START_TEST(root_spec_is_a_function_call)
 }
 END_TEST
 
+/* follow-privileges reads the functions in the request (SqlFragment.hs
+ * accessibleFuncs): argument types print as type::regtype::text does on
+ * the request's search path, unqualified for the api schema; the
+ * ignore-privileges document shows the schema cache's qualified text. */
+START_TEST(function_argument_types_by_mode)
+{
+    get_root(NULL, NULL);
+    json_object *p = at(doc, "paths", "/rpc/roster_step", "post", NULL);
+    p = at(json_object_array_get_idx(at(p, "parameters", NULL), 0), "schema", "properties", NULL);
+    ck_json(at(p, "acc", NULL), "{\"format\":\"\\\"text/x-roster\\\"\",\"type\":\"string\"}");
+    ck_json(at(p, "a", NULL), "{\"format\":\"artists\",\"type\":\"string\"}");
+    done();
+    const char *ignore[] = {"openapi-mode", "ignore-privileges", NULL};
+    get_root(ignore, NULL);
+    p = at(doc, "paths", "/rpc/roster_step", "post", NULL);
+    p = at(json_object_array_get_idx(at(p, "parameters", NULL), 0), "schema", "properties", NULL);
+    ck_json(at(p, "acc", NULL), "{\"format\":\"api.\\\"text/x-roster\\\"\",\"type\":\"string\"}");
+    ck_json(at(p, "a", NULL), "{\"format\":\"api.artists\",\"type\":\"string\"}");
+    done();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -289,6 +311,7 @@ static Suite *suite(void)
     tcase_add_test(tc, proxy_uri_and_security);
     tcase_add_test(tc, profile_selects_schema);
     tcase_add_test(tc, root_spec_is_a_function_call);
+    tcase_add_test(tc, function_argument_types_by_mode);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -326,7 +326,8 @@ START_TEST(function_post_body)
 }
 END_TEST
 
-/* ignore-privileges: argument types as the schema cache has them. */
+/* ignore-privileges (MainTx.hs OAIgnorePriv): the cache's functions of
+ * the schema, argument types as the cache has them. */
 START_TEST(function_types_ignore_privileges)
 {
     ignore_privileges(NULL);
@@ -336,24 +337,32 @@ START_TEST(function_types_ignore_privileges)
 }
 END_TEST
 
-/* follow-privileges (SqlFragment.hs accessibleFuncs in the request
- * transaction): the listed relations and functions only, argument types
- * printed on the request's search path (schema + db-extra-search-path). */
+/* follow-privileges (MainTx.hs OAFollowPriv): the relations the request
+ * found accessible, and the functions as its accessibleFuncs query
+ * returned them (argument types printed on the request's search path),
+ * not the cache's; the first of two overloads keeps the path. */
 START_TEST(follow_privileges)
 {
-    const char *opts[] = {"db-extra-search-path", "public, My Schema", NULL};
-    build(opts, "{\"description\":null,\"tables\":[\"parents\"],"
-                "\"functions\":[\"with_types\",\"touch\"]}");
+    build(NULL, "{\"description\":null,\"tables\":[\"parents\"],\"functions\":["
+                "{\"name\":\"with_types\",\"description\":\"Live\\nfunction\",\"volatility\":\"s\","
+                "\"params\":[{\"name\":\"m\",\"type\":\"mood\",\"required\":true,\"variadic\":false},"
+                "{\"name\":\"v\",\"type\":\"text[]\",\"required\":false,\"variadic\":true}]},"
+                "{\"name\":\"with_types\",\"description\":null,\"volatility\":\"v\",\"params\":[]},"
+                "{\"name\":\"touch\",\"description\":null,\"volatility\":\"v\",\"params\":[]}]}");
     ck_assert_ptr_nonnull(at(doc, "paths", "/parents", NULL));
     ck_assert_ptr_null(at(doc, "paths", "/children", NULL));
     ck_assert_ptr_null(at(doc, "definitions", "children", NULL));
     ck_assert_ptr_null(at(doc, "parameters", "body.children", NULL));
-    ck_assert_ptr_nonnull(at(doc, "paths", "/rpc/touch", NULL));
+    ck_assert_ptr_nonnull(at(doc, "paths", "/rpc/touch", "post", NULL));
+    ck_assert_ptr_null(at(doc, "paths", "/rpc/touch", "get", NULL));
     ck_assert_ptr_null(at(doc, "paths", "/rpc/get_things", NULL));
-    json_object *p = at(doc, "paths", "/rpc/with_types", "get", "parameters", NULL);
-    ck_json(at(p, "#0", "format", NULL), "\"mood\"");
-    ck_json(at(p, "#1", "format", NULL), "\"other.kind\"");
-    ck_json(at(p, "#2", "format", NULL), "\"t[]\"");
+    json_object *get = at(doc, "paths", "/rpc/with_types", "get", NULL);
+    ck_json(at(get, "summary", NULL), "\"Live\"");
+    ck_json(at(get, "description", NULL), "\"function\"");
+    ck_json(at(get, "parameters", NULL),
+            "[{\"name\":\"m\",\"required\":true,\"in\":\"query\",\"format\":\"mood\",\"type\":\"string\"},"
+            "{\"name\":\"v\",\"required\":false,\"in\":\"query\",\"type\":\"array\","
+            "\"items\":{\"format\":\"text\",\"type\":\"string\"},\"collectionFormat\":\"multi\"}]");
 }
 END_TEST
 

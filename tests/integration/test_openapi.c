@@ -186,6 +186,12 @@ START_TEST(media_types_and_head)
     ck_assert_int_eq(resp.status, 406);
     ck_assert_ptr_nonnull(strstr(resp.body, "PGRST107"));
     harness_free(&resp);
+    /* Plan.hs inspectPlan checks no preferences: handling=strict with an
+     * unknown one is still the document */
+    const char *strict[] = {"Prefer", "handling=strict, foo=bar", NULL};
+    harness_request(ctx, "GET", "/", "", strict, NULL, &resp);
+    ck_assert_int_eq(resp.status, 200);
+    harness_free(&resp);
     harness_request(ctx, "HEAD", "/", "", NULL, NULL, &resp);
     ck_assert_int_eq(resp.status, 200);
     ck_assert_str_eq(resp.body, "");

@@ -105,7 +105,10 @@ static void add_origin_headers(const pgrest_ctx *ctx, pgrest_arena *a,
         pgr_response_add_header(a, r, "Access-Control-Allow-Origin", "*");
         return;
     }
-    pgr_response_add_header(a, r, "Access-Control-Allow-Origin", pgr_strdup(a, origin));
+    const char *copy = pgr_strdup(a, origin);
+    if (copy == NULL)
+        return;
+    pgr_response_add_header(a, r, "Access-Control-Allow-Origin", copy);
     pgr_response_add_header(a, r, "Access-Control-Allow-Credentials", "true");
 }
 
@@ -182,8 +185,7 @@ static bool append_requested(span item, void *arg)
     header_list *l = arg;
     pgr_sb_puts(l->sb, ", ");
     pgr_sb_putn(l->sb, item.p, item.n);
-    if (l->seen != NULL)
-        l->seen[l->n_seen++] = item;
+    l->seen[l->n_seen++] = item;
     return false;
 }
 
@@ -204,6 +206,8 @@ static const char *allow_headers(pgrest_arena *a, const char *requested)
     pgr_sb sb;
     pgr_sb_init(&sb, a, 128);
     header_list l = {&sb, PGR_NEW_ARRAY(a, span, n + 1), 0};
+    if (l.seen == NULL)
+        return NULL;
     pgr_sb_puts(&sb, "Authorization");
     any_element(requested, append_requested, &l);
     for (size_t i = 0; i < N_OF(simple_headers); i++) {
@@ -236,9 +240,11 @@ pgrest_response *pgr_cors_preflight(const pgrest_ctx *ctx, pgrest_arena *a,
         return NULL;
     add_origin_headers(ctx, a, r, origin);
     pgr_response_add_header(a, r, "Access-Control-Allow-Methods", CORS_METHODS);
-    if (requested != NULL)
-        pgr_response_add_header(a, r, "Access-Control-Allow-Headers",
-                                allow_headers(a, requested));
+    const char *allowed = requested ? allow_headers(a, requested) : NULL;
+    if (requested != NULL && allowed == NULL)
+        return NULL;   /* out of memory: the application answers */
+    if (allowed != NULL)
+        pgr_response_add_header(a, r, "Access-Control-Allow-Headers", allowed);
     pgr_response_add_header(a, r, "Access-Control-Max-Age", "86400");
     return r;
 }

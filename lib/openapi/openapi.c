@@ -869,7 +869,7 @@ static void add_relations(const doc_ctx *d, json_object *paths,
     for (size_t i = 0; i < n; i++) {
         const pgr_routine *r = &fns[i];
         const char *path = pgr_asprintf(d->a, "/rpc/%s", r->name);
-        if (strcmp(r->schema, d->schema) == 0 &&
+        if (path != NULL && strcmp(r->schema, d->schema) == 0 &&
             !json_object_object_get_ex(paths, path, NULL))
             put(paths, path, routine_path(d, r));
     }

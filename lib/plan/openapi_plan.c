@@ -10,6 +10,24 @@
 
 #define CT_OPENAPI "application/openapi+json; charset=utf-8"
 
+/* MediaType.hs toMime for the types the parser canonicalises: the
+ * vendored JSON ones keep their nulls=stripped, vnd.pgrst.array without it
+ * is application/json; other types print as parsed. */
+static const char *mime_text(const pgr_media_type *m)
+{
+    switch (m->kind) {
+    case PGR_MEDIA_JSON:
+        return "application/json";
+    case PGR_MEDIA_OBJECT:
+        return m->nulls_stripped ? "application/vnd.pgrst.object+json;nulls=stripped"
+                                 : "application/vnd.pgrst.object+json";
+    case PGR_MEDIA_ARRAY:
+        return "application/vnd.pgrst.array+json;nulls=stripped";
+    default:
+        return m->text ? m->text : "";
+    }
+}
+
 static int not_acceptable(pgrest_arena *a, const pgrest_api_request *api,
                           pgrest_error *err)
 {
@@ -19,7 +37,7 @@ static int not_acceptable(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_media_type *m = api->accept; m != NULL; m = m->next) {
         if (m != api->accept)
             pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, m->text ? m->text : "");
+        pgr_sb_puts(&sb, mime_text(m));
     }
     return pgr_error(err, 406, "PGRST107", pgr_sb_finish(&sb), NULL, NULL);
 }

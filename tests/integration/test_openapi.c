@@ -186,6 +186,14 @@ START_TEST(media_types_and_head)
     ck_assert_int_eq(resp.status, 406);
     ck_assert_ptr_nonnull(strstr(resp.body, "PGRST107"));
     harness_free(&resp);
+    /* Error.hs MediaTypeError lists MediaType.toMime of each accepted type */
+    const char *vnd[] = {"Accept", "text/csv, application/vnd.pgrst.object+json;nulls=stripped", NULL};
+    harness_request(ctx, "GET", "/", "", vnd, NULL, &resp);
+    ck_assert_int_eq(resp.status, 406);
+    ck_assert_ptr_nonnull(strstr(resp.body, "None of these media types are available: "
+                                            "application/vnd.pgrst.object+json;nulls=stripped, "
+                                            "text/csv"));
+    harness_free(&resp);
     /* Plan.hs inspectPlan checks no preferences: handling=strict with an
      * unknown one is still the document */
     const char *strict[] = {"Prefer", "handling=strict, foo=bar", NULL};

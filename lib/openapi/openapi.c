@@ -265,7 +265,9 @@ static bool table_included(const doc_ctx *d, const pgr_table *t)
     return strcmp(t->schema, d->schema) == 0 && name_allowed(&d->tables, t->name);
 }
 
-/* JSON text of a member, NULL when absent or not a string. */
+/* ------------------------------------------------------------ live functions */
+
+/* A string member copied to the arena; NULL when absent or not a string. */
 static const char *member_str(pgrest_arena *a, json_object *o, const char *key)
 {
     json_object *v;

@@ -46,6 +46,8 @@ static int routine_allow(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = pgrest_plan(ctx, a, call, &plan, err);
     if (rc != PGREST_OK)
         return rc;
+    if (plan->call == NULL || plan->call->routine == NULL)
+        return pgr_error(err, 500, "PGRSTX00", "OPTIONS found no function plan", NULL, NULL);
     *allow = plan->call->routine->volatility == 'v' ? "OPTIONS,POST"
                                                      : "OPTIONS,GET,HEAD,POST";
     return PGREST_OK;

@@ -6,6 +6,7 @@
 
 #include "check_run.h"
 #include <json-c/json.h>
+#include <libpq-fe.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,46 @@ START_TEST(function_argument_types_by_mode)
 }
 END_TEST
 
+static void admin_exec(const char *sql)
+{
+    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
+    if (uri == NULL || *uri == '\0')
+        return;
+    PGconn *c = PQconnectdb(uri);
+    ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* SchemaCache.hs tablesSqlQuery: a domain column's type is the domain's
+ * ultimate base type (through a domain over a domain) when that is a
+ * pg_catalog type; its default is the column's own, else the domain's
+ * (OpenAPI.hs parseDefault then strips the "::text" cast). */
+START_TEST(domain_columns)
+{
+    if (getenv("PGREST_TEST_ADMIN_URI") == NULL)
+        return;
+    admin_exec("SET client_min_messages = warning;"
+               "DROP SCHEMA IF EXISTS openapi_domains CASCADE;"
+               "CREATE SCHEMA openapi_domains;"
+               "CREATE DOMAIN openapi_domains.d1 AS text;"
+               "CREATE DOMAIN openapi_domains.d2 AS openapi_domains.d1 DEFAULT 'x';"
+               "CREATE TABLE openapi_domains.t (a openapi_domains.d2,"
+               "  c openapi_domains.d2 DEFAULT 'own');");
+    const char *opts[] = {"db-schemas", "openapi_domains", "openapi-mode", "ignore-privileges",
+                          NULL};
+    get_root(opts, NULL);
+    admin_exec("SET client_min_messages = warning; DROP SCHEMA openapi_domains CASCADE");
+    ck_assert_int_eq(resp.status, 200);
+    json_object *props = at(doc, "definitions", "t", "properties", NULL);
+    ck_json(at(props, "a", NULL), "{\"default\":\"x\",\"format\":\"text\",\"type\":\"string\"}");
+    ck_json(at(props, "c", NULL), "{\"default\":\"own\",\"format\":\"text\",\"type\":\"string\"}");
+    done();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -326,6 +367,7 @@ static Suite *suite(void)
     tcase_add_test(tc, profile_selects_schema);
     tcase_add_test(tc, root_spec_is_a_function_call);
     tcase_add_test(tc, function_argument_types_by_mode);
+    tcase_add_test(tc, domain_columns);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -115,19 +115,26 @@ static void add_retry_hint(pgrest_ctx *ctx, pgrest_arena *a, pgrest_response *r)
                                  pgr_asprintf(a, "%u", delay > 0 ? delay : 1));
 }
 
+/* server-trace-header echo (App.hs traceHeaderMiddleware, outermost: CORS
+ * preflight answers get it too). */
+static void add_trace_header(pgrest_ctx *ctx, pgrest_arena *a,
+                             const pgrest_request *req, pgrest_response *r)
+{
+    const char *trace = pgr_cfg(ctx, a)->server_trace_header;
+    const char *value = trace ? pgr_request_header(req, trace) : NULL;
+    if (value != NULL)
+        pgr_response_add_header(a, r, trace, value);
+}
+
 /* Headers every response gets: trace header echo, CORS, Server-Timing,
  * Retry-After on 503. */
 static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
                      pgrest_response *r, const stage_timer *tm)
 {
     add_retry_hint(ctx, a, r);
-    const pgr_config *cfg = pgr_cfg(ctx, a);
-    const char *trace = cfg->server_trace_header;
-    const char *value = trace ? pgr_request_header(req, trace) : NULL;
-    if (value != NULL)
-        pgr_response_add_header(a, r, trace, value);
+    add_trace_header(ctx, a, req, r);
     pgr_cors_annotate(ctx, a, req, r);
-    if (cfg->server_timing_enabled)
+    if (pgr_cfg(ctx, a)->server_timing_enabled)
         add_server_timing(a, r, tm);
 }
 
@@ -137,8 +144,10 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || req == NULL)
         return NULL;
     pgrest_response *preflight = pgr_cors_preflight(ctx, arena, req);
-    if (preflight != NULL)
+    if (preflight != NULL) {
+        add_trace_header(ctx, arena, req, preflight);
         return preflight;
+    }
     pgrest_error err = {0};
     pgrest_response *resp = NULL;
     stage_timer tm = {0};

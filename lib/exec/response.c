@@ -226,13 +226,13 @@ static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
 
 /* GET /: the statement returned what the document needs from the
  * database; the document replaces it as the body (Response.hs
- * openApiResponse). db-root-spec bodies pass through. */
+ * openApiResponse). */
 static int openapi_row(pgrest_ctx *ctx, pgrest_arena *a,
                        const pgrest_query_plan *plan, const pgr_main_row *row,
                        pgr_main_row *doc, pgrest_error *err)
 {
     *doc = *row;
-    if (plan->root_spec != NULL || plan->api->is_head)
+    if (plan->api->is_head)
         return PGREST_OK;
     doc->body = pgr_openapi_document(ctx, a, plan->schema, plan->api->schema,
                                      row->body, &doc->body_len, err);

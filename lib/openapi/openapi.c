@@ -4,12 +4,18 @@
 #include "openapi/openapi.h"
 
 #include <json-c/json.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/error.h"
 #include "util/strbuf.h"
+
+/* externalDocs: PostgREST's docs for the release whose behaviour pgrest
+ * follows (Version.hs docsVersion of 16.x is "v16"). */
+#define PGR_DOCS_URL "https://postgrest.org/en/v16/references/api.html"
 
 typedef enum sw_type {
     SW_NONE,      /* json, jsonb: any value, no "type" */
@@ -32,7 +38,12 @@ typedef struct doc_ctx {
     const pgr_schema_cache *sc;
     const char *schema;
     name_set tables;
-    name_set functions;
+    /* follow-privileges: the functions the request read (SqlFragment.hs
+     * accessibleFuncs, argument types printed on the request's search
+     * path); otherwise the schema cache's functions of the schema */
+    bool live_functions;
+    pgr_routine *functions;
+    size_t n_functions;
 } doc_ctx;
 
 /* ------------------------------------------------------------ json helpers */
@@ -106,40 +117,23 @@ static const char *swagger_type_name(sw_type t)
     return names[t];
 }
 
-/* Drops a schema qualifier ("test.colour" -> "colour", a quoted schema
- * included): PostgREST shows user-defined types by their bare name. */
-static const char *unqualified(const char *t)
-{
-    const char *p = t;
-    if (*p == '"') {
-        for (p++; *p != '\0'; p++)
-            if (*p == '"') {
-                if (p[1] != '"')
-                    break;
-                p++;
-            }
-        return *p == '"' && p[1] == '.' ? p + 2 : t;
-    }
-    for (; *p != '\0' && *p != '"' && *p != '[' && *p != '('; p++)
-        if (*p == '.')
-            return p + 1;
-    return t;
-}
-
-/* The "format" value: the PostgreSQL type, with the Swagger formats for
- * 32- and 64-bit integers. */
+/* OpenAPI.hs toSwaggerFormat: the PostgreSQL type as PostgREST's schema
+ * cache prints it, with the Swagger formats for 16/32- and 64-bit
+ * integers. */
 static const char *swagger_format(const char *t)
 {
-    if (strcmp(t, "integer") == 0)
+    if (strcmp(t, "smallint") == 0 || strcmp(t, "integer") == 0)
         return "int32";
     if (strcmp(t, "bigint") == 0)
         return "int64";
-    return unqualified(t);
+    return t;
 }
 
+/* OpenAPI.hs typeFromArray: the type without its trailing "[]" (T.dropEnd 2). */
 static const char *element_type(pgrest_arena *a, const char *t)
 {
-    return pgr_strndup(a, t, strlen(t) - 2);
+    size_t n = strlen(t);
+    return pgr_strndup(a, t, n >= 2 ? n - 2 : 0);
 }
 
 static void put_type(json_object *o, sw_type t)
@@ -184,12 +178,16 @@ static json_object *decode_exact(const char *text)
     json_tokener *tok = json_tokener_new();
     if (tok == NULL)
         return NULL;
+    /* aeson is RFC 8259 strict: no single quotes, NaN or bare words */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     size_t n = strlen(text);
     /* the terminating NUL is passed too, so a number at the very end is
      * known to be complete */
     json_object *v = json_tokener_parse_ex(tok, text, (int)n + 1);
     size_t used = json_tokener_get_parse_end(tok);
-    bool ok = v != NULL && json_tokener_get_error(tok) == json_tokener_success;
+    bool ok = v != NULL && json_tokener_get_error(tok) == json_tokener_success &&
+              !(json_object_is_type(v, json_type_double) &&
+                !isfinite(json_object_get_double(v)));
     while (ok && used < n && strchr(" \t\r\n", text[used]) != NULL)
         used++;
     json_tokener_free(tok);
@@ -267,9 +265,73 @@ static bool table_included(const doc_ctx *d, const pgr_table *t)
     return strcmp(t->schema, d->schema) == 0 && name_allowed(&d->tables, t->name);
 }
 
-static bool routine_included(const doc_ctx *d, const pgr_routine *r)
+/* ------------------------------------------------------------ live functions */
+
+/* A string member copied to the arena; NULL when absent or not a string. */
+static const char *member_str(pgrest_arena *a, json_object *o, const char *key)
 {
-    return strcmp(r->schema, d->schema) == 0 && name_allowed(&d->functions, r->name);
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return pgr_strdup(a, json_object_get_string(v));
+}
+
+static bool member_bool(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static bool read_live_param(pgrest_arena *a, json_object *o, pgr_routine_param *p)
+{
+    p->name = member_str(a, o, "name");
+    p->type = member_str(a, o, "type");
+    p->required = member_bool(o, "required");
+    p->variadic = member_bool(o, "variadic");
+    return p->name != NULL && p->type != NULL;
+}
+
+static bool read_live_function(pgrest_arena *a, const char *schema, json_object *o,
+                               pgr_routine *r)
+{
+    json_object *params;
+    const char *volatility = member_str(a, o, "volatility");
+    r->schema = schema;
+    r->name = member_str(a, o, "name");
+    r->description = member_str(a, o, "description");
+    r->volatility = volatility != NULL ? volatility[0] : 'v';
+    if (r->name == NULL || !json_object_object_get_ex(o, "params", &params) ||
+        !json_object_is_type(params, json_type_array))
+        return false;
+    r->n_params = json_object_array_length(params);
+    r->params = PGR_NEW_ARRAY(a, pgr_routine_param, r->n_params + 1);
+    if (r->params == NULL)
+        return false;
+    for (size_t i = 0; i < r->n_params; i++)
+        if (!read_live_param(a, json_object_array_get_idx(params, i), &r->params[i]))
+            return false;
+    return true;
+}
+
+/* "functions": [{name, description, volatility, params: [{name, type,
+ * required, variadic}]}] as emit_openapi.c reads them; absent with
+ * ignore-privileges. */
+static bool read_live_functions(pgrest_arena *a, json_object *in, doc_ctx *d)
+{
+    json_object *arr;
+    d->live_functions = json_object_object_get_ex(in, "functions", &arr) &&
+                        json_object_is_type(arr, json_type_array);
+    if (!d->live_functions)
+        return true;
+    d->n_functions = json_object_array_length(arr);
+    d->functions = PGR_NEW_ARRAY(a, pgr_routine, d->n_functions + 1);
+    if (d->functions == NULL)
+        return false;
+    for (size_t i = 0; i < d->n_functions; i++)
+        if (!read_live_function(a, d->schema, json_object_array_get_idx(arr, i),
+                                &d->functions[i]))
+            return false;
+    return true;
 }
 
 /* ------------------------------------------------------------ definitions */
@@ -301,15 +363,27 @@ static rel_list table_rels(const doc_ctx *d, const pgr_table *t)
     return l;
 }
 
-/* The single-column many-to-one relationship of col, tables preferred over
- * views (OpenAPI.hs makeProperty relsSortedByIsView). */
-static const pgr_relationship *fk_of(const rel_list *rels, const char *col)
+/* OpenAPI.hs makeProperty fk: the relationship whose foreign key is col
+ * alone, many-to-one or the FK side of a one-to-one; PostgREST looks
+ * relationships up by (table, table's schema), so only targets in the
+ * same schema count, computed ones never, and tables win over views
+ * (relsSortedByIsView). */
+static bool is_fk_on(const pgr_relationship *r, const pgr_table *t, const char *col)
+{
+    bool fk_side = r->cardinality == PGR_REL_M2O ||
+                   (r->cardinality == PGR_REL_O2O && !r->is_parent);
+    return !r->is_computed && fk_side && r->n_cols == 1 &&
+           strcmp(r->cols[0], col) == 0 &&
+           strcmp(r->foreign_table->schema, t->schema) == 0;
+}
+
+static const pgr_relationship *fk_of(const rel_list *rels, const pgr_table *t,
+                                     const char *col)
 {
     const pgr_relationship *view_rel = NULL;
     for (size_t i = 0; i < rels->n; i++) {
         const pgr_relationship *r = rels->items[i];
-        if (r->is_computed || r->cardinality != PGR_REL_M2O || r->n_cols != 1 ||
-            strcmp(r->cols[0], col) != 0)
+        if (!is_fk_on(r, t, col))
             continue;
         if (!is_view(r->foreign_table))
             return r;
@@ -323,7 +397,7 @@ static const char *column_description(const doc_ctx *d, const pgr_table *t,
                                       const rel_list *rels, const pgr_column *c)
 {
     bool pk = is_pk(t, c->name);
-    const pgr_relationship *fk = fk_of(rels, c->name);
+    const pgr_relationship *fk = fk_of(rels, t, c->name);
     if (!pk && fk == NULL)
         return c->description;
     pgr_sb sb;
@@ -374,7 +448,8 @@ static json_object *table_definition(const doc_ctx *d, const pgr_table *t)
     for (size_t i = 0; i < t->n_columns; i++) {
         const pgr_column *c = &t->columns[i];
         put(props, c->name, column_property(d, t, &rels, c));
-        if (!c->nullable && c->default_expr == NULL)
+        /* OpenAPI.hs makeTableDef: every NOT NULL column, defaults or not */
+        if (!c->nullable)
             json_object_array_add(required, json_object_new_string(c->name));
     }
     put_nonempty(def, "properties", props);
@@ -397,24 +472,25 @@ static json_object *query_param(const char *name, const char *description,
     return p;
 }
 
-/* OpenAPI.hs makePreferParam */
+/* OpenAPI.hs makePreferParam: no "enum" when no value is known (the
+ * "params" preference has none since params=single-object was removed). */
 static json_object *prefer_param(const char *const *values, size_t n)
 {
     json_object *p = query_param("Prefer", "Preference", "header");
-    put(p, "enum", str_array(values, n));
+    if (n > 0)
+        put(p, "enum", str_array(values, n));
     return p;
 }
 
 static void add_common_params(json_object *params)
 {
-    static const char *const params_v[] = {"params=single-object"};
     static const char *const return_v[] = {"return=representation", "return=minimal",
                                            "return=none"};
     static const char *const count_v[] = {"count=none"};
     static const char *const post_v[] = {"return=representation", "return=minimal",
                                          "return=none", "resolution=ignore-duplicates",
                                          "resolution=merge-duplicates"};
-    put(params, "preferParams", prefer_param(params_v, 1));
+    put(params, "preferParams", prefer_param(NULL, 0));
     put(params, "preferReturn", prefer_param(return_v, 3));
     put(params, "preferCount", prefer_param(count_v, 1));
     put(params, "preferPost", prefer_param(post_v, 5));
@@ -443,8 +519,8 @@ static void add_table_params(const doc_ctx *d, json_object *params,
     put(params, pgr_asprintf(d->a, "body.%s", t->name), body);
     for (size_t i = 0; i < t->n_columns; i++) {
         const pgr_column *c = &t->columns[i];
+        /* OpenAPI.hs makeRowFilter: a plain string, no format */
         json_object *p = query_param(c->name, c->description, "query");
-        put_str(p, "format", swagger_format(c->type));
         put(params, pgr_asprintf(d->a, "rowFilter.%s.%s", t->name, c->name), p);
     }
 }
@@ -503,6 +579,22 @@ static void add_table_op(const doc_ctx *d, json_object *item, const pgr_table *t
     put(item, method, op);
 }
 
+static json_object *at_key(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+/* OpenAPI.hs makePathItem getOp: the 200 response is an array of rows. */
+static void add_rows_schema(const doc_ctx *d, json_object *response, const pgr_table *t)
+{
+    json_object *schema = json_object_new_object();
+    put(schema, "items", ref_to(d->a, "#/definitions/", t->name));
+    put_str(schema, "type", "array");
+    put(response, "schema", schema);
+}
+
 /* OpenAPI.hs makePathItem: get always; post/patch/delete when the
  * relation is insertable, updatable or deletable. */
 static json_object *table_path(const doc_ctx *d, const pgr_table *t)
@@ -513,6 +605,7 @@ static json_object *table_path(const doc_ctx *d, const pgr_table *t)
                               "offset", "limit", "preferCount"};
     const char *get_codes[] = {"200", "206"}, *get_texts[] = {"OK", "Partial Content"};
     add_table_op(d, item, t, "get", true, get_refs, 7, get_codes, get_texts, 2);
+    add_rows_schema(d, at_key(at_key(at_key(item, "get"), "responses"), "200"), t);
     if (!(t->insertable || t->updatable || t->deletable))
         return item;
     const char *post_refs[] = {body, "select", "preferPost"};
@@ -526,35 +619,42 @@ static json_object *table_path(const doc_ctx *d, const pgr_table *t)
     return item;
 }
 
-/* OpenAPI.hs makeProcGetParam: query parameters are strings unless the
- * type is a number or boolean; VARIADIC ones repeat (collectionFormat
- * multi). */
-static json_object *routine_get_param(pgrest_arena *a, const pgr_routine_param *p)
+/* OpenAPI.hs makeProcGetParam toParamType: query parameters need a type;
+ * arrays are written {a,b} and json has no Swagger type, so both are
+ * strings. */
+static const char *query_param_type(sw_type t)
 {
+    return t == SW_NONE || t == SW_ARRAY ? "string" : swagger_type_name(t);
+}
+
+/* OpenAPI.hs makeProcGetParam: VARIADIC parameters repeat (schemaMulti:
+ * collectionFormat multi, items of the element type, the element's type
+ * left out when it has none); others are single values (schemaNotMulti). */
+static json_object *routine_get_param(const doc_ctx *d, const pgr_routine_param *p)
+{
+    const char *type = p->type;
     json_object *o = json_object_new_object();
     put_str(o, "name", p->name);
     put(o, "required", json_object_new_boolean(p->required));
     put_str(o, "in", "query");
-    if (p->variadic && ends_with(p->type, "[]")) {
-        const char *elem = element_type(a, p->type);
+    if (p->variadic) {
+        const char *elem = element_type(d->a, type);
+        sw_type st = swagger_type(type);
         json_object *items = json_object_new_object();
         put_str(items, "format", swagger_format(elem));
-        sw_type et = swagger_type(elem);
-        put_str(items, "type", et == SW_NONE || et == SW_ARRAY ? "string"
-                                                              : swagger_type_name(et));
-        put_str(o, "type", "array");
+        put_type(items, swagger_type(elem));
+        put_str(o, "type", swagger_type_name(st == SW_NONE ? SW_STRING : st));
         put(o, "items", items);
         put_str(o, "collectionFormat", "multi");
         return o;
     }
-    sw_type st = swagger_type(p->type);
-    put_str(o, "format", swagger_format(p->type));
-    put_str(o, "type", st == SW_NONE || st == SW_ARRAY ? "string" : swagger_type_name(st));
+    put_str(o, "format", swagger_format(type));
+    put_str(o, "type", query_param_type(swagger_type(type)));
     return o;
 }
 
-/* OpenAPI.hs makeProcSchema: the POST body object. */
-static json_object *routine_schema(pgrest_arena *a, const pgr_routine *r)
+/* OpenAPI.hs makeProcSchema / makeProcProperty: the POST body object. */
+static json_object *routine_schema(const doc_ctx *d, const pgr_routine *r)
 {
     json_object *s = json_object_new_object();
     json_object *props = json_object_new_object();
@@ -562,12 +662,13 @@ static json_object *routine_schema(pgrest_arena *a, const pgr_routine *r)
     put_str(s, "description", r->description);
     for (size_t i = 0; i < r->n_params; i++) {
         const pgr_routine_param *p = &r->params[i];
+        const char *type = p->type;
         json_object *prop = json_object_new_object();
-        sw_type st = swagger_type(p->type);
-        put_str(prop, "format", swagger_format(p->type));
+        sw_type st = swagger_type(type);
+        put_str(prop, "format", swagger_format(type));
         put_type(prop, st);
         if (st == SW_ARRAY)
-            put_items(a, prop, p->type);
+            put_items(d->a, prop, type);
         put(props, p->name, prop);
         if (p->required)
             json_object_array_add(required, json_object_new_string(p->name));
@@ -593,20 +694,21 @@ static json_object *routine_op(pgrest_arena *a, const pgr_routine *r,
 }
 
 /* OpenAPI.hs makeProcPathItem: GET only for STABLE/IMMUTABLE functions. */
-static json_object *routine_path(pgrest_arena *a, const pgr_routine *r)
+static json_object *routine_path(const doc_ctx *d, const pgr_routine *r)
 {
+    pgrest_arena *a = d->a;
     json_object *item = json_object_new_object();
     if (r->volatility != 'v') {
         json_object *params = json_object_new_array();
         for (size_t i = 0; i < r->n_params; i++)
-            json_object_array_add(params, routine_get_param(a, &r->params[i]));
+            json_object_array_add(params, routine_get_param(d, &r->params[i]));
         put(item, "get", routine_op(a, r, params));
     }
     json_object *args = json_object_new_object();
     put_str(args, "name", "args");
     put(args, "required", json_object_new_boolean(1));
     put_str(args, "in", "body");
-    put(args, "schema", routine_schema(a, r));
+    put(args, "schema", routine_schema(d, r));
     json_object *post_params = json_object_new_array();
     json_object_array_add(post_params, args);
     json_object_array_add(post_params, ref_to(a, "#/parameters/", "preferParams"));
@@ -640,28 +742,60 @@ typedef struct endpoint {
     const char *base_path;
 } endpoint;
 
+/* Config/Proxy.hs isMalformedProxyUri port check: 1..65535, digits only. */
+static bool parse_port(const char *p, size_t n, long *out)
+{
+    long v = 0;
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return false;
+        v = v * 10 + (p[i] - '0');
+        if (v > 65535)
+            return false;
+    }
+    *out = v;
+    return v > 0;
+}
+
+/* OpenAPI.hs pickProxy over a URI that Config/Proxy.hs accepts: http or
+ * https (any case, printed lower-case), an authority without user info,
+ * a host, an optional valid port (else 80/443), no query; the path ("/"
+ * when empty) is the basePath. A malformed URI is ignored. */
 static bool parse_proxy(pgrest_arena *a, const char *uri, endpoint *e)
 {
     const char *sep = strstr(uri, "://");
-    if (sep == NULL)
+    if (sep == NULL || strchr(uri, '?') != NULL)
         return false;
     char *scheme = pgr_strndup(a, uri, (size_t)(sep - uri));
-    if (scheme == NULL || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0))
+    if (scheme == NULL)
+        return false;
+    for (char *c = scheme; *c != '\0'; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    bool https = strcmp(scheme, "https") == 0;
+    if (!https && strcmp(scheme, "http") != 0)
         return false;
     const char *h = sep + 3;
-    size_t hn = strcspn(h, "/?#");
-    const char *path = h + hn;
-    const char *colon = memchr(h, ':', hn);
-    const char *host = pgr_strndup(a, h, colon ? (size_t)(colon - h) : hn);
-    const char *port = colon ? pgr_strndup(a, colon + 1, hn - (size_t)(colon - h) - 1)
-                             : strcmp(scheme, "https") == 0 ? "443" : "80";
-    if (host == NULL || *host == '\0' || port == NULL)
+    size_t hn = strcspn(h, "/#");
+    if (memchr(h, '@', hn) != NULL)
+        return false;
+    /* the port follows the last ':' outside an IPv6 literal's brackets */
+    const char *bracket = hn > 0 && h[0] == '[' ? memchr(h, ']', hn) : NULL;
+    const char *from = bracket ? bracket : h;
+    const char *colon = memchr(from, ':', hn - (size_t)(from - h));
+    size_t host_n = colon ? (size_t)(colon - h) : hn;
+    long port = https ? 443 : 80;
+    if (host_n == 0 ||
+        (colon && !parse_port(colon + 1, hn - host_n - 1, &port)))
         return false;
     e->scheme = scheme;
-    e->host = pgr_asprintf(a, "%s:%s", host, port);
-    size_t pn = strcspn(path, "?#");
+    e->host = pgr_asprintf(a, "%.*s:%ld", (int)host_n, h, port);
+    const char *path = h + hn;
+    size_t pn = strcspn(path, "#");
     e->base_path = pn > 0 ? pgr_strndup(a, path, pn) : "/";
-    return true;
+    return e->host != NULL && e->base_path != NULL;
 }
 
 static endpoint server_endpoint(const pgrest_ctx *ctx, pgrest_arena *a)
@@ -686,8 +820,8 @@ static endpoint server_endpoint(const pgrest_ctx *ctx, pgrest_arena *a)
 static bool security_active(const pgrest_ctx *ctx, pgrest_arena *a)
 {
     const char *v = pgr_cfg_option(pgr_cfg(ctx, a), "openapi-security-active");
-    return v != NULL && (strcmp(v, "true") == 0 || strcmp(v, "on") == 0 ||
-                         strcmp(v, "yes") == 0 || strcmp(v, "1") == 0);
+    return v != NULL && (strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0 ||
+                         strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
 }
 
 static void add_security(json_object *doc)
@@ -731,10 +865,16 @@ static void add_relations(const doc_ctx *d, json_object *paths,
         add_table_params(d, params, t);
         put(paths, pgr_asprintf(d->a, "/%s", t->name), table_path(d, t));
     }
-    for (size_t i = 0; i < d->sc->n_routines; i++) {
-        const pgr_routine *r = &d->sc->routines[i];
-        if (routine_included(d, r))
-            put(paths, pgr_asprintf(d->a, "/rpc/%s", r->name), routine_path(d->a, r));
+    /* Overloads share a path; PostgREST's path map keeps the overload its
+     * function query returned first (OpenAPI.hs makePathItems). */
+    const pgr_routine *fns = d->live_functions ? d->functions : d->sc->routines;
+    size_t n = d->live_functions ? d->n_functions : d->sc->n_routines;
+    for (size_t i = 0; i < n; i++) {
+        const pgr_routine *r = &fns[i];
+        const char *path = pgr_asprintf(d->a, "/rpc/%s", r->name);
+        if (path != NULL && strcmp(r->schema, d->schema) == 0 &&
+            !json_object_object_get_ex(paths, path, NULL))
+            put(paths, path, routine_path(d, r));
     }
 }
 
@@ -750,7 +890,7 @@ static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
     put(doc, "info", info(d->a, schema_comment));
     json_object *docs = json_object_new_object();
     put_str(docs, "description", "PostgREST Documentation");
-    put_str(docs, "url", "https://postgrest.org/en/v12/references/api.html");
+    put_str(docs, "url", PGR_DOCS_URL);
     put(doc, "externalDocs", docs);
     put_str(doc, "host", e.host);
     put_str(doc, "basePath", e.base_path);
@@ -791,7 +931,7 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
         json_object_is_type(desc, json_type_string))
         comment = pgr_strdup(a, json_object_get_string(desc));
     bool ok = read_name_set(a, in, "tables", &d.tables) &&
-              read_name_set(a, in, "functions", &d.functions);
+              read_live_functions(a, in, &d);
     json_object_put(in);
     if (!ok) {
         pgr_error_oom(err);

@@ -12,10 +12,11 @@
 #include "schema/schema_cache.h"
 
 /* inspect_json is the body of the SCHEMA_READ main statement:
- * {"description": text|null, "tables": [name...], "functions": [name...]};
- * absent "tables"/"functions" keys mean "everything in the cache"
- * (ignore-privileges). Returns the document text in arena a, or NULL and
- * fills err. */
+ * {"description": text|null, "tables": [name...], "functions": [{"name",
+ * "description", "volatility", "params": [{"name", "type", "required",
+ * "variadic"}]}...]}; absent "tables"/"functions" keys mean "everything of
+ * the schema in the cache" (ignore-privileges). Returns the document text
+ * in arena a, or NULL and fills err. */
 char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
                            const pgr_schema_cache *sc, const char *schema,
                            const char *inspect_json, size_t *len,

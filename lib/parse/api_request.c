@@ -50,6 +50,33 @@ static int parse_target(pgrest_arena *a, const char *path,
                      NULL, NULL);
 }
 
+/* db-root-spec names a function, maybe schema-qualified (Config.hs toQi:
+ * "s.f" -> f; no dot or more than one -> the whole text); "/" calls it by
+ * that name in the request's schema. */
+static const char *root_spec_name(const char *spec)
+{
+    const char *dot = strchr(spec, '.');
+    return dot != NULL && strchr(dot + 1, '.') == NULL ? dot + 1 : spec;
+}
+
+/* ApiRequest.hs getResource for "/": openapi-mode=disabled refuses every
+ * method (PGRST126), db-root-spec turns it into that function's resource,
+ * otherwise it is the schema (OpenAPI document, OPTIONS). */
+static int resolve_root(const pgr_config *cfg, pgrest_api_request *api,
+                        pgrest_error *err)
+{
+    if (api->target != PGR_TARGET_ROOT)
+        return PGREST_OK;
+    if (cfg->openapi_mode == PGR_OPENAPI_DISABLED)
+        return pgr_error(err, 404, "PGRST126", "Root endpoint metadata is disabled",
+                         NULL, NULL);
+    if (cfg->db_root_spec != NULL) {
+        api->target = PGR_TARGET_ROUTINE;
+        api->name = root_spec_name(cfg->db_root_spec);
+    }
+    return PGREST_OK;
+}
+
 static int unsupported_method(pgrest_arena *a, const char *method,
                               pgrest_error *err)
 {
@@ -279,13 +306,17 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     if (rc != PGREST_OK)
         return rc;
     if ((rc = parse_target(arena, req->path, api, err)) != PGREST_OK ||
+        (rc = resolve_root(pgr_cfg(ctx, arena), api, err)) != PGREST_OK ||
         (rc = parse_action(arena, api, err)) != PGREST_OK ||
         (rc = parse_schema(ctx, arena, req, api, err)) != PGREST_OK)
         return rc;
     api->path = pgr_percent_decode(arena, req->path, strlen(req->path), false);
     pgr_kv *params = pgr_query_string_decode(arena, req->query);
+    /* OPTIONS on a routine reads no arguments from the query string
+     * (ApiRequest.hs actIsInvokeSafe) */
     if ((rc = pgr_query_params_parse(arena, params,
-                                     api->target == PGR_TARGET_ROUTINE,
+                                     api->target == PGR_TARGET_ROUTINE &&
+                                         api->action != PGR_ACTION_INFO,
                                      &pgr_cfg(ctx, arena)->limits, &api->qp, err)) != PGREST_OK)
         return rc;
     pgr_parse_preferences(arena, req, &api->prefs);

@@ -69,7 +69,9 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(pgr_cfg(ctx, arena), api, plan);
     int rc;
-    if ((rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
+    /* Plan.hs inspectPlan (GET /) does not check preferences */
+    if (api->action != PGR_ACTION_SCHEMA_READ &&
+        (rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
         return rc;
     if (api->action == PGR_ACTION_SCHEMA_READ)
         rc = pgr_plan_schema_read(ctx, arena, api, plan, err);

@@ -111,7 +111,6 @@ struct pgrest_query_plan {
     const char *isolation_level;   /* BEGIN ISOLATION LEVEL, NULL = read committed */
     struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
     struct pgr_call_plan *call;    /* CALL */
-    const pgr_routine *root_spec;  /* SCHEMA_READ served by db-root-spec */
 };
 
 /* Builds the read tree for a GET/HEAD on a relation. */
@@ -130,7 +129,7 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
 
-/* GET/HEAD / (plan/openapi_plan.c): openapi-mode, db-root-spec and the
+/* GET/HEAD / (plan/openapi_plan.c): openapi-mode and the
  * root's own media types; runs instead of pgr_negotiate. */
 int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *a,
                          const pgrest_api_request *api, pgrest_query_plan *plan,

@@ -2,9 +2,9 @@
  * SchemaCache.hs accessibleTables / accessibleFuncs / schemaDescription).
  * The schema COMMENT and, with openapi-mode=follow-privileges, the
  * relations and functions the request role may use are read inside the
- * request transaction, after the role is set, so the whole request stays
- * one round trip. The document itself is built from the schema cache in
- * openapi/openapi.c. */
+ * request transaction, after the role and search path are set, so the
+ * whole request stays one round trip. The document is built from those
+ * and the schema cache in openapi/openapi.c. */
 #include "context.h"
 #include "sql/emit_main.h"
 #include "util/error.h"
@@ -21,11 +21,36 @@ static const char accessible_tables[] =
     " OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')"
     " OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')))";
 
-/* PostgREST accessibleFuncs: EXECUTE privilege. */
+/* PostgREST accessibleFuncs (SqlFragment.hs baseFuncSqlQuery): the
+ * functions the role may EXECUTE, read live with the request's search path
+ * so argument types print as type::regtype::text does there. Arguments
+ * come from unnest(proargnames, proargtypes, proargmodes) exactly as
+ * PostgREST pairs them; functions with unnamed arguments are kept only
+ * when callable (one unnamed bytea/json/jsonb/text/xml argument), and
+ * trigger functions, procedures and aggregates are left out. Ordered by
+ * oid: PostgREST's path map keeps the first overload. (The multi-array
+ * unnest is FROM-clause syntax and cannot be schema-qualified.) */
 static const char accessible_functions[] =
-    ", 'functions', (SELECT coalesce(pg_catalog.json_agg(DISTINCT p.proname), '[]')"
+    ", 'functions', (SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_object("
+    "'name', p.proname, 'description', d.description, 'volatility', p.provolatile,"
+    " 'params', coalesce(a.args, '[]')) ORDER BY p.oid), '[]')"
     " FROM pg_catalog.pg_proc p JOIN pgrst_ns ns ON p.pronamespace = ns.oid"
-    " WHERE pg_catalog.has_function_privilege(p.oid, 'EXECUTE'))";
+    " LEFT JOIN LATERAL (SELECT pg_catalog.json_agg(pg_catalog.json_build_object("
+    "'name', coalesce(x.name, ''), 'type', x.type::pg_catalog.regtype::text,"
+    " 'required', x.idx <= (p.pronargs - p.pronargdefaults),"
+    " 'variadic', coalesce(x.mode = 'v', false)) ORDER BY x.idx) AS args,"
+    " CASE pg_catalog.count(*) - pg_catalog.count(x.name) WHEN 0 THEN true"
+    " WHEN 1 THEN (pg_catalog.array_agg(x.type))[1] IN ('pg_catalog.bytea'::pg_catalog.regtype,"
+    " 'pg_catalog.json'::pg_catalog.regtype, 'pg_catalog.jsonb'::pg_catalog.regtype,"
+    " 'pg_catalog.text'::pg_catalog.regtype, 'pg_catalog.xml'::pg_catalog.regtype)"
+    " ELSE false END AS callable"
+    " FROM unnest(p.proargnames, p.proargtypes, p.proargmodes)"
+    " WITH ORDINALITY AS x(name, type, mode, idx) WHERE x.type IS NOT NULL) a ON true"
+    " LEFT JOIN pg_catalog.pg_description d ON d.objoid = p.oid"
+    " AND d.classoid = 'pg_catalog.pg_proc'::pg_catalog.regclass"
+    " WHERE p.prorettype <> 'pg_catalog.trigger'::pg_catalog.regtype"
+    " AND coalesce(a.callable, true) AND p.prokind = 'f'"
+    " AND pg_catalog.has_function_privilege(p.oid, 'execute'))";
 
 static void emit_inspect(pgr_sql *q, const pgrest_ctx *ctx,
                          const pgrest_query_plan *plan)
@@ -42,31 +67,10 @@ static void emit_inspect(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, ")::text AS body, " RESPONSE_GUCS);
 }
 
-/* db-root-spec: the function's JSON result is the body. */
-static void emit_root_spec(pgr_sql *q, const pgr_routine *r)
-{
-    pgr_sql_put(q, ROOT_HEAD);
-    if (r->returns_set) {
-        pgr_sql_put(q, "(SELECT coalesce(pg_catalog.json_agg(_pgrst_root), '[]')::text FROM ");
-    } else if (r->return_kind == PGR_RETURN_COMPOSITE) {
-        pgr_sql_put(q, "(SELECT pg_catalog.row_to_json(_pgrst_root)::text FROM ");
-    } else {
-        pgr_sql_put(q, "pg_catalog.to_json(");
-        pgr_sql_qualified(q, r->schema, r->name);
-        pgr_sql_put(q, "())::text AS body, " RESPONSE_GUCS);
-        return;
-    }
-    pgr_sql_qualified(q, r->schema, r->name);
-    pgr_sql_put(q, "() _pgrst_root) AS body, " RESPONSE_GUCS);
-}
-
 int pgr_emit_main_schema_read(pgr_sql *q, const pgrest_ctx *ctx,
                               const pgrest_query_plan *plan, pgrest_error *err)
 {
     (void)err;
-    if (plan->root_spec != NULL)
-        emit_root_spec(q, plan->root_spec);
-    else
-        emit_inspect(q, ctx, plan);
+    emit_inspect(q, ctx, plan);
     return PGREST_OK;
 }

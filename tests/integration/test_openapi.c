@@ -6,6 +6,7 @@
 
 #include "check_run.h"
 #include <json-c/json.h>
+#include <libpq-fe.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +84,17 @@ START_TEST(document_header_from_schema_comment)
 }
 END_TEST
 
+/* OpenAPI.hs makeTableDef / makeProperty: "required" lists every NOT NULL
+ * column (a serial PK too); "format" is the type as the schema cache
+ * prints it, under an empty search path (SchemaCache.hs querySchemaCache
+ * "set local schema ''"), so the enum shows qualified and its default
+ * loses the "::api.genre" cast (parseDefault). */
 START_TEST(table_definitions)
 {
     get_root(NULL, NULL);
     ck_json(at(doc, "definitions", "artists", NULL),
             "{\"description\":\"People and bands\",\"type\":\"object\","
-            "\"required\":[\"name\"],"
+            "\"required\":[\"id\",\"name\"],"
             "\"properties\":{"
             "\"id\":{\"description\":\"Note:\\nThis is a Primary Key.<pk/>\","
             "\"format\":\"int32\",\"type\":\"integer\"},"
@@ -96,7 +102,7 @@ START_TEST(table_definitions)
             "\"country\":{\"format\":\"character\",\"maxLength\":2,\"type\":\"string\"},"
             "\"formed\":{\"format\":\"int32\",\"type\":\"integer\"},"
             "\"genre\":{\"default\":\"rock\",\"enum\":[\"rock\",\"jazz\",\"classical\",\"pop\"],"
-            "\"format\":\"genre\",\"type\":\"string\"}}}");
+            "\"format\":\"api.genre\",\"type\":\"string\"}}}");
     ck_json(at(doc, "definitions", "albums", "properties", "artist_id", NULL),
             "{\"description\":\"Note:\\nThis is a Foreign Key to `artists.id`."
             "<fk table='artists' column='id'/>\",\"format\":\"int32\",\"type\":\"integer\"}");
@@ -105,7 +111,7 @@ START_TEST(table_definitions)
     ck_json(at(doc, "definitions", "albums", "properties", "tags", NULL),
             "{\"format\":\"text[]\",\"type\":\"array\",\"items\":{\"type\":\"string\"}}");
     ck_json(at(doc, "definitions", "albums", "required", NULL),
-            "[\"artist_id\",\"title\"]");
+            "[\"id\",\"artist_id\",\"title\"]");
     done();
 }
 END_TEST
@@ -125,9 +131,10 @@ START_TEST(table_paths_and_parameters)
     /* an aggregate view is read-only: get only */
     ck_assert_ptr_nonnull(at(doc, "paths", "/artist_stats", "get", NULL));
     ck_assert_ptr_null(at(doc, "paths", "/artist_stats", "post", NULL));
+    /* OpenAPI.hs makeRowFilter: no format */
     ck_json(at(doc, "parameters", "rowFilter.artists.name", NULL),
             "{\"name\":\"name\",\"description\":\"Display name\",\"required\":false,"
-            "\"in\":\"query\",\"type\":\"string\",\"format\":\"text\"}");
+            "\"in\":\"query\",\"type\":\"string\"}");
     ck_json(at(doc, "parameters", "body.artists", NULL),
             "{\"name\":\"artists\",\"description\":\"artists\",\"required\":false,"
             "\"in\":\"body\",\"schema\":{\"$ref\":\"#/definitions/artists\"}}");
@@ -179,6 +186,20 @@ START_TEST(media_types_and_head)
     harness_request(ctx, "GET", "/", "", csv, NULL, &resp);
     ck_assert_int_eq(resp.status, 406);
     ck_assert_ptr_nonnull(strstr(resp.body, "PGRST107"));
+    harness_free(&resp);
+    /* Error.hs MediaTypeError lists MediaType.toMime of each accepted type */
+    const char *vnd[] = {"Accept", "text/csv, application/vnd.pgrst.object+json;nulls=stripped", NULL};
+    harness_request(ctx, "GET", "/", "", vnd, NULL, &resp);
+    ck_assert_int_eq(resp.status, 406);
+    ck_assert_ptr_nonnull(strstr(resp.body, "None of these media types are available: "
+                                            "application/vnd.pgrst.object+json;nulls=stripped, "
+                                            "text/csv"));
+    harness_free(&resp);
+    /* Plan.hs inspectPlan checks no preferences: handling=strict with an
+     * unknown one is still the document */
+    const char *strict[] = {"Prefer", "handling=strict, foo=bar", NULL};
+    harness_request(ctx, "GET", "/", "", strict, NULL, &resp);
+    ck_assert_int_eq(resp.status, 200);
     harness_free(&resp);
     harness_request(ctx, "HEAD", "/", "", NULL, NULL, &resp);
     ck_assert_int_eq(resp.status, 200);
@@ -251,6 +272,85 @@ START_TEST(profile_selects_schema)
 }
 END_TEST
 
+/* ApiRequest.hs getResource: with db-root-spec "/" is that function,
+ * called and negotiated like /rpc/<name> in the request's schema. */
+START_TEST(root_spec_is_a_function_call)
+{
+    const char *opts[] = {"db-root-spec", "boxes", NULL};
+    get_root(opts, NULL);
+    ck_assert_int_eq(resp.status, 200);
+    ck_assert_str_eq(harness_header(&resp, "Content-Type"), "application/json; charset=utf-8");
+    ck_assert(json_object_is_type(doc, json_type_array));
+    done();
+    const char *openapi[] = {"Accept", "application/openapi+json", NULL};
+    get_root(opts, openapi);
+    ck_assert_int_eq(resp.status, 406);
+    done();
+}
+END_TEST
+
+/* follow-privileges reads the functions in the request (SqlFragment.hs
+ * accessibleFuncs): argument types print as type::regtype::text does on
+ * the request's search path, unqualified for the api schema; the
+ * ignore-privileges document shows the schema cache's qualified text. */
+START_TEST(function_argument_types_by_mode)
+{
+    get_root(NULL, NULL);
+    json_object *p = at(doc, "paths", "/rpc/roster_step", "post", NULL);
+    p = at(json_object_array_get_idx(at(p, "parameters", NULL), 0), "schema", "properties", NULL);
+    ck_json(at(p, "acc", NULL), "{\"format\":\"\\\"text/x-roster\\\"\",\"type\":\"string\"}");
+    ck_json(at(p, "a", NULL), "{\"format\":\"artists\",\"type\":\"string\"}");
+    done();
+    const char *ignore[] = {"openapi-mode", "ignore-privileges", NULL};
+    get_root(ignore, NULL);
+    p = at(doc, "paths", "/rpc/roster_step", "post", NULL);
+    p = at(json_object_array_get_idx(at(p, "parameters", NULL), 0), "schema", "properties", NULL);
+    ck_json(at(p, "acc", NULL), "{\"format\":\"api.\\\"text/x-roster\\\"\",\"type\":\"string\"}");
+    ck_json(at(p, "a", NULL), "{\"format\":\"api.artists\",\"type\":\"string\"}");
+    done();
+}
+END_TEST
+
+static void admin_exec(const char *sql)
+{
+    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
+    if (uri == NULL || *uri == '\0')
+        return;
+    PGconn *c = PQconnectdb(uri);
+    ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* SchemaCache.hs tablesSqlQuery: a domain column's type is the domain's
+ * ultimate base type (through a domain over a domain) when that is a
+ * pg_catalog type; its default is the column's own, else the domain's
+ * (OpenAPI.hs parseDefault then strips the "::text" cast). */
+START_TEST(domain_columns)
+{
+    if (getenv("PGREST_TEST_ADMIN_URI") == NULL)
+        return;
+    admin_exec("SET client_min_messages = warning;"
+               "DROP SCHEMA IF EXISTS openapi_domains CASCADE;"
+               "CREATE SCHEMA openapi_domains;"
+               "CREATE DOMAIN openapi_domains.d1 AS text;"
+               "CREATE DOMAIN openapi_domains.d2 AS openapi_domains.d1 DEFAULT 'x';"
+               "CREATE TABLE openapi_domains.t (a openapi_domains.d2,"
+               "  c openapi_domains.d2 DEFAULT 'own');");
+    const char *opts[] = {"db-schemas", "openapi_domains", "openapi-mode", "ignore-privileges",
+                          NULL};
+    get_root(opts, NULL);
+    admin_exec("SET client_min_messages = warning; DROP SCHEMA openapi_domains CASCADE");
+    ck_assert_int_eq(resp.status, 200);
+    json_object *props = at(doc, "definitions", "t", "properties", NULL);
+    ck_json(at(props, "a", NULL), "{\"default\":\"x\",\"format\":\"text\",\"type\":\"string\"}");
+    ck_json(at(props, "c", NULL), "{\"default\":\"own\",\"format\":\"text\",\"type\":\"string\"}");
+    done();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -265,6 +365,9 @@ static Suite *suite(void)
     tcase_add_test(tc, follow_privileges_hides_inaccessible);
     tcase_add_test(tc, proxy_uri_and_security);
     tcase_add_test(tc, profile_selects_schema);
+    tcase_add_test(tc, root_spec_is_a_function_call);
+    tcase_add_test(tc, function_argument_types_by_mode);
+    tcase_add_test(tc, domain_columns);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,8 +16,8 @@
 
 /* ------------------------------------------------------------ decoding */
 
-char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
-                         bool plus_as_space)
+char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,
+                           bool plus_as_space, size_t *out_len)
 {
     char *out = pgr_alloc(a, n + 1);
     if (out == NULL)
@@ -36,7 +36,15 @@ char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
         }
     }
     out[o] = '\0';
+    if (out_len != NULL)
+        *out_len = o;
     return out;
+}
+
+char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
+                         bool plus_as_space)
+{
+    return pgr_percent_decode_n(a, s, n, plus_as_space, NULL);
 }
 
 static pgr_kv *decode_piece(pgrest_arena *a, const char *p, size_t n)
@@ -46,14 +54,17 @@ static pgr_kv *decode_piece(pgrest_arena *a, const char *p, size_t n)
         return NULL;
     const char *eq = memchr(p, '=', n);
     size_t kn = eq ? (size_t)(eq - p) : n;
-    kv->name = pgr_percent_decode(a, p, kn, true);
+    kv->name = pgr_percent_decode_n(a, p, kn, true, &kv->name_len);
     if (eq != NULL)
-        kv->value = pgr_percent_decode(a, eq + 1, n - kn - 1, true);
+        kv->value = pgr_percent_decode_n(a, eq + 1, n - kn - 1, true,
+                                         &kv->value_len);
     if (kv->name == NULL || (eq != NULL && kv->value == NULL))
         return NULL;
     return kv;
 }
 
+/* http-types parseQueryString': break on '&' or ';' until nothing is
+ * left, so an empty piece in the middle is the pair ("", Nothing) */
 pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 {
     pgr_kv *head = NULL, **tail = &head;
@@ -63,13 +74,11 @@ pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
         qs++;
     while (*qs) {
         size_t n = strcspn(qs, "&;");
-        if (n > 0) {
-            pgr_kv *kv = decode_piece(a, qs, n);
-            if (kv == NULL)
-                return NULL;
-            *tail = kv;
-            tail = &kv->next;
-        }
+        pgr_kv *kv = decode_piece(a, qs, n);
+        if (kv == NULL)
+            return NULL;
+        *tail = kv;
+        tail = &kv->next;
         qs += n;
         if (*qs)
             qs++;
@@ -80,40 +89,43 @@ pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 /* ------------------------------------------------------------ helpers */
 
 
-static const char *last_segment(const char *key)
+/* the text after the last '.' of key[0..n) (endingIn splits on '.') */
+static bool ends_in(const pgr_kv *p, const char *word)
 {
-    const char *dot = strrchr(key, '.');
-    return dot ? dot + 1 : key;
+    size_t i = p->name_len, w = strlen(word);
+    while (i > 0 && p->name[i - 1] != '.')
+        i--;
+    return p->name_len - i == w && memcmp(p->name + i, word, w) == 0;
 }
 
-static bool ends_in(const char *key, const char *word)
+static bool name_is(const pgr_kv *p, const char *word)
 {
-    return strcmp(last_segment(key), word) == 0;
+    return p->name_len == strlen(word) && memcmp(p->name, word, p->name_len) == 0;
 }
 
-static bool is_reserved_embeddable(const char *key)
+static bool is_reserved_embeddable(const pgr_kv *p)
 {
-    return ends_in(key, "order") || ends_in(key, "limit") ||
-           ends_in(key, "offset") || ends_in(key, "and") || ends_in(key, "or");
+    return ends_in(p, "order") || ends_in(p, "limit") ||
+           ends_in(p, "offset") || ends_in(p, "and") || ends_in(p, "or");
 }
 
-static bool is_reserved_root(const char *key)
+static bool is_reserved_root(const pgr_kv *p)
 {
-    return strcmp(key, "select") == 0 || strcmp(key, "columns") == 0 ||
-           strcmp(key, "on_conflict") == 0;
+    return name_is(p, "select") || name_is(p, "columns") ||
+           name_is(p, "on_conflict");
 }
 
 /* pTreePath: pFieldName `sepBy1` '.', then a JSON path on the last name */
-static int tree_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
-                     pgr_field *field, pgrest_error *err)
+static int tree_path(pgrest_arena *a, const char *key, size_t key_len,
+                     pgr_embed_path *path, pgr_field *field, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, key, strlen(key));
+    pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
     for (;;) {
         pgr_field f = {0};
         if (pgr_ps_field(&ps, &f) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, "tree path", key, err);
+            return pgr_ps_error_n(&ps, "tree path", key, key_len, err);
         if (ps.pos < ps.len && ps.s[ps.pos] == '.') {
             if (!pgr_str_list_push(a, &l, f.name))
                 return pgr_error_oom(err);
@@ -123,23 +135,25 @@ static int tree_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
         *field = f;
         break;
     }
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
     path->names = l.items;
     path->n = l.n;
     return PGREST_OK;
 }
 
 /* pLogicPath: the embed path without "not" segments; negated when any */
-static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
-                      bool *negated, pgrest_error *err)
+static int logic_path(pgrest_arena *a, const char *key, size_t key_len,
+                      pgr_embed_path *path, bool *negated, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, key, strlen(key));
+    pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
     *negated = false;
     for (;;) {
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, "logic path", key, err);
+            return pgr_ps_error_n(&ps, "logic path", key, key_len, err);
         bool more = ps.pos < ps.len && ps.s[ps.pos] == '.';
         if (strcmp(name, "not") == 0)
             *negated = true;
@@ -149,6 +163,8 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
             break;
         ps.pos++;
     }
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
     path->names = l.items;
     path->n = l.n;
     return PGREST_OK;
@@ -156,18 +172,21 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
 
 /* pColumns: pFieldName `sepBy1` lexeme (char ',') */
 static int parse_columns(pgrest_arena *a, const char *what, const char *text,
-                         pgr_str_list *l, pgrest_error *err)
+                         size_t len, pgr_str_list *l, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, len);
     for (;;) {
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, what, text, err);
+            return pgr_ps_error_n(&ps, what, text, len, err);
+        if (ps.kept_nul)
+            return pgr_ps_nul_error(err);
         if (!pgr_str_list_push(a, l, name))
             return pgr_error_oom(err);
         size_t save = ps.pos;
         pgr_ps_ws(&ps);
+        /* sepBy1 without eof: what follows the last name is ignored */
         if (ps.pos >= ps.len || ps.s[ps.pos] != ',') {
             ps.pos = save;
             return PGREST_OK;
@@ -235,16 +254,13 @@ static int logic_leaves(const pgr_logic_tree *t)
     return n;
 }
 
-static const char *first_value(const pgr_kv *params, const char *name,
-                               bool *present)
+/* lookupParam: the first pair with that name (a pair without '=' hides
+ * later ones, as Data.List.lookup does) */
+static const pgr_kv *first_param(const pgr_kv *params, const char *name)
 {
-    for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (strcmp(p->name, name) == 0) {
-            *present = p->value != NULL;
-            return p->value;
-        }
-    }
-    *present = false;
+    for (const pgr_kv *p = params; p != NULL; p = p->next)
+        if (name_is(p, name))
+            return p->value != NULL ? p : NULL;
     return NULL;
 }
 
@@ -254,9 +270,9 @@ static int add_order(qp_state *st, const pgr_kv *p, pgrest_error *err)
     if (o == NULL)
         return pgr_error_oom(err);
     pgr_field ignored;
-    int rc = tree_path(st->a, p->name, &o->path, &ignored, err);
+    int rc = tree_path(st->a, p->name, p->name_len, &o->path, &ignored, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_order(st->a, p->value, &o->terms, err);
+        rc = pgr_parse_order_n(st->a, p->value, p->value_len, &o->terms, err);
     if (rc != PGREST_OK)
         return rc;
     *st->orders_tail = o;
@@ -270,10 +286,11 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     if (l == NULL)
         return pgr_error_oom(err);
     bool negated;
-    int rc = logic_path(st->a, p->name, &l->path, &negated, err);
+    int rc = logic_path(st->a, p->name, p->name_len, &l->path, &negated, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_logic_tree_max(st->a, ends_in(p->name, "or"), negated,
-                                      p->value, st->lim->max_depth, &l->tree, err);
+        rc = pgr_parse_logic_tree_n(st->a, ends_in(p, "or"), negated, p->value,
+                                    p->value_len, st->lim->max_depth, &l->tree,
+                                    err);
     if (rc == PGREST_OK)
         rc = count_filters(st, logic_leaves(l->tree), err);
     if (rc != PGREST_OK)
@@ -283,14 +300,19 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     return PGREST_OK;
 }
 
-static int add_rpc_param(qp_state *st, const char *name, const char *value,
+static int add_rpc_param(qp_state *st, const char *name, const pgr_kv *p,
                          pgrest_error *err)
 {
+    /* a function argument reaches PostgreSQL as text, which refuses NUL */
+    if (memchr(p->value, '\0', p->value_len) != NULL)
+        return pgr_ps_nul_error(err);
     pgr_kv *kv = PGR_NEW(st->a, pgr_kv);
     if (kv == NULL)
         return pgr_error_oom(err);
     kv->name = name;
-    kv->value = value;
+    kv->value = p->value;
+    kv->name_len = strlen(name);
+    kv->value_len = p->value_len;
     *st->rpc_tail = kv;
     st->rpc_tail = &kv->next;
     return PGREST_OK;
@@ -302,19 +324,24 @@ static int add_filter(qp_state *st, const pgr_kv *p, bool is_rpc,
     pgr_path_filter *f = PGR_NEW(st->a, pgr_path_filter);
     if (f == NULL)
         return pgr_error_oom(err);
-    int rc = tree_path(st->a, p->name, &f->path, &f->filter.field, err);
+    int rc = tree_path(st->a, p->name, p->name_len, &f->path,
+                       &f->filter.field, err);
     if (rc != PGREST_OK)
         return rc;
     pgr_pstate ps;
-    pgr_ps_init(&ps, st->a, p->value, strlen(p->value));
+    pgr_ps_init(&ps, st->a, p->value, p->value_len);
     rc = pgr_ps_op_expr(&ps, false, &f->filter.expr);
     if (rc != PGR_P_OK || ps.oom) {
         /* RPC: pOpExpr pSingleVal <|> pure NoOpExpr -> function argument,
          * unless the operator syntax failed after consuming input */
         if (is_rpc && rc == PGR_P_EMPTY && !ps.oom)
-            return add_rpc_param(st, f->filter.field.name, p->value, err);
-        return pgr_ps_error(&ps, "filter", p->value, err);
+            return add_rpc_param(st, f->filter.field.name, p, err);
+        return pgr_ps_error_n(&ps, "filter", p->value, p->value_len, err);
     }
+    /* P.parse without eof: "is.null<rest>" ignores the rest; a NUL kept
+     * in the value would reach PostgreSQL, which refuses it */
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
     rc = count_filters(st, 1, err);
     if (rc != PGREST_OK)
         return rc;
@@ -327,15 +354,14 @@ static int parse_orders_and_logic(qp_state *st, const pgr_kv *params,
                                   pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL || !ends_in(p->name, "order"))
+        if (p->value == NULL || !ends_in(p, "order"))
             continue;
         int rc = add_order(st, p, err);
         if (rc != PGREST_OK)
             return rc;
     }
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL ||
-            !(ends_in(p->name, "and") || ends_in(p->name, "or")))
+        if (p->value == NULL || !(ends_in(p, "and") || ends_in(p, "or")))
             continue;
         int rc = add_logic(st, p, err);
         if (rc != PGREST_OK)
@@ -348,11 +374,11 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
                              pgrest_error *err)
 {
     pgr_query_params *out = st->out;
-    bool present;
-    const char *cols = first_value(params, "columns", &present);
-    if (present) {
+    const pgr_kv *cols = first_param(params, "columns");
+    if (cols != NULL) {
         pgr_str_list l = {0};
-        int rc = parse_columns(st->a, "columns parameter", cols, &l, err);
+        int rc = parse_columns(st->a, "columns parameter", cols->value,
+                               cols->value_len, &l, err);
         if (rc != PGREST_OK)
             return rc;
         sort_unique(&l);
@@ -360,11 +386,11 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
         out->n_columns = l.n;
         out->has_columns = true;
     }
-    const char *sel = first_value(params, "select", &present);
-    if (present) {
+    const pgr_kv *sel = first_param(params, "select");
+    if (sel != NULL) {
         out->has_select = true;
-        int rc = pgr_parse_select_max(st->a, sel, st->lim->max_depth,
-                                      &out->select, err);
+        int rc = pgr_parse_select_n(st->a, sel->value, sel->value_len,
+                                    st->lim->max_depth, &out->select, err);
         if (rc != PGREST_OK)
             return rc;
     }
@@ -375,18 +401,17 @@ static int parse_filters(qp_state *st, const pgr_kv *params, bool is_rpc,
                          pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL || is_reserved_root(p->name) ||
-            is_reserved_embeddable(p->name))
+        if (p->value == NULL || is_reserved_root(p) || is_reserved_embeddable(p))
             continue;
         int rc = add_filter(st, p, is_rpc, err);
         if (rc != PGREST_OK)
             return rc;
     }
-    bool present;
-    const char *oc = first_value(params, "on_conflict", &present);
-    if (present) {
+    const pgr_kv *oc = first_param(params, "on_conflict");
+    if (oc != NULL) {
         pgr_str_list l = {0};
-        int rc = parse_columns(st->a, "on_conflict parameter", oc, &l, err);
+        int rc = parse_columns(st->a, "on_conflict parameter", oc->value,
+                               oc->value_len, &l, err);
         if (rc != PGREST_OK)
             return rc;
         st->out->on_conflict = l.items;
@@ -446,39 +471,122 @@ static pgr_path_range *range_for(pgrest_arena *a, pgr_query_params *out,
     return r;
 }
 
-static int limit_error(const pgr_path_range *r, pgrest_error *err)
-{
-    if (r->path.n > 0)
-        return pgr_error(err, 400, "2201W", "LIMIT must not be negative",
-                         NULL, NULL);
-    /* ApiRequest getRanges: InvalidRange NegativeLimit */
-    return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
-                     "Limit should be greater than or equal to zero.", NULL);
-}
-
-static int parse_ranges(pgrest_arena *a, const pgr_kv *params,
-                        pgr_query_params *out, pgrest_error *err)
+/* QueryParams `ranges`: the last limit / offset per path wins, read with
+ * readMaybe (Nothing leaves the key present with allRange). */
+static int collect_ranges(pgrest_arena *a, const pgr_kv *params,
+                          pgr_query_params *out, pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        bool is_limit = ends_in(p->name, "limit");
-        long long v;
-        if (p->value == NULL || !(is_limit || ends_in(p->name, "offset")) ||
-            !pgr_read_integer(p->value, true, &v))
+        bool is_limit = ends_in(p, "limit");
+        if (p->value == NULL || !(is_limit || ends_in(p, "offset")))
             continue;
         pgr_path_range *r = range_for(a, out, p->name);
         if (r == NULL)
             return pgr_error_oom(err);
-        /* -1 means "not given": keep a given -1 limit negative but
-         * distinct; a negative offset is a no-op (RangeSpec "succeeds if
-         * offset is negative as a no-op") */
-        if (is_limit)
-            r->limit = v == -1 ? -2 : v;
-        else
-            r->offset = v < 0 ? 0 : v;
+        pgr_hs_int v;
+        bool oom;
+        bool valid = pgr_hs_read_integer(a, p->value, p->value_len, &v, &oom);
+        if (oom)
+            return pgr_error_oom(err);
+        if (is_limit) {
+            r->has_limit = true;
+            r->limit_n = valid ? v : (pgr_hs_int){false, NULL};
+        } else {
+            r->has_offset = true;
+            r->offset_n = valid ? v : (pgr_hs_int){false, NULL};
+        }
     }
+    return PGREST_OK;
+}
+
+int pgr_range_of_path(pgrest_arena *a, const pgr_path_range *r,
+                      pgr_hs_int *lower, pgr_hs_int *upper, bool *bounded)
+{
+    pgr_hs_int zero = pgr_hs_from_ll(a, 0), one = pgr_hs_from_ll(a, 1);
+    if (zero.digits == NULL || one.digits == NULL)
+        return PGREST_ERR_INTERNAL;
+    *lower = zero;
+    *bounded = false;
+    bool l_ok = r->has_limit && r->limit_n.digits != NULL;
+    bool o_ok = r->has_offset && r->offset_n.digits != NULL;
+    if (r->has_limit && r->has_offset) {
+        /* unionWith f: Range o (o + l - 1), a missing number counting 0 */
+        *lower = o_ok ? r->offset_n : zero;
+        *upper = pgr_hs_sub(a, pgr_hs_add(a, *lower, l_ok ? r->limit_n : zero), one);
+        *bounded = true;
+    } else if (l_ok) {
+        *upper = pgr_hs_sub(a, r->limit_n, one); /* restrictRange */
+        *bounded = true;
+    } else if (o_ok) {
+        *lower = r->offset_n; /* rangeGeq */
+    }
+    if (*bounded && upper->digits == NULL)
+        return PGREST_ERR_INTERNAL;
+    return PGREST_OK;
+}
+
+/* What PostgreSQL answers for `LIMIT $n OFFSET $m` (limitOffsetF): the
+ * parameters are read as bigint first (22003), then the executor checks
+ * OFFSET and LIMIT for negatives. */
+int pgr_range_sql_values(pgrest_arena *a, pgr_hs_int lower, pgr_hs_int upper,
+                         bool bounded, long long *offset, long long *limit,
+                         pgrest_error *err)
+{
+    *limit = -1;
+    pgr_hs_int count = {false, NULL};
+    if (bounded) {
+        count = pgr_hs_add(a, pgr_hs_sub(a, upper, lower), pgr_hs_from_ll(a, 1));
+        if (count.digits == NULL)
+            return pgr_error_oom(err);
+    }
+    pgr_hs_int shown[2] = {count, lower};
+    for (int i = bounded ? 0 : 1; i < 2; i++) {
+        long long v;
+        if (!pgr_hs_to_ll(shown[i], &v))
+            return pgr_errorf(err, a, 400, "22003", NULL, NULL,
+                              "value \"%s\" is out of range for type bigint",
+                              pgr_hs_show(a, shown[i]));
+    }
+    pgr_hs_to_ll(lower, offset);
+    if (bounded)
+        pgr_hs_to_ll(count, limit);
+    if (*offset < 0)
+        return pgr_error(err, 400, "2201X", "OFFSET must not be negative",
+                         NULL, NULL);
+    if (bounded && *limit < 0)
+        return pgr_error(err, 400, "2201W", "LIMIT must not be negative",
+                         NULL, NULL);
+    return PGREST_OK;
+}
+
+/* Embedded ranges go to PostgreSQL as they are (Plan addRanges); the
+ * root one is combined with the Range header by pgr_api_request. */
+static int parse_ranges(pgrest_arena *a, const pgr_kv *params,
+                        pgr_query_params *out, pgrest_error *err)
+{
+    int rc = collect_ranges(a, params, out, err);
+    if (rc != PGREST_OK)
+        return rc;
     for (pgr_path_range *r = out->ranges; r != NULL; r = r->next) {
-        if (r->limit < -1)
-            return limit_error(r, err);
+        r->offset = 0;
+        r->limit = -1;
+        pgr_hs_int lower, upper;
+        bool bounded;
+        if (pgr_range_of_path(a, r, &lower, &upper, &bounded) != PGREST_OK)
+            return pgr_error_oom(err);
+        if (r->path.n == 0) {
+            /* the root's is settled with the Range header (api_request.c);
+             * keep its plain numbers for the mutation planner */
+            pgrest_error ignored;
+            if (pgr_range_sql_values(a, lower, upper, bounded, &r->offset,
+                                     &r->limit, &ignored) != PGREST_OK)
+                r->offset = 0;
+            continue;
+        }
+        rc = pgr_range_sql_values(a, lower, upper, bounded, &r->offset,
+                                  &r->limit, err);
+        if (rc != PGREST_OK)
+            return rc;
     }
     return PGREST_OK;
 }
@@ -486,25 +594,27 @@ static int parse_ranges(pgrest_arena *a, const pgr_kv *params,
 /* ------------------------------------------------------------ canonical */
 
 typedef struct sort_kv {
-    const char *name;
-    const char *value;
+    const pgr_kv *kv;
     size_t idx;
 } sort_kv;
 
 static int cmp_kv(const void *x, const void *y)
 {
     const sort_kv *p = x, *q = y;
-    int c = strcmp(p->name, q->name);
+    size_t n = p->kv->name_len < q->kv->name_len ? p->kv->name_len : q->kv->name_len;
+    int c = memcmp(p->kv->name, q->kv->name, n);
+    if (c == 0 && p->kv->name_len != q->kv->name_len)
+        c = p->kv->name_len < q->kv->name_len ? -1 : 1;
     if (c != 0)
         return c;
     return p->idx < q->idx ? -1 : p->idx > q->idx;
 }
 
 /* http-types urlEncode True: unreserved ALPHA DIGIT - _ . ~ */
-static void put_url_encoded(pgr_sb *sb, const char *s)
+static void put_url_encoded(pgr_sb *sb, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; n > 0; p++, n--) {
         unsigned char c = *p;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
             (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
@@ -529,7 +639,7 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
         return NULL;
     size_t i = 0;
     for (const pgr_kv *p = params; p != NULL; p = p->next, i++)
-        arr[i] = (sort_kv){p->name, p->value ? p->value : "", i};
+        arr[i] = (sort_kv){p, i};
     if (n > 1)
         qsort(arr, n, sizeof(*arr), cmp_kv);
     pgr_sb sb;
@@ -537,9 +647,10 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
     for (i = 0; i < n; i++) {
         if (i > 0)
             pgr_sb_putc(&sb, '&');
-        put_url_encoded(&sb, arr[i].name);
+        put_url_encoded(&sb, arr[i].kv->name, arr[i].kv->name_len);
         pgr_sb_putc(&sb, '=');
-        put_url_encoded(&sb, arr[i].value);
+        if (arr[i].kv->value != NULL)
+            put_url_encoded(&sb, arr[i].kv->value, arr[i].kv->value_len);
     }
     return pgr_sb_finish(&sb);
 }

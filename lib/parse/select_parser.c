@@ -31,17 +31,22 @@ static const char *try_alias(pgr_pstate *ps)
 /* `!hint`, `!inner`, `!left`, at most two of them (pEmbedParams) */
 static int embed_params(pgr_pstate *ps, pgr_select_item *it)
 {
+    /* char '!' *> (try "left" <|> try "inner" <|> try pFieldName): the
+     * join words match as prefixes, as in PostgREST */
     for (int i = 0; i < 2 && peek(ps, 0) == '!'; i++) {
         ps->pos++;
         const char *word;
-        if (pgr_ps_field_name(ps, &word) != PGR_P_OK)
-            return PGR_P_FAIL;
-        if (strcmp(word, "inner") == 0)
-            it->join = PGR_JOIN_INNER;
-        else if (strcmp(word, "left") == 0)
+        if (pgr_ps_mismatch(ps, ps->pos, "left") == ps->pos + 4) {
             it->join = PGR_JOIN_LEFT;
-        else
+            ps->pos += 4;
+        } else if (pgr_ps_mismatch(ps, ps->pos, "inner") == ps->pos + 5) {
+            it->join = PGR_JOIN_INNER;
+            ps->pos += 5;
+        } else if (pgr_ps_field_name(ps, &word) == PGR_P_OK) {
             it->hint = word;
+        } else {
+            return PGR_P_FAIL;
+        }
     }
     pgr_ps_expect(ps, ps->pos, "\"!\"");
     return PGR_P_OK;
@@ -194,7 +199,8 @@ static int field_select(pgr_pstate *ps, pgr_select_item *it)
     return PGR_P_OK;
 }
 
-/* pFieldTree: try spread <|> try relation <|> field */
+/* pFieldTree: try spread head <|> try relation head <|> field. Only the
+ * heads are under try: once `name(` is read, the children commit. */
 static int item(pgr_pstate *ps, pgr_select_item **out)
 {
     size_t start = ps->pos;
@@ -204,16 +210,25 @@ static int item(pgr_pstate *ps, pgr_select_item **out)
         return PGR_P_FAIL;
     }
     *out = it;
+    pgr_perr before, heads;
+    pgr_ps_save_err(ps, &before);
     for (int spread = 1; spread >= 0; spread--) {
-        if (relation_head(ps, spread, it) == PGR_P_OK &&
-            children(ps, it) == PGR_P_OK && !ps->oom) {
+        if (relation_head(ps, spread, it) == PGR_P_OK && !ps->oom) {
+            if (children(ps, it) != PGR_P_OK)
+                return PGR_P_FAIL;
             pgr_ps_ws(ps);
             return PGR_P_OK;
         }
         ps->pos = start;
         memset(it, 0, sizeof(*it));
     }
-    return field_select(ps, it);
+    /* the failed heads' errors count only if the field consumes nothing */
+    pgr_ps_save_err(ps, &heads);
+    pgr_ps_restore_err(ps, &before);
+    int rc = field_select(ps, it);
+    if (rc == PGR_P_EMPTY)
+        pgr_ps_merge_err(ps, &heads);
+    return rc;
 }
 
 /* pFieldTree `sepBy` lexeme (char ',') */
@@ -251,8 +266,14 @@ int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
 int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
                          pgr_select_item **out, pgrest_error *err)
 {
+    return pgr_parse_select_n(a, text, strlen(text), max_depth, out, err);
+}
+
+int pgr_parse_select_n(pgrest_arena *a, const char *text, size_t len,
+                       int max_depth, pgr_select_item **out, pgrest_error *err)
+{
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, len);
     ps.max_depth = max_depth;
     *out = NULL;
     int rc = forest(&ps, out);
@@ -262,7 +283,13 @@ int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
     }
     if (rc != PGR_P_OK || ps.oom) {
         *out = NULL;
-        return pgr_ps_error(&ps, "select parameter", text, err);
+        return pgr_ps_error_n(&ps, "select parameter", text, len, err);
+    }
+    /* P.parse without eof: text after the forest is ignored, but a NUL
+     * inside a parsed name cannot reach PostgreSQL */
+    if (ps.kept_nul) {
+        *out = NULL;
+        return pgr_ps_nul_error(err);
     }
     return PGREST_OK;
 }

@@ -103,39 +103,60 @@ static bool field_end(pgr_pstate *ps)
         return true;
     pgr_ps_expect(ps, ps->pos, "\")\"");
     pgr_ps_expect(ps, ps->pos, "\",\"");
-    pgr_ps_expect(ps, ps->pos, "end of input");
+    pgr_ps_expect_eof(ps, ps->pos);
     return false;
 }
 
+/* optionMaybe (string "::" *> pIdentifier): `string` is not under try, so
+ * a lone ':' commits and fails */
 static int opt_cast(pgr_pstate *ps, const char **out)
 {
+    size_t start = ps->pos, m = pgr_ps_mismatch(ps, start, "::");
+    if (m > start && m < start + 2) {
+        /* a consumed error stands alone: what was expected before goes */
+        ps->has_err = false;
+        pgr_ps_expect_tok(ps, start, "\"::\"", m);
+        return PGR_P_FAIL;
+    }
     if (!pgr_ps_lit(ps, "::"))
         return PGR_P_OK;
     return pgr_ps_identifier(ps, out) == PGR_P_OK ? PGR_P_OK : PGR_P_FAIL;
 }
 
-/* try (char '.' *> pAggregation <* string "()") */
+/* optionMaybe (try (char '.' *> pAggregation <* string "()")), where
+ * pAggregation = choice [string "sum", "avg", "count", try "max", try
+ * "min"]: a partial "sum"/"avg"/"count" ends the choice */
 static void opt_aggregate(pgr_pstate *ps, pgr_select_item *it)
 {
-    static const char *const aggs[] = {"sum", "avg", "count", "max", "min"};
+    static const struct {
+        const char *name, *label;
+        bool under_try;
+    } aggs[] = {{"sum", "\"sum\"", false},   {"avg", "\"avg\"", false},
+                {"count", "\"count\"", false}, {"max", "\"max\"", true},
+                {"min", "\"min\"", true}};
     if (peek(ps, 0) != '.') {
         pgr_ps_expect(ps, ps->pos, "\".\"");
         return;
     }
+    size_t at = ps->pos + 1;
     for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++) {
-        size_t n = strlen(aggs[i]);
-        if (ps->len - ps->pos >= n + 3 &&
-            memcmp(ps->s + ps->pos + 1, aggs[i], n) == 0 &&
-            memcmp(ps->s + ps->pos + 1 + n, "()", 2) == 0) {
-            it->aggregate = aggs[i];
-            ps->pos += n + 3;
-            return;
+        size_t n = strlen(aggs[i].name);
+        size_t m = pgr_ps_mismatch(ps, at, aggs[i].name);
+        if (m - at < n) {
+            pgr_ps_expect_tok(ps, at, aggs[i].label, m);
+            if (m > at && !aggs[i].under_try)
+                return;
+            continue;
         }
+        size_t p = at + n, mp = pgr_ps_mismatch(ps, p, "()");
+        if (mp - p == 2) {
+            it->aggregate = aggs[i].name;
+            ps->pos = mp;
+        } else {
+            pgr_ps_expect_tok(ps, p, "\"()\"", mp);
+        }
+        return;
     }
-    static const char *const labels[] = {"\"sum\"", "\"avg\"", "\"count\"",
-                                         "\"max\"", "\"min\""};
-    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-        pgr_ps_expect(ps, ps->pos + 1, labels[i]);
 }
 
 static bool try_star(pgr_pstate *ps, pgr_select_item *it)

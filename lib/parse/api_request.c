@@ -283,6 +283,24 @@ static int parse_media(pgrest_arena *a, const pgrest_request *req,
     return PGREST_OK;
 }
 
+/* A header value holding a NUL byte (added with its length) is refused:
+ * every reader of headers here takes C strings, and reading the value up
+ * to the NUL would act on something the client did not send. The error is
+ * the one PostgreSQL gives for NUL in text. */
+static int check_header_nul(pgrest_arena *a, const pgrest_request *req,
+                            pgrest_error *err)
+{
+    for (const pgr_kv *h = req->headers; h != NULL; h = h->next) {
+        if (h->value_len == 0 || memchr(h->value, '\0', h->value_len) == NULL)
+            continue;
+        return pgr_errorf(err, a, 400, "22021",
+                          pgr_asprintf(a, "The request header \"%s\" contains "
+                                       "a NUL byte", h->name),
+                          NULL, "invalid byte sequence for encoding \"UTF8\": 0x00");
+    }
+    return PGREST_OK;
+}
+
 /* server-max-body-size: checked before anything else, as a host's HTTP
  * layer would (the reference server also refuses early, while reading). */
 static int check_body_size(pgrest_arena *a, const pgrest_request *req,
@@ -310,6 +328,8 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->prefs.max_affected = -1;
     api->range_limit = -1;
     int rc = check_body_size(arena, req, &ctx->cfg.limits, err);
+    if (rc == PGREST_OK)
+        rc = check_header_nul(arena, req, err);
     if (rc != PGREST_OK)
         return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs

@@ -434,6 +434,24 @@ START_TEST(test_path_nul)
 }
 END_TEST
 
+/* A header added with its length keeps a NUL: refused (400 22021), never
+ * read up to the NUL ("count=exact\0zz" is not count=exact). */
+START_TEST(test_header_nul)
+{
+    pgrest_request *req = pgrest_request_new(arena, "GET", "/albums", "");
+    pgrest_request_add_header_n(req, "Prefer", "count=exact\0zz", 14);
+    pgrest_api_request *a = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &a, &err), PGREST_OK);
+    ck_assert_int_eq(err.http_status, 400);
+    ck_assert_str_eq(err.code, "22021");
+    ck_assert_str_eq(err.details, "The request header \"Prefer\" contains a NUL byte");
+    req = pgrest_request_new(arena, "GET", "/albums", "");
+    pgrest_request_add_header_n(req, "Prefer", "count=exact", 11);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &a, &err), PGREST_OK);
+}
+END_TEST
+
 static Suite *grammar_suite(void)
 {
     Suite *s = suite_create("grammar");
@@ -452,6 +470,7 @@ static Suite *grammar_suite(void)
     tcase_add_loop_test(tr, test_ranges, 0,
                         (int)(sizeof(ranges) / sizeof(ranges[0])));
     tcase_add_test(tr, test_path_nul);
+    tcase_add_test(tr, test_header_nul);
     suite_add_tcase(s, tr);
     return s;
 }

@@ -391,7 +391,15 @@ int pgr_ps_quoted(pgr_pstate *ps, const char **out)
         p++;
     }
     if (p >= ps->len || ps->s[p] != '"') {
+        /* many (noneOf "\\\"" <|> (char '\\' *> anyChar)) <* char '"' */
+        if (p < ps->len) {
+            /* a trailing backslash: anyChar hits the end, no label */
+            ps->pos = ps->len;
+            pgr_ps_expect(ps, ps->len, NULL);
+            return PGR_P_FAIL;
+        }
         ps->pos = p;
+        pgr_ps_expect(ps, p, "\"\\\\\"");
         pgr_ps_expect(ps, p, "\"\\\"\"");
         return PGR_P_FAIL;
     }
@@ -742,6 +750,10 @@ static int parse_list(pgr_pstate *ps, pgr_op_expr *out)
     ps->pos++;
     out->value = dup_range(ps, start, ps->pos);
     pgr_ps_ws(ps);
+    /* SqlFragment: In [""] is "= ANY('{}')", so `()`, `( )` and `("")`
+     * are all the empty list */
+    if (l.n == 1 && l.items[0][0] == '\0' && !ps->kept_nul)
+        l.n = 0;
     out->list = l.items;
     out->n_list = l.n;
     return out->value ? PGR_P_OK : PGR_P_FAIL;
@@ -1108,12 +1120,20 @@ int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
                            const char *value, size_t len, int max_depth,
                            pgr_logic_tree **out, pgrest_error *err)
 {
+    return pgr_parse_logic_tree_op(a, negated ? (is_or ? "not.or" : "not.and")
+                                              : (is_or ? "or" : "and"),
+                                   value, len, max_depth, out, err);
+}
+
+int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
+                            size_t len, int max_depth, pgr_logic_tree **out,
+                            pgrest_error *err)
+{
     /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
      * operator too (pRequestLogicTree). */
     pgr_sb sb;
     pgr_sb_init(&sb, a, len + 8);
-    pgr_sb_puts(&sb, negated ? "not." : "");
-    pgr_sb_puts(&sb, is_or ? "or" : "and");
+    pgr_sb_puts(&sb, op);
     pgr_sb_putn(&sb, value, len);
     size_t text_len = sb.len;
     const char *text = pgr_sb_finish(&sb);

@@ -19,6 +19,11 @@
  * bytes (decoded %00), which the grammar sees as ordinary characters. */
 int pgr_parse_op_expr_n(pgrest_arena *a, const char *text, size_t len,
                         pgr_op_expr *out, pgrest_error *err);
+/* The same with the operator text the logic path gave ("or", "not.and",
+ * or any other word, on which pLogicTree then fails). */
+int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
+                            size_t len, int max_depth, pgr_logic_tree **out,
+                            pgrest_error *err);
 int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
                            const char *value, size_t len, int max_depth,
                            pgr_logic_tree **out, pgrest_error *err);

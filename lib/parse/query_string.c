@@ -142,29 +142,37 @@ static int tree_path(pgrest_arena *a, const char *key, size_t key_len,
     return PGREST_OK;
 }
 
-/* pLogicPath: the embed path without "not" segments; negated when any */
+/* pLogicPath: pFieldName `sepBy1` pDelimiter (no eof). The operator is
+ * the last name ("or", "and", or whatever stopped there: pLogicTree then
+ * fails on it), prefixed "not." when any name is "not"; the embed path is
+ * the names before it without the "not"s. */
 static int logic_path(pgrest_arena *a, const char *key, size_t key_len,
-                      pgr_embed_path *path, bool *negated, pgrest_error *err)
+                      pgr_embed_path *path, const char **op, pgrest_error *err)
 {
     pgr_pstate ps;
     pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
-    *negated = false;
+    bool negated = false;
+    const char *last = NULL;
     for (;;) {
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
             return pgr_ps_error_n(&ps, "logic path", key, key_len, err);
-        bool more = ps.pos < ps.len && ps.s[ps.pos] == '.';
         if (strcmp(name, "not") == 0)
-            *negated = true;
-        else if (more && !pgr_str_list_push(a, &l, name))
+            negated = true;
+        if (last != NULL && strcmp(last, "not") != 0 &&
+            !pgr_str_list_push(a, &l, last))
             return pgr_error_oom(err);
-        if (!more)
+        last = name;
+        if (ps.pos >= ps.len || ps.s[ps.pos] != '.')
             break;
         ps.pos++;
     }
     if (ps.kept_nul)
         return pgr_ps_nul_error(err);
+    *op = negated ? pgr_asprintf(a, "not.%s", last) : last;
+    if (*op == NULL)
+        return pgr_error_oom(err);
     path->names = l.items;
     path->n = l.n;
     return PGREST_OK;
@@ -285,12 +293,11 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     pgr_path_logic *l = PGR_NEW(st->a, pgr_path_logic);
     if (l == NULL)
         return pgr_error_oom(err);
-    bool negated;
-    int rc = logic_path(st->a, p->name, p->name_len, &l->path, &negated, err);
+    const char *op;
+    int rc = logic_path(st->a, p->name, p->name_len, &l->path, &op, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_logic_tree_n(st->a, ends_in(p, "or"), negated, p->value,
-                                    p->value_len, st->lim->max_depth, &l->tree,
-                                    err);
+        rc = pgr_parse_logic_tree_op(st->a, op, p->value, p->value_len,
+                                     st->lim->max_depth, &l->tree, err);
     if (rc == PGREST_OK)
         rc = count_filters(st, logic_leaves(l->tree), err);
     if (rc != PGREST_OK)

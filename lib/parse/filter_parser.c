@@ -571,7 +571,7 @@ static int json_operand(pgr_pstate *ps, pgr_json_op *op)
     return rc;
 }
 
-static int json_path(pgr_pstate *ps, pgr_json_op **out)
+int pgr_ps_json_path(pgr_pstate *ps, pgr_json_op **out)
 {
     pgr_json_op **tail = out;
     *out = NULL;
@@ -611,7 +611,7 @@ int pgr_ps_field(pgr_pstate *ps, pgr_field *out)
     if (rc != PGR_P_OK)
         return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
                                                      : PGR_P_FAIL;
-    if (json_path(ps, &out->json_path) != PGR_P_OK)
+    if (pgr_ps_json_path(ps, &out->json_path) != PGR_P_OK)
         return PGR_P_FAIL;
     pgr_ps_ws(ps);
     return PGR_P_OK;

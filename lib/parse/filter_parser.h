@@ -155,6 +155,8 @@ int pgr_ps_quoted(pgr_pstate *ps, const char **out);
 int pgr_ps_field_name(pgr_pstate *ps, const char **out);
 /* pIdentifier: [letters digits _ space $]+, stripped (cast types). */
 int pgr_ps_identifier(pgr_pstate *ps, const char **out);
+/* pJsonPath: many (("->>" | "->") operand); empty when none. */
+int pgr_ps_json_path(pgr_pstate *ps, pgr_json_op **out);
 /* pField: lexeme (field name, optional JSON path). */
 int pgr_ps_field(pgr_pstate *ps, pgr_field *out);
 /* pOpExpr; in_logic selects the logic-tree value grammar (values end at

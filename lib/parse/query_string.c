@@ -115,26 +115,27 @@ static bool is_reserved_root(const pgr_kv *p)
            name_is(p, "on_conflict");
 }
 
-/* pTreePath: pFieldName `sepBy1` '.', then a JSON path on the last name */
+/* pTreePath: pFieldName `sepBy1` pDelimiter, then a JSON path on the last
+ * name (what follows is ignored: P.parse has no eof) */
 static int tree_path(pgrest_arena *a, const char *key, size_t key_len,
                      pgr_embed_path *path, pgr_field *field, pgrest_error *err)
 {
     pgr_pstate ps;
     pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
+    memset(field, 0, sizeof(*field));
     for (;;) {
-        pgr_field f = {0};
-        if (pgr_ps_field(&ps, &f) != PGR_P_OK || ps.oom)
+        if (pgr_ps_field_name(&ps, &field->name) != PGR_P_OK || ps.oom)
             return pgr_ps_error_n(&ps, "tree path", key, key_len, err);
-        if (ps.pos < ps.len && ps.s[ps.pos] == '.') {
-            if (!pgr_str_list_push(a, &l, f.name))
-                return pgr_error_oom(err);
-            ps.pos++;
-            continue;
-        }
-        *field = f;
-        break;
+        if (ps.pos >= ps.len || ps.s[ps.pos] != '.')
+            break;
+        if (!pgr_str_list_push(a, &l, field->name))
+            return pgr_error_oom(err);
+        ps.pos++;
     }
+    /* P.option [] pJsonPath on the last name; no eof after it */
+    if (pgr_ps_json_path(&ps, &field->json_path) != PGR_P_OK || ps.oom)
+        return pgr_ps_error_n(&ps, "tree path", key, key_len, err);
     if (ps.kept_nul)
         return pgr_ps_nul_error(err);
     path->names = l.items;

@@ -147,6 +147,15 @@ static const grammar_case errors[] = {
     {"pListVal: lexeme (char '(') after in.", "a=in.1,2",
      "\"failed to parse filter (in.1,2)\" (line 1, column 4)",
      "unexpected \"1\" expecting \"(\""},
+    {"pQuotedValue: many (noneOf \"\\\\\\\"\" <|> char '\\\\' *> anyChar) <* char '\"'",
+     "select=%22ab",
+     "\"failed to parse select parameter (\\\"ab)\" (line 1, column 4)",
+     "unexpected end of input expecting \"\\\\\" or \"\\\"\""},
+    /* pLogicPath stops at '>': its last word "x" is the operator */
+    {"pLogicPath + pLogicTree: x(a.eq.1)", "x%3E.or=(a.eq.1)",
+     "\"failed to parse logic tree ((a.eq.1))\" (line 1, column 2)",
+     "unexpected \"(\" expecting letter, digit, \"-\", \"->>\", \"->\" or "
+     "delimiter (.)"},
     /* pLogicTree */
     {"pLogicTree doctest or()", "or=()",
      "\"failed to parse logic tree (())\" (line 1, column 4)",
@@ -214,6 +223,14 @@ START_TEST(test_valid_prefixes)
     ck_assert_int_eq(parse_qs("select=*!hint", false, &qp, &err), PGREST_OK);
     ck_assert(qp.has_select);
     ck_assert_ptr_null(qp.select);
+    /* pTreePath: names `sepBy1` '.', then the JSON path; ".c" ignored */
+    ck_assert_int_eq(parse_qs("a->b.c=eq.1", false, &qp, &err), PGREST_OK);
+    ck_assert_int_eq(qp.filters->path.n, 0);
+    ck_assert_str_eq(qp.filters->filter.field.name, "a");
+    ck_assert_str_eq(qp.filters->filter.field.json_path->key, "b");
+    /* SqlFragment In [""]: `in.("")` is the empty list like `in.()` */
+    ck_assert_int_eq(parse_qs("a=in.(%22%22)", false, &qp, &err), PGREST_OK);
+    ck_assert_int_eq(qp.filters->filter.expr.n_list, 0);
     /* a NUL in the ignored rest never reaches PostgreSQL */
     ck_assert_int_eq(parse_qs("a=is.null%00x", false, &qp, &err), PGREST_OK);
 }

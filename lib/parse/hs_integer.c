@@ -140,6 +140,18 @@ bool pgr_hs_to_ll(pgr_hs_int x, long long *out)
     return true;
 }
 
+long long pgr_hs_to_int64_wrapped(pgr_hs_int x)
+{
+    /* fromInteger :: Integer -> Int64 keeps the value modulo 2^64 */
+    uint64_t m = 0;
+    for (const char *p = x.digits; *p; p++)
+        m = m * 10u + (uint64_t)(*p - '0');
+    if (x.neg)
+        m = 0u - m;
+    return m <= (uint64_t)INT64_MAX ? (long long)m
+                                    : -(long long)(UINT64_MAX - m) - 1;
+}
+
 const char *pgr_hs_show(pgrest_arena *a, pgr_hs_int x)
 {
     return x.neg ? pgr_asprintf(a, "-%s", x.digits) : x.digits;

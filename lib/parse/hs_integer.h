@@ -31,6 +31,9 @@ pgr_hs_int pgr_hs_add(pgrest_arena *a, pgr_hs_int x, pgr_hs_int y);
 pgr_hs_int pgr_hs_sub(pgrest_arena *a, pgr_hs_int x, pgr_hs_int y);
 /* The value as a long long (PostgreSQL's bigint); false when out of range. */
 bool pgr_hs_to_ll(pgr_hs_int x, long long *out);
+/* fromInteger :: Integer -> Int64: the value modulo 2^64, as Haskell's
+ * `readMaybe :: Maybe Int64` gives it (no overflow error). */
+long long pgr_hs_to_int64_wrapped(pgr_hs_int x);
 /* show: "-123" */
 const char *pgr_hs_show(pgrest_arena *a, pgr_hs_int x);
 

@@ -14,6 +14,7 @@
 
 #include "parse/api_request.h"
 #include "parse/hs_integer.h"
+#include "parse/preferences.h"
 #include "parse/query_string.h"
 #include "pgrest/pgrest.h"
 
@@ -334,6 +335,30 @@ START_TEST(test_read_integer)
 }
 END_TEST
 
+/* Preferences fromHeaders: max-affected is readMaybe :: Maybe Int64,
+ * which wraps a large Integer modulo 2^64 instead of failing */
+START_TEST(test_max_affected_int64)
+{
+    static const struct {
+        const char *pref;
+        long long want;
+    } cases[] = {{"max-affected=99999999999999999999", 7766279631452241919LL},
+                 {"max-affected=0x10", 16},
+                 {"max-affected=18446744073709551617", 1},
+                 {"max-affected=1e3", -1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pgrest_request *req = pgrest_request_new(arena, "PATCH", "/albums", "");
+        pgrest_request_add_header(req, "Prefer", cases[i].pref);
+        pgr_preferences p;
+        memset(&p, 0, sizeof(p));
+        p.max_affected = -1;
+        pgr_parse_preferences(arena, req, &p);
+        ck_assert_msg(p.max_affected == cases[i].want, "%s: %lld", cases[i].pref,
+                      p.max_affected);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------ ranges */
 
 static pgrest_ctx *ctx;
@@ -481,6 +506,7 @@ static Suite *grammar_suite(void)
     tcase_add_test(tc, test_nul_values);
     tcase_add_test(tc, test_canonical_keeps_nul);
     tcase_add_test(tc, test_read_integer);
+    tcase_add_test(tc, test_max_affected_int64);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("ranges");
     tcase_add_checked_fixture(tr, ctx_setup, ctx_teardown);

@@ -67,20 +67,26 @@ static pgr_kv *decode_piece(pgrest_arena *a, const char *p, size_t n)
  * left, so an empty piece in the middle is the pair ("", Nothing) */
 pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 {
+    return qs != NULL ? pgr_query_string_decode_n(a, qs, strlen(qs)) : NULL;
+}
+
+pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n)
+{
     pgr_kv *head = NULL, **tail = &head;
-    if (qs == NULL)
-        return NULL;
-    if (*qs == '?')
+    const char *end = qs + n;
+    if (qs < end && *qs == '?')
         qs++;
-    while (*qs) {
-        size_t n = strcspn(qs, "&;");
-        pgr_kv *kv = decode_piece(a, qs, n);
+    while (qs < end) {
+        size_t k = 0;
+        while (qs + k < end && qs[k] != '&' && qs[k] != ';')
+            k++;
+        pgr_kv *kv = decode_piece(a, qs, k);
         if (kv == NULL)
             return NULL;
         *tail = kv;
         tail = &kv->next;
-        qs += n;
-        if (*qs)
+        qs += k;
+        if (qs < end)
             qs++;
     }
     return head;

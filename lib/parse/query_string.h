@@ -21,6 +21,8 @@ char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
  * value == NULL (PostgREST ignores such params except in the canonical
  * string). Returns the list in written order, NULL when empty or OOM. */
 pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs);
+/* The same on n bytes that may hold NUL bytes (a form body). */
+pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n);
 
 /* Classifies decoded params into *out (zeroed first): select, columns,
  * on_conflict (root only, first occurrence); order/limit/offset/and/or as

@@ -494,6 +494,60 @@ START_TEST(test_header_nul)
 }
 END_TEST
 
+/* Payload bodies keep NUL bytes: a key with one names no column
+ * (PostgREST's PGRST204), a value keeps it as \u0000 for PostgreSQL to
+ * refuse (22P05); json-c would have cut "a\u0000b" to "a". */
+static int body_request(const char *path, const char *ctype, const char *body,
+                        size_t len, pgrest_api_request **out, pgrest_error *err)
+{
+    pgrest_request *req = pgrest_request_new(arena, "POST", path, "");
+    pgrest_request_add_header(req, "Content-Type", ctype);
+    pgrest_request_set_body(req, body, len);
+    return pgrest_parse_request(ctx, arena, req, out, err);
+}
+
+START_TEST(test_payload_nul)
+{
+    static const struct {
+        const char *ctype, *body;
+        size_t len;
+    } keys[] = {{"application/json", "{\"a\\u0000b\":1}", 14},
+                {"application/x-www-form-urlencoded", "a%00b=1", 7},
+                {"text/csv", "a\0b\n1", 5}};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        pgrest_api_request *a = NULL;
+        pgrest_error err = {0};
+        ck_assert_int_ne(body_request("/albums", keys[i].ctype, keys[i].body,
+                                      keys[i].len, &a, &err),
+                         PGREST_OK);
+        ck_assert_int_eq(err.http_status, 400);
+        ck_assert_str_eq(err.code, "PGRST204");
+        ck_assert_str_eq(err.message, "Could not find the 'a\\u0000b' column "
+                                      "of 'albums' in the schema cache");
+    }
+    static const struct {
+        const char *ctype, *body;
+        size_t len;
+    } values[] = {{"application/x-www-form-urlencoded", "title=x%00y", 11},
+                  {"text/csv", "title\nx\0y", 9}};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        pgrest_api_request *a = NULL;
+        pgrest_error err = {0};
+        ck_assert_int_eq(body_request("/albums", values[i].ctype, values[i].body,
+                                      values[i].len, &a, &err),
+                         PGREST_OK);
+        ck_assert_msg(strstr(a->payload_json, "x\\u0000y") != NULL, "%s",
+                      a->payload_json);
+    }
+    pgrest_api_request *a = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_ne(body_request("/rpc/add", "application/json",
+                                  "{\"a\\u0000\":1}", 13, &a, &err),
+                     PGREST_OK);
+    ck_assert_str_eq(err.code, "22021");
+}
+END_TEST
+
 static Suite *grammar_suite(void)
 {
     Suite *s = suite_create("grammar");
@@ -514,6 +568,7 @@ static Suite *grammar_suite(void)
                         (int)(sizeof(ranges) / sizeof(ranges[0])));
     tcase_add_test(tr, test_path_nul);
     tcase_add_test(tr, test_header_nul);
+    tcase_add_test(tr, test_payload_nul);
     suite_add_tcase(s, tr);
     return s;
 }

@@ -15,6 +15,7 @@
 #include "parse/payload.h"
 #include "parse/preferences.h"
 #include "parse/query_string.h"
+#include "parse/ranges.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

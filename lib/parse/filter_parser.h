@@ -54,8 +54,8 @@ int pgr_parse_logic_tree_max(pgrest_arena *a, bool is_or, bool negated,
                              pgr_logic_tree **out, pgrest_error *err);
 
 /* ---------------------------------------------------------------------
- * Shared parser state (internal to lib/parse). Results of the pgr_ps_*
- * functions: */
+ * Shared parser state (internal to lib/parse; the state, error merging and
+ * rendering live in parsec_state.c). Results of the pgr_ps_* functions: */
 enum {
     PGR_P_OK = 0,    /* parsed */
     PGR_P_EMPTY = 1, /* failed without consuming input (Parsec "empty") */

@@ -44,18 +44,7 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
 char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,
                            bool plus_as_space, size_t *out_len);
 
-/* The range a path's limit/offset give (QueryParams `ranges`, RangeQuery):
- * [lower, upper] when bounded, [lower, infinity) otherwise. Integers of
- * any size. PGREST_ERR_INTERNAL on arena failure. */
-int pgr_range_of_path(pgrest_arena *a, const pgr_path_range *r,
-                      pgr_hs_int *lower, pgr_hs_int *upper, bool *bounded);
-
-/* The LIMIT / OFFSET PostgREST sends for a range (limitOffsetF) as
- * PostgreSQL takes them: *limit -1 for ALL. Errors as PostgreSQL reports
- * them: 22003 `value "N" is out of range for type bigint`, 2201X OFFSET
- * must not be negative, 2201W LIMIT must not be negative (all 400). */
-int pgr_range_sql_values(pgrest_arena *a, pgr_hs_int lower, pgr_hs_int upper,
-                         bool bounded, long long *offset, long long *limit,
-                         pgrest_error *err);
+/* endingIn: the text after the last '.' of the (decoded) name is word. */
+bool pgr_param_ends_in(const pgr_kv *p, const char *word);
 
 #endif

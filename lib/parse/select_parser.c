@@ -195,25 +195,40 @@ static int try_count(pgr_pstate *ps, pgr_select_item *it)
     return PGR_P_EMPTY;
 }
 
+/* pFieldSelect: lexeme (try star <|> try count() <|> field). The errors
+ * of the two failed tries count only if the field consumes nothing. */
 static int field_select(pgr_pstate *ps, pgr_select_item *it)
 {
     size_t start = ps->pos;
+    pgr_perr before, tries;
     pgr_ps_ws(ps);
+    pgr_ps_save_err(ps, &before);
     if (try_star(ps, it) || try_count(ps, it) == PGR_P_OK) {
         pgr_ps_ws(ps);
         return PGR_P_OK;
     }
+    pgr_ps_save_err(ps, &tries);
+    pgr_ps_restore_err(ps, &before);
     it->kind = PGR_SELECT_FIELD;
     it->alias = try_alias(ps);
     int rc = pgr_ps_field(ps, &it->field);
-    if (rc != PGR_P_OK)
-        return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
-                                                     : PGR_P_FAIL;
+    if (rc != PGR_P_OK) {
+        if (rc == PGR_P_EMPTY && ps->pos == start) {
+            pgr_ps_merge_err(ps, &tries);
+            return PGR_P_EMPTY;
+        }
+        return PGR_P_FAIL;
+    }
+    /* cast, optional aggregate, and an aggregate cast that is read (and
+     * ignored by pgFmtApplyAggregate) even without an aggregate */
+    const char *agg_cast = NULL;
     if (opt_cast(ps, &it->cast) != PGR_P_OK)
         return PGR_P_FAIL;
     opt_aggregate(ps, it);
-    if (it->aggregate != NULL && opt_cast(ps, &it->agg_cast) != PGR_P_OK)
+    if (opt_cast(ps, &agg_cast) != PGR_P_OK)
         return PGR_P_FAIL;
+    if (it->aggregate != NULL)
+        it->agg_cast = agg_cast;
     if (!field_end(ps))
         return PGR_P_FAIL;
     pgr_ps_ws(ps);

@@ -118,6 +118,11 @@ static const grammar_case errors[] = {
      "\"failed to parse select parameter (na\\NULme)\" (line 1, column 3)",
      "unexpected '\\NUL' expecting letter, digit, \"-\", \"->>\", \"->\", "
      "\"::\", \".\", \")\", \",\" or end of input"},
+    {"pFieldSelect: the field branch consumed, the failed try count() "
+     "errors drop", "select=count():x",
+     "\"failed to parse select parameter (count():x)\" (line 1, column 6)",
+     "unexpected '(' expecting letter, digit, \"-\", \"->>\", \"->\", "
+     "\"::\", \".\", \")\", \",\" or end of input"},
     /* pOpExpr: pOperation's alternatives are under try, so its label
      * "operator (eq, gt, ...)" replaces what they expected */
     {"pOpExpr doctest fts().value", "a=fts().value",
@@ -232,6 +237,12 @@ START_TEST(test_valid_prefixes)
     /* SqlFragment In [""]: `in.("")` is the empty list like `in.()` */
     ck_assert_int_eq(parse_qs("a=in.(%22%22)", false, &qp, &err), PGREST_OK);
     ck_assert_int_eq(qp.filters->filter.expr.n_list, 0);
+    /* pFieldSelect reads an aggregate cast even without an aggregate
+     * (pgFmtApplyAggregate then ignores it) */
+    ck_assert_int_eq(parse_qs("select=name::text::int", false, &qp, &err),
+                     PGREST_OK);
+    ck_assert_str_eq(qp.select->cast, "text");
+    ck_assert_ptr_null(qp.select->agg_cast);
     /* a NUL in the ignored rest never reaches PostgreSQL */
     ck_assert_int_eq(parse_qs("a=is.null%00x", false, &qp, &err), PGREST_OK);
 }

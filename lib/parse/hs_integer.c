@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/strbuf.h"
 #include "util/number.h"
 
 /* ------------------------------------------------------------ magnitudes */
@@ -68,20 +69,37 @@ static const char *mag_sub(pgrest_arena *a, const char *x, const char *y)
     return finish(a, buf, 0, nx);
 }
 
-/* digits * base + d, base <= 16 */
-static const char *mag_mul_add(pgrest_arena *a, const char *x, int base, int add)
+/* The decimal text of the base-8 or base-16 digits s[0..n), through
+ * base-10^9 limbs (linear in the output per input digit). */
+static const char *from_base(pgrest_arena *a, const char *s, size_t n, int base)
 {
-    size_t nx = strlen(x), cap = nx + 2;
-    char *buf = pgr_alloc(a, cap);
-    if (buf == NULL)
+    size_t cap = n * 2 / 9 + 2; /* 16^n < 10^(1.21 n) */
+    uint32_t *limb = PGR_NEW_ARRAY(a, uint32_t, cap);
+    if (limb == NULL)
         return NULL;
-    int carry = add;
-    for (size_t i = 0; i < cap; i++) {
-        int d = carry + (i < nx ? (x[nx - 1 - i] - '0') * base : 0);
-        buf[cap - 1 - i] = (char)('0' + d % 10);
-        carry = d / 10;
+    size_t used = 1;
+    limb[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t carry = (uint64_t)pgr_hex_value(s[i]);
+        for (size_t k = 0; k < used; k++) {
+            uint64_t v = (uint64_t)limb[k] * (uint64_t)base + carry;
+            limb[k] = (uint32_t)(v % 1000000000u);
+            carry = v / 1000000000u;
+        }
+        if (carry > 0 && used < cap)
+            limb[used++] = (uint32_t)carry;
     }
-    return finish(a, buf, 0, cap);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, used * 9 + 1);
+    pgr_sb_put_long(&sb, (long long)limb[used - 1]);
+    for (size_t k = used - 1; k-- > 0;) {
+        char part[10];
+        uint32_t v = limb[k];
+        for (int d = 8; d >= 0; d--, v /= 10)
+            part[d] = (char)('0' + v % 10);
+        pgr_sb_putn(&sb, part, 9);
+    }
+    return pgr_sb_finish(&sb);
 }
 
 /* ------------------------------------------------------------ signed */
@@ -204,18 +222,9 @@ static bool read_number(pgrest_arena *a, const char *s, size_t n, size_t *i,
         if (base != 10)
             p += 2;
     }
-    const char *acc = "0";
     size_t start = p;
-    for (; p < n; p++) {
-        int d = pgr_hex_value(s[p]);
-        if (d < 0 || d >= base)
-            break;
-        acc = mag_mul_add(a, acc, base, d);
-        if (acc == NULL) {
-            *oom = true;
-            return false;
-        }
-    }
+    while (p < n && pgr_hex_value(s[p]) >= 0 && pgr_hex_value(s[p]) < base)
+        p++;
     if (p == start)
         return false;
     /* "1.5", "1e3", "12abc": not an Integer lexeme */
@@ -224,7 +233,13 @@ static bool read_number(pgrest_arena *a, const char *s, size_t n, size_t *i,
                   ((s[p] | 0x20) >= 'a' && (s[p] | 0x20) <= 'z') ||
                   (s[p] >= '0' && s[p] <= '9')))
         return false;
-    *digits = acc;
+    size_t len;
+    const char *d = strip_zeros(s + start, p - start, &len);
+    *digits = base == 10 ? pgr_strndup(a, d, len) : from_base(a, d, len, base);
+    if (*digits == NULL) {
+        *oom = true;
+        return false;
+    }
     *i = p;
     return true;
 }

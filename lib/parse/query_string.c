@@ -2,7 +2,6 @@
  * classification of PostgREST src/ApiRequest/QueryParams.hs `parse`. */
 #include "parse/query_string.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -434,6 +434,9 @@ static const range_case ranges[] = {
      "Requested range not satisfiable", 0, 0},
     {"convertToLimitZeroRange beats an empty header range", "limit=0", "5-2",
      0, NULL, NULL, 0, 0},
+    {"getRanges: limit=0 with an offset is Range 5 4, empty and not the "
+     "limit-zero range (upper -1)", "limit=0&offset=5", NULL, 416, "PGRST103",
+     "Requested range not satisfiable", 0, 0},
     {"rangeParse regex: 'items=' is not [0-9]+", NULL, "items=0-1", 0, NULL,
      NULL, 0, -1},
     {"allRange ∩ [-4,∞): RangeSpec negative offset no-op", "offset=-4", NULL,

@@ -562,6 +562,12 @@ START_TEST(test_payload_nul)
                                   "{\"a\\u0000\":1}", 13, &a, &err),
                      PGREST_OK);
     ck_assert_str_eq(err.code, "22021");
+    /* form arguments of a function: PostgreSQL's answer for \u0000 */
+    ck_assert_int_ne(body_request("/rpc/add", "application/x-www-form-urlencoded",
+                                  "a=1%00", 6, &a, &err),
+                     PGREST_OK);
+    ck_assert_str_eq(err.code, "22P05");
+    ck_assert_str_eq(err.details, "\\u0000 cannot be converted to text.");
 }
 END_TEST
 

@@ -250,6 +250,13 @@ PGREST_API pgrest_request *pgrest_request_new(pgrest_arena *arena,
 /* Appends a header (copied). Repeated names are kept in order. */
 PGREST_API void pgrest_request_add_header(pgrest_request *req,
                                           const char *name, const char *value);
+/* The same for a value of value_len bytes, which may hold NUL bytes (as
+ * HTTP allows no NUL in a field value, such a request is refused with 400
+ * 22021 by pgrest_parse_request instead of being read up to the NUL). */
+PGREST_API void pgrest_request_add_header_n(pgrest_request *req,
+                                            const char *name,
+                                            const char *value,
+                                            size_t value_len);
 
 /* Sets the body (copied; binary-safe). */
 PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,

@@ -15,6 +15,7 @@
 #include "parse/payload.h"
 #include "parse/preferences.h"
 #include "parse/query_string.h"
+#include "parse/ranges.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -75,6 +76,44 @@ static int resolve_root(const pgr_config *cfg, pgrest_api_request *api,
         api->name = root_spec_name(cfg->db_root_spec);
     }
     return PGREST_OK;
+}
+
+/* The decoded target name keeps a %00 as a NUL byte. No PostgreSQL
+ * relation or function can be named with one, so PostgREST's schema cache
+ * lookup fails: 404 PGRST205 / PGRST202 (the NUL shown as JSON's \u0000). */
+static int check_name_nul(pgrest_arena *a, const char *path,
+                          const pgrest_api_request *api, pgrest_error *err)
+{
+    if (api->target == PGR_TARGET_ROOT)
+        return PGREST_OK;
+    size_t n;
+    char *full = pgr_percent_decode_n(a, path, strlen(path), false, &n);
+    if (full == NULL)
+        return pgr_error_oom(err);
+    if (memchr(full, '\0', n) == NULL)
+        return PGREST_OK;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, n + 8);
+    /* the name is the last path segment: find it after the last '/' */
+    const char *seg = full + n;
+    while (seg > full && seg[-1] != '/')
+        seg--;
+    for (const char *p = seg; p < full + n; p++) {
+        if (*p == '\0')
+            pgr_sb_puts(&sb, "\\u0000");
+        else
+            pgr_sb_putc(&sb, *p);
+    }
+    const char *shown = pgr_sb_finish(&sb);
+    if (shown == NULL)
+        return pgr_error_oom(err);
+    if (api->target == PGR_TARGET_ROUTINE)
+        return pgr_errorf(err, a, 404, "PGRST202", NULL, NULL,
+                          "Could not find the function %s.%s in the schema cache",
+                          api->schema, shown);
+    return pgr_errorf(err, a, 404, "PGRST205", NULL, NULL,
+                      "Could not find the table '%s.%s' in the schema cache",
+                      api->schema, shown);
 }
 
 static int unsupported_method(pgrest_arena *a, const char *method,
@@ -158,36 +197,24 @@ static int parse_schema(pgrest_ctx *ctx, pgrest_arena *a,
     return pgr_error(err, 406, "PGRST106", pgr_sb_finish(&sb), NULL, NULL);
 }
 
-static bool parse_nonneg(const char *s, size_t n, long long *out)
-{
-    if (n == 0 || n > 18)
-        return false;
-    long long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
-/* Range: "a-b" or "a-" (PostgREST RangeQuery: ^([0-9]+)-([0-9]*)$), only on
- * GET; anything else is ignored. Returns false when no valid header. */
-static bool header_range(const pgrest_request *req, long long *lo, long long *hi)
+/* RangeQuery rangeParse: ^([0-9]+)-([0-9]*)$ on the whole value, numbers
+ * of any size; anything else is allRange. Returns false for allRange. */
+static bool header_range(pgrest_arena *a, const pgrest_request *req,
+                         pgr_hs_int *lo, pgr_hs_int *hi, bool *has_hi)
 {
     const char *h = pgr_request_header(req, "Range");
     if (h == NULL)
         return false;
-    if (strncasecmp(h, "items=", 6) == 0)
-        h += 6;
-    const char *dash = strchr(h, '-');
-    if (dash == NULL || !parse_nonneg(h, (size_t)(dash - h), lo))
+    size_t nlo = strspn(h, "0123456789");
+    if (nlo == 0 || h[nlo] != '-')
         return false;
-    *hi = -1;
-    if (dash[1] != '\0' && !parse_nonneg(dash + 1, strlen(dash + 1), hi))
+    const char *u = h + nlo + 1;
+    size_t nhi = strspn(u, "0123456789");
+    if (u[nhi] != '\0')
         return false;
-    return true;
+    *has_hi = nhi > 0;
+    return pgr_hs_digits(a, h, nlo, lo) &&
+           (!*has_hi || pgr_hs_digits(a, u, nhi, hi));
 }
 
 static const pgr_path_range *root_range(const pgr_query_params *qp)
@@ -198,38 +225,56 @@ static const pgr_path_range *root_range(const pgr_query_params *qp)
     return NULL;
 }
 
-/* Range header intersected with limit/offset (ApiRequest getRanges). */
+static int range_not_satisfiable(const char *details, pgrest_error *err)
+{
+    return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
+                     details, NULL);
+}
+
+/* ApiRequest getRanges: the Range header (GET only) intersected with the
+ * root limit/offset; limit=0 bypasses it; an empty result is 416. */
 static int compute_range(pgrest_arena *a, const pgrest_request *req,
                          pgrest_api_request *api, pgrest_error *err)
 {
-    long long offset = 0, limit = -1;
+    pgr_hs_int zero = pgr_hs_from_ll(a, 0), minus_one = pgr_hs_from_ll(a, -1);
+    pgr_hs_int lower = zero, upper = zero;
+    bool bounded = false;
     const pgr_path_range *r = root_range(&api->qp);
-    if (r != NULL) {
-        if (r->offset > 0)
-            offset = r->offset;
-        limit = r->limit;
-    }
-    long long lo, hi;
-    if (strcmp(api->method, "GET") == 0 && header_range(req, &lo, &hi)) {
-        if (hi >= 0 && lo > hi)
-            return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
-                             NULL, NULL);
+    if (r != NULL && pgr_range_of_path(a, r, &lower, &upper, &bounded) != PGREST_OK)
+        return pgr_error_oom(err);
+    if (zero.digits == NULL || minus_one.digits == NULL)
+        return pgr_error_oom(err);
+    bool limit_zero = bounded && pgr_hs_cmp(upper, minus_one) == 0;
+    pgr_hs_int hlo = zero, hhi = zero;
+    bool hbounded = false, header_empty = false;
+    if (strcmp(api->method, "GET") == 0 &&
+        header_range(a, req, &hlo, &hhi, &hbounded)) {
         api->range_from_header = true;
-        /* intersect [lo, hi] with [offset, offset+limit-1] */
-        long long ulo = lo > offset ? lo : offset;
-        long long uhi = hi;
-        if (limit >= 0) {
-            long long qhi = offset + limit - 1;
-            if (uhi < 0 || qhi < uhi)
-                uhi = qhi;
-        }
-        offset = ulo;
-        limit = uhi < 0 ? -1 : (uhi - ulo + 1 < 0 ? 0 : uhi - ulo + 1);
+        header_empty = hbounded && pgr_hs_cmp(hhi, hlo) < 0;
     }
-    (void)a;
-    api->range_offset = offset;
-    api->range_limit = limit;
-    return PGREST_OK;
+    bool limit_empty = bounded && pgr_hs_cmp(upper, lower) < 0;
+    /* rangeIntersection (Data.Ranged): empty if either is, else the larger
+     * lower bound and the smaller upper bound */
+    pgr_hs_int top_lo = pgr_hs_cmp(hlo, lower) > 0 ? hlo : lower;
+    pgr_hs_int top_hi = upper;
+    bool top_bounded = bounded || hbounded;
+    if (hbounded && (!bounded || pgr_hs_cmp(hhi, upper) < 0))
+        top_hi = hhi;
+    bool top_empty = header_empty || limit_empty ||
+                     (top_bounded && pgr_hs_cmp(top_hi, top_lo) < 0);
+    if (limit_zero) {
+        top_lo = zero;
+        top_hi = minus_one;
+        top_bounded = true;
+    } else if (top_empty) {
+        return range_not_satisfiable(
+            header_empty ? "The lower boundary must be lower than or equal to "
+                           "the upper boundary in the Range header."
+                         : "Limit should be greater than or equal to zero.",
+            err);
+    }
+    return pgr_range_sql_values(a, top_lo, top_hi, top_bounded,
+                                &api->range_offset, &api->range_limit, err);
 }
 
 static pgr_kv *parse_cookies(pgrest_arena *a, const char *header)
@@ -266,6 +311,24 @@ static int parse_media(pgrest_arena *a, const pgrest_request *req,
     return PGREST_OK;
 }
 
+/* A header value holding a NUL byte (added with its length) is refused:
+ * every reader of headers here takes C strings, and reading the value up
+ * to the NUL would act on something the client did not send. The error is
+ * the one PostgreSQL gives for NUL in text. */
+static int check_header_nul(pgrest_arena *a, const pgrest_request *req,
+                            pgrest_error *err)
+{
+    for (const pgr_kv *h = req->headers; h != NULL; h = h->next) {
+        if (h->value_len == 0 || memchr(h->value, '\0', h->value_len) == NULL)
+            continue;
+        return pgr_errorf(err, a, 400, "22021",
+                          pgr_asprintf(a, "The request header \"%s\" contains "
+                                       "a NUL byte", h->name),
+                          NULL, "invalid byte sequence for encoding \"UTF8\": 0x00");
+    }
+    return PGREST_OK;
+}
+
 /* server-max-body-size: checked before anything else, as a host's HTTP
  * layer would (the reference server also refuses early, while reading). */
 static int check_body_size(pgrest_arena *a, const pgrest_request *req,
@@ -293,6 +356,8 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->prefs.max_affected = -1;
     api->range_limit = -1;
     int rc = check_body_size(arena, req, &pgr_cfg(ctx, arena)->limits, err);
+    if (rc == PGREST_OK)
+        rc = check_header_nul(arena, req, err);
     if (rc != PGREST_OK)
         return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs
@@ -308,7 +373,8 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     if ((rc = parse_target(arena, req->path, api, err)) != PGREST_OK ||
         (rc = resolve_root(pgr_cfg(ctx, arena), api, err)) != PGREST_OK ||
         (rc = parse_action(arena, api, err)) != PGREST_OK ||
-        (rc = parse_schema(ctx, arena, req, api, err)) != PGREST_OK)
+        (rc = parse_schema(ctx, arena, req, api, err)) != PGREST_OK ||
+        (rc = check_name_nul(arena, req->path, api, err)) != PGREST_OK)
         return rc;
     api->path = pgr_percent_decode(arena, req->path, strlen(req->path), false);
     pgr_kv *params = pgr_query_string_decode(arena, req->query);

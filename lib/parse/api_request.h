@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "parse/hs_integer.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ raw request */
@@ -15,6 +16,10 @@ typedef struct pgr_kv {
     const char *name;
     const char *value;
     struct pgr_kv *next;
+    /* byte lengths of name and value for decoded query parameters, whose
+     * %00 leaves NUL bytes inside (0 elsewhere: use strlen) */
+    size_t name_len;
+    size_t value_len;
 } pgr_kv;
 
 struct pgrest_request {
@@ -188,6 +193,9 @@ typedef struct pgr_path_range {
     long long offset;
     long long limit;
     struct pgr_path_range *next;
+    /* the values as read (Haskell Integers, any size) */
+    bool has_limit, has_offset;
+    pgr_hs_int limit_n, offset_n;
 } pgr_path_range;
 
 /* ------------------------------------------------------------ query params */

@@ -1,6 +1,6 @@
-/* Filter grammar and the shared Parsec-like parser state; follows
- * PostgREST src/ApiRequest/QueryParams.hs (pFieldName, pJsonPath, pOpExpr,
- * pListVal, pLogicTree) and Text.Parsec.Error's message layout. */
+/* Filter grammar; follows PostgREST src/ApiRequest/QueryParams.hs
+ * (pFieldName, pJsonPath, pOpExpr, pListVal, pLogicTree) on the parser
+ * state of parsec_state.c. */
 #include "parse/filter_parser.h"
 
 #include <string.h>
@@ -12,75 +12,14 @@
 #define FIELD_NAME_LABEL "field name (* or [a..z0..9_$])"
 #define JSON_KEY_LABEL "any non reserved character different from: .,>()"
 
-/* ------------------------------------------------------------ state */
-
-void pgr_ps_init(pgr_pstate *ps, pgrest_arena *a, const char *s, size_t len)
-{
-    memset(ps, 0, sizeof(*ps));
-    ps->a = a;
-    ps->s = s;
-    ps->len = len;
-    ps->max_depth = PGR_DEFAULT_MAX_DEPTH;
-}
-
-bool pgr_ps_enter(pgr_pstate *ps)
-{
-    if (ps->depth >= ps->max_depth) {
-        ps->too_deep = true;
-        return false;
-    }
-    ps->depth++;
-    return true;
-}
-
-int pgr_ps_depth_error(const pgr_pstate *ps, const char *what, pgrest_error *err)
-{
-    return pgr_errorf(err, ps->a, 400, "PGRST100",
-                      pgr_asprintf(ps->a, "The %s nests deeper than %d levels; "
-                                   "the limit is set by request-max-depth",
-                                   what, ps->max_depth),
-                      NULL, "%s%s nesting too deep",
-                      what[0] == 's' ? "Select" : "Logic tree",
-                      what[0] == 's' ? " parameter" : "");
-}
-
-void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save)
-{
-    save->has_err = ps->has_err;
-    save->err_pos = ps->err_pos;
-    save->n_expect = ps->n_expect;
-    memcpy(save->expect, ps->expect, sizeof(save->expect));
-}
-
-void pgr_ps_restore_err(pgr_pstate *ps, const pgr_perr *save)
-{
-    ps->has_err = save->has_err;
-    ps->err_pos = save->err_pos;
-    ps->n_expect = save->n_expect;
-    memcpy(ps->expect, save->expect, sizeof(ps->expect));
-}
-
-void pgr_ps_expect(pgr_pstate *ps, size_t pos, const char *label)
-{
-    if (!ps->has_err || pos > ps->err_pos) {
-        ps->has_err = true;
-        ps->err_pos = pos;
-        ps->n_expect = 0;
-    } else if (pos < ps->err_pos) {
-        return;
-    }
-    if (label == NULL)
-        return;
-    for (size_t i = 0; i < ps->n_expect; i++)
-        if (strcmp(ps->expect[i], label) == 0)
-            return;
-    if (ps->n_expect < PGR_PS_MAX_EXPECT)
-        ps->expect[ps->n_expect++] = label;
-}
-
 static inline int peek(const pgr_pstate *ps, size_t off)
 {
     return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off] : -1;
+}
+
+static inline int peek_at(const pgr_pstate *ps, size_t at)
+{
+    return at < ps->len ? (unsigned char)ps->s[at] : -1;
 }
 
 static inline bool at_end(const pgr_pstate *ps)
@@ -117,6 +56,15 @@ static bool starts_with(const pgr_pstate *ps, const char *lit)
     return ps->len - ps->pos >= n && memcmp(ps->s + ps->pos, lit, n) == 0;
 }
 
+/* Where `string lit` stops matching at ps->pos (the token Parsec names). */
+size_t pgr_ps_mismatch(const pgr_pstate *ps, size_t at, const char *lit)
+{
+    size_t i = at;
+    for (const char *l = lit; *l != '\0' && i < ps->len && ps->s[i] == *l; l++)
+        i++;
+    return i;
+}
+
 bool pgr_ps_lit(pgr_pstate *ps, const char *lit)
 {
     if (starts_with(ps, lit)) {
@@ -126,143 +74,18 @@ bool pgr_ps_lit(pgr_pstate *ps, const char *lit)
     char *label = pgr_asprintf(ps->a, "\"%s\"", lit);
     if (label == NULL)
         ps->oom = true;
-    pgr_ps_expect(ps, ps->pos, label);
+    pgr_ps_expect_tok(ps, ps->pos, label, pgr_ps_mismatch(ps, ps->pos, lit));
     return false;
 }
 
 static const char *dup_range(pgr_pstate *ps, size_t from, size_t to)
 {
+    if (memchr(ps->s + from, '\0', to - from) != NULL)
+        ps->kept_nul = true;
     char *r = pgr_strndup(ps->a, ps->s + from, to - from);
     if (r == NULL)
         ps->oom = true;
     return r;
-}
-
-/* Text.Show for String: the source name and unexpected token are shown
- * the way Haskell's `show` renders them. */
-static const char *const ascii_names[32] = {
-    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "a",   "b",  "t",  "n",
-    "v",   "f",   "r",   "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4",
-    "NAK", "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS", "RS", "US"};
-
-static unsigned long utf8_next(const unsigned char *s, size_t n, size_t *i)
-{
-    unsigned char c = s[*i];
-    int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-    if (c >= 0x80 && extra == 0) {
-        (*i)++;
-        return 0xFFFD;
-    }
-    unsigned long cp = extra == 0 ? c : c & (0x3F >> extra);
-    size_t j = *i + 1;
-    for (int k = 0; k < extra; k++, j++) {
-        if (j >= n || (s[j] & 0xC0) != 0x80) {
-            *i = j;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (s[j] & 0x3F);
-    }
-    *i = j;
-    return cp;
-}
-
-static void hs_show(pgr_sb *sb, const char *text, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    bool numeric_prev = false, so_prev = false;
-    pgr_sb_putc(sb, '"');
-    for (size_t i = 0; i < n;) {
-        unsigned long cp = utf8_next(s, n, &i);
-        if ((numeric_prev && cp >= '0' && cp <= '9') || (so_prev && cp == 'H'))
-            pgr_sb_puts(sb, "\\&");
-        numeric_prev = so_prev = false;
-        if (cp == '"') {
-            pgr_sb_puts(sb, "\\\"");
-        } else if (cp == '\\') {
-            pgr_sb_puts(sb, "\\\\");
-        } else if (cp < 32) {
-            pgr_sb_putc(sb, '\\');
-            pgr_sb_puts(sb, ascii_names[cp]);
-            so_prev = cp == 14;
-        } else if (cp == 127) {
-            pgr_sb_puts(sb, "\\DEL");
-        } else if (cp > 127) {
-            pgr_sb_putc(sb, '\\');
-            pgr_sb_put_long(sb, (long long)cp);
-            numeric_prev = true;
-        } else {
-            pgr_sb_putc(sb, (char)cp);
-        }
-    }
-    pgr_sb_putc(sb, '"');
-}
-
-static void line_col(const pgr_pstate *ps, long long *line, long long *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < ps->err_pos && i < ps->len; i++) {
-        unsigned char c = (unsigned char)ps->s[i];
-        if ((c & 0xC0) == 0x80)
-            continue;
-        if (c == '\n') {
-            (*line)++;
-            *col = 1;
-        } else if (c == '\t') {
-            *col += 8 - ((*col - 1) % 8);
-        } else {
-            (*col)++;
-        }
-    }
-}
-
-static void put_details(pgr_sb *sb, const pgr_pstate *ps)
-{
-    pgr_sb_puts(sb, "unexpected ");
-    if (ps->err_pos >= ps->len) {
-        pgr_sb_puts(sb, "end of input");
-    } else {
-        size_t i = ps->err_pos;
-        const unsigned char *s = (const unsigned char *)ps->s;
-        utf8_next(s, ps->len, &i);
-        hs_show(sb, ps->s + ps->err_pos, i - ps->err_pos);
-    }
-    for (size_t i = 0; i < ps->n_expect; i++) {
-        if (i == 0)
-            pgr_sb_puts(sb, " expecting ");
-        else if (i + 1 == ps->n_expect)
-            pgr_sb_puts(sb, " or ");
-        else
-            pgr_sb_puts(sb, ", ");
-        pgr_sb_puts(sb, ps->expect[i]);
-    }
-}
-
-int pgr_ps_error(const pgr_pstate *ps, const char *what, const char *shown,
-                 pgrest_error *err)
-{
-    if (ps->oom)
-        return pgr_error_oom(err);
-    pgr_sb msg, det;
-    pgr_sb_init(&msg, ps->a, 64);
-    pgr_sb_init(&det, ps->a, 64);
-    char *name = pgr_asprintf(ps->a, "failed to parse %s (%s)", what, shown);
-    if (name == NULL)
-        return pgr_error_oom(err);
-    long long line, col;
-    line_col(ps, &line, &col);
-    hs_show(&msg, name, strlen(name));
-    pgr_sb_puts(&msg, " (line ");
-    pgr_sb_put_long(&msg, line);
-    pgr_sb_puts(&msg, ", column ");
-    pgr_sb_put_long(&msg, col);
-    pgr_sb_putc(&msg, ')');
-    put_details(&det, ps);
-    const char *m = pgr_sb_finish(&msg);
-    const char *d = pgr_sb_finish(&det);
-    if (m == NULL || d == NULL)
-        return pgr_error_oom(err);
-    return pgr_error(err, 400, "PGRST100", m, d, NULL);
 }
 
 /* ------------------------------------------------------------ names */
@@ -281,11 +104,21 @@ int pgr_ps_quoted(pgr_pstate *ps, const char **out)
             p++;
         else if (ps->s[p] == '\\')
             break;
+        if (ps->s[p] == '\0')
+            ps->kept_nul = true;
         pgr_sb_putc(&sb, ps->s[p]);
         p++;
     }
     if (p >= ps->len || ps->s[p] != '"') {
+        /* many (noneOf "\\\"" <|> (char '\\' *> anyChar)) <* char '"' */
+        if (p < ps->len) {
+            /* a trailing backslash: anyChar hits the end, no label */
+            ps->pos = ps->len;
+            pgr_ps_expect(ps, ps->len, NULL);
+            return PGR_P_FAIL;
+        }
         ps->pos = p;
+        pgr_ps_expect(ps, p, "\"\\\\\"");
         pgr_ps_expect(ps, p, "\"\\\"\"");
         return PGR_P_FAIL;
     }
@@ -303,9 +136,20 @@ static inline bool ident_char(int c)
     return is_alpha(c) || is_digit(c) || c == '_' || c == ' ' || c == '$';
 }
 
+/* noneOf "(-:.,>)": any other character, NUL included */
 static inline bool json_key_char(int c)
 {
-    return c >= 0 && strchr("(-:.,>)", c) == NULL;
+    return c >= 0 && memchr("(-:.,>)", c, 7) == NULL;
+}
+
+static bool ident_cls(int c)
+{
+    return ident_char(c);
+}
+
+static bool json_key_cls(int c)
+{
+    return json_key_char(c);
 }
 
 /* many1 of a class, stripped (T.strip) */
@@ -315,6 +159,11 @@ static bool span_stripped(pgr_pstate *ps, bool (*cls)(int), size_t *from,
     size_t start = ps->pos;
     while (!at_end(ps) && cls(peek(ps, 0)))
         ps->pos++;
+    /* many1 (letter <|> digit <|> oneOf "_ $") stopped: it expected more */
+    if (cls == ident_cls) {
+        pgr_ps_expect(ps, ps->pos, "letter");
+        pgr_ps_expect(ps, ps->pos, "digit");
+    }
     if (ps->pos == start)
         return false;
     size_t b = start, e = ps->pos;
@@ -332,12 +181,18 @@ static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
                        const char **out)
 {
     size_t start = ps->pos, b, e;
+    pgr_perr before;
+    pgr_ps_save_err(ps, &before);
     if (!span_stripped(ps, cls, &b, &e)) {
+        /* `<?> label` replaces what the empty alternatives expected */
+        pgr_ps_restore_err(ps, &before);
         pgr_ps_expect(ps, start, label);
         return PGR_P_EMPTY;
     }
     pgr_sb sb;
     pgr_sb_init(&sb, ps->a, 16);
+    if (memchr(ps->s + b, '\0', e - b) != NULL)
+        ps->kept_nul = true;
     pgr_sb_putn(&sb, ps->s + b, e - b);
     while (peek(ps, 0) == '-' && peek(ps, 1) != '>') {
         ps->pos++;
@@ -346,6 +201,8 @@ static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
             pgr_ps_expect(ps, at, label);
             return PGR_P_FAIL;
         }
+        if (memchr(ps->s + b, '\0', e - b) != NULL)
+            ps->kept_nul = true;
         pgr_sb_putc(&sb, '-');
         pgr_sb_putn(&sb, ps->s + b, e - b);
     }
@@ -356,16 +213,6 @@ static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
         return PGR_P_FAIL;
     }
     return PGR_P_OK;
-}
-
-static bool ident_cls(int c)
-{
-    return ident_char(c);
-}
-
-static bool json_key_cls(int c)
-{
-    return json_key_char(c);
 }
 
 int pgr_ps_field_name(pgr_pstate *ps, const char **out)
@@ -381,25 +228,34 @@ int pgr_ps_field_name(pgr_pstate *ps, const char **out)
 
 int pgr_ps_identifier(pgr_pstate *ps, const char **out)
 {
-    size_t start = ps->pos, b, e;
-    if (!span_stripped(ps, ident_cls, &b, &e)) {
-        pgr_ps_expect(ps, start, "letter or digit");
-        return PGR_P_EMPTY;
-    }
+    size_t b, e;
+    if (!span_stripped(ps, ident_cls, &b, &e))
+        return PGR_P_EMPTY; /* expected letter, digit */
     *out = dup_range(ps, b, e);
     return *out ? PGR_P_OK : PGR_P_FAIL;
 }
 
 /* ------------------------------------------------------------ json path */
 
-/* pJIdx's end: the index must be followed by ->, ::, '.', ',', ')' or the
- * end of the input, else the operand is a key ("0xy1"). */
-static bool index_end(const pgr_pstate *ps)
+/* pJIdx's pEnd: the index must be followed by ->, ::, '.', ',' or the end
+ * of the input, else the operand is a key ("0xy1", "0)"). */
+static bool index_end(pgr_pstate *ps)
 {
-    return at_end(ps) || starts_with(ps, "->") || starts_with(ps, "::") ||
-           peek(ps, 0) == '.' || peek(ps, 0) == ',' || peek(ps, 0) == ')';
+    static const char *const ends[][2] = {
+        {"->", "\"->\""}, {"::", "\"::\""}, {".", "\".\""}, {",", "\",\""}};
+    for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+        if (starts_with(ps, ends[i][0]))
+            return true;
+        pgr_ps_expect_tok(ps, ps->pos, ends[i][1],
+                          pgr_ps_mismatch(ps, ps->pos, ends[i][0]));
+    }
+    if (at_end(ps))
+        return true;
+    pgr_ps_expect_eof(ps, ps->pos);
+    return false;
 }
 
+/* try pJIdx: option '+' (char '-') <*> many1 digit <* pEnd */
 static bool json_index(pgr_pstate *ps, const char **out)
 {
     size_t start = ps->pos;
@@ -410,13 +266,8 @@ static bool json_index(pgr_pstate *ps, const char **out)
     size_t digits = ps->pos;
     while (is_digit(peek(ps, 0)))
         ps->pos++;
-    if (ps->pos == digits) {
-        pgr_ps_expect(ps, ps->pos, "digit");
-        ps->pos = start;
-        return false;
-    }
-    if (!index_end(ps)) {
-        pgr_ps_expect(ps, ps->pos, "digit");
+    pgr_ps_expect(ps, ps->pos, "digit");
+    if (ps->pos == digits || !index_end(ps)) {
         ps->pos = start;
         return false;
     }
@@ -439,7 +290,7 @@ static int json_operand(pgr_pstate *ps, pgr_json_op *op)
     return rc;
 }
 
-static int json_path(pgr_pstate *ps, pgr_json_op **out)
+int pgr_ps_json_path(pgr_pstate *ps, pgr_json_op **out)
 {
     pgr_json_op **tail = out;
     *out = NULL;
@@ -452,8 +303,10 @@ static int json_path(pgr_pstate *ps, pgr_json_op **out)
             as_text = false;
             ps->pos += 2;
         } else {
-            pgr_ps_expect(ps, ps->pos, "\"->>\"");
-            pgr_ps_expect(ps, ps->pos, "\"->\"");
+            pgr_ps_expect_tok(ps, ps->pos, "\"->>\"",
+                              pgr_ps_mismatch(ps, ps->pos, "->>"));
+            pgr_ps_expect_tok(ps, ps->pos, "\"->\"",
+                              pgr_ps_mismatch(ps, ps->pos, "->"));
             return PGR_P_OK;
         }
         pgr_json_op *op = PGR_NEW(ps->a, pgr_json_op);
@@ -477,7 +330,7 @@ int pgr_ps_field(pgr_pstate *ps, pgr_field *out)
     if (rc != PGR_P_OK)
         return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
                                                      : PGR_P_FAIL;
-    if (json_path(ps, &out->json_path) != PGR_P_OK)
+    if (pgr_ps_json_path(ps, &out->json_path) != PGR_P_OK)
         return PGR_P_FAIL;
     pgr_ps_ws(ps);
     return PGR_P_OK;
@@ -516,22 +369,23 @@ static int lookup_operator(const char *s, size_t n)
     return -1;
 }
 
-static bool ci_lit(pgr_pstate *ps, const char *lit)
+/* traverse ciChar lit (char c <|> char (toUpper c)) from ps->pos: the
+ * offset of the first character that does not match */
+static size_t ci_mismatch(const pgr_pstate *ps, const char *lit)
 {
-    size_t n = strlen(lit);
-    if (ps->len - ps->pos < n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = ps->s[ps->pos + i];
+    size_t i = ps->pos;
+    for (; *lit != '\0' && i < ps->len; lit++, i++) {
+        char c = ps->s[i];
         if (c >= 'A' && c <= 'Z')
             c = (char)(c - 'A' + 'a');
-        if (c != lit[i])
-            return false;
+        if (c != *lit)
+            break;
     }
-    ps->pos += n;
-    return true;
+    return i;
 }
 
+/* pIsVal: each word under try, so a failure stands where the word stopped
+ * matching; all of them labelled "isVal: (...)" */
 static int parse_is_value(pgr_pstate *ps, pgr_op_expr *out)
 {
     static const struct {
@@ -544,13 +398,15 @@ static int parse_is_value(pgr_pstate *ps, pgr_op_expr *out)
                 {"unknown", PGR_IS_UNKNOWN}};
     size_t start = ps->pos;
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-        if (ci_lit(ps, vals[i].name)) {
+        size_t m = ci_mismatch(ps, vals[i].name);
+        if (m - start == strlen(vals[i].name)) {
+            ps->pos = m;
             out->is_value = vals[i].v;
             out->value = dup_range(ps, start, ps->pos);
             return out->value ? PGR_P_OK : PGR_P_FAIL;
         }
+        pgr_ps_expect(ps, m, "isVal: (null, not_null, true, false, unknown)");
     }
-    pgr_ps_expect(ps, start, "null or trilean value (unknown, true, false)");
     return PGR_P_FAIL;
 }
 
@@ -581,6 +437,7 @@ static const char *raw_element(pgr_pstate *ps)
 /* pListVal: `(a,"b,c")`; `()` and `(  )` are the empty list. */
 static int parse_list(pgr_pstate *ps, pgr_op_expr *out)
 {
+    pgr_ps_ws(ps);
     size_t start = ps->pos;
     if (peek(ps, 0) != '(') {
         pgr_ps_expect(ps, ps->pos, "\"(\"");
@@ -612,6 +469,10 @@ static int parse_list(pgr_pstate *ps, pgr_op_expr *out)
     ps->pos++;
     out->value = dup_range(ps, start, ps->pos);
     pgr_ps_ws(ps);
+    /* SqlFragment: In [""] is "= ANY('{}')", so `()`, `( )` and `("")`
+     * are all the empty list */
+    if (l.n == 1 && l.items[0][0] == '\0' && !ps->kept_nul)
+        l.n = 0;
     out->list = l.items;
     out->n_list = l.n;
     return out->value ? PGR_P_OK : PGR_P_FAIL;
@@ -649,35 +510,52 @@ static const char *star_to_percent(pgr_pstate *ps, const char *v)
     return r;
 }
 
-/* the optional (any)/(all) or (language) after the operator name */
-static void op_modifier(pgr_pstate *ps, op_kind kind, pgr_op_expr *out)
+/* try (between (char '(') (char ')') (try "any" <|> "all")) */
+static void op_quantifier(pgr_pstate *ps, pgr_op_expr *out)
 {
-    if (kind == OPK_QUANT) {
-        if (starts_with(ps, "(any)")) {
-            out->quant = PGR_QUANT_ANY;
-            ps->pos += 5;
-        } else if (starts_with(ps, "(all)")) {
-            out->quant = PGR_QUANT_ALL;
-            ps->pos += 5;
-        } else {
-            pgr_ps_expect(ps, ps->pos, "\"(\"");
-        }
-    } else if (kind == OPK_FTS) {
-        size_t p = ps->pos + 1;
-        if (peek(ps, 0) == '(') {
-            while (p < ps->len && (is_alpha((unsigned char)ps->s[p]) ||
-                                   is_digit((unsigned char)ps->s[p]) ||
-                                   ps->s[p] == '_'))
-                p++;
-        }
-        if (peek(ps, 0) == '(' && p > ps->pos + 1 && p < ps->len &&
-            ps->s[p] == ')') {
-            out->language = dup_range(ps, ps->pos + 1, p);
-            ps->pos = p + 1;
-        } else {
-            pgr_ps_expect(ps, ps->pos, "\"(\"");
-        }
+    static const struct {
+        const char *word, *label;
+        pgr_quantifier q;
+    } quants[] = {{"any", "\"any\"", PGR_QUANT_ANY}, {"all", "\"all\"", PGR_QUANT_ALL}};
+    if (peek(ps, 0) != '(') {
+        pgr_ps_expect(ps, ps->pos, "\"(\"");
+        return;
     }
+    size_t at = ps->pos + 1;
+    for (size_t i = 0; i < 2; i++) {
+        size_t m = pgr_ps_mismatch(ps, at, quants[i].word);
+        if (m - at < 3) {
+            pgr_ps_expect_tok(ps, at, quants[i].label, m);
+            continue;
+        }
+        if (at + 3 < ps->len && ps->s[at + 3] == ')') {
+            out->quant = quants[i].q;
+            ps->pos = at + 4;
+        } else {
+            pgr_ps_expect(ps, at + 3, "\")\"");
+        }
+        return;
+    }
+}
+
+/* try (between (char '(') (char ')') pIdentifier): the fts language */
+static void op_language(pgr_pstate *ps, pgr_op_expr *out)
+{
+    if (peek(ps, 0) != '(') {
+        pgr_ps_expect(ps, ps->pos, "\"(\"");
+        return;
+    }
+    size_t start = ps->pos;
+    ps->pos++;
+    const char *lang;
+    if (pgr_ps_identifier(ps, &lang) == PGR_P_OK && peek(ps, 0) == ')') {
+        out->language = lang;
+        ps->pos++;
+        return;
+    }
+    if (ps->pos > start + 1)
+        pgr_ps_expect(ps, ps->pos, "\")\"");
+    ps->pos = start;
 }
 
 static int op_value(pgr_pstate *ps, bool in_logic, op_kind kind,
@@ -699,38 +577,92 @@ static int op_value(pgr_pstate *ps, bool in_logic, op_kind kind,
     return out->value ? PGR_P_OK : PGR_P_FAIL;
 }
 
+/* The operator names in the order pOperation tries them: pIn, pIs,
+ * pIsDist, pFts, simpleOperator, quantOperator (each a `try (string ..)`,
+ * so "gte" is tried before "gt"). Within a group the first name that
+ * matches is taken, and the group fails as a whole after it. */
+static const char *const op_groups[][10] = {
+    {"in"}, {"is"}, {"isdistinct"},
+    {"fts", "plfts", "phfts", "wfts"},
+    {"neq", "cs", "cd", "ov", "sl", "sr", "nxr", "nxl", "adj"},
+    {"eq", "gte", "gt", "lte", "lt", "like", "ilike", "match", "imatch"},
+};
+
+/* Tries one group at ps->pos: the operator, its modifier, the delimiter.
+ * True with ps->pos after the '.'; false with the errors recorded. */
+static bool op_group(pgr_pstate *ps, size_t g, op_kind *kind, pgr_op_expr *out)
+{
+    size_t start = ps->pos;
+    const char *name = NULL;
+    for (size_t i = 0; i < 10 && op_groups[g][i] != NULL && name == NULL; i++) {
+        size_t m = pgr_ps_mismatch(ps, start, op_groups[g][i]);
+        if (m - start == strlen(op_groups[g][i]))
+            name = op_groups[g][i];
+        else
+            pgr_ps_expect_tok(ps, start, NULL, m);
+    }
+    if (name == NULL)
+        return false;
+    int idx = lookup_operator(name, strlen(name));
+    *kind = operators[idx].kind;
+    out->op = operators[idx].op;
+    out->quant = PGR_QUANT_NONE;
+    out->language = NULL;
+    ps->pos = start + strlen(name);
+    if (*kind == OPK_QUANT)
+        op_quantifier(ps, out);
+    else if (*kind == OPK_FTS)
+        op_language(ps, out);
+    if (peek(ps, 0) == '.') {
+        ps->pos++;
+        return true;
+    }
+    pgr_ps_expect(ps, ps->pos, "delimiter (.)");
+    ps->pos = start;
+    return false;
+}
+
+/* pOperation: the alternatives fail without consuming (try), so their
+ * errors, wherever they stopped, get the label "operator (eq, gt, ...)";
+ * only pIn / pIs commit once "in." / "is." is read. */
+static int op_operation(pgr_pstate *ps, bool in_logic, pgr_op_expr *out)
+{
+    pgr_perr outer;
+    pgr_ps_save_err(ps, &outer);
+    ps->has_err = false;
+    for (size_t g = 0; g < sizeof(op_groups) / sizeof(op_groups[0]); g++) {
+        op_kind kind;
+        if (!op_group(ps, g, &kind, out))
+            continue;
+        int rc = op_value(ps, in_logic, kind, out);
+        pgr_ps_merge_err(ps, &outer);
+        return rc == PGR_P_OK ? PGR_P_OK : PGR_P_FAIL;
+    }
+    ps->n_expect = 0;
+    pgr_ps_expect(ps, ps->err_pos, "operator (eq, gt, ...)");
+    ps->unexpect = false;
+    pgr_ps_merge_err(ps, &outer);
+    return PGR_P_EMPTY;
+}
+
 int pgr_ps_op_expr(pgr_pstate *ps, bool in_logic, pgr_op_expr *out)
 {
     size_t start = ps->pos;
     memset(out, 0, sizeof(*out));
-    if (starts_with(ps, "not.")) {
+    /* try (string "not" *> pDelimiter) <|> pure False */
+    size_t m = pgr_ps_mismatch(ps, start, "not");
+    if (m - start == 3 && peek_at(ps, m) == '.') {
         out->negated = true;
-        ps->pos += 4;
+        ps->pos = m + 1;
+    } else if (m - start == 3) {
+        pgr_ps_expect(ps, m, "delimiter (.)");
     } else {
-        pgr_ps_expect(ps, ps->pos, "\"not\"");
+        pgr_ps_expect_tok(ps, start, "\"not\"", m);
     }
-    size_t op_start = ps->pos;
-    while (peek(ps, 0) >= 'a' && peek(ps, 0) <= 'z')
-        ps->pos++;
-    int idx = lookup_operator(ps->s + op_start, ps->pos - op_start);
-    if (idx < 0) {
-        ps->pos = op_start;
-        pgr_ps_expect(ps, op_start, "operator (eq, gt, ...)");
-        return op_start == start ? PGR_P_EMPTY : PGR_P_FAIL;
-    }
-    op_kind kind = operators[idx].kind;
-    out->op = operators[idx].op;
-    op_modifier(ps, kind, out);
-    if (peek(ps, 0) != '.') {
-        /* the operator alternatives are tried with backtracking, so an
-         * operator without its delimiter consumed nothing ("equal") */
-        pgr_ps_expect(ps, ps->pos, "delimiter (.)");
-        bool consumed = out->negated;
-        ps->pos = consumed ? ps->pos : start;
-        return consumed ? PGR_P_FAIL : PGR_P_EMPTY;
-    }
-    ps->pos++;
-    return op_value(ps, in_logic, kind, out);
+    int rc = op_operation(ps, in_logic, out);
+    if (rc == PGR_P_EMPTY && out->negated)
+        return PGR_P_FAIL;
+    return rc;
 }
 
 /* ------------------------------------------------------------ logic tree */
@@ -766,6 +698,41 @@ static int logic_children(pgr_pstate *ps, pgr_logic_tree *t)
     return rc;
 }
 
+/* pNot <*> pLogicOp: "[not.]and" / "[not.]or". PGR_P_EMPTY when nothing
+ * was consumed (the leaf's errors then merge in). */
+static int logic_operator(pgr_pstate *ps, pgr_logic_tree *t)
+{
+    size_t start = ps->pos;
+    size_t m = pgr_ps_mismatch(ps, start, "not");
+    if (m - start == 3 && peek_at(ps, m) == '.') {
+        t->negated = true;
+        ps->pos = m + 1;
+    } else {
+        pgr_ps_expect_tok(ps, m - start == 3 ? m : start,
+                          "negation operator (not)", m);
+    }
+    size_t at = ps->pos;
+    size_t m_and = pgr_ps_mismatch(ps, at, "and");
+    size_t m_or = pgr_ps_mismatch(ps, at, "or");
+    if (m_and - at == 3) {
+        ps->pos = m_and;
+        return PGR_P_OK;
+    }
+    if (m_or - at == 2) {
+        t->is_or = true;
+        ps->pos = m_or;
+        return PGR_P_OK;
+    }
+    if (m_or > at) {
+        /* `string "or"` is not under try: a partial match consumed */
+        pgr_ps_expect_tok(ps, at, "\"or\"", m_or);
+        return PGR_P_FAIL;
+    }
+    pgr_ps_expect_tok(ps, at, "logic operator (and, or)", m_and);
+    return t->negated ? PGR_P_FAIL : PGR_P_EMPTY;
+}
+
+/* Stmnt <$> try pLogicFilter <|> Expr <$> pNot <*> pLogicOp <*> children */
 static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out)
 {
     pgr_logic_tree *t = PGR_NEW(ps->a, pgr_logic_tree);
@@ -774,26 +741,18 @@ static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out)
         return PGR_P_FAIL;
     }
     *out = t;
-    size_t start = ps->pos;
+    pgr_perr before, leaf;
+    pgr_ps_save_err(ps, &before);
     if (logic_leaf(ps, t) == PGR_P_OK)
         return PGR_P_OK;
-    pgr_ps_ws(ps);
-    size_t at = ps->pos;
-    if (starts_with(ps, "not.")) {
-        t->negated = true;
-        ps->pos += 4;
-    } else {
-        pgr_ps_expect(ps, at, "negation operator (not)");
-    }
-    if (starts_with(ps, "and")) {
-        ps->pos += 3;
-    } else if (starts_with(ps, "or")) {
-        t->is_or = true;
-        ps->pos += 2;
-    } else {
-        pgr_ps_expect(ps, ps->pos, "logic operator (and, or)");
-        return ps->pos == start ? PGR_P_EMPTY : PGR_P_FAIL;
-    }
+    /* the failed try's errors count only if the node consumes nothing */
+    pgr_ps_save_err(ps, &leaf);
+    pgr_ps_restore_err(ps, &before);
+    int rc = logic_operator(ps, t);
+    if (rc == PGR_P_EMPTY)
+        pgr_ps_merge_err(ps, &leaf);
+    if (rc != PGR_P_OK)
+        return rc;
     pgr_ps_ws(ps);
     if (peek(ps, 0) != '(') {
         pgr_ps_expect(ps, ps->pos, "\"(\"");
@@ -847,11 +806,17 @@ int pgr_parse_field(pgrest_arena *a, const char *text, pgr_field *out,
 int pgr_parse_op_expr(pgrest_arena *a, const char *text, pgr_op_expr *out,
                       pgrest_error *err)
 {
+    return pgr_parse_op_expr_n(a, text, strlen(text), out, err);
+}
+
+int pgr_parse_op_expr_n(pgrest_arena *a, const char *text, size_t len,
+                        pgr_op_expr *out, pgrest_error *err)
+{
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, len);
     if (pgr_ps_op_expr(&ps, false, out) != PGR_P_OK || ps.oom)
-        return pgr_ps_error(&ps, "filter", text, err);
-    return PGREST_OK;
+        return pgr_ps_error_n(&ps, "filter", text, len, err);
+    return ps.kept_nul ? pgr_ps_nul_error(err) : PGREST_OK;
 }
 
 int pgr_parse_logic_tree(pgrest_arena *a, bool is_or, bool negated,
@@ -866,19 +831,41 @@ int pgr_parse_logic_tree_max(pgrest_arena *a, bool is_or, bool negated,
                              const char *value, int max_depth,
                              pgr_logic_tree **out, pgrest_error *err)
 {
+    return pgr_parse_logic_tree_n(a, is_or, negated, value, strlen(value),
+                                  max_depth, out, err);
+}
+
+int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
+                           const char *value, size_t len, int max_depth,
+                           pgr_logic_tree **out, pgrest_error *err)
+{
+    return pgr_parse_logic_tree_op(a, negated ? (is_or ? "not.or" : "not.and")
+                                              : (is_or ? "or" : "and"),
+                                   value, len, max_depth, out, err);
+}
+
+int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
+                            size_t len, int max_depth, pgr_logic_tree **out,
+                            pgrest_error *err)
+{
     /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
      * operator too (pRequestLogicTree). */
-    char *text = pgr_asprintf(a, "%s%s%s", negated ? "not." : "",
-                              is_or ? "or" : "and", value);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, len + 8);
+    pgr_sb_puts(&sb, op);
+    pgr_sb_putn(&sb, value, len);
+    size_t text_len = sb.len;
+    const char *text = pgr_sb_finish(&sb);
     if (text == NULL)
         return pgr_error_oom(err);
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, text_len);
     ps.max_depth = max_depth;
     int rc = logic_tree(&ps, out);
     if (ps.too_deep && !ps.oom)
         return pgr_ps_depth_error(&ps, "logic tree", err);
     if (rc != PGR_P_OK || ps.oom)
-        return pgr_ps_error(&ps, "logic tree", value, err);
-    return PGREST_OK;
+        return pgr_ps_error_n(&ps, "logic tree", value, len, err);
+    /* P.parse without eof: text after the tree is ignored */
+    return ps.kept_nul ? pgr_ps_nul_error(err) : PGREST_OK;
 }

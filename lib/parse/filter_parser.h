@@ -15,6 +15,19 @@
 #include "parse/api_request.h"
 #include "util/arena.h"
 
+/* Length-aware forms of the entry points below: the texts may contain NUL
+ * bytes (decoded %00), which the grammar sees as ordinary characters. */
+int pgr_parse_op_expr_n(pgrest_arena *a, const char *text, size_t len,
+                        pgr_op_expr *out, pgrest_error *err);
+/* The same with the operator text the logic path gave ("or", "not.and",
+ * or any other word, on which pLogicTree then fails). */
+int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
+                            size_t len, int max_depth, pgr_logic_tree **out,
+                            pgrest_error *err);
+int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
+                           const char *value, size_t len, int max_depth,
+                           pgr_logic_tree **out, pgrest_error *err);
+
 /* Parses a filter key without embed path: a column with an optional JSON
  * path (`data->a->>b`, `"a.b"`). Trailing text after the field is ignored
  * as PostgREST does. PGRST100 on error. */
@@ -41,8 +54,8 @@ int pgr_parse_logic_tree_max(pgrest_arena *a, bool is_or, bool negated,
                              pgr_logic_tree **out, pgrest_error *err);
 
 /* ---------------------------------------------------------------------
- * Shared parser state (internal to lib/parse). Results of the pgr_ps_*
- * functions: */
+ * Shared parser state (internal to lib/parse; the state, error merging and
+ * rendering live in parsec_state.c). Results of the pgr_ps_* functions: */
 enum {
     PGR_P_OK = 0,    /* parsed */
     PGR_P_EMPTY = 1, /* failed without consuming input (Parsec "empty") */
@@ -61,7 +74,16 @@ typedef struct pgr_pstate {
     size_t err_pos;
     const char *expect[PGR_PS_MAX_EXPECT];
     size_t n_expect;
+    /* the token Parsec's first SysUnExpect names at err_pos (`string`
+     * reports the first mismatching character at its start position) */
+    size_t tok_pos;
+    /* an UnExpect (from eof / notFollowedBy) at err_pos: Parsec then shows
+     * the character with show :: Char (single quotes) */
+    bool unexpect;
     bool oom;
+    /* a NUL byte became part of a parsed name or value: PostgreSQL cannot
+     * take it (text refuses NUL), see pgr_ps_nul_error */
+    bool kept_nul;
     /* nesting of embeds / logic trees: recursion is bounded by max_depth
      * (too_deep records that a branch hit it) */
     int depth;
@@ -76,6 +98,8 @@ typedef struct pgr_perr {
     size_t err_pos;
     const char *expect[PGR_PS_MAX_EXPECT];
     size_t n_expect;
+    size_t tok_pos;
+    bool unexpect;
 } pgr_perr;
 
 /* max_depth starts at PGR_DEFAULT_MAX_DEPTH. */
@@ -90,18 +114,40 @@ static inline void pgr_ps_leave(pgr_pstate *ps)
 int pgr_ps_depth_error(const pgr_pstate *ps, const char *what, pgrest_error *err);
 void pgr_ps_save_err(const pgr_pstate *ps, pgr_perr *save);
 void pgr_ps_restore_err(pgr_pstate *ps, const pgr_perr *save);
+/* Parsec's `try a <|> b` when b failed without consuming: the errors of a
+ * (saved in *alt) merge with the current ones (the later position wins,
+ * equal positions join their expectations, a's first). */
+void pgr_ps_merge_err(pgr_pstate *ps, const pgr_perr *alt);
 /* Records that `label` was expected at byte offset pos. */
 void pgr_ps_expect(pgr_pstate *ps, size_t pos, const char *label);
+/* The same when the unexpected token is not the one at pos (Parsec's
+ * `string` fails at its start but names the first mismatching char). */
+void pgr_ps_expect_tok(pgr_pstate *ps, size_t pos, const char *label,
+                       size_t tok);
+/* Parsec's `eof` failing at pos (nothing when pos is the end): expects
+ * "end of input" and names the character with single quotes. */
+void pgr_ps_expect_eof(pgr_pstate *ps, size_t pos);
 /* Fills err with the PGRST100 for the furthest error (or OOM). `what` is
  * e.g. "select parameter", `shown` the text named in the message. */
 int pgr_ps_error(const pgr_pstate *ps, const char *what, const char *shown,
                  pgrest_error *err);
+/* The same with the shown text's length (it may contain NUL bytes, shown
+ * as Haskell's `show` does: \NUL). */
+int pgr_ps_error_n(const pgr_pstate *ps, const char *what, const char *shown,
+                   size_t shown_len, pgrest_error *err);
+/* The error PostgreSQL gives for a NUL byte in a parameter or identifier
+ * (text cannot hold it): 400 22021 `invalid byte sequence for encoding
+ * "UTF8": 0x00`. The value is refused before it reaches the database, where
+ * libpq's text parameters would cut it at the NUL. */
+int pgr_ps_nul_error(pgrest_error *err);
 
 /* Skips spaces and tabs (PostgREST's lexeme). */
 void pgr_ps_ws(pgr_pstate *ps);
 /* Consumes lit if the input continues with it; otherwise records the
  * expectation "lit" and consumes nothing (Parsec try (string lit)). */
 bool pgr_ps_lit(pgr_pstate *ps, const char *lit);
+/* The offset where the input from `at` stops matching lit. */
+size_t pgr_ps_mismatch(const pgr_pstate *ps, size_t at, const char *lit);
 /* `"..."` with backslash escapes. */
 int pgr_ps_quoted(pgr_pstate *ps, const char **out);
 /* pFieldName: quoted value or identifiers joined by dashes not followed by
@@ -109,6 +155,8 @@ int pgr_ps_quoted(pgr_pstate *ps, const char **out);
 int pgr_ps_field_name(pgr_pstate *ps, const char **out);
 /* pIdentifier: [letters digits _ space $]+, stripped (cast types). */
 int pgr_ps_identifier(pgr_pstate *ps, const char **out);
+/* pJsonPath: many (("->>" | "->") operand); empty when none. */
+int pgr_ps_json_path(pgr_pstate *ps, pgr_json_op **out);
 /* pField: lexeme (field name, optional JSON path). */
 int pgr_ps_field(pgr_pstate *ps, pgr_field *out);
 /* pOpExpr; in_logic selects the logic-tree value grammar (values end at

@@ -12,4 +12,10 @@
 int pgr_parse_order(pgrest_arena *a, const char *text, pgr_order_term **out,
                     pgrest_error *err);
 
+/* The same for a text of len bytes that may hold NUL bytes (decoded %00):
+ * the grammar sees them as characters; a NUL kept in a name gives
+ * PostgreSQL's 400 22021 (see pgr_ps_nul_error). */
+int pgr_parse_order_n(pgrest_arena *a, const char *text, size_t len,
+                      pgr_order_term **out, pgrest_error *err);
+
 #endif

@@ -33,6 +33,61 @@ static bool parses_payload(const pgrest_api_request *api)
     }
 }
 
+/* A payload key holding a NUL: no column or argument can be named so.
+ * PostgREST's planner answers PGRST204 for a table; a function call is
+ * refused like other NULs (22021). `shown` has the NUL as \u0000. */
+static int key_nul_error(pgrest_arena *a, const pgrest_api_request *api,
+                         const char *shown, pgrest_error *err)
+{
+    if (api->action != PGR_ACTION_CALL)
+        return pgr_errorf(err, a, 400, "PGRST204", NULL, NULL,
+                          "Could not find the '%s' column of '%s' in the schema cache",
+                          shown, api->name);
+    return pgr_errorf(err, a, 400, "22021",
+                      pgr_asprintf(a, "The payload key \"%s\" contains a NUL byte",
+                                   shown),
+                      NULL, "invalid byte sequence for encoding \"UTF8\": 0x00");
+}
+
+/* key[0..n) with each NUL written as the six characters \u0000 */
+static const char *show_key(pgrest_arena *a, const char *key, size_t n)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, n + 8);
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] == '\0')
+            pgr_sb_puts(&sb, "\\u0000");
+        else
+            pgr_sb_putc(&sb, key[i]);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+/* json-c keeps object keys as C strings, so "na\u0000me" would become
+ * "na": find, in the (valid) JSON text, a key whose escapes include
+ * \u0000. Returns its raw text (between the quotes) or NULL. */
+static const char *json_key_with_nul(pgrest_arena *a, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '"')
+            continue;
+        size_t start = ++i;
+        bool nul = false;
+        for (; i < n && s[i] != '"'; i++) {
+            if (s[i] != '\\')
+                continue;
+            nul = nul || (i + 5 < n && memcmp(s + i + 1, "u0000", 5) == 0);
+            i++;
+        }
+        size_t end = i, j = i + 1;
+        while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+            j++;
+        if (nul && j < n && s[j] == ':')
+            return pgr_strndup(a, s + start, end - start);
+    }
+    return NULL;
+}
+
 static int cmp_str(const void *x, const void *y)
 {
     return strcmp(*(const char *const *)x, *(const char *const *)y);
@@ -187,7 +242,11 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
     if (doc == NULL)
         return invalid_body(err, "Empty or invalid json");
     api->payload_json = pgr_strndup(a, api->body, api->body_len);
-    return json_attributes(a, api, doc, err);
+    int rc = json_attributes(a, api, doc, err);
+    const char *bad = rc == PGREST_OK
+                          ? json_key_with_nul(a, api->body, api->body_len)
+                          : NULL;
+    return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
 }
 
 /* ------------------------------------------------------------ CSV */
@@ -197,8 +256,9 @@ typedef struct csv_reader {
     const char *p, *end;
 } csv_reader;
 
-/* One field (RFC 4180 quoting, "" inside quotes); *eol set at line end. */
-static const char *csv_field(csv_reader *r, bool *eol)
+/* One field (RFC 4180 quoting, "" inside quotes) of *len bytes (NUL
+ * bytes kept); *eol set at line end. */
+static const char *csv_field(csv_reader *r, bool *eol, size_t *len)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, r->a, 32);
@@ -224,11 +284,13 @@ static const char *csv_field(csv_reader *r, bool *eol)
         r->p++;
     if (r->p < r->end)
         r->p++;
+    *len = sb.len;
     return pgr_sb_finish(&sb);
 }
 
-/* Fields of the next non-empty line; returns the count, 0 at the end. */
-static size_t csv_line(csv_reader *r, const char ***out)
+/* Fields of the next non-empty line with their lengths; returns the
+ * count, 0 at the end. */
+static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
 {
     while (r->p < r->end && (*r->p == '\n' || *r->p == '\r'))
         r->p++;
@@ -236,33 +298,42 @@ static size_t csv_line(csv_reader *r, const char ***out)
         return 0;
     size_t n = 0, cap = 8;
     const char **f = PGR_NEW_ARRAY(r->a, const char *, cap);
+    size_t *l = PGR_NEW_ARRAY(r->a, size_t, cap);
     bool eol = false;
-    while (f != NULL && !eol) {
+    while (f != NULL && l != NULL && !eol) {
         if (n == cap) {
             f = pgr_realloc(r->a, f, cap * sizeof *f, cap * 2 * sizeof *f);
+            l = pgr_realloc(r->a, l, cap * sizeof *l, cap * 2 * sizeof *l);
             cap *= 2;
-            if (f == NULL)
+            if (f == NULL || l == NULL)
                 return 0;
         }
-        f[n++] = csv_field(r, &eol);
+        f[n] = csv_field(r, &eol, &l[n]);
+        n++;
     }
     *out = f;
-    return f ? n : 0;
+    *lens = l;
+    return f && l ? n : 0;
 }
 
 /* text/csv: header row = keys; the literal NULL is SQL null (PostgREST
- * Payload.hs csvToJson). Rows are turned into a JSON array of objects. */
+ * Payload.hs csvToJson). Rows are turned into a JSON array of objects;
+ * a NUL byte in a field stays in it (\u0000, which PostgreSQL refuses). */
 static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
     csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
     const char **header, **row;
-    size_t nh = csv_line(&r, &header), nr;
+    size_t *hlen, *rlen;
+    size_t nh = csv_line(&r, &header, &hlen), nr;
+    for (size_t i = 0; i < nh; i++)
+        if (memchr(header[i], '\0', hlen[i]) != NULL)
+            return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '[');
     bool first = true;
-    while ((nr = csv_line(&r, &row)) > 0) {
+    while ((nr = csv_line(&r, &row, &rlen)) > 0) {
         if (nr != nh)
             return invalid_body(err, "All lines must have same number of fields");
         pgr_sb_puts(&sb, first ? "{" : ",{");
@@ -272,10 +343,10 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                 pgr_sb_putc(&sb, ',');
             pgr_sb_put_json_string(&sb, header[i]);
             pgr_sb_putc(&sb, ':');
-            if (strcmp(row[i], "NULL") == 0)
+            if (rlen[i] == 4 && memcmp(row[i], "NULL", 4) == 0)
                 pgr_sb_puts(&sb, "null");
             else
-                pgr_sb_put_json_string(&sb, row[i]);
+                pgr_sb_put_json_stringn(&sb, row[i], rlen[i]);
         }
         pgr_sb_putc(&sb, '}');
     }
@@ -321,11 +392,22 @@ static bool *first_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n)
 static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                               pgrest_error *err)
 {
-    char *text = pgr_strndup(a, api->body ? api->body : "", api->body_len);
-    pgr_kv *params = text ? pgr_query_string_decode(a, text) : NULL;
+    /* the body's bytes, NUL included (parseSimpleQuery on a ByteString) */
+    pgr_kv *params = pgr_query_string_decode_n(a, api->body ? api->body : "",
+                                               api->body_len);
     size_t n = 0;
-    for (pgr_kv *p = params; p; p = p->next)
+    for (pgr_kv *p = params; p; p = p->next) {
         n++;
+        if (memchr(p->name, '\0', p->name_len) != NULL)
+            return key_nul_error(a, api, show_key(a, p->name, p->name_len), err);
+        /* a function's form arguments are read again from the body by the
+         * call planner as C strings: answer here what PostgreSQL answers
+         * for the JSON PostgREST would send it */
+        if (api->action == PGR_ACTION_CALL && p->value != NULL &&
+            memchr(p->value, '\0', p->value_len) != NULL)
+            return pgr_error(err, 400, "22P05", "unsupported Unicode escape sequence",
+                             "\\u0000 cannot be converted to text.", NULL);
+    }
     const char **keys = PGR_NEW_ARRAY(a, const char *, n + 1);
     bool *first = first_occurrences(a, params, n);
     if (keys == NULL || first == NULL)
@@ -343,7 +425,9 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
         keys[n++] = p->name;
         pgr_sb_put_json_string(&sb, p->name);
         pgr_sb_putc(&sb, ':');
-        pgr_sb_put_json_string(&sb, p->value ? p->value : "");
+        /* a %00 stays in the value (\u0000): PostgreSQL refuses it */
+        pgr_sb_put_json_stringn(&sb, p->value ? p->value : "",
+                                p->value ? p->value_len : 0);
     }
     pgr_sb_putc(&sb, '}');
     api->payload_json = pgr_sb_finish(&sb);

@@ -1,7 +1,7 @@
 /* Prefer header parsing: PostgREST src/ApiRequest/Preferences.hs
  * fromHeaders (first occurrence of each preference wins). */
 #include "parse/preferences.h"
-#include "util/number.h"
+#include "parse/hs_integer.h"
 
 #include <limits.h>
 #include <string.h>
@@ -94,9 +94,13 @@ static void prefix_pref(pref_state *st, const char *tok)
             st->out->timezone = tok + strlen("timezone=");
         st->seen_tz = true;
     } else if (!st->seen_max) {
-        long long v;
-        if (pgr_read_integer(tok + strlen("max-affected="), false, &v))
-            st->out->max_affected = v;
+        /* readMaybe :: Maybe Int64 (PreferMaxAffected Int64): any Integer
+         * literal, kept modulo 2^64 as fromInteger does */
+        const char *num = tok + strlen("max-affected=");
+        pgr_hs_int v;
+        bool oom;
+        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom))
+            st->out->max_affected = pgr_hs_to_int64_wrapped(v);
         st->seen_max = true;
     }
 }

@@ -2,12 +2,12 @@
  * classification of PostgREST src/ApiRequest/QueryParams.hs `parse`. */
 #include "parse/query_string.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parse/filter_parser.h"
 #include "parse/order_parser.h"
+#include "parse/ranges.h"
 #include "parse/select_parser.h"
 #include "util/error.h"
 #include "util/number.h"
@@ -16,8 +16,8 @@
 
 /* ------------------------------------------------------------ decoding */
 
-char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
-                         bool plus_as_space)
+char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,
+                           bool plus_as_space, size_t *out_len)
 {
     char *out = pgr_alloc(a, n + 1);
     if (out == NULL)
@@ -36,7 +36,15 @@ char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
         }
     }
     out[o] = '\0';
+    if (out_len != NULL)
+        *out_len = o;
     return out;
+}
+
+char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
+                         bool plus_as_space)
+{
+    return pgr_percent_decode_n(a, s, n, plus_as_space, NULL);
 }
 
 static pgr_kv *decode_piece(pgrest_arena *a, const char *p, size_t n)
@@ -46,32 +54,39 @@ static pgr_kv *decode_piece(pgrest_arena *a, const char *p, size_t n)
         return NULL;
     const char *eq = memchr(p, '=', n);
     size_t kn = eq ? (size_t)(eq - p) : n;
-    kv->name = pgr_percent_decode(a, p, kn, true);
+    kv->name = pgr_percent_decode_n(a, p, kn, true, &kv->name_len);
     if (eq != NULL)
-        kv->value = pgr_percent_decode(a, eq + 1, n - kn - 1, true);
+        kv->value = pgr_percent_decode_n(a, eq + 1, n - kn - 1, true,
+                                         &kv->value_len);
     if (kv->name == NULL || (eq != NULL && kv->value == NULL))
         return NULL;
     return kv;
 }
 
+/* http-types parseQueryString': break on '&' or ';' until nothing is
+ * left, so an empty piece in the middle is the pair ("", Nothing) */
 pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 {
+    return qs != NULL ? pgr_query_string_decode_n(a, qs, strlen(qs)) : NULL;
+}
+
+pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n)
+{
     pgr_kv *head = NULL, **tail = &head;
-    if (qs == NULL)
-        return NULL;
-    if (*qs == '?')
+    const char *end = qs + n;
+    if (qs < end && *qs == '?')
         qs++;
-    while (*qs) {
-        size_t n = strcspn(qs, "&;");
-        if (n > 0) {
-            pgr_kv *kv = decode_piece(a, qs, n);
-            if (kv == NULL)
-                return NULL;
-            *tail = kv;
-            tail = &kv->next;
-        }
-        qs += n;
-        if (*qs)
+    while (qs < end) {
+        size_t k = 0;
+        while (qs + k < end && qs[k] != '&' && qs[k] != ';')
+            k++;
+        pgr_kv *kv = decode_piece(a, qs, k);
+        if (kv == NULL)
+            return NULL;
+        *tail = kv;
+        tail = &kv->next;
+        qs += k;
+        if (qs < end)
             qs++;
     }
     return head;
@@ -80,75 +95,91 @@ pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs)
 /* ------------------------------------------------------------ helpers */
 
 
-static const char *last_segment(const char *key)
+/* the text after the last '.' of key[0..n) (endingIn splits on '.') */
+bool pgr_param_ends_in(const pgr_kv *p, const char *word)
 {
-    const char *dot = strrchr(key, '.');
-    return dot ? dot + 1 : key;
+    size_t i = p->name_len, w = strlen(word);
+    while (i > 0 && p->name[i - 1] != '.')
+        i--;
+    return p->name_len - i == w && memcmp(p->name + i, word, w) == 0;
 }
 
-static bool ends_in(const char *key, const char *word)
+static bool name_is(const pgr_kv *p, const char *word)
 {
-    return strcmp(last_segment(key), word) == 0;
+    return p->name_len == strlen(word) && memcmp(p->name, word, p->name_len) == 0;
 }
 
-static bool is_reserved_embeddable(const char *key)
+static bool is_reserved_embeddable(const pgr_kv *p)
 {
-    return ends_in(key, "order") || ends_in(key, "limit") ||
-           ends_in(key, "offset") || ends_in(key, "and") || ends_in(key, "or");
+    return pgr_param_ends_in(p, "order") || pgr_param_ends_in(p, "limit") ||
+           pgr_param_ends_in(p, "offset") || pgr_param_ends_in(p, "and") || pgr_param_ends_in(p, "or");
 }
 
-static bool is_reserved_root(const char *key)
+static bool is_reserved_root(const pgr_kv *p)
 {
-    return strcmp(key, "select") == 0 || strcmp(key, "columns") == 0 ||
-           strcmp(key, "on_conflict") == 0;
+    return name_is(p, "select") || name_is(p, "columns") ||
+           name_is(p, "on_conflict");
 }
 
-/* pTreePath: pFieldName `sepBy1` '.', then a JSON path on the last name */
-static int tree_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
-                     pgr_field *field, pgrest_error *err)
+/* pTreePath: pFieldName `sepBy1` pDelimiter, then a JSON path on the last
+ * name (what follows is ignored: P.parse has no eof) */
+static int tree_path(pgrest_arena *a, const char *key, size_t key_len,
+                     pgr_embed_path *path, pgr_field *field, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, key, strlen(key));
+    pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
+    memset(field, 0, sizeof(*field));
     for (;;) {
-        pgr_field f = {0};
-        if (pgr_ps_field(&ps, &f) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, "tree path", key, err);
-        if (ps.pos < ps.len && ps.s[ps.pos] == '.') {
-            if (!pgr_str_list_push(a, &l, f.name))
-                return pgr_error_oom(err);
-            ps.pos++;
-            continue;
-        }
-        *field = f;
-        break;
+        if (pgr_ps_field_name(&ps, &field->name) != PGR_P_OK || ps.oom)
+            return pgr_ps_error_n(&ps, "tree path", key, key_len, err);
+        if (ps.pos >= ps.len || ps.s[ps.pos] != '.')
+            break;
+        if (!pgr_str_list_push(a, &l, field->name))
+            return pgr_error_oom(err);
+        ps.pos++;
     }
+    /* P.option [] pJsonPath on the last name; no eof after it */
+    if (pgr_ps_json_path(&ps, &field->json_path) != PGR_P_OK || ps.oom)
+        return pgr_ps_error_n(&ps, "tree path", key, key_len, err);
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
     path->names = l.items;
     path->n = l.n;
     return PGREST_OK;
 }
 
-/* pLogicPath: the embed path without "not" segments; negated when any */
-static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
-                      bool *negated, pgrest_error *err)
+/* pLogicPath: pFieldName `sepBy1` pDelimiter (no eof). The operator is
+ * the last name ("or", "and", or whatever stopped there: pLogicTree then
+ * fails on it), prefixed "not." when any name is "not"; the embed path is
+ * the names before it without the "not"s. */
+static int logic_path(pgrest_arena *a, const char *key, size_t key_len,
+                      pgr_embed_path *path, const char **op, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, key, strlen(key));
+    pgr_ps_init(&ps, a, key, key_len);
     pgr_str_list l = {0};
-    *negated = false;
+    bool negated = false;
+    const char *last = NULL;
     for (;;) {
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, "logic path", key, err);
-        bool more = ps.pos < ps.len && ps.s[ps.pos] == '.';
+            return pgr_ps_error_n(&ps, "logic path", key, key_len, err);
         if (strcmp(name, "not") == 0)
-            *negated = true;
-        else if (more && !pgr_str_list_push(a, &l, name))
+            negated = true;
+        if (last != NULL && strcmp(last, "not") != 0 &&
+            !pgr_str_list_push(a, &l, last))
             return pgr_error_oom(err);
-        if (!more)
+        last = name;
+        if (ps.pos >= ps.len || ps.s[ps.pos] != '.')
             break;
         ps.pos++;
     }
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
+    *op = negated ? pgr_asprintf(a, "not.%s", last) : last;
+    if (*op == NULL)
+        return pgr_error_oom(err);
     path->names = l.items;
     path->n = l.n;
     return PGREST_OK;
@@ -156,18 +187,21 @@ static int logic_path(pgrest_arena *a, const char *key, pgr_embed_path *path,
 
 /* pColumns: pFieldName `sepBy1` lexeme (char ',') */
 static int parse_columns(pgrest_arena *a, const char *what, const char *text,
-                         pgr_str_list *l, pgrest_error *err)
+                         size_t len, pgr_str_list *l, pgrest_error *err)
 {
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, len);
     for (;;) {
         const char *name;
         if (pgr_ps_field_name(&ps, &name) != PGR_P_OK || ps.oom)
-            return pgr_ps_error(&ps, what, text, err);
+            return pgr_ps_error_n(&ps, what, text, len, err);
+        if (ps.kept_nul)
+            return pgr_ps_nul_error(err);
         if (!pgr_str_list_push(a, l, name))
             return pgr_error_oom(err);
         size_t save = ps.pos;
         pgr_ps_ws(&ps);
+        /* sepBy1 without eof: what follows the last name is ignored */
         if (ps.pos >= ps.len || ps.s[ps.pos] != ',') {
             ps.pos = save;
             return PGREST_OK;
@@ -235,16 +269,13 @@ static int logic_leaves(const pgr_logic_tree *t)
     return n;
 }
 
-static const char *first_value(const pgr_kv *params, const char *name,
-                               bool *present)
+/* lookupParam: the first pair with that name (a pair without '=' hides
+ * later ones, as Data.List.lookup does) */
+static const pgr_kv *first_param(const pgr_kv *params, const char *name)
 {
-    for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (strcmp(p->name, name) == 0) {
-            *present = p->value != NULL;
-            return p->value;
-        }
-    }
-    *present = false;
+    for (const pgr_kv *p = params; p != NULL; p = p->next)
+        if (name_is(p, name))
+            return p->value != NULL ? p : NULL;
     return NULL;
 }
 
@@ -254,9 +285,9 @@ static int add_order(qp_state *st, const pgr_kv *p, pgrest_error *err)
     if (o == NULL)
         return pgr_error_oom(err);
     pgr_field ignored;
-    int rc = tree_path(st->a, p->name, &o->path, &ignored, err);
+    int rc = tree_path(st->a, p->name, p->name_len, &o->path, &ignored, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_order(st->a, p->value, &o->terms, err);
+        rc = pgr_parse_order_n(st->a, p->value, p->value_len, &o->terms, err);
     if (rc != PGREST_OK)
         return rc;
     *st->orders_tail = o;
@@ -269,11 +300,11 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     pgr_path_logic *l = PGR_NEW(st->a, pgr_path_logic);
     if (l == NULL)
         return pgr_error_oom(err);
-    bool negated;
-    int rc = logic_path(st->a, p->name, &l->path, &negated, err);
+    const char *op;
+    int rc = logic_path(st->a, p->name, p->name_len, &l->path, &op, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_logic_tree_max(st->a, ends_in(p->name, "or"), negated,
-                                      p->value, st->lim->max_depth, &l->tree, err);
+        rc = pgr_parse_logic_tree_op(st->a, op, p->value, p->value_len,
+                                     st->lim->max_depth, &l->tree, err);
     if (rc == PGREST_OK)
         rc = count_filters(st, logic_leaves(l->tree), err);
     if (rc != PGREST_OK)
@@ -283,14 +314,19 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     return PGREST_OK;
 }
 
-static int add_rpc_param(qp_state *st, const char *name, const char *value,
+static int add_rpc_param(qp_state *st, const char *name, const pgr_kv *p,
                          pgrest_error *err)
 {
+    /* a function argument reaches PostgreSQL as text, which refuses NUL */
+    if (memchr(p->value, '\0', p->value_len) != NULL)
+        return pgr_ps_nul_error(err);
     pgr_kv *kv = PGR_NEW(st->a, pgr_kv);
     if (kv == NULL)
         return pgr_error_oom(err);
     kv->name = name;
-    kv->value = value;
+    kv->value = p->value;
+    kv->name_len = strlen(name);
+    kv->value_len = p->value_len;
     *st->rpc_tail = kv;
     st->rpc_tail = &kv->next;
     return PGREST_OK;
@@ -302,19 +338,24 @@ static int add_filter(qp_state *st, const pgr_kv *p, bool is_rpc,
     pgr_path_filter *f = PGR_NEW(st->a, pgr_path_filter);
     if (f == NULL)
         return pgr_error_oom(err);
-    int rc = tree_path(st->a, p->name, &f->path, &f->filter.field, err);
+    int rc = tree_path(st->a, p->name, p->name_len, &f->path,
+                       &f->filter.field, err);
     if (rc != PGREST_OK)
         return rc;
     pgr_pstate ps;
-    pgr_ps_init(&ps, st->a, p->value, strlen(p->value));
+    pgr_ps_init(&ps, st->a, p->value, p->value_len);
     rc = pgr_ps_op_expr(&ps, false, &f->filter.expr);
     if (rc != PGR_P_OK || ps.oom) {
         /* RPC: pOpExpr pSingleVal <|> pure NoOpExpr -> function argument,
          * unless the operator syntax failed after consuming input */
         if (is_rpc && rc == PGR_P_EMPTY && !ps.oom)
-            return add_rpc_param(st, f->filter.field.name, p->value, err);
-        return pgr_ps_error(&ps, "filter", p->value, err);
+            return add_rpc_param(st, f->filter.field.name, p, err);
+        return pgr_ps_error_n(&ps, "filter", p->value, p->value_len, err);
     }
+    /* P.parse without eof: "is.null<rest>" ignores the rest; a NUL kept
+     * in the value would reach PostgreSQL, which refuses it */
+    if (ps.kept_nul)
+        return pgr_ps_nul_error(err);
     rc = count_filters(st, 1, err);
     if (rc != PGREST_OK)
         return rc;
@@ -327,15 +368,14 @@ static int parse_orders_and_logic(qp_state *st, const pgr_kv *params,
                                   pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL || !ends_in(p->name, "order"))
+        if (p->value == NULL || !pgr_param_ends_in(p, "order"))
             continue;
         int rc = add_order(st, p, err);
         if (rc != PGREST_OK)
             return rc;
     }
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL ||
-            !(ends_in(p->name, "and") || ends_in(p->name, "or")))
+        if (p->value == NULL || !(pgr_param_ends_in(p, "and") || pgr_param_ends_in(p, "or")))
             continue;
         int rc = add_logic(st, p, err);
         if (rc != PGREST_OK)
@@ -348,11 +388,11 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
                              pgrest_error *err)
 {
     pgr_query_params *out = st->out;
-    bool present;
-    const char *cols = first_value(params, "columns", &present);
-    if (present) {
+    const pgr_kv *cols = first_param(params, "columns");
+    if (cols != NULL) {
         pgr_str_list l = {0};
-        int rc = parse_columns(st->a, "columns parameter", cols, &l, err);
+        int rc = parse_columns(st->a, "columns parameter", cols->value,
+                               cols->value_len, &l, err);
         if (rc != PGREST_OK)
             return rc;
         sort_unique(&l);
@@ -360,11 +400,11 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
         out->n_columns = l.n;
         out->has_columns = true;
     }
-    const char *sel = first_value(params, "select", &present);
-    if (present) {
+    const pgr_kv *sel = first_param(params, "select");
+    if (sel != NULL) {
         out->has_select = true;
-        int rc = pgr_parse_select_max(st->a, sel, st->lim->max_depth,
-                                      &out->select, err);
+        int rc = pgr_parse_select_n(st->a, sel->value, sel->value_len,
+                                    st->lim->max_depth, &out->select, err);
         if (rc != PGREST_OK)
             return rc;
     }
@@ -375,18 +415,17 @@ static int parse_filters(qp_state *st, const pgr_kv *params, bool is_rpc,
                          pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        if (p->value == NULL || is_reserved_root(p->name) ||
-            is_reserved_embeddable(p->name))
+        if (p->value == NULL || is_reserved_root(p) || is_reserved_embeddable(p))
             continue;
         int rc = add_filter(st, p, is_rpc, err);
         if (rc != PGREST_OK)
             return rc;
     }
-    bool present;
-    const char *oc = first_value(params, "on_conflict", &present);
-    if (present) {
+    const pgr_kv *oc = first_param(params, "on_conflict");
+    if (oc != NULL) {
         pgr_str_list l = {0};
-        int rc = parse_columns(st->a, "on_conflict parameter", oc, &l, err);
+        int rc = parse_columns(st->a, "on_conflict parameter", oc->value,
+                               oc->value_len, &l, err);
         if (rc != PGREST_OK)
             return rc;
         st->out->on_conflict = l.items;
@@ -395,116 +434,30 @@ static int parse_filters(qp_state *st, const pgr_kv *params, bool is_rpc,
     return PGREST_OK;
 }
 
-/* ------------------------------------------------------------ ranges */
-
-static bool same_path(const pgr_embed_path *x, const char *key, size_t n)
-{
-    /* key[0..n) is the dotted path text */
-    size_t off = 0;
-    for (size_t i = 0; i < x->n; i++) {
-        size_t len = strlen(x->names[i]);
-        if (i > 0) {
-            if (off >= n || key[off] != '.')
-                return false;
-            off++;
-        }
-        if (off + len > n || memcmp(key + off, x->names[i], len) != 0)
-            return false;
-        off += len;
-    }
-    return off == n;
-}
-
-static pgr_path_range *range_for(pgrest_arena *a, pgr_query_params *out,
-                                 const char *key)
-{
-    const char *dot = strrchr(key, '.');
-    size_t n = dot ? (size_t)(dot - key) : 0;
-    pgr_path_range **tail = &out->ranges;
-    for (pgr_path_range *r = out->ranges; r != NULL; r = r->next) {
-        if (same_path(&r->path, key, n))
-            return r;
-        tail = &r->next;
-    }
-    pgr_path_range *r = PGR_NEW(a, pgr_path_range);
-    if (r == NULL)
-        return NULL;
-    r->offset = r->limit = -1;
-    pgr_str_list l = {0};
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && key[j] != '.')
-            j++;
-        char *seg = pgr_strndup(a, key + i, j - i);
-        if (seg == NULL || !pgr_str_list_push(a, &l, seg))
-            return NULL;
-        i = j + 1;
-    }
-    r->path.names = l.items;
-    r->path.n = l.n;
-    *tail = r;
-    return r;
-}
-
-static int limit_error(const pgr_path_range *r, pgrest_error *err)
-{
-    if (r->path.n > 0)
-        return pgr_error(err, 400, "2201W", "LIMIT must not be negative",
-                         NULL, NULL);
-    /* ApiRequest getRanges: InvalidRange NegativeLimit */
-    return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
-                     "Limit should be greater than or equal to zero.", NULL);
-}
-
-static int parse_ranges(pgrest_arena *a, const pgr_kv *params,
-                        pgr_query_params *out, pgrest_error *err)
-{
-    for (const pgr_kv *p = params; p != NULL; p = p->next) {
-        bool is_limit = ends_in(p->name, "limit");
-        long long v;
-        if (p->value == NULL || !(is_limit || ends_in(p->name, "offset")) ||
-            !pgr_read_integer(p->value, true, &v))
-            continue;
-        pgr_path_range *r = range_for(a, out, p->name);
-        if (r == NULL)
-            return pgr_error_oom(err);
-        /* -1 means "not given": keep a given -1 limit negative but
-         * distinct; a negative offset is a no-op (RangeSpec "succeeds if
-         * offset is negative as a no-op") */
-        if (is_limit)
-            r->limit = v == -1 ? -2 : v;
-        else
-            r->offset = v < 0 ? 0 : v;
-    }
-    for (pgr_path_range *r = out->ranges; r != NULL; r = r->next) {
-        if (r->limit < -1)
-            return limit_error(r, err);
-    }
-    return PGREST_OK;
-}
-
 /* ------------------------------------------------------------ canonical */
 
 typedef struct sort_kv {
-    const char *name;
-    const char *value;
+    const pgr_kv *kv;
     size_t idx;
 } sort_kv;
 
 static int cmp_kv(const void *x, const void *y)
 {
     const sort_kv *p = x, *q = y;
-    int c = strcmp(p->name, q->name);
+    size_t n = p->kv->name_len < q->kv->name_len ? p->kv->name_len : q->kv->name_len;
+    int c = memcmp(p->kv->name, q->kv->name, n);
+    if (c == 0 && p->kv->name_len != q->kv->name_len)
+        c = p->kv->name_len < q->kv->name_len ? -1 : 1;
     if (c != 0)
         return c;
     return p->idx < q->idx ? -1 : p->idx > q->idx;
 }
 
 /* http-types urlEncode True: unreserved ALPHA DIGIT - _ . ~ */
-static void put_url_encoded(pgr_sb *sb, const char *s)
+static void put_url_encoded(pgr_sb *sb, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; n > 0; p++, n--) {
         unsigned char c = *p;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
             (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
@@ -529,7 +482,7 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
         return NULL;
     size_t i = 0;
     for (const pgr_kv *p = params; p != NULL; p = p->next, i++)
-        arr[i] = (sort_kv){p->name, p->value ? p->value : "", i};
+        arr[i] = (sort_kv){p, i};
     if (n > 1)
         qsort(arr, n, sizeof(*arr), cmp_kv);
     pgr_sb sb;
@@ -537,9 +490,10 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
     for (i = 0; i < n; i++) {
         if (i > 0)
             pgr_sb_putc(&sb, '&');
-        put_url_encoded(&sb, arr[i].name);
+        put_url_encoded(&sb, arr[i].kv->name, arr[i].kv->name_len);
         pgr_sb_putc(&sb, '=');
-        put_url_encoded(&sb, arr[i].value);
+        if (arr[i].kv->value != NULL)
+            put_url_encoded(&sb, arr[i].kv->value, arr[i].kv->value_len);
     }
     return pgr_sb_finish(&sb);
 }
@@ -559,7 +513,7 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
     if ((rc = parse_orders_and_logic(&st, params, err)) != PGREST_OK ||
         (rc = parse_root_params(&st, params, err)) != PGREST_OK ||
         (rc = parse_filters(&st, params, is_rpc, err)) != PGREST_OK ||
-        (rc = parse_ranges(a, params, out, err)) != PGREST_OK)
+        (rc = pgr_parse_ranges(a, params, out, err)) != PGREST_OK)
         return rc;
     return PGREST_OK;
 }

@@ -21,21 +21,35 @@ char *pgr_percent_decode(pgrest_arena *a, const char *s, size_t n,
  * value == NULL (PostgREST ignores such params except in the canonical
  * string). Returns the list in written order, NULL when empty or OOM. */
 pgr_kv *pgr_query_string_decode(pgrest_arena *a, const char *qs);
+/* The same on n bytes that may hold NUL bytes (a form body). */
+pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n);
 
 /* Classifies decoded params into *out (zeroed first): select, columns,
  * on_conflict (root only, first occurrence); order/limit/offset/and/or as
  * last dotted segment at any embed level; everything else a filter, or on
  * RPC (is_rpc) a function argument when the value has no operator syntax.
- * columns are deduplicated and sorted (a Set in PostgREST). limit/offset
- * keep the last occurrence per path; non-integers are ignored.
- * Errors: PGRST100 (400) parse errors of any part; negative root limit
- * PGRST103 (416); negative embedded limit as PostgreSQL reports it (2201W,
- * 400). A negative offset is a no-op (stored as 0).
+ * columns are deduplicated and sorted (a Set in PostgREST). limit/offset:
+ * see parse/ranges.h (the root range is settled with the Range header by
+ * pgrest_parse_request). Params carry their lengths: a %00 is a character
+ * of the grammar (PGRST100 where it does not fit, shown as \NUL), and one
+ * kept in a name or value that would reach PostgreSQL gives 400 22021.
+ * Like PostgREST's parsers without eof, select, logic trees, columns,
+ * on_conflict and is/in filter values ignore what follows a valid prefix;
+ * order terms must end at ',' or the end.
+ * Errors: PGRST100 (400) parse errors of any part, with Parsec's message;
+ * embedded limit/offset as PostgreSQL reports them (22003, 2201W, 2201X).
  * Limits (lim, NULL = pgr_parse_limits_default()): select and logic trees
  * nest at most max_depth levels, and filters plus logic-tree leaves number
  * at most max_filters; beyond them PGRST100 (400). */
 int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            const pgr_parse_limits *lim, pgr_query_params *out,
                            pgrest_error *err);
+
+/* The same reporting the decoded length (NUL bytes may be inside). */
+char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,
+                           bool plus_as_space, size_t *out_len);
+
+/* endingIn: the text after the last '.' of the (decoded) name is word. */
+bool pgr_param_ends_in(const pgr_kv *p, const char *word);
 
 #endif

@@ -26,13 +26,21 @@ pgrest_request *pgrest_request_new(pgrest_arena *arena, const char *method,
 void pgrest_request_add_header(pgrest_request *req, const char *name,
                                const char *value)
 {
+    pgrest_request_add_header_n(req, name, value, value ? strlen(value) : 0);
+}
+
+void pgrest_request_add_header_n(pgrest_request *req, const char *name,
+                                 const char *value, size_t value_len)
+{
     if (req == NULL || name == NULL)
         return;
     pgr_kv *h = PGR_NEW(req->arena, pgr_kv);
     if (h == NULL)
         return;
     h->name = pgr_strdup(req->arena, name);
-    h->value = pgr_strdup(req->arena, value ? value : "");
+    h->value = pgr_strndup(req->arena, value ? value : "", value ? value_len : 0);
+    h->name_len = strlen(name);
+    h->value_len = value ? value_len : 0;
     if (req->headers_tail != NULL)
         req->headers_tail->next = h;
     else

@@ -31,17 +31,22 @@ static const char *try_alias(pgr_pstate *ps)
 /* `!hint`, `!inner`, `!left`, at most two of them (pEmbedParams) */
 static int embed_params(pgr_pstate *ps, pgr_select_item *it)
 {
+    /* char '!' *> (try "left" <|> try "inner" <|> try pFieldName): the
+     * join words match as prefixes, as in PostgREST */
     for (int i = 0; i < 2 && peek(ps, 0) == '!'; i++) {
         ps->pos++;
         const char *word;
-        if (pgr_ps_field_name(ps, &word) != PGR_P_OK)
-            return PGR_P_FAIL;
-        if (strcmp(word, "inner") == 0)
-            it->join = PGR_JOIN_INNER;
-        else if (strcmp(word, "left") == 0)
+        if (pgr_ps_mismatch(ps, ps->pos, "left") == ps->pos + 4) {
             it->join = PGR_JOIN_LEFT;
-        else
+            ps->pos += 4;
+        } else if (pgr_ps_mismatch(ps, ps->pos, "inner") == ps->pos + 5) {
+            it->join = PGR_JOIN_INNER;
+            ps->pos += 5;
+        } else if (pgr_ps_field_name(ps, &word) == PGR_P_OK) {
             it->hint = word;
+        } else {
+            return PGR_P_FAIL;
+        }
     }
     pgr_ps_expect(ps, ps->pos, "\"!\"");
     return PGR_P_OK;
@@ -98,39 +103,60 @@ static bool field_end(pgr_pstate *ps)
         return true;
     pgr_ps_expect(ps, ps->pos, "\")\"");
     pgr_ps_expect(ps, ps->pos, "\",\"");
-    pgr_ps_expect(ps, ps->pos, "end of input");
+    pgr_ps_expect_eof(ps, ps->pos);
     return false;
 }
 
+/* optionMaybe (string "::" *> pIdentifier): `string` is not under try, so
+ * a lone ':' commits and fails */
 static int opt_cast(pgr_pstate *ps, const char **out)
 {
+    size_t start = ps->pos, m = pgr_ps_mismatch(ps, start, "::");
+    if (m > start && m < start + 2) {
+        /* a consumed error stands alone: what was expected before goes */
+        ps->has_err = false;
+        pgr_ps_expect_tok(ps, start, "\"::\"", m);
+        return PGR_P_FAIL;
+    }
     if (!pgr_ps_lit(ps, "::"))
         return PGR_P_OK;
     return pgr_ps_identifier(ps, out) == PGR_P_OK ? PGR_P_OK : PGR_P_FAIL;
 }
 
-/* try (char '.' *> pAggregation <* string "()") */
+/* optionMaybe (try (char '.' *> pAggregation <* string "()")), where
+ * pAggregation = choice [string "sum", "avg", "count", try "max", try
+ * "min"]: a partial "sum"/"avg"/"count" ends the choice */
 static void opt_aggregate(pgr_pstate *ps, pgr_select_item *it)
 {
-    static const char *const aggs[] = {"sum", "avg", "count", "max", "min"};
+    static const struct {
+        const char *name, *label;
+        bool under_try;
+    } aggs[] = {{"sum", "\"sum\"", false},   {"avg", "\"avg\"", false},
+                {"count", "\"count\"", false}, {"max", "\"max\"", true},
+                {"min", "\"min\"", true}};
     if (peek(ps, 0) != '.') {
         pgr_ps_expect(ps, ps->pos, "\".\"");
         return;
     }
+    size_t at = ps->pos + 1;
     for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++) {
-        size_t n = strlen(aggs[i]);
-        if (ps->len - ps->pos >= n + 3 &&
-            memcmp(ps->s + ps->pos + 1, aggs[i], n) == 0 &&
-            memcmp(ps->s + ps->pos + 1 + n, "()", 2) == 0) {
-            it->aggregate = aggs[i];
-            ps->pos += n + 3;
-            return;
+        size_t n = strlen(aggs[i].name);
+        size_t m = pgr_ps_mismatch(ps, at, aggs[i].name);
+        if (m - at < n) {
+            pgr_ps_expect_tok(ps, at, aggs[i].label, m);
+            if (m > at && !aggs[i].under_try)
+                return;
+            continue;
         }
+        size_t p = at + n, mp = pgr_ps_mismatch(ps, p, "()");
+        if (mp - p == 2) {
+            it->aggregate = aggs[i].name;
+            ps->pos = mp;
+        } else {
+            pgr_ps_expect_tok(ps, p, "\"()\"", mp);
+        }
+        return;
     }
-    static const char *const labels[] = {"\"sum\"", "\"avg\"", "\"count\"",
-                                         "\"max\"", "\"min\""};
-    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-        pgr_ps_expect(ps, ps->pos + 1, labels[i]);
 }
 
 static bool try_star(pgr_pstate *ps, pgr_select_item *it)
@@ -169,32 +195,48 @@ static int try_count(pgr_pstate *ps, pgr_select_item *it)
     return PGR_P_EMPTY;
 }
 
+/* pFieldSelect: lexeme (try star <|> try count() <|> field). The errors
+ * of the two failed tries count only if the field consumes nothing. */
 static int field_select(pgr_pstate *ps, pgr_select_item *it)
 {
     size_t start = ps->pos;
+    pgr_perr before, tries;
     pgr_ps_ws(ps);
+    pgr_ps_save_err(ps, &before);
     if (try_star(ps, it) || try_count(ps, it) == PGR_P_OK) {
         pgr_ps_ws(ps);
         return PGR_P_OK;
     }
+    pgr_ps_save_err(ps, &tries);
+    pgr_ps_restore_err(ps, &before);
     it->kind = PGR_SELECT_FIELD;
     it->alias = try_alias(ps);
     int rc = pgr_ps_field(ps, &it->field);
-    if (rc != PGR_P_OK)
-        return rc == PGR_P_EMPTY && ps->pos == start ? PGR_P_EMPTY
-                                                     : PGR_P_FAIL;
+    if (rc != PGR_P_OK) {
+        if (rc == PGR_P_EMPTY && ps->pos == start) {
+            pgr_ps_merge_err(ps, &tries);
+            return PGR_P_EMPTY;
+        }
+        return PGR_P_FAIL;
+    }
+    /* cast, optional aggregate, and an aggregate cast that is read (and
+     * ignored by pgFmtApplyAggregate) even without an aggregate */
+    const char *agg_cast = NULL;
     if (opt_cast(ps, &it->cast) != PGR_P_OK)
         return PGR_P_FAIL;
     opt_aggregate(ps, it);
-    if (it->aggregate != NULL && opt_cast(ps, &it->agg_cast) != PGR_P_OK)
+    if (opt_cast(ps, &agg_cast) != PGR_P_OK)
         return PGR_P_FAIL;
+    if (it->aggregate != NULL)
+        it->agg_cast = agg_cast;
     if (!field_end(ps))
         return PGR_P_FAIL;
     pgr_ps_ws(ps);
     return PGR_P_OK;
 }
 
-/* pFieldTree: try spread <|> try relation <|> field */
+/* pFieldTree: try spread head <|> try relation head <|> field. Only the
+ * heads are under try: once `name(` is read, the children commit. */
 static int item(pgr_pstate *ps, pgr_select_item **out)
 {
     size_t start = ps->pos;
@@ -204,16 +246,25 @@ static int item(pgr_pstate *ps, pgr_select_item **out)
         return PGR_P_FAIL;
     }
     *out = it;
+    pgr_perr before, heads;
+    pgr_ps_save_err(ps, &before);
     for (int spread = 1; spread >= 0; spread--) {
-        if (relation_head(ps, spread, it) == PGR_P_OK &&
-            children(ps, it) == PGR_P_OK && !ps->oom) {
+        if (relation_head(ps, spread, it) == PGR_P_OK && !ps->oom) {
+            if (children(ps, it) != PGR_P_OK)
+                return PGR_P_FAIL;
             pgr_ps_ws(ps);
             return PGR_P_OK;
         }
         ps->pos = start;
         memset(it, 0, sizeof(*it));
     }
-    return field_select(ps, it);
+    /* the failed heads' errors count only if the field consumes nothing */
+    pgr_ps_save_err(ps, &heads);
+    pgr_ps_restore_err(ps, &before);
+    int rc = field_select(ps, it);
+    if (rc == PGR_P_EMPTY)
+        pgr_ps_merge_err(ps, &heads);
+    return rc;
 }
 
 /* pFieldTree `sepBy` lexeme (char ',') */
@@ -251,8 +302,14 @@ int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
 int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
                          pgr_select_item **out, pgrest_error *err)
 {
+    return pgr_parse_select_n(a, text, strlen(text), max_depth, out, err);
+}
+
+int pgr_parse_select_n(pgrest_arena *a, const char *text, size_t len,
+                       int max_depth, pgr_select_item **out, pgrest_error *err)
+{
     pgr_pstate ps;
-    pgr_ps_init(&ps, a, text, strlen(text));
+    pgr_ps_init(&ps, a, text, len);
     ps.max_depth = max_depth;
     *out = NULL;
     int rc = forest(&ps, out);
@@ -262,7 +319,13 @@ int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
     }
     if (rc != PGR_P_OK || ps.oom) {
         *out = NULL;
-        return pgr_ps_error(&ps, "select parameter", text, err);
+        return pgr_ps_error_n(&ps, "select parameter", text, len, err);
+    }
+    /* P.parse without eof: text after the forest is ignored, but a NUL
+     * inside a parsed name cannot reach PostgreSQL */
+    if (ps.kept_nul) {
+        *out = NULL;
+        return pgr_ps_nul_error(err);
     }
     return PGREST_OK;
 }

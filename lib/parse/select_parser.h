@@ -19,4 +19,10 @@ int pgr_parse_select(pgrest_arena *a, const char *text, pgr_select_item **out,
 int pgr_parse_select_max(pgrest_arena *a, const char *text, int max_depth,
                          pgr_select_item **out, pgrest_error *err);
 
+/* The same for a text of len bytes that may hold NUL bytes (decoded %00):
+ * the grammar sees them as characters; a NUL kept in a name gives
+ * PostgreSQL's 400 22021 (see pgr_ps_nul_error). */
+int pgr_parse_select_n(pgrest_arena *a, const char *text, size_t len,
+                       int max_depth, pgr_select_item **out, pgrest_error *err);
+
 #endif

@@ -8,8 +8,10 @@
 #include "auth/jwt_cache.h"
 #include "db_config.h"
 #include "exec/pool.h"
+#include "observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 pgrest_ctx *pgrest_ctx_new(void)
 {
@@ -108,8 +110,10 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     if (old != NULL)
         pgr_schema_cache_release(old);
     pgr_pool *pool = pgr_ctx_pool(ctx);
-    if (pool != NULL)
+    if (pool != NULL) {
         pgr_pool_flush(pool);
+        pgr_observe(ctx, PGREST_EVENT_POOL_FLUSHED, "Database connection pool flushed");
+    }
 }
 
 /* Error strings of context-level calls outlive the call: they are copied
@@ -153,6 +157,76 @@ static unsigned long long usec_since(const struct timespec *t0)
                                 (t1.tv_nsec - t0->tv_nsec) / 1000);
 }
 
+static double ms_since(const struct timespec *t0)
+{
+    return (double)usec_since(t0) / 1000.0;
+}
+
+/* DBConnectedObs and PoolInit: PostgREST reports both every time its
+ * schema cache loader reaches the database. */
+static void observe_connected(pgrest_ctx *ctx, PGconn *pg)
+{
+    if (ctx->observer == NULL)
+        return;
+    PGresult *r = PQexec(pg, "SELECT pg_catalog.version()");
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        pgr_observef(ctx, PGREST_EVENT_DB_CONNECTED, "Successfully connected to %s",
+                     PQgetvalue(r, 0, 0));
+    PQclear(r);
+    pgr_observef(ctx, PGREST_EVENT_POOL_INIT,
+                 "Connection Pool initialized with a maximum size of %d connections",
+                 ctx->cfg.db_pool);
+}
+
+static const char *join_list(pgrest_arena *a, const char *const *items)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    for (size_t i = 0; items != NULL && items[i] != NULL; i++) {
+        if (i > 0)
+            pgr_sb_putc(&sb, ',');
+        pgr_sb_puts(&sb, items[i]);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+/* SchemaCacheErrorObs: which schemas were asked for, and why it failed. */
+static void observe_schema_error(pgrest_ctx *ctx, pgrest_arena *a,
+                                 const pgrest_error *err)
+{
+    if (ctx->observer == NULL)
+        return;
+    const char *prefix = pgr_asprintf(
+        a, "Failed to load the schema cache using db-schemas=%s and db-extra-search-path=%s. ",
+        join_list(a, ctx->cfg.db_schemas), join_list(a, ctx->cfg.db_extra_search_path));
+    pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_ERROR, prefix ? prefix : "", err);
+}
+
+/* Connects, reads the in-database config if enabled, introspects; the
+ * introspection JSON lands in *json. */
+static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
+                        double *query_ms, pgrest_error *err)
+{
+    PGconn *pg = pgr_connect(ctx->cfg.db_uri, a, err);
+    if (pg == NULL) {
+        pgr_observe_error(ctx, PGREST_EVENT_PG_VERSION_ERROR,
+                          "Failed to query the PostgreSQL version. ", err);
+        return PGREST_ERR_CONNECTION;
+    }
+    observe_connected(ctx, pg);
+    int rc = PGREST_OK;
+    if (ctx->cfg.db_config)
+        rc = pgr_load_db_config(ctx, pg, a, err);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (rc == PGREST_OK)
+        rc = pgr_introspect(pg, ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
+                            a, json, err);
+    *query_ms = ms_since(&t0);
+    PQfinish(pg);
+    return rc;
+}
+
 int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
 {
     struct timespec t0;
@@ -160,25 +234,31 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
-    int rc = ensure_pool(ctx, err);
-    PGconn *pg = rc == PGREST_OK ? pgr_connect(ctx->cfg.db_uri, a, err) : NULL;
     char *json = NULL;
-    if (pg == NULL)
-        rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
-    else if (ctx->cfg.db_config)
-        rc = pgr_load_db_config(ctx, pg, a, err);
-    if (pg != NULL && rc == PGREST_OK)
-        rc = pgr_introspect(pg, ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
-                            a, &json, err);
-    if (pg != NULL)
-        PQfinish(pg);
+    double query_ms = 0;
+    int rc = ensure_pool(ctx, err);
+    if (rc == PGREST_OK)
+        rc = query_schema(ctx, a, &json, &query_ms, err);
     if (rc == PGREST_OK) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
         if (sc == NULL)
             rc = PGREST_ERR_SCHEMA;
-        else
+        else {
+            const char *summary = pgr_schema_cache_summary(sc, a);
+            double load_ms = ms_since(&t1);
             pgr_ctx_swap_schema(ctx, sc);
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_QUERIED,
+                         "Schema cache queried in %.1f milliseconds ", query_ms);
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED, "Schema cache loaded %s",
+                         summary ? summary : "");
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED,
+                         "Schema cache loaded in %.1f milliseconds", load_ms);
+        }
     }
+    if (rc != PGREST_OK)
+        observe_schema_error(ctx, a, err);
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);

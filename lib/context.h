@@ -85,6 +85,9 @@ struct pgrest_ctx {
     struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
     pgrest_query_logger query_logger; /* log-query, set by the host */
     void *query_logger_arg;
+    pgrest_observer observer;         /* observations, set by the host */
+    void *observer_arg;
+    atomic_bool listener_on;          /* the LISTEN connection is up */
     /* Connection recovery (PostgREST AppState connectionWorker): set when a
      * request loses the database, cleared by the worker once it has
      * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */

@@ -70,15 +70,18 @@ static double now_ms(void)
 
 static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
                   const pgrest_request *req, pgrest_response **out,
-                  const pgrest_statements **ran, stage_timer *tm,
-                  pgrest_error *err)
+                  const pgrest_statements **ran, const char **role,
+                  stage_timer *tm, pgrest_error *err)
 {
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
     int rc;
     double t0 = now_ms();
-    if ((rc = pgrest_parse_request(ctx, arena, req, &api, err)) != PGREST_OK)
+    rc = pgrest_parse_request(ctx, arena, req, &api, err);
+    if (api != NULL)
+        *role = api->role;
+    if (rc != PGREST_OK)
         return rc;
     double t2 = now_ms();
     tm->jwt = api->auth_ms;
@@ -142,7 +145,8 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     pgrest_response *resp = NULL;
     stage_timer tm = {0};
     const pgrest_statements *ran = NULL;
-    int rc = handle(ctx, arena, req, &resp, &ran, &tm, &err);
+    const char *role = NULL;
+    int rc = handle(ctx, arena, req, &resp, &ran, &role, &tm, &err);
     double t = now_ms();
     /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
      * chooses the error's status and headers */
@@ -150,6 +154,7 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
         resp = resp ? resp : pgrest_error_response(ctx, arena, &err);
     tm.response = now_ms() - t;
     if (resp != NULL) {
+        resp->role = role;
         decorate(ctx, arena, req, resp, &tm);
         int cls = resp->status / 100;
         atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,16 +32,11 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
     return 0;
 }
 
+/* Success and failure are logged by the library's observations. */
 static int load_schema_once(pgrest_ctx *ctx)
 {
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(ctx, &err) == PGREST_OK) {
-        log_msg(LOG_INFO, "Schema cache loaded");
-        return 0;
-    }
-    log_msg(LOG_ERROR, "%s %s", err.message ? err.message : "schema cache load failed",
-            err.details ? err.details : "");
-    return -1;
+    return pgrest_ctx_load_schema(ctx, &err) == PGREST_OK ? 0 : -1;
 }
 
 /* A numeric server-* option in [min, max], or def when unset. Invalid
@@ -107,10 +103,40 @@ static void wait_signals(const sigset_t *set, server_config *cfg)
         else if (sig == SIGUSR2)
             server_config_reload(cfg);
         else {
-            log_msg(LOG_INFO, "Received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            log_msg(LOG_CRIT, "Received termination unix signal %s",
+                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
             return;
         }
     }
+}
+
+/* The API server the admin server checks for /live and /ready; set once
+ * it is listening, cleared before it stops. */
+static _Atomic(http_server *) api_server;
+
+static bool api_live(void *arg)
+{
+    (void)arg;
+    return http_is_live(atomic_load(&api_server));
+}
+
+static unsigned socket_mode(const char *text)
+{
+    return text ? (unsigned)strtoul(text, NULL, 8) : 0660;
+}
+
+/* admin-server-unix-socket, else admin-server-port on admin-server-host
+ * (default: server-host); no admin server without either. */
+static bool admin_options(const server_options *opts, const char *server_host,
+                          admin_listen *al)
+{
+    const char *port = server_options_get(opts, "admin-server-port");
+    const char *host = server_options_get(opts, "admin-server-host");
+    al->unix_socket = server_options_get(opts, "admin-server-unix-socket");
+    al->unix_mode = socket_mode(server_options_get(opts, "admin-server-unix-socket-mode"));
+    al->host = host ? host : server_host;
+    al->port = port ? atoi(port) : 0;
+    return al->unix_socket != NULL || port != NULL;
 }
 
 static int serve(server_config *cfg)
@@ -124,7 +150,7 @@ static int serve(server_config *cfg)
         .host = server_options_get(opts, "server-host"),
         .port = port ? atoi(port) : 3000,
         .unix_socket = server_options_get(opts, "server-unix-socket"),
-        .unix_mode = mode ? (unsigned)strtoul(mode, NULL, 8) : 0660,
+        .unix_mode = socket_mode(mode),
         .threads = pool ? (unsigned)atoi(pool) : 10,
     };
     /* pgrest's own option: HTTP worker threads (default: one per pool
@@ -145,36 +171,45 @@ static int serve(server_config *cfg)
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    char errbuf[256];
+    /* PostgREST App.run: the admin server first (it answers /live 500 and
+     * /ready 503 while the rest starts), then the schema cache and the
+     * listener, then the API socket */
+    admin_server *admin = NULL;
+    admin_listen al;
+    if (admin_options(opts, lc.host, &al)) {
+        admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
+        if (admin == NULL) {
+            fprintf(stderr, "pgrest-server: %s\n", errbuf);
+            return 1;
+        }
+    }
     /* when the database is down, the library's worker keeps retrying with
      * backoff and requests get 503 PGRST002 meanwhile */
     load_schema_once(ctx);
     pgrest_error lerr = {0};
     if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
-    char errbuf[256];
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
     if (srv == NULL) {
         fprintf(stderr, "pgrest-server: %s\n", errbuf);
+        admin_stop(admin);
+        pgrest_ctx_stop_listener(ctx);
         return 1;
     }
-    log_msg(LOG_INFO, "Listening on port %d", http_port(srv));
-    admin_server *admin = NULL;
-    const char *admin_port = server_options_get(opts, "admin-server-port");
-    if (admin_port != NULL) {
-        const char *admin_host = server_options_get(opts, "admin-server-host");
-        admin = admin_start(ctx, admin_host ? admin_host : lc.host, atoi(admin_port),
-                            errbuf, sizeof errbuf);
-        if (admin == NULL) {
-            fprintf(stderr, "pgrest-server: %s\n", errbuf);
-            http_stop(srv);
-            return 1;
-        }
-    }
+    char address[256];
+    http_address(srv, address, sizeof address);
+    atomic_store(&api_server, srv);
+    log_msg(LOG_CRIT, "API server listening on %s", address);
     wait_signals(&set, cfg);
     /* graceful (PostgREST ref/http_server): stop accepting, let requests in
-     * flight finish, then stop the admin server and the workers */
-    http_stop(srv);
+     * flight finish, then stop the workers */
+    /* PostgREST closes the admin socket with the API socket on a
+     * termination signal; stopping it first also means no /live check
+     * can look at the API server while it is freed */
     admin_stop(admin);
+    atomic_store(&api_server, NULL);
+    http_stop(srv);
     pgrest_ctx_stop_listener(ctx);
     return 0;
 }
@@ -198,6 +233,9 @@ int main(int argc, char **argv)
     log_set_level(server_options_get(&cfg.opts, "log-level"));
     const char *log_query_opt = server_options_get(&cfg.opts, "log-query");
     cfg.ctx = pgrest_ctx_new();
+    if (cfg.ctx != NULL)
+        pgrest_ctx_set_observer(cfg.ctx, log_observation, NULL);
+    log_msg(LOG_CRIT, "Starting PostgREST %s...", pgrest_version());
     if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0) {
         pgrest_ctx_free(cfg.ctx);
         server_config_free(&cfg);

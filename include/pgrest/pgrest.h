@@ -168,6 +168,46 @@ typedef void (*pgrest_query_logger)(void *arg, int status, const char *sql);
 PGREST_API void pgrest_ctx_set_query_logger(pgrest_ctx *ctx,
                                             pgrest_query_logger fn, void *arg);
 
+/* PostgREST's observations (Observation.hs) for hosts that log them: the
+ * library never prints; it calls the observer with the event and the text
+ * PostgREST's Logger writes for it (one line per call; an event PostgREST
+ * logs as two lines comes as two calls). Which events to print at which
+ * log-level is the host's choice (PostgREST Logger.observationLogger).
+ * Called from whichever thread observed it (the host's, the listener's, a
+ * request's); fn must be thread-safe. Set before sharing the context. */
+typedef enum pgrest_event {
+    PGREST_EVENT_DB_CONNECTED = 1,     /* "Successfully connected to PostgreSQL ..." */
+    PGREST_EVENT_POOL_INIT,            /* "Connection Pool initialized with ..." */
+    PGREST_EVENT_PG_VERSION_ERROR,     /* "Failed to query the PostgreSQL version. {...}" */
+    PGREST_EVENT_SCHEMA_CACHE_ERROR,   /* "Failed to load the schema cache using ..." */
+    PGREST_EVENT_SCHEMA_CACHE_QUERIED, /* "Schema cache queried in X milliseconds " */
+    PGREST_EVENT_SCHEMA_CACHE_LOADED,  /* summary line, then "... loaded in X milliseconds" */
+    PGREST_EVENT_CONNECTION_RETRY,     /* "Attempting to reconnect to the database in N seconds..." */
+    PGREST_EVENT_LISTEN_START,         /* "Listener connected to ... channel" */
+    PGREST_EVENT_LISTEN_FAIL,          /* "Failed listening for database notifications ..." */
+    PGREST_EVENT_LISTEN_RETRY,         /* "Retrying listening for database notifications ..." */
+    PGREST_EVENT_LISTEN_SCHEMA_MSG,    /* "Received a schema cache reload message ..." */
+    PGREST_EVENT_LISTEN_CONFIG_MSG,    /* "Received a config reload message ..." */
+    PGREST_EVENT_SCHEMA_CACHE_EMPTY,   /* a request found no schema cache (PGRST002 body) */
+    PGREST_EVENT_POOL_FLUSHED          /* "Database connection pool flushed" */
+} pgrest_event;
+typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
+PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,
+                                        void *arg);
+
+/* The schema cache as PostgREST's admin /schema_cache prints it: a JSON
+ * object with dbTables, dbRelationships, dbRoutines, dbRepresentations and
+ * dbMediaHandlers; NULL when no schema cache is loaded. The text lives in
+ * the arena. Thread-safe. */
+PGREST_API const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx,
+                                                    pgrest_arena *arena);
+
+/* Whether the database answers, as PostgREST's admin /ready checks it
+ * (AppState.isConnEstablished): with a listener, whether its connection is
+ * up; otherwise a "SELECT 1" on a pooled connection (a failure starts
+ * connection recovery like a failed request). Thread-safe. */
+PGREST_API int pgrest_ctx_connection_established(pgrest_ctx *ctx);
+
 /* ---------------------------------------------------------------- request */
 
 /* Creates a raw request in the arena. method is the HTTP verb, path the
@@ -190,7 +230,9 @@ PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
 
 /* Parses the raw request: target, action, select/filter/order trees,
  * range, preferences, payload. Needs no database and no schema cache; reads
- * only the context's configuration. *out lives in the arena. */
+ * only the context's configuration. *out lives in the arena. On failure
+ * *out is NULL, or, when authentication succeeded, the partly parsed
+ * request (only its role is meaningful then). */
 PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                                     const pgrest_request *req,
                                     pgrest_api_request **out,
@@ -264,6 +306,9 @@ PGREST_API size_t pgrest_response_header_count(const pgrest_response *resp);
 /* Header i; the record and its strings are owned by the arena. */
 PGREST_API const pgrest_header *
 pgrest_response_header(const pgrest_response *resp, size_t i);
+/* The database role the request ran as (the JWT role or db-anon-role),
+ * for access logs; NULL when authentication did not get that far. */
+PGREST_API const char *pgrest_response_role(const pgrest_response *resp);
 /* Body bytes (not NUL-terminated necessarily) and their length. */
 PGREST_API const char *pgrest_response_body(const pgrest_response *resp,
                                             size_t *len);

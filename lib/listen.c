@@ -197,15 +197,16 @@ static void idle(pgr_listener *l)
 
 /* One recovery attempt: connect (and LISTEN), then reload the schema
  * cache; notifications missed while away are covered by the reload
- * (PostgREST reloads after listener and connection recovery alike). */
+ * (PostgREST reloads after listener and connection recovery alike). The
+ * load runs even when the worker's connection failed: PostgREST's schema
+ * cache loader retries (and reports) on its own, apart from the listener. */
 static PGconn *recover(pgr_listener *l)
 {
     PGconn *pg = worker_connection(l);
-    if (pg == NULL)
-        return NULL;
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
-        PQfinish(pg);
+    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK || pg == NULL) {
+        if (pg != NULL)
+            PQfinish(pg);
         return NULL;
     }
     return pg;

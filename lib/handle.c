@@ -10,6 +10,7 @@
 #include "exec/execute.h"
 #include "exec/pool.h"
 #include "exec/response.h"
+#include "observe.h"
 #include "util/error.h"
 
 pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -40,7 +41,10 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
     if (pool == NULL)
         return pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.",
                          NULL, NULL);
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
+    if (c != NULL)
+        pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     if (c == NULL) {
         /* PGRST003 (pool timeout) is not a lost database */
         if (err != NULL && err->http_status == 503)
@@ -152,6 +156,9 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
      * chooses the error's status and headers */
     if (rc != PGREST_OK || resp == NULL)
         resp = resp ? resp : pgrest_error_response(ctx, arena, &err);
+    /* PostgREST SchemaCacheEmptyObs: a request came before any schema cache */
+    if (rc != PGREST_OK && err.code != NULL && strcmp(err.code, "PGRST002") == 0)
+        pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &err);
     tm.response = now_ms() - t;
     if (resp != NULL) {
         resp->role = role;

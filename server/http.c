@@ -322,6 +322,7 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
+        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
         MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");

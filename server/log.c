@@ -1,7 +1,9 @@
 #include "log.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,8 @@ static log_level observation_level(pgrest_event event)
     case PGREST_EVENT_SCHEMA_CACHE_EMPTY:
         return LOG_ERROR;
     case PGREST_EVENT_POOL_FLUSHED:
+    case PGREST_EVENT_POOL_REQUEST:
+    case PGREST_EVENT_POOL_REQUEST_FULFILLED:
         return LOG_DEBUG;
     default:
         return LOG_CRIT;
@@ -79,11 +83,39 @@ void log_observation(void *arg, pgrest_event event, const char *message)
     log_msg(observation_level(event), "%s", message);
 }
 
+static atomic_bool query_logging;
+
+/* PostgREST coerceBool: the letters of the value read as True/False in
+ * any case ("true", "TRUE", "\"true\""), else an integer > 0. */
+static bool coerce_bool(const char *value)
+{
+    char letters[8];
+    size_t n = 0;
+    for (const char *p = value; *p; p++)
+        if (isalpha((unsigned char)*p)) {
+            if (n + 1 >= sizeof letters)
+                return false;
+            letters[n++] = (char)tolower((unsigned char)*p);
+        }
+    letters[n] = '\0';
+    if (n > 0)
+        return strcmp(letters, "true") == 0;
+    char *end = NULL;
+    long long v = strtoll(value, &end, 10);
+    return end != value && *end == '\0' && v > 0;
+}
+
+void log_set_query(const char *value)
+{
+    atomic_store(&query_logging, value != NULL && coerce_bool(value));
+}
+
 /* showOnSingleLine '\n': the lines of a statement joined by spaces. */
 void log_query(void *arg, int status, const char *sql)
 {
     (void)arg;
-    if (!log_enabled_for_status(status) || sql == NULL || sql[0] == '\0')
+    if (!atomic_load(&query_logging) || !log_enabled_for_status(status) || sql == NULL ||
+        sql[0] == '\0')
         return;
     size_t n = strlen(sql);
     char *line = malloc(n + 1);
@@ -116,4 +148,18 @@ void log_access(const char *ip, const char *role, const char *method, const char
            method, uri, version ? version : "HTTP/1.1", status, sizebuf, referer, agent);
     fflush(stdout);
     funlockfile(stdout);
+}
+
+/* libmicrohttpd's own diagnostics (PostgREST WarpServerObs, debug only). */
+void log_http_server(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    if (!log_enabled(LOG_DEBUG))
+        return;
+    char text[512];
+    vsnprintf(text, sizeof text, fmt, ap);
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+        text[--n] = '\0';
+    log_msg(LOG_DEBUG, "Warp server: %s", text);
 }

@@ -5,6 +5,7 @@
 #ifndef PGRS_LOG_H
 #define PGRS_LOG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "pgrest/pgrest.h"
@@ -25,8 +26,13 @@ void log_access(const char *ip, const char *role, const char *method, const char
                 const char *version, int status, long long size, const char *referer,
                 const char *agent);
 /* log-query (PostgREST QueryObs): each statement of a request on one line,
- * when the request's status is logged at the current level. */
+ * when log-query is "true" and the request's status is logged at the
+ * current level. log_set_query takes the option's value (reloadable). */
+void log_set_query(const char *value);
 void log_query(void *arg, int status, const char *sql);
+/* libmicrohttpd's error logger: its messages at debug, as PostgREST logs
+ * Warp's ("Warp server: ..."). */
+void log_http_server(void *cls, const char *fmt, va_list ap);
 /* The library's observations (pgrest_observer), at the level PostgREST's
  * observationLogger writes each. */
 void log_observation(void *arg, pgrest_event event, const char *message);

@@ -241,9 +241,10 @@ int main(int argc, char **argv)
         server_config_free(&cfg);
         return 1;
     }
-    /* log-query: the SQL of every request the access log shows */
-    if (log_query_opt != NULL && strcmp(log_query_opt, "true") == 0)
-        pgrest_ctx_set_query_logger(cfg.ctx, log_query, NULL);
+    /* log-query: the SQL of every request the access log shows; the
+     * logger stays installed so that a reload can turn it on */
+    log_set_query(log_query_opt);
+    pgrest_ctx_set_query_logger(cfg.ctx, log_query, NULL);
     int rc = serve(&cfg);
     pgrest_ctx_free(cfg.ctx);
     server_config_free(&cfg);

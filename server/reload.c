@@ -70,6 +70,8 @@ static bool apply_changes(server_config *cfg, const server_options *next)
         }
         if (strcmp(key, "log-level") == 0)
             log_set_level(value);
+        if (strcmp(key, "log-query") == 0)
+            log_set_query(value);
         schema = schema || shapes_schema(key);
     }
     return schema;

@@ -66,6 +66,9 @@ typedef struct pgr_metrics {
     atomic_ullong schema_loads_error;
     atomic_ullong schema_query_usec;   /* duration of the last load */
     atomic_ullong requests[6];         /* by status class: 1xx..5xx, [0] other */
+    atomic_ullong jwt_cache_requests;  /* lookups while the JWT cache is on */
+    atomic_ullong jwt_cache_hits;
+    atomic_ullong jwt_cache_evictions;
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 

@@ -71,6 +71,8 @@ static log_level observation_level(pgrest_event event)
     case PGREST_EVENT_POOL_FLUSHED:
     case PGREST_EVENT_POOL_REQUEST:
     case PGREST_EVENT_POOL_REQUEST_FULFILLED:
+    case PGREST_EVENT_JWT_CACHE_LOOKUP:
+    case PGREST_EVENT_JWT_CACHE_EVICTION:
         return LOG_DEBUG;
     default:
         return LOG_CRIT;

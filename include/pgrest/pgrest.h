@@ -191,7 +191,9 @@ typedef enum pgrest_event {
     PGREST_EVENT_SCHEMA_CACHE_EMPTY,   /* a request found no schema cache (PGRST002 body) */
     PGREST_EVENT_POOL_FLUSHED,         /* "Database connection pool flushed" */
     PGREST_EVENT_POOL_REQUEST,         /* "Trying to borrow a connection from pool" */
-    PGREST_EVENT_POOL_REQUEST_FULFILLED /* "Borrowed a connection from the pool" */
+    PGREST_EVENT_POOL_REQUEST_FULFILLED, /* "Borrowed a connection from the pool" */
+    PGREST_EVENT_JWT_CACHE_LOOKUP,     /* "Looked up a JWT in JWT cache" */
+    PGREST_EVENT_JWT_CACHE_EVICTION    /* "Evicted entry from JWT cache" */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "context.h"
+#include "observe.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -1067,7 +1069,24 @@ static void remember(pgrest_ctx *ctx, const char *token, json_object *claims,
         (json_object_is_type(exp, json_type_int) || json_object_is_type(exp, json_type_double)))
         expires = (time_t)json_object_get_int64(exp);
     pgr_jwt_auth auth = {api->role, api->jwt_claims, api->authenticated};
-    pgr_jwt_cache_put(ctx->jwt_cache, token, &auth, expires);
+    if (pgr_jwt_cache_put(ctx->jwt_cache, token, &auth, expires)) {
+        atomic_fetch_add(&ctx->metrics.jwt_cache_evictions, 1);
+        pgr_observe(ctx, PGREST_EVENT_JWT_CACHE_EVICTION, "Evicted entry from JWT cache");
+    }
+}
+
+/* PostgREST JwtCacheLookup: counted (and observed) when the cache is on. */
+static bool cached_auth(pgrest_ctx *ctx, const char *token, pgrest_arena *a,
+                        pgr_jwt_auth *out)
+{
+    if (ctx->jwt_cache == NULL)
+        return false;
+    bool hit = pgr_jwt_cache_get(ctx->jwt_cache, token, time(NULL), a, out);
+    atomic_fetch_add(&ctx->metrics.jwt_cache_requests, 1);
+    if (hit)
+        atomic_fetch_add(&ctx->metrics.jwt_cache_hits, 1);
+    pgr_observe(ctx, PGREST_EVENT_JWT_CACHE_LOOKUP, "Looked up a JWT in JWT cache");
+    return hit;
 }
 
 int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
@@ -1078,7 +1097,7 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const char *token,
     if (ctx->cfg.jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
     pgr_jwt_auth cached;
-    if (pgr_jwt_cache_get(ctx->jwt_cache, token, time(NULL), a, &cached)) {
+    if (cached_auth(ctx, token, a, &cached)) {
         api->role = cached.role;
         api->jwt_claims = cached.claims;
         api->authenticated = cached.authenticated;

@@ -138,6 +138,29 @@ class AdminEndpointsTest(ServerTestCase):
         self.assertEqual(self.server.admin("/live/").status, 404)
 
 
+class JwtCacheMetricsTest(ServerTestCase):
+    """Metrics.hs: pgrst_jwt_cache_requests_total / hits / evictions."""
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET, "jwt-cache-max-entries": "1"}
+
+    def counters(self):
+        body = self.server.admin("/metrics").body
+        out = {}
+        for name in ("requests", "hits", "evictions"):
+            m = re.search(r"^pgrst_jwt_cache_%s_total (\S+)$" % name, body, re.M)
+            self.assertIsNotNone(m, body)
+            out[name] = float(m.group(1))
+        return out
+
+    def test_lookups_hits_evictions(self):
+        self.assertEqual(self.counters(), {"requests": 0, "hits": 0, "evictions": 0})
+        a = {"Authorization": "Bearer " + jwt({"role": "web_user", "sub": "a"})}
+        b = {"Authorization": "Bearer " + jwt({"role": "web_user", "sub": "b"})}
+        for headers in (a, a, b):
+            self.assertEqual(self.server.get("/private_notes", headers=headers).status, 200)
+        # a: miss then hit; b: miss, and with one entry it evicts a
+        self.assertEqual(self.counters(), {"requests": 3, "hits": 1, "evictions": 1})
+
+
 class SchemaCacheFailingTest(ServerTestCase):
     """The database answers but the schema cache cannot be loaded: /ready
     503, /live 200 (the API server runs), /metrics 200 counting FAIL, and

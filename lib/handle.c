@@ -33,6 +33,18 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
     return r;
 }
 
+/* PostgREST QueryErrorCodeHighObs: a database error answered with 5xx, or
+ * the connection failing under a query. */
+static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *resp,
+                               const pgrest_error *err)
+{
+    if (err == NULL || (rc != PGREST_ERR_DATABASE && rc != PGREST_ERR_CONNECTION))
+        return;
+    int status = resp != NULL ? resp->status : err->http_status;
+    if (status >= 500)
+        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
+}
+
 static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
                       const pgrest_statements *st, pgrest_response **out,
                       pgrest_error *err)
@@ -49,6 +61,8 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
         /* PGRST003 (pool timeout) is not a lost database */
         if (err != NULL && err->http_status == 503)
             pgr_ctx_connection_lost(ctx);
+        else if (err != NULL)
+            pgr_observe_error(ctx, PGREST_EVENT_POOL_TIMEOUT, "", err);
         return PGREST_ERR_CONNECTION;
     }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
@@ -57,6 +71,7 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
         pgr_ctx_connection_lost(ctx);
     else
         pgr_ctx_connection_ok(ctx);
+    observe_high_error(ctx, rc, *out, err);
     return rc;
 }
 

@@ -67,6 +67,8 @@ static log_level observation_level(pgrest_event event)
 {
     switch (event) {
     case PGREST_EVENT_SCHEMA_CACHE_EMPTY:
+    case PGREST_EVENT_QUERY_ERROR:
+    case PGREST_EVENT_POOL_TIMEOUT:
         return LOG_ERROR;
     case PGREST_EVENT_POOL_FLUSHED:
     case PGREST_EVENT_POOL_REQUEST:
@@ -79,10 +81,23 @@ static log_level observation_level(pgrest_event event)
     }
 }
 
+/* PostgREST debounces the pool timeout message: once per 5 seconds. */
+static bool pool_timeout_due(void)
+{
+    static _Atomic long long last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long t = (long long)now.tv_sec, prev = atomic_load(&last);
+    return (prev == 0 || t - prev >= 5) && atomic_compare_exchange_strong(&last, &prev, t);
+}
+
 void log_observation(void *arg, pgrest_event event, const char *message)
 {
     (void)arg;
-    log_msg(observation_level(event), "%s", message);
+    log_level level = observation_level(event);
+    if (!log_enabled(level) || (event == PGREST_EVENT_POOL_TIMEOUT && !pool_timeout_due()))
+        return;
+    log_msg(level, "%s", message);
 }
 
 static atomic_bool query_logging;

@@ -193,7 +193,9 @@ typedef enum pgrest_event {
     PGREST_EVENT_POOL_REQUEST,         /* "Trying to borrow a connection from pool" */
     PGREST_EVENT_POOL_REQUEST_FULFILLED, /* "Borrowed a connection from the pool" */
     PGREST_EVENT_JWT_CACHE_LOOKUP,     /* "Looked up a JWT in JWT cache" */
-    PGREST_EVENT_JWT_CACHE_EVICTION    /* "Evicted entry from JWT cache" */
+    PGREST_EVENT_JWT_CACHE_EVICTION,   /* "Evicted entry from JWT cache" */
+    PGREST_EVENT_QUERY_ERROR,          /* a 5xx database error, as its JSON body */
+    PGREST_EVENT_POOL_TIMEOUT          /* PGRST003 pool acquisition timeout, JSON body */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

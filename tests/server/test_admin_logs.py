@@ -369,7 +369,17 @@ class AccessLogLevelsTest(ServerTestCase):
         return [int(ACCESS.match(l).group(7)) for l in lines]
 
     def test_error_logs_5xx(self):
-        self.assertEqual(self.statuses(self.requests("error"), 1), [500])
+        srv = self.requests("error")
+        self.assertEqual(self.statuses(srv, 1), [500])
+        # QueryErrorCodeHighObs: the 5xx database error as its JSON body
+        LogReader(srv).wait_message(
+            r'^\{"code":"XX000","details":null,"hint":null,"message":"boom"\}$')
+
+    def test_crit_logs_no_request_error(self):
+        srv = self.requests("crit")
+        time.sleep(0.3)
+        self.assertEqual(LogReader(srv).access(), [])
+        self.assertFalse(any("boom" in m for m in LogReader(srv).messages()))
 
     def test_warn_logs_4xx_and_5xx(self):
         self.assertEqual(self.statuses(self.requests("warn"), 2), [404, 500])

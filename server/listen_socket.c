@@ -147,6 +147,21 @@ int socket_port(int fd)
     return -1;
 }
 
+/* wai-logger showIPv6: the eight groups in lower-case hex, uncompressed
+ * (only the loopback is written "::1"). */
+static void show_ipv6(const struct in6_addr *a6, char *buf, size_t len)
+{
+    static const unsigned char loopback[16] = {[15] = 1};
+    if (memcmp(a6->s6_addr, loopback, 16) == 0) {
+        snprintf(buf, len, "::1");
+        return;
+    }
+    const unsigned char *b = a6->s6_addr;
+    snprintf(buf, len, "%x:%x:%x:%x:%x:%x:%x:%x", b[0] << 8 | b[1], b[2] << 8 | b[3],
+             b[4] << 8 | b[5], b[6] << 8 | b[7], b[8] << 8 | b[9], b[10] << 8 | b[11],
+             b[12] << 8 | b[13], b[14] << 8 | b[15]);
+}
+
 void peer_address(const struct sockaddr *sa, char *buf, size_t len)
 {
     snprintf(buf, len, "unknownSocket");
@@ -160,6 +175,6 @@ void peer_address(const struct sockaddr *sa, char *buf, size_t len)
         if (IN6_IS_ADDR_V4MAPPED(a6))
             inet_ntop(AF_INET, &a6->s6_addr[12], buf, (socklen_t)len);
         else
-            inet_ntop(AF_INET6, a6, buf, (socklen_t)len);
+            show_ipv6(a6, buf, len);
     }
 }

@@ -26,7 +26,8 @@ void socket_address(int fd, char *buf, size_t len);
 int socket_port(int fd);
 
 /* A client address as wai-logger shows it in access logs: IPv4 dotted,
- * IPv4-mapped IPv6 as IPv4, IPv6 compressed, "unknownSocket" otherwise. */
+ * IPv4-mapped IPv6 as IPv4, "::1", other IPv6 as eight uncompressed hex
+ * groups, "unknownSocket" otherwise (a Unix socket peer). */
 void peer_address(const struct sockaddr *sa, char *buf, size_t len);
 
 #endif

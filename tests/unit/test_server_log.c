@@ -50,7 +50,10 @@ START_TEST(peer_addresses_as_wai_logger)
     ck_assert_str_eq(buf, "127.0.0.1");
     inet_pton(AF_INET6, "2001:db8::1", &in6.sin6_addr);
     peer_address((struct sockaddr *)&in6, buf, sizeof buf);
-    ck_assert_str_eq(buf, "2001:db8::1");
+    ck_assert_str_eq(buf, "2001:db8:0:0:0:0:0:1");
+    inet_pton(AF_INET6, "::1", &in6.sin6_addr);
+    peer_address((struct sockaddr *)&in6, buf, sizeof buf);
+    ck_assert_str_eq(buf, "::1");
     struct sockaddr_un un = {.sun_family = AF_UNIX};
     peer_address((struct sockaddr *)&un, buf, sizeof buf);
     ck_assert_str_eq(buf, "unknownSocket");

@@ -120,23 +120,46 @@ static bool api_live(void *arg)
     return http_is_live(atomic_load(&api_server));
 }
 
-static unsigned socket_mode(const char *text)
+/* PostgREST parseSocketFileMode: the leading octal digits (readOct), 660
+ * by default, between 600 and 777. */
+static bool socket_mode(const server_options *opts, const char *key, unsigned *mode)
 {
-    return text ? (unsigned)strtoul(text, NULL, 8) : 0660;
+    const char *text = server_options_get(opts, key);
+    *mode = 0660;
+    if (text == NULL)
+        return true;
+    unsigned v = 0;
+    const char *p = text;
+    for (; *p >= '0' && *p <= '7' && v <= 0777; p++)
+        v = v * 8 + (unsigned)(*p - '0');
+    if (p == text) {
+        fprintf(stderr, "pgrest-server: Invalid %s: not an octal\n", key);
+        return false;
+    }
+    if (v < 0600 || v > 0777) {
+        fprintf(stderr, "pgrest-server: Invalid %s: needs to be between 600 and 777\n", key);
+        return false;
+    }
+    *mode = v;
+    return true;
 }
 
 /* admin-server-unix-socket, else admin-server-port on admin-server-host
- * (default: server-host); no admin server without either. */
-static bool admin_options(const server_options *opts, const char *server_host,
-                          admin_listen *al)
+ * (default: server-host); *enabled is false without either. */
+static bool admin_options(const server_options *opts, const http_listen *lc,
+                          admin_listen *al, bool *enabled)
 {
     const char *port = server_options_get(opts, "admin-server-port");
     const char *host = server_options_get(opts, "admin-server-host");
     al->unix_socket = server_options_get(opts, "admin-server-unix-socket");
-    al->unix_mode = socket_mode(server_options_get(opts, "admin-server-unix-socket-mode"));
-    al->host = host ? host : server_host;
+    al->host = host ? host : lc->host;
     al->port = port ? atoi(port) : 0;
-    return al->unix_socket != NULL || port != NULL;
+    *enabled = al->unix_socket != NULL || port != NULL;
+    if (port != NULL && al->port == lc->port) {
+        fprintf(stderr, "pgrest-server: admin-server-port cannot be the same as server-port\n");
+        return false;
+    }
+    return socket_mode(opts, "admin-server-unix-socket-mode", &al->unix_mode);
 }
 
 static int serve(server_config *cfg)
@@ -145,12 +168,10 @@ static int serve(server_config *cfg)
     const server_options *opts = &cfg->opts;
     const char *port = server_options_get(opts, "server-port");
     const char *pool = server_options_get(opts, "db-pool");
-    const char *mode = server_options_get(opts, "server-unix-socket-mode");
     http_listen lc = {
         .host = server_options_get(opts, "server-host"),
         .port = port ? atoi(port) : 3000,
         .unix_socket = server_options_get(opts, "server-unix-socket"),
-        .unix_mode = socket_mode(mode),
         .threads = pool ? (unsigned)atoi(pool) : 10,
     };
     /* pgrest's own option: HTTP worker threads (default: one per pool
@@ -158,7 +179,8 @@ static int serve(server_config *cfg)
     const char *threads = server_options_get(opts, "server-threads");
     if (threads != NULL)
         lc.threads = (unsigned)atoi(threads);
-    if (!limit_options(opts, &lc))
+    if (!limit_options(opts, &lc) ||
+        !socket_mode(opts, "server-unix-socket-mode", &lc.unix_mode))
         return 1;
     if (lc.host == NULL)
         lc.host = "!4";
@@ -177,7 +199,12 @@ static int serve(server_config *cfg)
      * listener, then the API socket */
     admin_server *admin = NULL;
     admin_listen al;
-    if (admin_options(opts, lc.host, &al)) {
+    bool with_admin;
+    if (!admin_options(opts, &lc, &al, &with_admin))
+        return 1;
+    /* PostgREST AppStartObs, once the configuration is known to be valid */
+    log_msg(LOG_CRIT, "Starting PostgREST %s...", pgrest_version());
+    if (with_admin) {
         admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
         if (admin == NULL) {
             fprintf(stderr, "pgrest-server: %s\n", errbuf);
@@ -235,7 +262,6 @@ int main(int argc, char **argv)
     cfg.ctx = pgrest_ctx_new();
     if (cfg.ctx != NULL)
         pgrest_ctx_set_observer(cfg.ctx, log_observation, NULL);
-    log_msg(LOG_CRIT, "Starting PostgREST %s...", pgrest_version());
     if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0) {
         pgrest_ctx_free(cfg.ctx);
         server_config_free(&cfg);

@@ -15,7 +15,7 @@ import socket
 import stat
 import time
 
-from harness import ServerTestCase, http
+from harness import ServerTestCase, free_tcp_port, http
 
 # Logger.hs formatZonedTime "%d/%b/%Y:%T %z" followed by ": "
 STAMP = r"\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}: "
@@ -230,6 +230,32 @@ class AdminBindingTest(ServerTestCase):
         self.start_server(wait=False, **{"admin-server-unix-socket": path})
         self.assertTrue(wait_until(lambda: unix_get(path, "/live")[0] == 200, 30))
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o660)
+
+
+class AdminConfigErrorsTest(ServerTestCase):
+    """Config.hs parseAdminServerPort and parseSocketFileMode refuse to
+    start on an admin port equal to the server port or a bad socket mode."""
+    START_SERVER = False
+
+    def exits_with(self, message, **extra):
+        srv = self.start_server(wait=False, **extra)
+        self.assertEqual(srv.proc.wait(timeout=20), 1)
+        srv.logf.flush()
+        self.assertIn(message, srv.log_tail(), srv.log_tail())
+
+    def test_admin_port_same_as_server_port(self):
+        port = free_tcp_port()
+        self.exits_with("admin-server-port cannot be the same as server-port",
+                        **{"server-port": str(port), "admin-server-port": str(port)})
+
+    def test_socket_mode_out_of_range(self):
+        self.exits_with("Invalid admin-server-unix-socket-mode: needs to be between 600 and 777",
+                        **{"admin-server-unix-socket": os.path.join(self.cluster.dir, "a.sock"),
+                           "admin-server-unix-socket-mode": "500"})
+
+    def test_socket_mode_not_octal(self):
+        self.exits_with("Invalid admin-server-unix-socket-mode: not an octal",
+                        **{"admin-server-unix-socket-mode": "rw"})
 
 
 class MainSocketLivenessTest(ServerTestCase):

@@ -200,9 +200,10 @@ static void idle(pgr_listener *l)
  * (PostgREST reloads after listener and connection recovery alike). The
  * load runs even when the worker's connection failed: PostgREST's schema
  * cache loader retries (and reports) on its own, apart from the listener. */
-static PGconn *recover(pgr_listener *l)
+static PGconn *recover(pgr_listener *l, bool *connection_failed)
 {
     PGconn *pg = worker_connection(l);
+    *connection_failed = pg == NULL;
     pgrest_error err = {0};
     if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK || pg == NULL) {
         if (pg != NULL)
@@ -228,9 +229,10 @@ static void *run(void *arg)
             unsigned losses = atomic_load(&l->ctx->db_losses);
             if (pg != NULL)
                 PQfinish(pg);
-            pg = recover(l);
+            bool listen_failed;
+            pg = recover(l, &listen_failed);
             if (pg == NULL) {
-                if (l->channel != NULL)
+                if (l->channel != NULL && listen_failed)
                     pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
                                  "Retrying listening for database notifications in %u seconds...",
                                  delay);

@@ -25,13 +25,17 @@ void pgr_observef(pgrest_ctx *ctx, pgrest_event event, const char *fmt, ...)
 {
     if (ctx == NULL || ctx->observer == NULL)
         return;
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) >= 0) {
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text != NULL) {
+        vsnprintf(text, (size_t)n + 1, fmt, again);
         pgr_observe(ctx, event, text);
         free(text);
     }
+    va_end(again);
     va_end(ap);
 }
 

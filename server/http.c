@@ -4,15 +4,12 @@
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "listen_socket.h"

@@ -32,16 +32,17 @@ static host_pref host_preference(const char *host)
 }
 
 /* Whether an address takes part, and in which round (streaming-commons
- * bindPortGenEx: preferred family first, "only" drops the other). */
+ * bindPortGenEx: preferred family first, "only" drops the other; otherwise
+ * an IPv6 address first, whose socket also takes IPv4 when it is the
+ * wildcard). */
 static bool in_round(host_pref pref, int family, int round)
 {
     bool v6 = family == AF_INET6;
     switch (pref) {
     case HOST_V4:      return round == 0 ? !v6 : v6;
     case HOST_V4_ONLY: return round == 0 && !v6;
-    case HOST_V6:      return round == 0 ? v6 : !v6;
     case HOST_V6_ONLY: return round == 0 && v6;
-    default:           return round == 0;
+    default:           return round == 0 ? v6 : !v6;
     }
 }
 

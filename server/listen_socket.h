@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 /* Binds and listens on host:port. host follows streaming-commons'
- * HostPreference: "*" any address (as getaddrinfo orders them), "*4" IPv4
+ * HostPreference: "*" any address (IPv6 first, dual stack), "*4" IPv4
  * preferred, "!4" IPv4 only, "*6" IPv6 preferred (dual stack), "!6" IPv6
  * only; anything else is a name or address literal ("::1", "localhost").
  * Returns the fd, or -1 with a message in errbuf. */

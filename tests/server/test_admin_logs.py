@@ -305,6 +305,10 @@ class HostFormsTest(ServerTestCase):
         self.assertEqual(self.reachable(srv), (True, True))
         LogReader(srv).wait_message(r"^API server listening on \[::\]:%d$" % srv.port)
 
+    def test_any_is_dual_stack(self):
+        srv = self.start("*")
+        self.assertEqual(self.reachable(srv), (True, True))
+
     def test_ipv6_only(self):
         srv = self.start("!6")
         self.assertEqual(self.reachable(srv), (False, True))

@@ -79,6 +79,7 @@ START_TEST(host_preferences_and_addresses)
     expect_address("!4", "0.0.0.0:");
     expect_address("*4", "0.0.0.0:");
     expect_address("*6", "[::]:");
+    expect_address("*", "[::]:");
     expect_address("!6", "[::]:");
     expect_address(NULL, "0.0.0.0:");    /* PostgREST's default server-host "!4" */
     char err[256];

@@ -8,6 +8,7 @@
 #include "config_reload.h"
 #include "db_config.h"
 #include "exec/pool.h"
+#include "observe.h"
 #include "util/error.h"
 
 typedef struct reload_change {
@@ -44,10 +45,10 @@ static int next_reloaded(const pgr_conf *cur, void *arg, pgrest_arena *ea,
     return rc;
 }
 
-static void observe_error(pgrest_ctx *ctx, pgrest_arena *a, pgrest_observation kind,
+static void observe_error(pgrest_ctx *ctx, pgrest_arena *a, pgrest_event kind,
                           const char *prefix, const char *text)
 {
-    pgr_ctx_observe(ctx, kind, pgr_asprintf(a, "%s%s", prefix, text ? text : ""));
+    pgr_observe(ctx, kind, pgr_asprintf(a, "%s%s", prefix, text ? text : ""));
 }
 
 /* The in-database layer: read again, or the one in force when it cannot
@@ -72,7 +73,7 @@ static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
     }
     ch->keep_db = true;
     if (pg != NULL)
-        observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,
+        observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
                       "Failed to query database settings for the config parameters.",
                       pgr_error_json(a, &rerr, false));
 }
@@ -87,9 +88,9 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     read_db_layer(ctx, pg, a, &ch);
     int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
     if (rc == PGREST_OK)
-        pgr_ctx_observe(ctx, PGREST_OBS_CONFIG_RELOADED, "Config reloaded");
+        pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
     else
-        observe_error(ctx, a, PGREST_OBS_CONFIG_INVALID, "Failed reloading config: ",
+        observe_error(ctx, a, PGREST_EVENT_CONFIG_INVALID, "Failed reloading config: ",
                       err ? err->message : NULL);
     rc = pgr_ctx_keep_error(ctx, err, rc);
     pgrest_arena_free(a);
@@ -105,7 +106,7 @@ static PGconn *settings_connection(pgrest_ctx *ctx, pgrest_arena *a)
     pgrest_error cerr = {0};
     PGconn *pg = cur->cfg.db_config ? pgr_connect(cur->cfg.db_uri, a, &cerr) : NULL;
     if (cur->cfg.db_config && pg == NULL)
-        observe_error(ctx, a, PGREST_OBS_CONFIG_READ_ERROR,
+        observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
                       "Failed to query database settings for the config parameters.",
                       pgr_error_json(a, &cerr, false));
     pgr_conf_release(cur);

@@ -8,8 +8,10 @@
 #include "config_reload.h"
 #include "config_snapshot.h"
 #include "exec/pool.h"
+#include "observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 pgrest_ctx *pgrest_ctx_new(void)
 {
@@ -66,20 +68,6 @@ const pgr_config *pgr_cfg(const pgrest_ctx *ctx, pgrest_arena *arena)
      * fails for want of memory anyway; defaults keep it well defined */
     pgr_conf_release(c);
     return &ctx->fallback;
-}
-
-void pgr_ctx_observe(pgrest_ctx *ctx, pgrest_observation kind, const char *message)
-{
-    if (ctx->observer != NULL)
-        ctx->observer(ctx->observer_arg, kind, message);
-}
-
-void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg)
-{
-    if (ctx == NULL)
-        return;
-    ctx->observer = fn;
-    ctx->observer_arg = arg;
 }
 
 int pgrest_config_key_known(const char *key)
@@ -168,8 +156,10 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     if (old != NULL)
         pgr_schema_cache_release(old);
     pgr_pool *pool = pgr_ctx_pool(ctx);
-    if (pool != NULL)
+    if (pool != NULL) {
         pgr_pool_flush(pool);
+        pgr_observe(ctx, PGREST_EVENT_POOL_FLUSHED, "Database connection pool flushed");
+    }
 }
 
 /* The first load creates the pool; concurrent first loads create one. */
@@ -195,22 +185,82 @@ static unsigned long long usec_since(const struct timespec *t0)
                                 (t1.tv_nsec - t0->tv_nsec) / 1000);
 }
 
-/* Introspection with the configuration in force after the in-database
- * settings were read (db-schemas may come from the database). */
-static int introspect(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a, pgrest_error *err)
+static double ms_since(const struct timespec *t0)
+{
+    return (double)usec_since(t0) / 1000.0;
+}
+
+/* DBConnectedObs and PoolInit: PostgREST reports both every time its
+ * schema cache loader reaches the database. */
+static void observe_connected(pgrest_ctx *ctx, PGconn *pg, int pool_size)
+{
+    if (ctx->observer == NULL)
+        return;
+    PGresult *r = PQexec(pg, "SELECT pg_catalog.version()");
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        pgr_observef(ctx, PGREST_EVENT_DB_CONNECTED, "Successfully connected to %s",
+                     PQgetvalue(r, 0, 0));
+    PQclear(r);
+    pgr_observef(ctx, PGREST_EVENT_POOL_INIT,
+                 "Connection Pool initialized with a maximum size of %d connections",
+                 pool_size);
+}
+
+static const char *join_list(pgrest_arena *a, const char *const *items)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    for (size_t i = 0; items != NULL && items[i] != NULL; i++) {
+        if (i > 0)
+            pgr_sb_putc(&sb, ',');
+        pgr_sb_puts(&sb, items[i]);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+/* SchemaCacheErrorObs: which schemas were asked for, and why it failed. */
+static void observe_schema_error(pgrest_ctx *ctx, pgrest_arena *a,
+                                 const pgrest_error *err)
+{
+    if (ctx->observer == NULL)
+        return;
+    const pgr_config *cfg = pgr_cfg(ctx, a);
+    const char *prefix = pgr_asprintf(
+        a, "Failed to load the schema cache using db-schemas=%s and db-extra-search-path=%s. ",
+        join_list(a, cfg->db_schemas), join_list(a, cfg->db_extra_search_path));
+    pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_ERROR, prefix ? prefix : "", err);
+}
+
+/* Connects, re-reads the in-database config (PostgREST's schema cache
+ * loader does; an invalid one is reported and the load goes on), then
+ * introspects with the configuration now in force (db-schemas may come
+ * from the database); the introspection JSON lands in *json. */
+static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
+                        double *query_ms, pgrest_error *err)
 {
     pgr_conf *conf = pgr_ctx_conf(ctx);
-    char *json = NULL;
-    int rc = pgr_introspect(pg, conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
-                            a, &json, err);
-    if (rc == PGREST_OK) {
-        pgr_schema_cache *sc = pgr_schema_cache_from_json(json, conf->cfg.db_schemas, err);
-        if (sc == NULL)
-            rc = PGREST_ERR_SCHEMA;
-        else
-            pgr_ctx_swap_schema(ctx, sc);
-    }
+    bool db_config = conf->cfg.db_config;
+    int pool_size = conf->cfg.db_pool;
+    PGconn *pg = pgr_connect(conf->cfg.db_uri, a, err);
     pgr_conf_release(conf);
+    if (pg == NULL) {
+        pgr_observe_error(ctx, PGREST_EVENT_PG_VERSION_ERROR,
+                          "Failed to query the PostgreSQL version. ", err);
+        return PGREST_ERR_CONNECTION;
+    }
+    observe_connected(ctx, pg, pool_size);
+    if (db_config) {
+        pgrest_error cerr = {0};
+        pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    conf = pgr_ctx_conf(ctx);
+    int rc = pgr_introspect(pg, conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
+                            a, json, err);
+    pgr_conf_release(conf);
+    *query_ms = ms_since(&t0);
+    PQfinish(pg);
     return rc;
 }
 
@@ -221,23 +271,35 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
+    char *json = NULL;
+    double query_ms = 0;
     pgr_conf *conf = pgr_ctx_conf(ctx);
-    bool db_config = conf->cfg.db_config;
     int rc = ensure_pool(ctx, &conf->cfg, err);
-    PGconn *pg = rc == PGREST_OK ? pgr_connect(conf->cfg.db_uri, a, err) : NULL;
     pgr_conf_release(conf);
-    if (pg == NULL)
-        rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
-    /* PostgREST's schema cache loader re-reads the in-database config
-     * first; an invalid one is reported and the load goes on */
-    if (pg != NULL && db_config) {
-        pgrest_error cerr = {0};
-        pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
+    if (rc == PGREST_OK)
+        rc = query_schema(ctx, a, &json, &query_ms, err);
+    if (rc == PGREST_OK) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        conf = pgr_ctx_conf(ctx);
+        pgr_schema_cache *sc = pgr_schema_cache_from_json(json, conf->cfg.db_schemas, err);
+        pgr_conf_release(conf);
+        if (sc == NULL)
+            rc = PGREST_ERR_SCHEMA;
+        else {
+            const char *summary = pgr_schema_cache_summary(sc, a);
+            double load_ms = ms_since(&t1);
+            pgr_ctx_swap_schema(ctx, sc);
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_QUERIED,
+                         "Schema cache queried in %.1f milliseconds ", query_ms);
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED, "Schema cache loaded %s",
+                         summary ? summary : "");
+            pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED,
+                         "Schema cache loaded in %.1f milliseconds", load_ms);
+        }
     }
-    if (pg != NULL) {
-        rc = introspect(ctx, pg, a, err);
-        PQfinish(pg);
-    }
+    if (rc != PGREST_OK)
+        observe_schema_error(ctx, a, err);
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);

@@ -72,6 +72,9 @@ typedef struct pgr_metrics {
     atomic_ullong schema_loads_error;
     atomic_ullong schema_query_usec;   /* duration of the last load */
     atomic_ullong requests[6];         /* by status class: 1xx..5xx, [0] other */
+    atomic_ullong jwt_cache_requests;  /* lookups while the JWT cache is on */
+    atomic_ullong jwt_cache_hits;
+    atomic_ullong jwt_cache_evictions;
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 
@@ -94,8 +97,9 @@ struct pgrest_ctx {
     pgr_metrics metrics;
     pgrest_query_logger query_logger; /* log-query, set by the host */
     void *query_logger_arg;
-    pgrest_observer observer;         /* config reloads, listener messages */
+    pgrest_observer observer;         /* observations, set by the host */
     void *observer_arg;
+    atomic_bool listener_on;          /* the LISTEN connection is up */
     /* Connection recovery (PostgREST AppState connectionWorker): set when a
      * request loses the database, cleared by the worker once it has
      * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */
@@ -117,8 +121,6 @@ struct pgr_conf *pgr_ctx_conf(const pgrest_ctx *ctx);
 /* Copies err's strings into the context (context-level calls have no
  * arena of the caller's); returns rc. */
 int pgr_ctx_keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc);
-/* Reports an observation to the host's observer (never prints). */
-void pgr_ctx_observe(pgrest_ctx *ctx, pgrest_observation kind, const char *message);
 /* Current schema cache with a reference taken; release when done. */
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
 void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);

@@ -10,6 +10,7 @@
 #include "exec/execute.h"
 #include "exec/pool.h"
 #include "exec/response.h"
+#include "observe.h"
 #include "util/error.h"
 
 pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -32,6 +33,18 @@ pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
     return r;
 }
 
+/* PostgREST QueryErrorCodeHighObs: a database error answered with 5xx, or
+ * the connection failing under a query. */
+static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *resp,
+                               const pgrest_error *err)
+{
+    if (err == NULL || (rc != PGREST_ERR_DATABASE && rc != PGREST_ERR_CONNECTION))
+        return;
+    int status = resp != NULL ? resp->status : err->http_status;
+    if (status >= 500)
+        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
+}
+
 static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
                       const pgrest_statements *st, pgrest_response **out,
                       pgrest_error *err)
@@ -40,11 +53,16 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
     if (pool == NULL)
         return pgr_error(err, 503, "PGRST000", "Database connection error.",
                          NULL, NULL);
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
+    if (c != NULL)
+        pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     if (c == NULL) {
         /* PGRST003 (pool timeout) is not a lost database */
         if (err != NULL && err->http_status == 503)
             pgr_ctx_connection_lost(ctx);
+        else if (err != NULL)
+            pgr_observe_error(ctx, PGREST_EVENT_POOL_TIMEOUT, "", err);
         return PGREST_ERR_CONNECTION;
     }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
@@ -53,6 +71,7 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
         pgr_ctx_connection_lost(ctx);
     else
         pgr_ctx_connection_ok(ctx);
+    observe_high_error(ctx, rc, *out, err);
     return rc;
 }
 
@@ -70,15 +89,18 @@ static double now_ms(void)
 
 static int handle(pgrest_ctx *ctx, pgrest_arena *arena,
                   const pgrest_request *req, pgrest_response **out,
-                  const pgrest_statements **ran, stage_timer *tm,
-                  pgrest_error *err)
+                  const pgrest_statements **ran, const char **role,
+                  stage_timer *tm, pgrest_error *err)
 {
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
     int rc;
     double t0 = now_ms();
-    if ((rc = pgrest_parse_request(ctx, arena, req, &api, err)) != PGREST_OK)
+    rc = pgrest_parse_request(ctx, arena, req, &api, err);
+    if (api != NULL)
+        *role = api->role;
+    if (rc != PGREST_OK)
         return rc;
     double t2 = now_ms();
     tm->jwt = api->auth_ms;
@@ -152,14 +174,19 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     pgrest_response *resp = NULL;
     stage_timer tm = {0};
     const pgrest_statements *ran = NULL;
-    int rc = handle(ctx, arena, req, &resp, &ran, &tm, &err);
+    const char *role = NULL;
+    int rc = handle(ctx, arena, req, &resp, &ran, &role, &tm, &err);
     double t = now_ms();
     /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
      * chooses the error's status and headers */
     if (rc != PGREST_OK || resp == NULL)
         resp = resp ? resp : pgrest_error_response(ctx, arena, &err);
+    /* PostgREST SchemaCacheEmptyObs: a request came before any schema cache */
+    if (rc != PGREST_OK && err.code != NULL && strcmp(err.code, "PGRST002") == 0)
+        pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &err);
     tm.response = now_ms() - t;
     if (resp != NULL) {
+        resp->role = role;
         decorate(ctx, arena, req, resp, &tm);
         int cls = resp->status / 100;
         atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);

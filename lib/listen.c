@@ -19,6 +19,7 @@
 #include "config_snapshot.h"
 #include "context.h"
 #include "exec/pool.h"
+#include "observe.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -69,6 +70,55 @@ static bool run_listen(pgr_listener *l, PGconn *pg)
     return ok;
 }
 
+/* A libpq message on one line (PostgREST showOnSingleLine): tabs dropped,
+ * lines joined with spaces, trailing newlines trimmed. */
+static char *single_line(pgrest_arena *a, const char *msg)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    for (const char *p = msg ? msg : ""; *p; p++) {
+        if (*p == '\t')
+            continue;
+        if (*p == '\n') {
+            if (p[1] != '\0')
+                pgr_sb_putc(&sb, ' ');
+            continue;
+        }
+        pgr_sb_putc(&sb, *p);
+    }
+    return pgr_sb_finish(&sb);
+}
+
+/* DBListenFail: the reason the LISTEN connection could not be made or
+ * was lost. */
+static void observe_listen_fail(pgr_listener *l, const char *reason)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_observef(l->ctx, PGREST_EVENT_LISTEN_FAIL,
+                 "Failed listening for database notifications on the \"%s\" channel. %s",
+                 l->channel, reason ? single_line(a, reason) : "Connection error");
+    pgrest_arena_free(a);
+}
+
+/* DBListenStart: server version, host:port and channel. */
+static void observe_listen_start(pgr_listener *l, PGconn *pg)
+{
+    if (l->ctx->observer == NULL)
+        return;
+    PGresult *r = PQexec(pg, "SELECT pg_catalog.version()");
+    const char *version = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                              ? PQgetvalue(r, 0, 0) : "";
+    const char *host = PQhost(pg), *port = PQport(pg);
+    pgr_observef(l->ctx, PGREST_EVENT_LISTEN_START,
+                 "Listener connected to %s on \"%s%s%s\" and listening for database "
+                 "notifications on the \"%s\" channel",
+                 version, host ? host : "", port && *port ? ":" : "", port ? port : "",
+                 l->channel);
+    PQclear(r);
+}
+
 /* Opens the worker's connection (LISTENing when a channel is configured);
  * without a channel it only proves the database is reachable. */
 static PGconn *worker_connection(pgr_listener *l)
@@ -76,13 +126,18 @@ static PGconn *worker_connection(pgr_listener *l)
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
     PGconn *pg = a ? pgr_connect(l->conninfo, a, &err) : NULL;
+    if (pg == NULL && l->channel != NULL)
+        observe_listen_fail(l, err.details);
     pgrest_arena_free(a);
     if (pg == NULL)
         return NULL;
     if (l->channel != NULL && !run_listen(l, pg)) {
+        observe_listen_fail(l, PQerrorMessage(pg));
         PQfinish(pg);
         return NULL;
     }
+    if (l->channel != NULL)
+        observe_listen_start(l, pg);
     return pg;
 }
 
@@ -91,12 +146,18 @@ typedef struct pgr_wanted {
     bool schema, config;
 } pgr_wanted;
 
-static void classify(const char *payload, pgr_wanted *w)
+static void classify(pgr_listener *l, const char *channel, const char *payload,
+                     pgr_wanted *w)
 {
-    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0)
+    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0) {
+        pgr_observef(l->ctx, PGREST_EVENT_LISTEN_SCHEMA_MSG,
+                     "Received a schema cache reload message on the \"%s\" channel", channel);
         w->schema = true;
-    else if (strcasecmp(payload, "reload config") == 0)
+    } else if (strcasecmp(payload, "reload config") == 0) {
+        pgr_observef(l->ctx, PGREST_EVENT_LISTEN_CONFIG_MSG,
+                     "Received a config reload message on the \"%s\" channel", channel);
         w->config = true;
+    }
 }
 
 static bool channel_enabled(const char *enabled)
@@ -136,32 +197,12 @@ static bool channel_changed(pgr_listener *l)
     return true;
 }
 
-/* Logger.hs DBListenerGotSCacheMsg / DBListenerGotConfigMsg (the
- * channel as Haskell's show quotes it). */
-static void observe_message(pgr_listener *l, pgrest_observation kind, const char *what)
-{
-    pgrest_arena *a = pgrest_arena_new(0);
-    pgr_sb sb;
-    if (a == NULL)
-        return;
-    pgr_sb_init(&sb, a, 96);
-    pgr_sb_puts(&sb, "Received a ");
-    pgr_sb_puts(&sb, what);
-    pgr_sb_puts(&sb, " reload message on the \"");
-    pgr_sb_puts(&sb, l->channel);
-    pgr_sb_puts(&sb, "\" channel");
-    const char *msg = pgr_sb_finish(&sb);
-    if (msg != NULL)
-        pgr_ctx_observe(l->ctx, kind, msg);
-    pgrest_arena_free(a);
-}
 
 /* The host re-reads its sources (file, environment) and reloads; without
  * a host callback the options set before stay and the in-database
  * settings are read again (pgrest_ctx_reload_config). */
 static void reload_config(pgr_listener *l)
 {
-    observe_message(l, PGREST_OBS_CONFIG_RELOAD_MESSAGE, "config");
     if (l->on_reload_config != NULL) {
         l->on_reload_config(l->arg);
         return;
@@ -184,11 +225,11 @@ static void serve(pgr_listener *l, PGconn *pg)
         pgr_wanted w = {false, false};
         PGnotify *note;
         while ((note = PQnotifies(pg)) != NULL) {
-            classify(note->extra ? note->extra : "", &w);
+            classify(l, note->relname ? note->relname : l->channel,
+                     note->extra ? note->extra : "", &w);
             PQfreemem(note);
         }
         if (w.schema && !atomic_load(&l->stop)) {
-            observe_message(l, PGREST_OBS_SCHEMA_RELOAD_MESSAGE, "schema cache");
             pgrest_error err = {0};
             pgrest_ctx_load_schema(l->ctx, &err);
         }
@@ -208,15 +249,17 @@ static void idle(pgr_listener *l)
 
 /* One recovery attempt: connect (and LISTEN), then reload the schema
  * cache; notifications missed while away are covered by the reload
- * (PostgREST reloads after listener and connection recovery alike). */
-static PGconn *recover(pgr_listener *l)
+ * (PostgREST reloads after listener and connection recovery alike). The
+ * load runs even when the worker's connection failed: PostgREST's schema
+ * cache loader retries (and reports) on its own, apart from the listener. */
+static PGconn *recover(pgr_listener *l, bool *connection_failed)
 {
     PGconn *pg = worker_connection(l);
-    if (pg == NULL)
-        return NULL;
+    *connection_failed = pg == NULL;
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
-        PQfinish(pg);
+    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK || pg == NULL) {
+        if (pg != NULL)
+            PQfinish(pg);
         return NULL;
     }
     return pg;
@@ -238,8 +281,15 @@ static void *run(void *arg)
             unsigned losses = atomic_load(&l->ctx->db_losses);
             if (pg != NULL)
                 PQfinish(pg);
-            pg = recover(l);
+            bool listen_failed;
+            pg = recover(l, &listen_failed);
             if (pg == NULL) {
+                if (l->channel != NULL && listen_failed)
+                    pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
+                                 "Retrying listening for database notifications in %u seconds...",
+                                 delay);
+                pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
+                             "Attempting to reconnect to the database in %u seconds...", delay);
                 atomic_store(&l->ctx->retry_delay, delay);
                 backoff(l, delay);
                 delay = delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
@@ -251,11 +301,13 @@ static void *run(void *arg)
             if (atomic_load(&l->ctx->db_losses) == losses)
                 atomic_store(&l->ctx->db_down, false);
         }
+        atomic_store(&l->ctx->listener_on, true);
         const char *before = l->channel;
         if (l->channel != NULL)
             serve(l, pg);
         else
             idle(l);
+        atomic_store(&l->ctx->listener_on, false);
         if (l->channel != before && PQstatus(pg) == CONNECTION_OK) {
             /* new channel: LISTEN again on a new connection (and reload
              * the schema cache, as after any listener restart) */
@@ -266,6 +318,8 @@ static void *run(void *arg)
         if (PQstatus(pg) != CONNECTION_OK) {
             /* the LISTEN connection broke: the database is unreachable
              * until proven otherwise (/ready 503) */
+            if (l->channel != NULL)
+                observe_listen_fail(l, PQerrorMessage(pg));
             atomic_store(&l->ctx->db_down, true);
             if (pgr_ctx_pool(l->ctx) != NULL)
                 pgr_pool_flush(pgr_ctx_pool(l->ctx));
@@ -339,6 +393,35 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx)
 int pgrest_ctx_ready(pgrest_ctx *ctx)
 {
     return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down);
+}
+
+/* With a LISTEN connection its state is the answer (PostgREST trusts the
+ * listener); otherwise one pooled round trip decides. */
+int pgrest_ctx_connection_established(pgrest_ctx *ctx)
+{
+    pgr_listener *l = ctx->listener;
+    if (l != NULL && l->channel != NULL)
+        return atomic_load(&ctx->listener_on) && !atomic_load(&ctx->db_down);
+    pgr_pool *pool = pgr_ctx_pool(ctx);
+    pgrest_arena *a = pool != NULL ? pgrest_arena_new(0) : NULL;
+    if (a == NULL)
+        return 0;
+    pgrest_error err = {0};
+    pgr_conn *c = pgr_pool_acquire(pool, a, &err);
+    bool ok = false;
+    if (c != NULL) {
+        PGresult *r = PQexec(c->pg, "SELECT 1");
+        ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+        PQclear(r);
+        pgr_pool_release(pool, c);
+    }
+    pgrest_arena_free(a);
+    /* a timeout waiting for a busy pool (PGRST003) is no lost database */
+    if (!ok && (c != NULL || err.http_status == 503))
+        pgr_ctx_connection_lost(ctx);
+    else if (ok)
+        pgr_ctx_connection_ok(ctx);
+    return ok;
 }
 
 void pgr_ctx_connection_lost(pgrest_ctx *ctx)

@@ -48,6 +48,19 @@ static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
                                  atomic_load(&m->schema_loads_error)));
 }
 
+/* PostgREST Metrics.hs JWT cache counters. */
+static void jwt_cache_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
+{
+    metric(sb, a, "pgrst_jwt_cache_requests_total", "counter",
+           "The total number of JWT cache lookups", NULL,
+           ull(a, atomic_load(&m->jwt_cache_requests)));
+    metric(sb, a, "pgrst_jwt_cache_hits_total", "counter",
+           "The total number of JWT cache hits", NULL, ull(a, atomic_load(&m->jwt_cache_hits)));
+    metric(sb, a, "pgrst_jwt_cache_evictions_total", "counter",
+           "The total number of JWT cache evictions", NULL,
+           ull(a, atomic_load(&m->jwt_cache_evictions)));
+}
+
 static void request_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
 {
     static const char *const classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
@@ -66,6 +79,7 @@ const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
     pgr_sb_init(&sb, arena, 2048);
     pool_metrics(&sb, arena, ctx);
     schema_metrics(&sb, arena, &ctx->metrics);
+    jwt_cache_metrics(&sb, arena, &ctx->metrics);
     request_metrics(&sb, arena, &ctx->metrics);
     return pgr_sb_finish(&sb);
 }

@@ -1,15 +1,21 @@
 #include "admin.h"
 #include "version.h"
 
-#include <arpa/inet.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "listen_socket.h"
+#include "log.h"
 
 struct admin_server {
     struct MHD_Daemon *daemon;
     pgrest_ctx *ctx;
+    admin_live_fn live;
+    void *live_arg;
+    char *unix_path;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *con, unsigned status,
@@ -28,18 +34,38 @@ static enum MHD_Result reply(struct MHD_Connection *con, unsigned status,
     return ret;
 }
 
+/* /metrics is always 200: Prometheus scrapes a server in any state. */
 static enum MHD_Result metrics(struct MHD_Connection *con, pgrest_ctx *ctx)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     const char *text = a ? pgrest_ctx_metrics(ctx, a) : NULL;
-    enum MHD_Result ret = reply(con, text ? 200 : 500,
-                                "text/plain; charset=utf-8", text ? text : "");
+    enum MHD_Result ret = reply(con, text ? 200 : 500, "text/plain; charset=utf-8",
+                                text ? text : "");
     pgrest_arena_free(a);
     return ret;
 }
 
-/* /live: the process answers; /ready: the schema cache is loaded (503
- * while it is not, as PostgREST does during recovery). */
+/* 200 with the schema cache as JSON, or an empty body before one loaded. */
+static enum MHD_Result schema_cache(struct MHD_Connection *con, pgrest_ctx *ctx)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return reply(con, 500, NULL, "");
+    const char *json = pgrest_ctx_schema_cache_json(ctx, a);
+    enum MHD_Result ret = reply(con, 200, NULL, json ? json : "");
+    pgrest_arena_free(a);
+    return ret;
+}
+
+/* PostgREST Admin.hs: pending (schema cache not loaded or no database
+ * connection) is 503, an API server that is not up 500, else 200. */
+static unsigned ready_status(admin_server *s)
+{
+    if (!pgrest_ctx_ready(s->ctx) || !pgrest_ctx_connection_established(s->ctx))
+        return 503;
+    return s->live(s->live_arg) ? 200 : 500;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
                                   const char *url, const char *method,
                                   const char *version, const char *upload,
@@ -47,52 +73,67 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 {
     (void)version;
     (void)upload;
-    (void)upload_size;
     (void)method;
     admin_server *s = cls;
     if (*con_cls == NULL) {
         *con_cls = s;
         return MHD_YES;
     }
+    if (*upload_size > 0) {     /* any body is read and ignored */
+        *upload_size = 0;
+        return MHD_YES;
+    }
     if (strcmp(url, "/live") == 0)
-        return reply(con, 200, NULL, "");
+        return reply(con, s->live(s->live_arg) ? 200 : 500, NULL, "");
     if (strcmp(url, "/ready") == 0)
-        return reply(con, pgrest_ctx_ready(s->ctx) ? 200 : 503, NULL, "");
+        return reply(con, ready_status(s), NULL, "");
+    if (strcmp(url, "/schema_cache") == 0)
+        return schema_cache(con, s->ctx);
     if (strcmp(url, "/metrics") == 0)
         return metrics(con, s->ctx);
     return reply(con, 404, NULL, "");
 }
 
-admin_server *admin_start(pgrest_ctx *ctx, const char *host, int port,
-                          char *errbuf, size_t errlen)
+static void free_admin(admin_server *s)
+{
+    free(s->unix_path);
+    free(s);
+}
+
+admin_server *admin_start(pgrest_ctx *ctx, const admin_listen *cfg, admin_live_fn live,
+                          void *live_arg, char *errbuf, size_t errlen)
 {
     admin_server *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->ctx = ctx;
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((unsigned short)port);
-    const char *ip = host == NULL || host[0] == '*' || host[0] == '!' ||
-                             strcmp(host, "localhost") == 0
-                         ? (host && strcmp(host, "localhost") == 0 ? "127.0.0.1" : "0.0.0.0")
-                         : host;
-    if (inet_pton(AF_INET, ip, &addr.sin_addr) != 1) {
-        snprintf(errbuf, errlen, "admin-server-host must be an IPv4 address: %s", ip);
-        free(s);
+    if (s == NULL) {
+        snprintf(errbuf, errlen, "out of memory");
         return NULL;
     }
-    s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, (unsigned short)port,
-                                 NULL, NULL, on_request, s,
-                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+    s->ctx = ctx;
+    s->live = live;
+    s->live_arg = live_arg;
+    int fd;
+    if (cfg->unix_socket != NULL) {
+        s->unix_path = strdup(cfg->unix_socket);
+        fd = listen_unix(cfg->unix_socket, cfg->unix_mode, errbuf, errlen);
+    } else
+        fd = listen_tcp(cfg->host, cfg->port, errbuf, errlen);
+    if (fd < 0) {
+        free_admin(s);
+        return NULL;
+    }
+    char address[256];
+    socket_address(fd, address, sizeof address);
+    s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+                                 on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
                                  MHD_OPTION_END);
     if (s->daemon == NULL) {
-        snprintf(errbuf, errlen, "cannot listen on admin port %d", port);
-        free(s);
+        snprintf(errbuf, errlen, "cannot start the admin server");
+        close(fd);
+        free_admin(s);
         return NULL;
     }
+    log_msg(LOG_CRIT, "Admin server listening on %s", address);
     return s;
 }
 
@@ -101,5 +142,7 @@ void admin_stop(admin_server *s)
     if (s == NULL)
         return;
     MHD_stop_daemon(s->daemon);
-    free(s);
+    if (s->unix_path != NULL)
+        unlink(s->unix_path);
+    free_admin(s);
 }

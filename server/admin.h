@@ -1,17 +1,30 @@
-/* The admin server (PostgREST ref/admin_server): /live, /ready and
- * /metrics on admin-server-port. */
+/* The admin server (PostgREST Admin.hs, ref/admin_server): /live, /ready,
+ * /metrics and /schema_cache on admin-server-port (bound per
+ * admin-server-host) or on admin-server-unix-socket. */
 #ifndef PGRS_ADMIN_H
 #define PGRS_ADMIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pgrest/pgrest.h"
 
 typedef struct admin_server admin_server;
 
-/* Starts on host:port; NULL with a message in errbuf on failure. */
-admin_server *admin_start(pgrest_ctx *ctx, const char *host, int port,
-                          char *errbuf, size_t errlen);
+typedef struct admin_listen {
+    const char *host;         /* admin-server-host, server-host forms */
+    int port;
+    const char *unix_socket;  /* admin-server-unix-socket: wins over the port */
+    unsigned unix_mode;       /* admin-server-unix-socket-mode */
+} admin_listen;
+
+/* Whether the API server is up (PostgREST checkMainAppLive). */
+typedef bool (*admin_live_fn)(void *arg);
+
+/* Binds and starts serving; logs "Admin server listening on ADDRESS".
+ * NULL with a message in errbuf on failure. */
+admin_server *admin_start(pgrest_ctx *ctx, const admin_listen *cfg, admin_live_fn live,
+                          void *live_arg, char *errbuf, size_t errlen);
 void admin_stop(admin_server *s);
 
 #endif

@@ -5,16 +5,15 @@
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "listen_socket.h"
 #include "log.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
@@ -195,28 +194,50 @@ static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
     return MHD_YES;
 }
 
-static void access_log(struct MHD_Connection *con, const char *method,
-                       const char *uri, int status, size_t len)
+/* The size PostgREST logs is its Content-Length header, which successful
+ * HEAD responses do not carry ("-"); errors always do. */
+static long long logged_size(const char *method, const pgrest_response *resp)
 {
-    if (!log_enabled_for_status(status))
+    size_t len;
+    pgrest_response_body(resp, &len);
+    if (strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
+        return -1;
+    return (long long)len;
+}
+
+/* A CORS preflight is answered by PostgREST's CORS middleware before its
+ * application (and its access log) sees the request. */
+static bool is_preflight(struct MHD_Connection *con, const char *method,
+                         const pgrest_response *resp)
+{
+    if (strcmp(method, "OPTIONS") != 0 ||
+        MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Access-Control-Request-Method") == NULL)
+        return false;
+    for (size_t i = 0; i < pgrest_response_header_count(resp); i++)
+        if (strcasecmp(pgrest_response_header(resp, i)->name, "Access-Control-Allow-Methods") == 0)
+            return true;
+    return false;
+}
+
+static void access_log(struct MHD_Connection *con, const char *method, const char *version,
+                       const char *uri, const pgrest_response *resp)
+{
+    int status = pgrest_response_status(resp);
+    if (!log_enabled_for_status(status) || is_preflight(con, method, resp))
         return;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    char ip[INET6_ADDRSTRLEN] = "-";
-    if (ci != NULL && ci->client_addr != NULL) {
-        const struct sockaddr *sa = ci->client_addr;
-        if (sa->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, ip, sizeof ip);
-        else if (sa->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, ip, sizeof ip);
-    }
+    char ip[INET6_ADDRSTRLEN + 16];
+    peer_address(ci != NULL ? ci->client_addr : NULL, ip, sizeof ip);
     const char *ua = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
     const char *ref = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Referer");
-    log_access(ip, method, uri, status, len, ref ? ref : "", ua ? ua : "");
+    log_access(ip, pgrest_response_role(resp), method, uri, version, status,
+               logged_size(method, resp), ref ? ref : "", ua ? ua : "");
 }
 
 static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
-                                const char *method, request_state *rs)
+                                const char *method, const char *version,
+                                request_state *rs)
 {
     pgrest_arena *arena = pgrest_arena_new(0);
     if (arena == NULL)
@@ -233,11 +254,9 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
                              strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
              : MHD_NO;
     if (resp != NULL) {
-        size_t len;
-        pgrest_response_body(resp, &len);
         if (q != NULL)
             *q = '?';
-        access_log(con, method, rs->uri, pgrest_response_status(resp), len);
+        access_log(con, method, version, rs->uri, resp);
     }
     pgrest_arena_free(arena);
     return ret;
@@ -252,7 +271,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
                                   size_t *upload_data_size, void **con_cls)
 {
     (void)url;
-    (void)version;
     http_server *s = cls;
     request_state *rs = *con_cls;
     if (rs == NULL)
@@ -278,69 +296,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
-    return dispatch(s, con, method, rs);
-}
-
-static int bind_unix(const char *path, unsigned mode, char *errbuf, size_t errlen)
-{
-    struct sockaddr_un sun;
-    memset(&sun, 0, sizeof sun);
-    sun.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof sun.sun_path) {
-        snprintf(errbuf, errlen, "unix socket path too long");
-        return -1;
-    }
-    memcpy(sun.sun_path, path, strlen(path) + 1);
-    unlink(path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||
-        listen(fd, 1024) != 0) {
-        snprintf(errbuf, errlen, "cannot listen on %s", path);
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    chmod(path, mode);
-    return fd;
-}
-
-/* server-host: "*", "*4", "!4" any IPv4; "*6", "!6" any IPv6; else a
- * name or address resolved with getaddrinfo. */
-static int bind_tcp(const char *host, int port, char *errbuf, size_t errlen)
-{
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    const char *node = host;
-    if (host == NULL || strcmp(host, "*") == 0 || strcmp(host, "*4") == 0 ||
-        strcmp(host, "!4") == 0) {
-        node = "0.0.0.0";
-        hints.ai_family = AF_INET;
-    } else if (strcmp(host, "*6") == 0 || strcmp(host, "!6") == 0) {
-        node = "::";
-        hints.ai_family = AF_INET6;
-    } else if (strcmp(host, "localhost") == 0) {
-        node = "127.0.0.1";
-    }
-    char portstr[16];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    if (getaddrinfo(node, portstr, &hints, &res) != 0 || res == NULL) {
-        snprintf(errbuf, errlen, "cannot resolve server-host %s", host ? host : "");
-        return -1;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM, 0);
-    int one = 1;
-    if (fd >= 0)
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
-        snprintf(errbuf, errlen, "cannot listen on %s:%d", node, port);
-        if (fd >= 0)
-            close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    return fd;
+    return dispatch(s, con, method, version, rs);
 }
 
 /* MHD keeps the request line and headers in a per-connection pool: room
@@ -363,10 +319,10 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
     s->max_url_size = lc->max_url_size;
     s->max_header_size = lc->max_header_size;
     if (lc->unix_socket != NULL) {
-        s->listen_fd = bind_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
+        s->listen_fd = listen_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);
     } else
-        s->listen_fd = bind_tcp(lc->host, lc->port, errbuf, errlen);
+        s->listen_fd = listen_tcp(lc->host, lc->port, errbuf, errlen);
     if (s->listen_fd < 0) {
         free(s->unix_path);
         free(s);
@@ -384,6 +340,7 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
+        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
         MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");
@@ -397,8 +354,21 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
 
 int http_port(const http_server *s)
 {
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return di ? di->port : -1;
+    return socket_port(s->listen_fd);
+}
+
+void http_address(const http_server *s, char *buf, size_t len)
+{
+    socket_address(s->listen_fd, buf, len);
+}
+
+/* PostgREST App.checkMainAppLive: the main socket is open and, for a
+ * Unix socket, its file still exists. */
+bool http_is_live(const http_server *s)
+{
+    if (s == NULL || atomic_load(&s->closing) || s->listen_fd < 0)
+        return false;
+    return s->unix_path == NULL || access(s->unix_path, F_OK) == 0;
 }
 
 static void sleep_ms(long ms)

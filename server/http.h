@@ -4,6 +4,7 @@
 #define PGRS_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "pgrest/pgrest.h"
 
@@ -27,8 +28,12 @@ typedef struct http_listen {
 
 http_server *http_start(pgrest_ctx *ctx, const http_listen *listen_cfg,
                         char *errbuf, size_t errlen);
-/* Bound port (useful with port 0). */
+/* Bound port (useful with port 0); -1 on a Unix socket. */
 int http_port(const http_server *s);
+/* The bound address as PostgREST logs it ("127.0.0.1:3000", a path). */
+void http_address(const http_server *s, char *buf, size_t len);
+/* Whether the API server is serving (admin /live). Thread-safe. */
+bool http_is_live(const http_server *s);
 /* Stops accepting, finishes in-flight requests, frees. */
 void http_stop(http_server *s);
 

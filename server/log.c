@@ -1,40 +1,27 @@
 #include "log.h"
 
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static log_level current = LOG_ERROR;
+static _Atomic int current = LOG_ERROR;
 
 void log_set_level(const char *name)
 {
-    static const char *names[] = {"crit", "error", "warn", "info", "debug"};
+    static const char *const names[] = {"crit", "error", "warn", "info", "debug"};
     for (int i = 0; i < 5; i++)
         if (name != NULL && strcmp(name, names[i]) == 0)
-            current = (log_level)i;
+            atomic_store(&current, i);
 }
 
 int log_enabled(log_level level)
 {
-    return level <= current;
-}
-
-void log_msg(log_level level, const char *fmt, ...)
-{
-    if (!log_enabled(level))
-        return;
-    char stamp[64];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%d/%b/%Y:%H:%M:%S %z", &tm);
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", stamp);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
+    return (int)level <= atomic_load(&current);
 }
 
 int log_enabled_for_status(int status)
@@ -43,29 +30,153 @@ int log_enabled_for_status(int status)
            (status >= 400 && log_enabled(LOG_WARN));
 }
 
-void log_query(void *arg, int status, const char *sql)
+/* PostgREST's formatZonedTime: "%d/%b/%Y:%T %z", local time. */
+static void timestamp(char *buf, size_t len)
 {
-    (void)arg;
-    if (log_enabled_for_status(status))
-        log_msg(LOG_CRIT, "%s", sql);
-}
-
-void log_observation(void *arg, pgrest_observation kind, const char *message)
-{
-    (void)arg;
-    (void)kind;
-    log_msg(LOG_CRIT, "%s", message);
-}
-
-void log_access(const char *ip, const char *method, const char *uri, int status,
-                size_t bytes, const char *referer, const char *agent)
-{
-    char stamp[64];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%d/%b/%Y:%H:%M:%S %z", &tm);
-    printf("%s - - [%s] \"%s %s HTTP/1.1\" %d %zu \"%s\" \"%s\"\n", ip, stamp, method,
-           uri, status, bytes, referer, agent);
+    strftime(buf, len, "%d/%b/%Y:%H:%M:%S %z", &tm);
+}
+
+static void vlog_line(const char *fmt, va_list ap)
+{
+    char stamp[64];
+    timestamp(stamp, sizeof stamp);
+    flockfile(stderr);
+    fprintf(stderr, "%s: ", stamp);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+}
+
+void log_msg(log_level level, const char *fmt, ...)
+{
+    if (!log_enabled(level))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_line(fmt, ap);
+    va_end(ap);
+}
+
+/* PostgREST observationLogger: most observations are written whatever
+ * the level; a request without a schema cache from error on; pool
+ * housekeeping only at debug. */
+static log_level observation_level(pgrest_event event)
+{
+    switch (event) {
+    case PGREST_EVENT_SCHEMA_CACHE_EMPTY:
+    case PGREST_EVENT_QUERY_ERROR:
+    case PGREST_EVENT_POOL_TIMEOUT:
+        return LOG_ERROR;
+    case PGREST_EVENT_POOL_FLUSHED:
+    case PGREST_EVENT_POOL_REQUEST:
+    case PGREST_EVENT_POOL_REQUEST_FULFILLED:
+    case PGREST_EVENT_JWT_CACHE_LOOKUP:
+    case PGREST_EVENT_JWT_CACHE_EVICTION:
+        return LOG_DEBUG;
+    default:
+        return LOG_CRIT;
+    }
+}
+
+/* PostgREST debounces the pool timeout message: once per 5 seconds. */
+static bool pool_timeout_due(void)
+{
+    static _Atomic long long last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long t = (long long)now.tv_sec, prev = atomic_load(&last);
+    return (prev == 0 || t - prev >= 5) && atomic_compare_exchange_strong(&last, &prev, t);
+}
+
+void log_observation(void *arg, pgrest_event event, const char *message)
+{
+    (void)arg;
+    log_level level = observation_level(event);
+    if (!log_enabled(level) || (event == PGREST_EVENT_POOL_TIMEOUT && !pool_timeout_due()))
+        return;
+    log_msg(level, "%s", message);
+}
+
+static atomic_bool query_logging;
+
+/* PostgREST coerceBool: the letters of the value read as True/False in
+ * any case ("true", "TRUE", "\"true\""), else an integer > 0. */
+static bool coerce_bool(const char *value)
+{
+    char letters[8];
+    size_t n = 0;
+    for (const char *p = value; *p; p++)
+        if (isalpha((unsigned char)*p)) {
+            if (n + 1 >= sizeof letters)
+                return false;
+            letters[n++] = (char)tolower((unsigned char)*p);
+        }
+    letters[n] = '\0';
+    if (n > 0)
+        return strcmp(letters, "true") == 0;
+    char *end = NULL;
+    long long v = strtoll(value, &end, 10);
+    return end != value && *end == '\0' && v > 0;
+}
+
+void log_set_query(const char *value)
+{
+    atomic_store(&query_logging, value != NULL && coerce_bool(value));
+}
+
+/* showOnSingleLine '\n': the lines of a statement joined by spaces. */
+void log_query(void *arg, int status, const char *sql)
+{
+    (void)arg;
+    if (!atomic_load(&query_logging) || !log_enabled_for_status(status) || sql == NULL ||
+        sql[0] == '\0')
+        return;
+    size_t n = strlen(sql);
+    char *line = malloc(n + 1);
+    if (line == NULL)
+        return;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sql[i] != '\n')
+            line[j++] = sql[i];
+        else if (i + 1 < n)
+            line[j++] = ' ';
+    }
+    line[j] = '\0';
+    log_msg(LOG_CRIT, "%s", line);
+    free(line);
+}
+
+void log_access(const char *ip, const char *role, const char *method, const char *uri,
+                const char *version, int status, long long size, const char *referer,
+                const char *agent)
+{
+    char stamp[64], sizebuf[32];
+    timestamp(stamp, sizeof stamp);
+    if (size < 0)
+        snprintf(sizebuf, sizeof sizebuf, "-");
+    else
+        snprintf(sizebuf, sizeof sizebuf, "%lld", size);
+    flockfile(stdout);
+    printf("%s - %s [%s] \"%s %s %s\" %d %s \"%s\" \"%s\"\n", ip, role ? role : "-", stamp,
+           method, uri, version ? version : "HTTP/1.1", status, sizebuf, referer, agent);
     fflush(stdout);
+    funlockfile(stdout);
+}
+
+/* libmicrohttpd's own diagnostics (PostgREST WarpServerObs, debug only). */
+void log_http_server(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    if (!log_enabled(LOG_DEBUG))
+        return;
+    char text[512];
+    vsnprintf(text, sizeof text, fmt, ap);
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+        text[--n] = '\0';
+    log_msg(LOG_DEBUG, "Warp server: %s", text);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,16 +40,11 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
     return 0;
 }
 
+/* Success and failure are logged by the library's observations. */
 static int load_schema_once(pgrest_ctx *ctx)
 {
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(ctx, &err) == PGREST_OK) {
-        log_msg(LOG_INFO, "Schema cache loaded");
-        return 0;
-    }
-    log_msg(LOG_ERROR, "%s %s", err.message ? err.message : "schema cache load failed",
-            err.details ? err.details : "");
-    return -1;
+    return pgrest_ctx_load_schema(ctx, &err) == PGREST_OK ? 0 : -1;
 }
 
 /* A numeric server-* option in [min, max], or def when unset. Invalid
@@ -108,10 +104,63 @@ static void wait_signals(const sigset_t *set, server_config *cfg)
         else if (sig == SIGUSR2)
             server_config_reload(cfg);
         else {
-            log_msg(LOG_INFO, "Received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            log_msg(LOG_CRIT, "Received termination unix signal %s",
+                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
             return;
         }
     }
+}
+
+/* The API server the admin server checks for /live and /ready; set once
+ * it is listening, cleared before it stops. */
+static _Atomic(http_server *) api_server;
+
+static bool api_live(void *arg)
+{
+    (void)arg;
+    return http_is_live(atomic_load(&api_server));
+}
+
+/* PostgREST parseSocketFileMode: the leading octal digits (readOct), 660
+ * by default, between 600 and 777. */
+static bool socket_mode(const server_options *opts, const char *key, unsigned *mode)
+{
+    const char *text = server_options_get(opts, key);
+    *mode = 0660;
+    if (text == NULL)
+        return true;
+    unsigned v = 0;
+    const char *p = text;
+    for (; *p >= '0' && *p <= '7' && v <= 0777; p++)
+        v = v * 8 + (unsigned)(*p - '0');
+    if (p == text) {
+        fprintf(stderr, "pgrest-server: Invalid %s: not an octal\n", key);
+        return false;
+    }
+    if (v < 0600 || v > 0777) {
+        fprintf(stderr, "pgrest-server: Invalid %s: needs to be between 600 and 777\n", key);
+        return false;
+    }
+    *mode = v;
+    return true;
+}
+
+/* admin-server-unix-socket, else admin-server-port on admin-server-host
+ * (default: server-host); *enabled is false without either. */
+static bool admin_options(const server_options *opts, const http_listen *lc,
+                          admin_listen *al, bool *enabled)
+{
+    const char *port = server_options_get(opts, "admin-server-port");
+    const char *host = server_options_get(opts, "admin-server-host");
+    al->unix_socket = server_options_get(opts, "admin-server-unix-socket");
+    al->host = host ? host : lc->host;
+    al->port = port ? atoi(port) : 0;
+    *enabled = al->unix_socket != NULL || port != NULL;
+    if (port != NULL && al->port == lc->port) {
+        fprintf(stderr, "pgrest-server: admin-server-port cannot be the same as server-port\n");
+        return false;
+    }
+    return socket_mode(opts, "admin-server-unix-socket-mode", &al->unix_mode);
 }
 
 static int serve(server_config *cfg)
@@ -120,12 +169,10 @@ static int serve(server_config *cfg)
     const server_options *opts = &cfg->opts;
     const char *port = server_options_get(opts, "server-port");
     const char *pool = server_options_get(opts, "db-pool");
-    const char *mode = server_options_get(opts, "server-unix-socket-mode");
     http_listen lc = {
         .host = server_options_get(opts, "server-host"),
         .port = port ? atoi(port) : 3000,
         .unix_socket = server_options_get(opts, "server-unix-socket"),
-        .unix_mode = mode ? (unsigned)strtoul(mode, NULL, 8) : 0660,
         .threads = pool ? (unsigned)atoi(pool) : 10,
     };
     /* pgrest's own option: HTTP worker threads (default: one per pool
@@ -133,7 +180,8 @@ static int serve(server_config *cfg)
     const char *threads = server_options_get(opts, "server-threads");
     if (threads != NULL)
         lc.threads = (unsigned)atoi(threads);
-    if (!limit_options(opts, &lc))
+    if (!limit_options(opts, &lc) ||
+        !socket_mode(opts, "server-unix-socket-mode", &lc.unix_mode))
         return 1;
     if (lc.host == NULL)
         lc.host = "!4";
@@ -146,36 +194,50 @@ static int serve(server_config *cfg)
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    char errbuf[256];
+    /* PostgREST App.run: the admin server first (it answers /live 500 and
+     * /ready 503 while the rest starts), then the schema cache and the
+     * listener, then the API socket */
+    admin_server *admin = NULL;
+    admin_listen al;
+    bool with_admin;
+    if (!admin_options(opts, &lc, &al, &with_admin))
+        return 1;
+    /* PostgREST AppStartObs, once the configuration is known to be valid */
+    log_msg(LOG_CRIT, "Starting PostgREST %s...", pgrest_version());
+    if (with_admin) {
+        admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
+        if (admin == NULL) {
+            fprintf(stderr, "pgrest-server: %s\n", errbuf);
+            return 1;
+        }
+    }
     /* when the database is down, the library's worker keeps retrying with
      * backoff and requests get 503 PGRST002 meanwhile */
     load_schema_once(ctx);
     pgrest_error lerr = {0};
     if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
-    char errbuf[256];
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
     if (srv == NULL) {
         fprintf(stderr, "pgrest-server: %s\n", errbuf);
+        admin_stop(admin);
+        pgrest_ctx_stop_listener(ctx);
         return 1;
     }
-    log_msg(LOG_INFO, "Listening on port %d", http_port(srv));
-    admin_server *admin = NULL;
-    const char *admin_port = server_options_get(opts, "admin-server-port");
-    if (admin_port != NULL) {
-        const char *admin_host = server_options_get(opts, "admin-server-host");
-        admin = admin_start(ctx, admin_host ? admin_host : lc.host, atoi(admin_port),
-                            errbuf, sizeof errbuf);
-        if (admin == NULL) {
-            fprintf(stderr, "pgrest-server: %s\n", errbuf);
-            http_stop(srv);
-            return 1;
-        }
-    }
+    char address[256];
+    http_address(srv, address, sizeof address);
+    atomic_store(&api_server, srv);
+    log_msg(LOG_CRIT, "API server listening on %s", address);
     wait_signals(&set, cfg);
     /* graceful (PostgREST ref/http_server): stop accepting, let requests in
-     * flight finish, then stop the admin server and the workers */
-    http_stop(srv);
+     * flight finish, then stop the workers */
+    /* PostgREST closes the admin socket with the API socket on a
+     * termination signal; stopping it first also means no /live check
+     * can look at the API server while it is freed */
     admin_stop(admin);
+    atomic_store(&api_server, NULL);
+    http_stop(srv);
     pgrest_ctx_stop_listener(ctx);
     return 0;
 }
@@ -195,10 +257,10 @@ static int run(server_config *cfg, const app_config *ac)
 {
     log_set_level(server_options_get(&cfg->opts, "log-level"));
     warn_deprecations(ac);
-    const char *log_query_opt = server_options_get(&cfg->opts, "log-query");
-    /* log-query: the SQL of every request the access log shows */
-    if (log_query_opt != NULL && strcmp(log_query_opt, "true") == 0)
-        pgrest_ctx_set_query_logger(cfg->ctx, log_query, NULL);
+    /* log-query: the SQL of every request the access log shows; the
+     * logger stays installed so that a reload can turn it on */
+    log_set_query(server_options_get(&cfg->opts, "log-query"));
+    pgrest_ctx_set_query_logger(cfg->ctx, log_query, NULL);
     return serve(cfg);
 }
 

@@ -98,6 +98,7 @@ void server_config_reload(void *arg)
         /* log-level is reloadable (PostgREST's logger reads it each time) */
         const char *level = server_options_get(&next, "log-level");
         log_set_level(level != NULL ? level : "error");
+        log_set_query(server_options_get(&next, "log-query"));
         server_options_free(&cfg->opts);
         cfg->opts = next;
     } else

@@ -148,8 +148,8 @@ PGREST_API const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key);
  * again over a new connection and override them. The result is checked
  * as a whole: if any value is invalid nothing changes, the previous
  * configuration stays, PGREST_ERR_CONFIG is returned and the observer
- * gets PGREST_OBS_CONFIG_INVALID "Failed reloading config: <error>";
- * on success it gets PGREST_OBS_CONFIG_RELOADED "Config reloaded".
+ * gets PGREST_EVENT_CONFIG_INVALID "Failed reloading config: <error>";
+ * on success it gets PGREST_EVENT_CONFIG_RELOADED "Config reloaded".
  * Requests already started finish with the configuration they began with.
  * The schema cache is not reloaded (pgrest_ctx_load_schema does that).
  * Thread-safe; err strings are owned by ctx. */
@@ -160,8 +160,8 @@ PGREST_API int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys
 /* Connects to db-uri and loads the schema cache by introspection (one
  * round trip). With db-config (the default) it first re-reads the
  * in-database settings, as PostgREST's schema cache loader does: a valid
- * change is applied (PGREST_OBS_CONFIG_RELOADED), an invalid one keeps the
- * previous configuration (PGREST_OBS_CONFIG_INVALID) and the load goes on.
+ * change is applied (PGREST_EVENT_CONFIG_RELOADED), an invalid one keeps the
+ * previous configuration (PGREST_EVENT_CONFIG_INVALID) and the load goes on.
  * Thread-safe: may be called again to reload; requests in flight keep the
  * cache they started with. err strings are owned by ctx. */
 PGREST_API int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err);
@@ -182,8 +182,8 @@ PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
  * re-reads its sources and calls pgrest_ctx_reload_config), or else
  * reloads with the options set before (pgrest_ctx_reload_config with
  * keys == NULL); other payloads are ignored. Each message is reported to
- * the observer first (PGREST_OBS_SCHEMA_RELOAD_MESSAGE,
- * PGREST_OBS_CONFIG_RELOAD_MESSAGE). When a reload changes db-channel or
+ * the observer first (PGREST_EVENT_LISTEN_SCHEMA_MSG,
+ * PGREST_EVENT_LISTEN_CONFIG_MSG). When a reload changes db-channel or
  * db-channel-enabled, the worker moves to the new channel (PostgREST
  * restarts its listener). It also recovers the connection (PostgREST
  * connectionWorker): while no schema cache is loaded, or after the LISTEN
@@ -216,26 +216,55 @@ typedef void (*pgrest_query_logger)(void *arg, int status, const char *sql);
 PGREST_API void pgrest_ctx_set_query_logger(pgrest_ctx *ctx,
                                             pgrest_query_logger fn, void *arg);
 
-/* What the context's background work reports, for the host's log
- * (PostgREST's Observation/Logger.hs). message is PostgREST's log line
- * without the timestamp; it is valid during the call only. PostgREST logs
- * all of these whatever the log-level. Values only ever grow. */
-typedef enum pgrest_observation {
-    PGREST_OBS_CONFIG_RELOADED = 1,     /* "Config reloaded" */
-    PGREST_OBS_CONFIG_INVALID = 2,      /* "Failed reloading config: ..." */
-    PGREST_OBS_CONFIG_READ_ERROR = 3,   /* "Failed to query database settings
-                                         * for the config parameters...." */
-    PGREST_OBS_CONFIG_RELOAD_MESSAGE = 4,  /* "Received a config reload
-                                            * message on the "pgrst" channel" */
-    PGREST_OBS_SCHEMA_RELOAD_MESSAGE = 5   /* "Received a schema cache reload
-                                            * message on the "pgrst" channel" */
-} pgrest_observation;
+/* PostgREST's observations (Observation.hs) for hosts that log them: the
+ * library never prints; it calls the observer with the event and the text
+ * PostgREST's Logger writes for it (one line per call; an event PostgREST
+ * logs as two lines comes as two calls). Which events to print at which
+ * log-level is the host's choice (PostgREST Logger.observationLogger).
+ * Called from whichever thread observed it (the host's, the listener's, a
+ * request's); fn must be thread-safe. Set before sharing the context. */
+typedef enum pgrest_event {
+    PGREST_EVENT_DB_CONNECTED = 1,     /* "Successfully connected to PostgreSQL ..." */
+    PGREST_EVENT_POOL_INIT,            /* "Connection Pool initialized with ..." */
+    PGREST_EVENT_PG_VERSION_ERROR,     /* "Failed to query the PostgreSQL version. {...}" */
+    PGREST_EVENT_SCHEMA_CACHE_ERROR,   /* "Failed to load the schema cache using ..." */
+    PGREST_EVENT_SCHEMA_CACHE_QUERIED, /* "Schema cache queried in X milliseconds " */
+    PGREST_EVENT_SCHEMA_CACHE_LOADED,  /* summary line, then "... loaded in X milliseconds" */
+    PGREST_EVENT_CONNECTION_RETRY,     /* "Attempting to reconnect to the database in N seconds..." */
+    PGREST_EVENT_LISTEN_START,         /* "Listener connected to ... channel" */
+    PGREST_EVENT_LISTEN_FAIL,          /* "Failed listening for database notifications ..." */
+    PGREST_EVENT_LISTEN_RETRY,         /* "Retrying listening for database notifications ..." */
+    PGREST_EVENT_LISTEN_SCHEMA_MSG,    /* "Received a schema cache reload message ..." */
+    PGREST_EVENT_LISTEN_CONFIG_MSG,    /* "Received a config reload message ..." */
+    PGREST_EVENT_SCHEMA_CACHE_EMPTY,   /* a request found no schema cache (PGRST002 body) */
+    PGREST_EVENT_POOL_FLUSHED,         /* "Database connection pool flushed" */
+    PGREST_EVENT_POOL_REQUEST,         /* "Trying to borrow a connection from pool" */
+    PGREST_EVENT_POOL_REQUEST_FULFILLED, /* "Borrowed a connection from the pool" */
+    PGREST_EVENT_JWT_CACHE_LOOKUP,     /* "Looked up a JWT in JWT cache" */
+    PGREST_EVENT_JWT_CACHE_EVICTION,   /* "Evicted entry from JWT cache" */
+    PGREST_EVENT_QUERY_ERROR,          /* a 5xx database error, as its JSON body */
+    PGREST_EVENT_POOL_TIMEOUT,         /* PGRST003 pool acquisition timeout, JSON body */
+    PGREST_EVENT_CONFIG_RELOADED,      /* "Config reloaded" */
+    PGREST_EVENT_CONFIG_INVALID,       /* "Failed reloading config: ..." (kept the old one) */
+    PGREST_EVENT_CONFIG_READ_ERROR     /* "Failed to query database settings for the
+                                        * config parameters...." */
+} pgrest_event;
+typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
+PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,
+                                        void *arg);
 
-/* fn(arg, kind, message) is called from the thread doing the work (the
- * host's, or the listener's); it must be thread-safe. Set before starting
- * the listener; NULL turns it off. */
-typedef void (*pgrest_observer)(void *arg, pgrest_observation kind, const char *message);
-PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg);
+/* The schema cache as PostgREST's admin /schema_cache prints it: a JSON
+ * object with dbTables, dbRelationships, dbRoutines, dbRepresentations and
+ * dbMediaHandlers; NULL when no schema cache is loaded. The text lives in
+ * the arena. Thread-safe. */
+PGREST_API const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx,
+                                                    pgrest_arena *arena);
+
+/* Whether the database answers, as PostgREST's admin /ready checks it
+ * (AppState.isConnEstablished): with a listener, whether its connection is
+ * up; otherwise a "SELECT 1" on a pooled connection (a failure starts
+ * connection recovery like a failed request). Thread-safe. */
+PGREST_API int pgrest_ctx_connection_established(pgrest_ctx *ctx);
 
 /* ---------------------------------------------------------------- request */
 
@@ -266,7 +295,9 @@ PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
 
 /* Parses the raw request: target, action, select/filter/order trees,
  * range, preferences, payload. Needs no database and no schema cache; reads
- * only the context's configuration. *out lives in the arena. */
+ * only the context's configuration. *out lives in the arena. On failure
+ * *out is NULL, or, when authentication succeeded, the partly parsed
+ * request (only its role is meaningful then). */
 PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                                     const pgrest_request *req,
                                     pgrest_api_request **out,
@@ -340,6 +371,9 @@ PGREST_API size_t pgrest_response_header_count(const pgrest_response *resp);
 /* Header i; the record and its strings are owned by the arena. */
 PGREST_API const pgrest_header *
 pgrest_response_header(const pgrest_response *resp, size_t i);
+/* The database role the request ran as (the JWT role or db-anon-role),
+ * for access logs; NULL when authentication did not get that far. */
+PGREST_API const char *pgrest_response_role(const pgrest_response *resp);
 /* Body bytes (not NUL-terminated necessarily) and their length. */
 PGREST_API const char *pgrest_response_body(const pgrest_response *resp,
                                             size_t *len);

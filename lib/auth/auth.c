@@ -36,7 +36,7 @@ int pgr_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_api_request *api,
     const pgr_config *cfg = pgr_cfg(ctx, a);
     const char *token = bearer_token(api->raw);
     if (token != NULL)
-        return pgr_jwt_authenticate(cfg, a, token, api, err);
+        return pgr_jwt_authenticate(ctx, cfg, a, token, api, err);
     if (cfg->db_anon_role == NULL)
         return pgr_error(err, 401, "PGRST302", "Anonymous access is disabled",
                          NULL, NULL);

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "context.h"
+#include "observe.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -1115,8 +1117,8 @@ static int check_claims(const pgr_config *cfg, pgrest_arena *a, json_object *cla
 
 /* Cached until the token's exp (PostgREST JwtCache: entries live as long
  * as the token); a token without exp stays until evicted. */
-static void remember(const pgr_config *cfg, const char *token, json_object *claims,
-                     const pgrest_api_request *api)
+static void remember(pgrest_ctx *ctx, const pgr_config *cfg, const char *token,
+                     json_object *claims, const pgrest_api_request *api)
 {
     json_object *exp;
     time_t expires = 0;
@@ -1124,18 +1126,37 @@ static void remember(const pgr_config *cfg, const char *token, json_object *clai
         (json_object_is_type(exp, json_type_int) || json_object_is_type(exp, json_type_double)))
         expires = (time_t)json_object_get_int64(exp);
     pgr_jwt_auth auth = {api->role, api->jwt_claims, api->authenticated};
-    pgr_jwt_cache_put(cfg->jwt_cache, token, &auth, expires);
+    if (pgr_jwt_cache_put(cfg->jwt_cache, token, &auth, expires) && ctx != NULL) {
+        atomic_fetch_add(&ctx->metrics.jwt_cache_evictions, 1);
+        pgr_observe(ctx, PGREST_EVENT_JWT_CACHE_EVICTION, "Evicted entry from JWT cache");
+    }
 }
 
-int pgr_jwt_authenticate(const pgr_config *cfg, pgrest_arena *a, const char *token,
-                         pgrest_api_request *api, pgrest_error *err)
+/* PostgREST JwtCacheLookup: counted (and observed) when the cache is on. */
+static bool cached_auth(pgrest_ctx *ctx, const pgr_config *cfg, const char *token,
+                        pgrest_arena *a, pgr_jwt_auth *out)
+{
+    if (cfg->jwt_cache == NULL)
+        return false;
+    bool hit = pgr_jwt_cache_get(cfg->jwt_cache, token, time(NULL), a, out);
+    if (ctx != NULL) {
+        atomic_fetch_add(&ctx->metrics.jwt_cache_requests, 1);
+        if (hit)
+            atomic_fetch_add(&ctx->metrics.jwt_cache_hits, 1);
+        pgr_observe(ctx, PGREST_EVENT_JWT_CACHE_LOOKUP, "Looked up a JWT in JWT cache");
+    }
+    return hit;
+}
+
+int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
+                         const char *token, pgrest_api_request *api, pgrest_error *err)
 {
     if (token == NULL || *token == '\0')
         return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
     if (cfg->jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
     pgr_jwt_auth cached;
-    if (pgr_jwt_cache_get(cfg->jwt_cache, token, time(NULL), a, &cached)) {
+    if (cached_auth(ctx, cfg, token, a, &cached)) {
         api->role = cached.role;
         api->jwt_claims = cached.claims;
         api->authenticated = cached.authenticated;
@@ -1157,7 +1178,7 @@ int pgr_jwt_authenticate(const pgr_config *cfg, pgrest_arena *a, const char *tok
                                       : claims_error(err, "Parsing claims failed");
     rc = check_claims(cfg, a, claims, api, err);
     if (rc == PGREST_OK)
-        remember(cfg, token, claims, api);
+        remember(ctx, cfg, token, claims, api);
     return rc;
 }
 

@@ -10,9 +10,10 @@
  * and fills api->role, api->jwt_claims (compact JSON, keys sorted, "role"
  * inserted) and api->authenticated (role differs from db-anon-role, as
  * PostgREST's App.hs decides 401 vs 403). Everything is allocated in a.
- * Errors: PGRST300 (500), PGRST301/302/303 (401). Thread-safe. */
-int pgr_jwt_authenticate(const pgr_config *cfg, pgrest_arena *a, const char *token,
-                         pgrest_api_request *api, pgrest_error *err);
+ * Errors: PGRST300 (500), PGRST301/302/303 (401). ctx (may be NULL) gets
+ * the JWT cache metrics and observations. Thread-safe. */
+int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
+                         const char *token, pgrest_api_request *api, pgrest_error *err);
 
 /* The WWW-Authenticate header value PostgREST sends with err:
  * `Bearer error="invalid_token", error_description="<message>"` for

@@ -158,16 +158,19 @@ static void evict_oldest(pgr_jwt_cache *c)
     c->count--;
 }
 
-void pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
+bool pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
                        const pgr_jwt_auth *auth, time_t expires)
 {
     if (c == NULL)
-        return;
+        return false;
+    bool evicted = false;
     uint64_t h = hash_text(token);
     pthread_mutex_lock(&c->lock);
     if (find(c, token, h) == NULL) {
-        if (c->count == c->max)
+        if (c->count == c->max) {
             evict_oldest(c);
+            evicted = true;
+        }
         size_t i = free_slot(c, h);
         entry *e = &c->slots[i];
         e->token = strdup(token);
@@ -185,4 +188,5 @@ void pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
         }
     }
     pthread_mutex_unlock(&c->lock);
+    return evicted;
 }

@@ -29,8 +29,9 @@ void pgr_jwt_cache_free(pgr_jwt_cache *c);
  * at now. */
 bool pgr_jwt_cache_get(pgr_jwt_cache *c, const char *token, time_t now,
                        pgrest_arena *a, pgr_jwt_auth *out);
-/* Remembers a verified token until expires (0 = no exp claim). */
-void pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
+/* Remembers a verified token until expires (0 = no exp claim); true when
+ * a full cache evicted its oldest entry to make room. */
+bool pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
                        const pgr_jwt_auth *auth, time_t expires);
 void pgr_jwt_cache_clear(pgr_jwt_cache *c);
 

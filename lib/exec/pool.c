@@ -62,6 +62,16 @@ void pgr_pool_free(pgr_pool *p)
     free(p);
 }
 
+/* libpq's default prints notices (and errors arriving on an idle
+ * connection, e.g. "terminating connection due to administrator command")
+ * on stderr; the library never prints: what matters reaches the caller as
+ * an error when the connection is next used. */
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
 {
     const char *keys[] = {"dbname", "application_name", "fallback_application_name", NULL};
@@ -80,6 +90,7 @@ PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
             PQfinish(pg);
         return NULL;
     }
+    PQsetNoticeProcessor(pg, ignore_notice, NULL);
     return pg;
 }
 

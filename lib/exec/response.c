@@ -328,6 +328,11 @@ const pgrest_header *pgrest_response_header(const pgrest_response *resp,
     return resp && i < resp->n_headers ? &resp->headers[i] : NULL;
 }
 
+const char *pgrest_response_role(const pgrest_response *resp)
+{
+    return resp ? resp->role : NULL;
+}
+
 const char *pgrest_response_body(const pgrest_response *resp, size_t *len)
 {
     if (len != NULL)

@@ -15,6 +15,7 @@ struct pgrest_response {
     size_t cap_headers;
     const char *body;
     size_t body_len;
+    const char *role;   /* authenticated role, for access logs; NULL if unknown */
 };
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status);

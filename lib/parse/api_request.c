@@ -348,6 +348,7 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
         return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+    *out = NULL;
     pgrest_api_request *api = PGR_NEW(arena, pgrest_api_request);
     if (api == NULL)
         return pgr_error_oom(err);
@@ -370,6 +371,9 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     if (rc != PGREST_OK)
         return rc;
+    /* from here on the role is known even if parsing fails: PostgREST's
+     * access log shows it for every request that got past authentication */
+    *out = api;
     if ((rc = parse_target(arena, req->path, api, err)) != PGREST_OK ||
         (rc = resolve_root(pgr_cfg(ctx, arena), api, err)) != PGREST_OK ||
         (rc = parse_action(arena, api, err)) != PGREST_OK ||

@@ -739,3 +739,32 @@ const pgr_media_handler *pgr_find_media_handler(const pgr_schema_cache *sc,
         return &sc->media_handlers[lo];
     return NULL;
 }
+
+/* Distinct target schemas among the relationships of tables[i]. */
+static size_t target_schemas(const pgr_schema_cache *sc, size_t i)
+{
+    size_t n = 0;
+    for (size_t r = sc->rel_offsets[i]; r < sc->rel_offsets[i + 1]; r++) {
+        const char *schema = sc->relationships[r].foreign_table->schema;
+        bool seen = false;
+        for (size_t q = sc->rel_offsets[i]; q < r && !seen; q++)
+            seen = strcmp(sc->relationships[q].foreign_table->schema, schema) == 0;
+        n += seen ? 0 : 1;
+    }
+    return n;
+}
+
+char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a)
+{
+    size_t rels = 0, rpcs = 0;
+    for (size_t i = 0; sc->rel_offsets != NULL && i < sc->n_tables; i++)
+        rels += target_schemas(sc, i);
+    for (size_t i = 0; i < sc->n_routines; i++)
+        if (i == 0 || strcmp(sc->routines[i].schema, sc->routines[i - 1].schema) != 0 ||
+            strcmp(sc->routines[i].name, sc->routines[i - 1].name) != 0)
+            rpcs++;
+    return pgr_asprintf(a, "%zu Relations, %zu Relationships, %zu RPCs, "
+                           "%zu Domain Representations, %zu Media Type Handlers",
+                        sc->n_tables, rels, rpcs, sc->n_representations,
+                        sc->n_media_handlers);
+}

@@ -238,6 +238,12 @@ pgr_schema_cache *pgr_schema_cache_from_json(const char *json,
 void pgr_schema_cache_retain(pgr_schema_cache *sc);
 void pgr_schema_cache_release(pgr_schema_cache *sc);
 
+/* PostgREST's showSummary: "N Relations, N Relationships, N RPCs, N Domain
+ * Representations, N Media Type Handlers", counting as its maps do
+ * (relationships keyed by origin table and target schema, routines by
+ * qualified name so overloads count once). The text lives in a. */
+char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a);
+
 const pgr_table *pgr_find_table(const pgr_schema_cache *sc, const char *schema,
                                 const char *name);
 const pgr_column *pgr_find_column(const pgr_table *t, const char *name);

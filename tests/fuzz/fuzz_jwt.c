@@ -98,7 +98,7 @@ static void authenticate(pgrest_ctx *ctx, const char *token)
     if (api == NULL)
         abort();
     pgrest_error err = {0};
-    if (pgr_jwt_authenticate(ctx, a, token, api, &err) != PGREST_OK) {
+    if (pgr_jwt_authenticate(ctx, pgr_cfg(ctx, a), a, token, api, &err) != PGREST_OK) {
         fuzz_check_error(&err);
         (void)pgr_jwt_www_authenticate(a, &err);
     } else if (api->role == NULL || api->jwt_claims == NULL) {

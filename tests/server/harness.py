@@ -189,17 +189,20 @@ def http(method, url, body=None, headers=None, timeout=15):
 class Server:
     """pgrest-server with a generated PostgREST config file."""
 
-    def __init__(self, cluster, directory, extra=None):
+    def __init__(self, cluster, directory, extra=None, split_logs=False):
         self.cluster = cluster
         self.port = free_tcp_port()
         self.admin_port = free_tcp_port()
         self.config_path = os.path.join(directory, "pgrest.conf")
         self.log_path = os.path.join(directory, "server.log")
+        # split_logs: stderr (diagnostics) apart from stdout (access log)
+        self.err_path = os.path.join(directory, "server.err") if split_logs else None
         self.write_config(extra or {})
         self.logf = open(self.log_path, "wb")
+        self.errf = open(self.err_path, "wb") if split_logs else None
         env = {k: v for k, v in os.environ.items() if not k.startswith("PGRST_")}
         self.proc = subprocess.Popen([SERVER, self.config_path], stdout=self.logf,
-                                     stderr=subprocess.STDOUT, env=env)
+                                     stderr=self.errf or subprocess.STDOUT, env=env)
 
     def write_config(self, extra):
         opts = {
@@ -216,7 +219,8 @@ class Server:
         opts.update(extra)
         with open(self.config_path + ".tmp", "w") as f:
             for k, v in opts.items():
-                f.write('%s = "%s"\n' % (k, v))
+                if v is not None:       # None: leave the default
+                    f.write('%s = "%s"\n' % (k, v))
         os.replace(self.config_path + ".tmp", self.config_path)
 
     def url(self, path):
@@ -274,6 +278,8 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self.logf.close()
+        if self.errf is not None:
+            self.errf.close()
 
 
 class ServerTestCase(unittest.TestCase):
@@ -295,10 +301,12 @@ class ServerTestCase(unittest.TestCase):
         if self.START_SERVER:
             self.start_server()
 
+    SPLIT_LOGS = False
+
     def start_server(self, wait=True, **extra):
         cfg = dict(self.SERVER_CONFIG)
         cfg.update(extra)
-        self.server = Server(self.cluster, self.cluster.dir, cfg)
+        self.server = Server(self.cluster, self.cluster.dir, cfg, self.SPLIT_LOGS)
         if wait:
             self.assertIsNotNone(self.server.wait_ready(30),
                                  "server not ready:\n" + self.server.log_tail())

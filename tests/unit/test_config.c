@@ -20,13 +20,13 @@ static pgrest_ctx *ctx;
 
 typedef struct observed {
     int n;
-    pgrest_observation kind[8];
+    pgrest_event kind[8];
     char message[8][256];
 } observed;
 
 static observed seen;
 
-static void observer(void *arg, pgrest_observation kind, const char *message)
+static void observer(void *arg, pgrest_event kind, const char *message)
 {
     observed *o = arg;
     if (o->n < 8) {
@@ -220,7 +220,7 @@ START_TEST(reload_replaces_the_options_as_a_whole)
     const char *values[] = {"false", "postgresql://second/db", "api", "9", "info"};
     ck_assert_int_eq(pgrest_ctx_reload_config(ctx, keys, values, 5, &err), PGREST_OK);
     ck_assert_int_eq(seen.n, 1);
-    ck_assert_int_eq(seen.kind[0], PGREST_OBS_CONFIG_RELOADED);
+    ck_assert_int_eq(seen.kind[0], PGREST_EVENT_CONFIG_RELOADED);
     ck_assert_str_eq(seen.message[0], "Config reloaded");
     ck_assert_str_eq(pgrest_ctx_get(ctx, "db-max-rows"), "9");
     ck_assert_str_eq(pgrest_ctx_get(ctx, "db-schemas"), "api");
@@ -247,7 +247,7 @@ START_TEST(invalid_reload_keeps_the_previous_configuration)
     ck_assert_int_eq(pgrest_ctx_reload_config(ctx, keys, values, 3, &err), PGREST_ERR_CONFIG);
     ck_assert_str_eq(err.message, "The JWT secret must be at least 32 characters long.");
     ck_assert_int_eq(seen.n, 1);
-    ck_assert_int_eq(seen.kind[0], PGREST_OBS_CONFIG_INVALID);
+    ck_assert_int_eq(seen.kind[0], PGREST_EVENT_CONFIG_INVALID);
     ck_assert_str_eq(seen.message[0], "Failed reloading config: "
                                       "The JWT secret must be at least 32 characters long.");
     pgr_conf *after = pgr_ctx_conf(ctx);

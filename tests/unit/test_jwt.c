@@ -41,7 +41,7 @@ static int fx_auth(fixture *f, const char *token)
 {
     memset(&f->api, 0, sizeof f->api);
     memset(&f->err, 0, sizeof f->err);
-    return pgr_jwt_authenticate(&f->cfg, f->a, token, &f->api, &f->err);
+    return pgr_jwt_authenticate(NULL, &f->cfg, f->a, token, &f->api, &f->err);
 }
 
 static void fx_free(fixture *f)

@@ -37,7 +37,8 @@ START_TEST(bounded_oldest_out)
     char tok[16];
     for (int i = 0; i < 10; i++) {
         snprintf(tok, sizeof tok, "tok%d", i);
-        pgr_jwt_cache_put(c, tok, &alice, 0);
+        /* the fourth token onwards pushes the oldest out (evictions metric) */
+        ck_assert_int_eq(pgr_jwt_cache_put(c, tok, &alice, 0), i >= 3);
     }
     for (int i = 0; i < 10; i++) {
         snprintf(tok, sizeof tok, "tok%d", i);

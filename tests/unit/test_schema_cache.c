@@ -568,6 +568,50 @@ START_TEST(invalid_snapshots)
 }
 END_TEST
 
+/* SchemaCache.showSummary counts map keys: relationships by (origin,
+ * target schema) -- four relationships here, two keys --, routines by
+ * qualified name (overloads once). */
+START_TEST(summary_counts_as_postgrest)
+{
+    const char *json =
+        "{\"pg_version\": 150000,"
+        " \"tables\": ["
+        "  {\"schema\":\"api\",\"name\":\"a\",\"kind\":\"r\",\"pk\":[\"id\"],"
+        "   \"columns\":[{\"name\":\"id\",\"type\":\"integer\",\"position\":1},"
+        "                {\"name\":\"b_id\",\"type\":\"integer\",\"position\":2},"
+        "                {\"name\":\"b2_id\",\"type\":\"integer\",\"position\":3}]},"
+        "  {\"schema\":\"api\",\"name\":\"b\",\"kind\":\"r\",\"pk\":[\"id\"],"
+        "   \"columns\":[{\"name\":\"id\",\"type\":\"integer\",\"position\":1}]},"
+        "  {\"schema\":\"api\",\"name\":\"c\",\"kind\":\"r\",\"pk\":[],"
+        "   \"columns\":[{\"name\":\"id\",\"type\":\"integer\",\"position\":1}]}],"
+        " \"foreign_keys\": [{\"name\":\"a_b\",\"schema\":\"api\",\"table\":\"a\","
+        "   \"columns\":[\"b_id\"],\"ref_schema\":\"api\",\"ref_table\":\"b\","
+        "   \"ref_columns\":[\"id\"],\"one_to_one\":false},"
+        "  {\"name\":\"a_b2\",\"schema\":\"api\",\"table\":\"a\",\"columns\":[\"b2_id\"],"
+        "   \"ref_schema\":\"api\",\"ref_table\":\"b\",\"ref_columns\":[\"id\"],"
+        "   \"one_to_one\":false}],"
+        " \"routines\": ["
+        "  {\"schema\":\"api\",\"name\":\"f\",\"params\":[],\"return_type\":\"integer\","
+        "   \"return_kind\":\"scalar\",\"volatility\":\"v\"},"
+        "  {\"schema\":\"api\",\"name\":\"f\",\"params\":[{\"name\":\"x\",\"type\":\"integer\","
+        "   \"required\":true}],\"return_type\":\"integer\",\"return_kind\":\"scalar\","
+        "   \"volatility\":\"v\"},"
+        "  {\"schema\":\"api\",\"name\":\"g\",\"params\":[],\"return_type\":\"integer\","
+        "   \"return_kind\":\"scalar\",\"volatility\":\"v\"}]}";
+    const char *exposed[] = {"api", NULL};
+    pgrest_error err = {0};
+    pgr_schema_cache *small = pgr_schema_cache_from_json(json, exposed, &err);
+    ck_assert_msg(small != NULL, "%s: %s", err.message ? err.message : "?",
+                  err.details ? err.details : "");
+    pgrest_arena *a = pgrest_arena_new(0);
+    ck_assert_str_eq(pgr_schema_cache_summary(small, a),
+                     "3 Relations, 2 Relationships, 2 RPCs, 0 Domain Representations, "
+                     "0 Media Type Handlers");
+    pgrest_arena_free(a);
+    pgr_schema_cache_release(small);
+}
+END_TEST
+
 static Suite *schema_cache_suite(void)
 {
     Suite *s = suite_create("schema_cache");
@@ -595,6 +639,7 @@ static Suite *schema_cache_suite(void)
     tcase_add_test(hw, junction_must_be_exposed);
     tcase_add_test(hw, overloads_keep_order);
     tcase_add_test(hw, invalid_snapshots);
+    tcase_add_test(hw, summary_counts_as_postgrest);
     suite_add_tcase(s, hw);
     return s;
 }

@@ -1,0 +1,485 @@
+"""The admin server and the logs as PostgREST's own I/O defines them
+(Admin.hs, App.hs, Logger.hs, Observation.hs, Network.hs, Unix.hs;
+docs references/admin_server.rst and observability.rst): health checks and
+log parsers written for PostgREST must keep working against pgrest-server.
+Expected values come from PostgREST's source, not from our output."""
+import base64
+import hashlib
+import hmac
+import http.client as httpclient
+import json
+import os
+import re
+import signal
+import socket
+import stat
+import time
+
+from harness import ServerTestCase, free_tcp_port, http
+
+# Logger.hs formatZonedTime "%d/%b/%Y:%T %z" followed by ": "
+STAMP = r"\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}: "
+# Logger/Apache.hs: ip - user [time] "METHOD path HTTP/x.y" status size "referer" "agent"
+ACCESS = re.compile(r'^(\S+) - (\S+) \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
+                    r'"(\S+) (\S+) (HTTP/\d\.\d)" (\d{3}) (\d+|-) "([^"]*)" "([^"]*)"$')
+JWT_SECRET = "reallyreallyreallyreallyverysafe"
+
+
+def jwt(claims):
+    def b64(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    body = b64(json.dumps(claims).encode())
+    sig = hmac.new(JWT_SECRET.encode(), ("%s.%s" % (head, body)).encode(), hashlib.sha256).digest()
+    return "%s.%s.%s" % (head, body, b64(sig))
+
+
+class UnixHTTPConnection(httpclient.HTTPConnection):
+    def __init__(self, path, timeout=5):
+        super().__init__("localhost", timeout=timeout)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.path)
+
+
+def unix_get(path, target):
+    c = UnixHTTPConnection(path)
+    try:
+        c.request("GET", target)
+        r = c.getresponse()
+        return r.status, r.read().decode()
+    finally:
+        c.close()
+
+
+def status_of(url, timeout=5):
+    try:
+        return http("GET", url, timeout=timeout).status
+    except OSError:
+        return None
+
+
+def wait_until(predicate, timeout, step=0.1):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            if predicate():
+                return True
+        except OSError:
+            pass
+        time.sleep(step)
+    return False
+
+
+class LogReader:
+    """The server's stderr (diagnostics) and stdout (access log)."""
+
+    def __init__(self, server):
+        self.server = server
+
+    def _read(self, path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+
+    def diagnostics(self):
+        return self._read(self.server.err_path)
+
+    def access(self):
+        return self._read(self.server.log_path)
+
+    def messages(self):
+        """Diagnostic lines without their timestamp; every line has one."""
+        out = []
+        for line in self.diagnostics():
+            m = re.match("^" + STAMP + "(.*)$", line)
+            if m is None:
+                raise AssertionError("diagnostic line without PostgREST's timestamp: %r" % line)
+            out.append(m.group(1))
+        return out
+
+    def wait_message(self, pattern, timeout=10):
+        rx = re.compile(pattern)
+        ok = wait_until(lambda: any(rx.search(m) for m in self.messages()), timeout)
+        if not ok:
+            raise AssertionError("no log line matching %r in:\n%s"
+                                 % (pattern, "\n".join(self.diagnostics()[-30:])))
+
+    def wait_access(self, count, timeout=5):
+        wait_until(lambda: len(self.access()) >= count, timeout, 0.05)
+        return self.access()
+
+
+class AdminEndpointsTest(ServerTestCase):
+    """Admin.hs: /live, /ready, /schema_cache, /metrics; anything else 404."""
+
+    def test_schema_cache(self):
+        r = self.server.admin("/schema_cache")
+        self.assertEqual(r.status, 200)
+        sc = json.loads(r.body)
+        self.assertEqual(sorted(sc), ["dbMediaHandlers", "dbRelationships", "dbRepresentations",
+                                      "dbRoutines", "dbTables"])
+        tables = {(k["qiSchema"], k["qiName"]): v for k, v in sc["dbTables"]}
+        artists = tables[("api", "artists")]
+        self.assertEqual((artists["tableSchema"], artists["tableName"]), ("api", "artists"))
+        self.assertFalse(artists["tableIsView"])
+        self.assertIn("id", artists["tableColumns"])
+        self.assertEqual(artists["tableColumns"]["id"]["colName"], "id")
+
+    def test_path_only_counts(self):
+        # Wai pathInfo: the query string and the method do not matter
+        self.assertEqual(self.server.admin("/live?x=1").status, 200)
+        r = http("POST", "http://127.0.0.1:%d/ready" % self.server.admin_port, body={})
+        self.assertEqual((r.status, r.body), (200, ""))
+        r = http("HEAD", "http://127.0.0.1:%d/metrics" % self.server.admin_port)
+        self.assertEqual(r.status, 200)
+        self.assertEqual(self.server.admin("/live/").status, 404)
+
+
+class JwtCacheMetricsTest(ServerTestCase):
+    """Metrics.hs: pgrst_jwt_cache_requests_total / hits / evictions."""
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET, "jwt-cache-max-entries": "1"}
+
+    def counters(self):
+        body = self.server.admin("/metrics").body
+        out = {}
+        for name in ("requests", "hits", "evictions"):
+            m = re.search(r"^pgrst_jwt_cache_%s_total (\S+)$" % name, body, re.M)
+            self.assertIsNotNone(m, body)
+            out[name] = float(m.group(1))
+        return out
+
+    def test_lookups_hits_evictions(self):
+        self.assertEqual(self.counters(), {"requests": 0, "hits": 0, "evictions": 0})
+        a = {"Authorization": "Bearer " + jwt({"role": "web_user", "sub": "a"})}
+        b = {"Authorization": "Bearer " + jwt({"role": "web_user", "sub": "b"})}
+        for headers in (a, a, b):
+            self.assertEqual(self.server.get("/private_notes", headers=headers).status, 200)
+        # a: miss then hit; b: miss, and with one entry it evicts a
+        self.assertEqual(self.counters(), {"requests": 3, "hits": 1, "evictions": 1})
+
+
+class SchemaCacheFailingTest(ServerTestCase):
+    """The database answers but the schema cache cannot be loaded: /ready
+    503, /live 200 (the API server runs), /metrics 200 counting FAIL, and
+    PostgREST's SchemaCacheErrorObs line."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_ready_503_while_schema_cache_fails(self):
+        # every statement of the authenticator is cancelled after 1 ms:
+        # the catalog queries cannot finish, connecting still works
+        self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = 1")
+        srv = self.start_server(wait=False, **{"log-level": "crit"})
+        logs = LogReader(srv)
+        logs.wait_message(r"^Failed to load the schema cache using db-schemas=api and "
+                          r"db-extra-search-path=public\. \{.*\}$", 20)
+        self.assertTrue(wait_until(lambda: srv.admin("/live").status == 200, 10))
+        self.assertEqual(srv.admin("/ready").status, 503)
+        # the schema cache loader retries; the listener itself is fine
+        logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$")
+        self.assertFalse(any(m.startswith("Retrying listening") for m in logs.messages()))
+        r = srv.admin("/metrics")
+        self.assertEqual(r.status, 200)
+        m = re.search(r'^pgrst_schema_cache_loads_total\{status="FAIL"\} (\S+)$', r.body, re.M)
+        self.assertIsNotNone(m)
+        self.assertGreaterEqual(float(m.group(1)), 1)
+        self.assertEqual(srv.admin("/schema_cache").body, "")
+        # the cause is fixed: recovery reloads it and /ready turns 200
+        self.cluster.psql("ALTER ROLE authenticator RESET statement_timeout")
+        self.assertIsNotNone(srv.wait_ready(40))
+
+
+class AdminBindingTest(ServerTestCase):
+    """admin-server-host takes the forms of server-host (IPv6 literals,
+    special values); admin-server-unix-socket wins over the port."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_ipv6_loopback(self):
+        srv = self.start_server(wait=False, **{"admin-server-host": "::1"})
+        url = "http://[::1]:%d" % srv.admin_port
+        self.assertTrue(wait_until(lambda: status_of(url + "/ready") == 200, 30))
+        self.assertEqual(status_of(url + "/live"), 200)
+        self.assertIsNone(status_of("http://127.0.0.1:%d/live" % srv.admin_port, timeout=2))
+        LogReader(srv).wait_message(r"^Admin server listening on \[::1\]:%d$" % srv.admin_port)
+
+    def test_defaults_to_server_host(self):
+        srv = self.start_server(wait=False, **{"server-host": "::1"})
+        self.assertTrue(wait_until(
+            lambda: status_of("http://[::1]:%d/ready" % srv.admin_port) == 200, 30))
+        self.assertEqual(status_of("http://[::1]:%d/artists" % srv.port), 200)
+        logs = LogReader(srv)
+        logs.wait_message(r"^API server listening on \[::1\]:%d$" % srv.port)
+        logs.wait_message(r"^Admin server listening on \[::1\]:%d$" % srv.admin_port)
+
+    def test_unix_socket(self):
+        path = os.path.join(self.cluster.dir, "admin.sock")
+        srv = self.start_server(wait=False, **{"admin-server-unix-socket": path,
+                                               "admin-server-unix-socket-mode": "600"})
+        self.assertTrue(wait_until(lambda: unix_get(path, "/ready") == (200, ""), 30))
+        self.assertEqual(unix_get(path, "/live"), (200, ""))
+        self.assertEqual(unix_get(path, "/nope")[0], 404)
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600)
+        self.assertTrue(stat.S_ISSOCK(os.stat(path).st_mode))
+        # the socket takes precedence over admin-server-port
+        self.assertIsNone(status_of("http://127.0.0.1:%d/live" % srv.admin_port, timeout=2))
+        LogReader(srv).wait_message(r"^Admin server listening on %s$" % re.escape(path))
+
+    def test_unix_socket_default_mode(self):
+        path = os.path.join(self.cluster.dir, "admin.sock")
+        self.start_server(wait=False, **{"admin-server-unix-socket": path})
+        self.assertTrue(wait_until(lambda: unix_get(path, "/live")[0] == 200, 30))
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o660)
+
+
+class AdminConfigErrorsTest(ServerTestCase):
+    """Config.hs parseAdminServerPort and parseSocketFileMode refuse to
+    start on an admin port equal to the server port or a bad socket mode."""
+    START_SERVER = False
+
+    def exits_with(self, message, **extra):
+        srv = self.start_server(wait=False, **extra)
+        self.assertEqual(srv.proc.wait(timeout=20), 1)
+        srv.logf.flush()
+        self.assertIn(message, srv.log_tail(), srv.log_tail())
+
+    def test_admin_port_same_as_server_port(self):
+        port = free_tcp_port()
+        self.exits_with("admin-server-port cannot be the same as server-port",
+                        **{"server-port": str(port), "admin-server-port": str(port)})
+
+    def test_socket_mode_out_of_range(self):
+        self.exits_with("Invalid admin-server-unix-socket-mode: needs to be between 600 and 777",
+                        **{"admin-server-unix-socket": os.path.join(self.cluster.dir, "a.sock"),
+                           "admin-server-unix-socket-mode": "500"})
+
+    def test_socket_mode_not_octal(self):
+        self.exits_with("Invalid admin-server-unix-socket-mode: not an octal",
+                        **{"admin-server-unix-socket-mode": "rw"})
+
+
+class MainSocketLivenessTest(ServerTestCase):
+    """App.checkMainAppLive: on a Unix socket the API server is live while
+    its socket file exists; /live then 500, /ready 500 (not pending)."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_live_follows_main_socket(self):
+        path = os.path.join(self.cluster.dir, "api.sock")
+        srv = self.start_server(wait=False, **{"server-unix-socket": path})
+        self.assertTrue(wait_until(lambda: srv.admin("/ready").status == 200, 30))
+        self.assertEqual(srv.admin("/live").status, 200)
+        self.assertEqual(unix_get(path, "/artists?id=eq.1")[0], 200)
+        LogReader(srv).wait_message(r"^API server listening on %s$" % re.escape(path))
+        os.unlink(path)
+        self.assertEqual(srv.admin("/live").status, 500)
+        self.assertEqual(srv.admin("/ready").status, 500)
+
+
+class HostFormsTest(ServerTestCase):
+    """server-host special values (streaming-commons HostPreference)."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def reachable(self, srv):
+        v4 = status_of("http://127.0.0.1:%d/artists?limit=1" % srv.port, timeout=2) == 200
+        v6 = status_of("http://[::1]:%d/artists?limit=1" % srv.port, timeout=2) == 200
+        return v4, v6
+
+    def start(self, host):
+        srv = self.start_server(wait=False, **{"server-host": host,
+                                               "admin-server-host": "127.0.0.1"})
+        self.assertIsNotNone(srv.wait_ready(30))
+        return srv
+
+    def test_ipv4_only(self):
+        srv = self.start("!4")
+        self.assertEqual(self.reachable(srv), (True, False))
+        LogReader(srv).wait_message(r"^API server listening on 0\.0\.0\.0:%d$" % srv.port)
+
+    def test_ipv6_preferred_is_dual_stack(self):
+        srv = self.start("*6")
+        self.assertEqual(self.reachable(srv), (True, True))
+        LogReader(srv).wait_message(r"^API server listening on \[::\]:%d$" % srv.port)
+
+    def test_any_is_dual_stack(self):
+        srv = self.start("*")
+        self.assertEqual(self.reachable(srv), (True, True))
+
+    def test_ipv6_only(self):
+        srv = self.start("!6")
+        self.assertEqual(self.reachable(srv), (False, True))
+
+    def test_hostname(self):
+        srv = self.start("localhost")
+        self.assertTrue(any(self.reachable(srv)))
+
+
+class StartupLogTest(ServerTestCase):
+    """Observation.hs texts, written at every log-level (crit included)."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_startup_and_shutdown_lines(self):
+        srv = self.start_server(wait=True, **{"log-level": "crit"})
+        logs = LogReader(srv)
+        logs.wait_message(r"^API server listening on 127\.0\.0\.1:%d$" % srv.port)
+        msgs = logs.messages()
+        expected = [
+            r"^Starting PostgREST .+\.\.\.$",
+            r"^Admin server listening on 127\.0\.0\.1:%d$" % srv.admin_port,
+            r"^Successfully connected to PostgreSQL \d+",
+            r"^Connection Pool initialized with a maximum size of 4 connections$",
+            r"^Schema cache queried in \d+\.\d milliseconds $",
+            r"^Schema cache loaded \d+ Relations, \d+ Relationships, \d+ RPCs, "
+            r"\d+ Domain Representations, \d+ Media Type Handlers$",
+            r"^Schema cache loaded in \d+\.\d milliseconds$",
+            r'^Listener connected to PostgreSQL .+ on ".+" and listening for database '
+            r'notifications on the "pgrst" channel$',
+        ]
+        for rx in expected:
+            self.assertTrue(any(re.search(rx, m) for m in msgs), "%s not in %s" % (rx, msgs))
+        self.assertTrue(msgs[0].startswith("Starting PostgREST"), msgs)
+        self.assertRegex(msgs[-1], r"^API server listening on ")
+        # crit: no request is logged, whatever its status
+        srv.get("/artists")
+        srv.get("/nope")
+        time.sleep(0.3)
+        self.assertEqual(logs.access(), [])
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        logs.wait_message(r'^Received a schema cache reload message on the "pgrst" channel$')
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        logs.wait_message(r'^Received a config reload message on the "pgrst" channel$')
+        srv.signal(signal.SIGTERM)
+        self.assertEqual(srv.proc.wait(timeout=20), 0)
+        self.assertIn("Received termination unix signal SIGTERM", logs.messages())
+
+    def test_database_loss_lines(self):
+        srv = self.start_server(wait=True, **{"log-level": "crit"})
+        logs = LogReader(srv)
+        self.cluster.stop()
+        logs.wait_message(r'^Failed listening for database notifications on the "pgrst" channel\. ')
+        logs.wait_message(r"^Retrying listening for database notifications in 1 seconds\.\.\.$")
+        logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$")
+        logs.wait_message(r'^Failed to query the PostgreSQL version\. \{"code":"PGRST000",'
+                          r'"details":".*","hint":null,"message":"Database connection error\. '
+                          r'Retrying the connection\."\}$')
+        self.cluster.resume()
+        self.assertIsNotNone(srv.wait_ready(40))
+        self.assertGreaterEqual(sum(1 for m in logs.messages()
+                                    if m.startswith("Schema cache loaded in ")), 2)
+        logs.messages()  # every line still carries the timestamp
+
+
+class AccessLogLevelsTest(ServerTestCase):
+    """Logger.shouldLogResponse per log-level and Logger/Apache.hs fields."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(
+            "CREATE FUNCTION api.boom() RETURNS int LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'boom' USING ERRCODE = 'XX000'; END $$;"
+            "GRANT EXECUTE ON FUNCTION api.boom() TO web_anon")
+
+    def requests(self, level):
+        srv = self.start_server(**{"log-level": level, "jwt-secret": JWT_SECRET})
+        srv.get("/artists?select=id&id=eq.1", headers={"User-Agent": "ua/1", "Referer": "ref"})
+        srv.get("/nope")
+        r = srv.get("/rpc/boom")
+        self.assertEqual(r.status, 500, r)
+        return srv
+
+    def statuses(self, srv, expected):
+        logs = LogReader(srv)
+        lines = logs.wait_access(expected)
+        time.sleep(0.3)
+        lines = logs.access()
+        return [int(ACCESS.match(l).group(7)) for l in lines]
+
+    def test_error_logs_5xx(self):
+        srv = self.requests("error")
+        self.assertEqual(self.statuses(srv, 1), [500])
+        # QueryErrorCodeHighObs: the 5xx database error as its JSON body
+        LogReader(srv).wait_message(
+            r'^\{"code":"XX000","details":null,"hint":null,"message":"boom"\}$')
+
+    def test_crit_logs_no_request_error(self):
+        srv = self.requests("crit")
+        time.sleep(0.3)
+        self.assertEqual(LogReader(srv).access(), [])
+        self.assertFalse(any("boom" in m for m in LogReader(srv).messages()))
+
+    def test_warn_logs_4xx_and_5xx(self):
+        self.assertEqual(self.statuses(self.requests("warn"), 2), [404, 500])
+
+    def test_info_logs_everything_with_fields(self):
+        srv = self.requests("info")
+        token = jwt({"role": "web_user", "sub": "alice"})
+        srv.get("/private_notes", headers={"Authorization": "Bearer " + token})
+        http("HEAD", srv.url("/artists"))
+        lines = LogReader(srv).wait_access(5)
+        self.assertEqual(len(lines), 5, lines)
+        fields = [ACCESS.match(l) for l in lines]
+        self.assertTrue(all(fields), lines)
+        ip, role, _, method, path, version, status, size, ref, ua = fields[0].groups()
+        self.assertEqual((ip, role, method, path, version, status, ref, ua),
+                         ("127.0.0.1", "web_anon", "GET", "/artists?select=id&id=eq.1",
+                          "HTTP/1.1", "200", "ref", "ua/1"))
+        self.assertEqual(size, str(len('[{"id":1}]')))
+        self.assertEqual(fields[1].group(7), "404")
+        self.assertEqual(fields[1].group(2), "web_anon")   # the role also on errors
+        self.assertEqual(fields[2].group(7), "500")
+        self.assertEqual(fields[3].group(2), "web_user")   # the JWT's role
+        self.assertEqual((fields[4].group(4), fields[4].group(8)), ("HEAD", "-"))
+
+    def test_debug_is_info_plus(self):
+        self.assertEqual(self.statuses(self.requests("debug"), 3), [200, 404, 500])
+
+    def test_failed_jwt_has_no_role(self):
+        srv = self.start_server(**{"log-level": "info", "jwt-secret": JWT_SECRET})
+        r = srv.get("/artists", headers={"Authorization": "Bearer not.a.jwt"})
+        self.assertEqual(r.status, 401)
+        lines = LogReader(srv).wait_access(1)
+        self.assertEqual(ACCESS.match(lines[0]).group(2), "-")
+
+
+class LogQueryFormatTest(ServerTestCase):
+    """QueryObs: each statement of the request on one stderr line with the
+    timestamp, only for requests the level logs."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_statements_on_single_lines(self):
+        srv = self.start_server(**{"log-level": "info", "log-query": "true"})
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        logs = LogReader(srv)
+        logs.wait_message(r'^WITH pgrst_source AS .*"api"\."artists"')
+        for line in logs.diagnostics():
+            self.assertRegex(line, "^" + STAMP)
+        self.assertTrue(any("set_config(" in m for m in logs.messages()))
+        self.assertTrue(all("\n" not in m for m in logs.messages()))
+
+    def test_crit_logs_no_query(self):
+        srv = self.start_server(**{"log-level": "crit", "log-query": "true"})
+        self.assertEqual(srv.get("/nope").status, 404)
+        time.sleep(0.3)
+        self.assertFalse(any("pgrst_source" in m or "set_config" in m for m in LogReader(srv).messages()))
+
+
+class ReadyWithoutListenerTest(ServerTestCase):
+    """AppState.isConnEstablished without a listener: /ready asks the
+    database itself, so it turns 503 with no request having failed."""
+    SERVER_CONFIG = {"db-channel-enabled": "false"}
+
+    def test_ready_checks_the_database(self):
+        self.cluster.stop()
+        self.assertTrue(wait_until(lambda: self.server.ready_status() == 503, 10))
+        self.assertEqual(self.server.admin("/live").status, 200)
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_ready(40))
+

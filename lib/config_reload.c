@@ -51,6 +51,17 @@ static void observe_error(pgrest_ctx *ctx, pgrest_arena *a, pgrest_event kind,
     pgr_observe(ctx, kind, pgr_asprintf(a, "%s%s", prefix, text ? text : ""));
 }
 
+/* Config.hs readAppConfig: a check of the parser fails as "Error in
+ * config <msg>"; the JWT secret is decoded after parsing, in IO, where a
+ * failure shows as "user error (<msg>)". */
+static const char *reload_error_text(pgrest_arena *a, const char *msg)
+{
+    if (msg == NULL)
+        return NULL;
+    bool secret = strncmp(msg, "The JWT secret", 14) == 0 || strncmp(msg, "jwt-secret", 10) == 0;
+    return pgr_asprintf(a, secret ? "user error (%s)" : "Error in config %s", msg);
+}
+
 /* The in-database layer: read again, or the one in force when it cannot
  * be read (PostgREST would drop it; keeping it avoids exposing a
  * different configuration because the database blinked). */
@@ -91,7 +102,7 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
         pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
     else
         observe_error(ctx, a, PGREST_EVENT_CONFIG_INVALID, "Failed reloading config: ",
-                      err ? err->message : NULL);
+                      reload_error_text(a, err ? err->message : NULL));
     rc = pgr_ctx_keep_error(ctx, err, rc);
     pgrest_arena_free(a);
     return rc;

@@ -11,8 +11,8 @@
 #include "schema_dump.h"
 
 /* The options whose value the library now holds differently from what we
- * gave it came from the database (pgrest_ctx_load_schema reads the
- * in-database configuration first): they win over file and environment. */
+ * gave it came from the database (the reload read the in-database
+ * configuration): they win over file and environment. */
 static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
                                 server_options *raw)
 {
@@ -28,19 +28,16 @@ int command_dump_config(server_config *cfg, const app_config *ac, const char *pr
 {
     if (!ac->db_config)
         return config_dump(stdout, ac) == 0 ? 0 : 1;
+    /* the in-database settings over the file's (the observer logs a
+     * settings query that fails, and the dump goes on without them) */
     pgrest_error err = {0};
-    int loaded = pgrest_ctx_load_schema(cfg->ctx, &err);
-    if (loaded == PGREST_ERR_CONFIG) {
+    if (pgrest_ctx_reload_config(cfg->ctx, NULL, NULL, 0, &err) == PGREST_ERR_CONFIG) {
         /* an invalid in-database value: readInDbConfig panics at startup */
         char msg[1024];
         snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
         config_fatal(prog, msg);
         return 1;
     }
-    if (loaded != PGREST_OK)
-        /* Logger.hs ConfigReadErrorObs */
-        log_msg(LOG_ERROR, "Failed to query database settings for the config parameters.%s",
-                err.message ? err.message : "");
     server_options raw = {0};
     server_options_merge(&raw, &cfg->opts);
     overlay_db_settings(cfg->ctx, &cfg->opts, &raw);

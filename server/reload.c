@@ -87,7 +87,7 @@ void server_config_reload(void *arg)
     pthread_mutex_lock(&cfg->lock);
     if (!read_sources(cfg, &next, errbuf, sizeof errbuf)) {
         /* PostgREST keeps the previous configuration (ConfigInvalidObs) */
-        log_msg(LOG_CRIT, "Failed reloading config: Error in config %s", errbuf);
+        log_msg(LOG_CRIT, "Failed reloading config: %s", errbuf);
         pthread_mutex_unlock(&cfg->lock);
         return;
     }

@@ -145,7 +145,7 @@ START_TEST(reload_applies_valid_and_keeps_previous_on_invalid)
     ck_assert_int_eq(pgrest_ctx_reload_config(ctx, NULL, NULL, 0, &err), PGREST_ERR_CONFIG);
     ck_assert_int_eq(seen.last_kind, PGREST_EVENT_CONFIG_INVALID);
     ck_assert_str_eq(seen.last, "Failed reloading config: "
-                                "The JWT secret must be at least 32 characters long.");
+                                "user error (The JWT secret must be at least 32 characters long.)");
     ck_assert_int_eq(jwt_status(ctx), 200);
     ck_assert_int_eq(rows_of_artists(ctx), 1);
     /* the schema cache loader reads it too, reports it and loads on */

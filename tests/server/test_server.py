@@ -173,7 +173,7 @@ class ConfigReloadTest(ServerTestCase):
         self.role_set("db_max_rows", "1")
         trigger()
         self.wait_log("Failed reloading config: "
-                      "The JWT secret must be at least 32 characters long.")
+                      "user error (The JWT secret must be at least 32 characters long.)")
         # nothing of the invalid configuration was applied
         self.assertEqual(self.jwt_status(), 200)
         self.assertEqual(self.rows(), 3)
@@ -194,7 +194,8 @@ class ConfigReloadTest(ServerTestCase):
         self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1",
                                   "openapi-mode": "bogus"})
         self.server.signal(signal.SIGUSR2)
-        self.wait_log("Failed reloading config: Invalid openapi-mode. Check your configuration.")
+        self.wait_log("Failed reloading config: Error in config Invalid openapi-mode. "
+                      "Check your configuration.")
         self.assertEqual(self.rows(), 3)
         self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1"})
         self.server.signal(signal.SIGUSR2)

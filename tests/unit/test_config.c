@@ -248,8 +248,8 @@ START_TEST(invalid_reload_keeps_the_previous_configuration)
     ck_assert_str_eq(err.message, "The JWT secret must be at least 32 characters long.");
     ck_assert_int_eq(seen.n, 1);
     ck_assert_int_eq(seen.kind[0], PGREST_EVENT_CONFIG_INVALID);
-    ck_assert_str_eq(seen.message[0], "Failed reloading config: "
-                                      "The JWT secret must be at least 32 characters long.");
+    ck_assert_str_eq(seen.message[0], "Failed reloading config: user error "
+                                      "(The JWT secret must be at least 32 characters long.)");
     pgr_conf *after = pgr_ctx_conf(ctx);
     ck_assert_ptr_eq(before, after);
     ck_assert_str_eq(pgrest_ctx_get(ctx, "db-max-rows"), "5");
@@ -262,7 +262,8 @@ START_TEST(invalid_reload_keeps_the_previous_configuration)
     ck_assert_int_eq(pgrest_ctx_reload_config(ctx, bad_keys, bad_values, 2, &err),
                      PGREST_ERR_CONFIG);
     ck_assert_str_eq(seen.message[1],
-                     "Failed reloading config: Unknown configuration option: db-schmeas");
+                     "Failed reloading config: Error in config "
+                     "Unknown configuration option: db-schmeas");
     ck_assert_str_eq(pgrest_ctx_get(ctx, "db-max-rows"), "5");
     /* bad arguments are no reload at all */
     ck_assert_int_ne(pgrest_ctx_reload_config(ctx, NULL, NULL, 2, &err), PGREST_OK);

@@ -26,6 +26,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->jwt_role_claim_key = ".role";
     cfg->jwt_cache_max_entries = 1000;
     cfg->db_config = true;
+    cfg->db_pool_automatic_recovery = true;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
     cfg->limits = *pgr_parse_limits_default();
@@ -247,7 +248,11 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
             return invalid(err, a, key, value);
         cfg->db_schemas = l;
         cfg->n_db_schemas = k;
-    } else if (strcmp(key, "db-extra-search-path") == 0)
+    } else if (strcmp(key, "db-hoisted-tx-settings") == 0)
+        cfg->db_hoisted_tx_settings = split_list(a, value, &cfg->n_db_hoisted_tx_settings);
+    else if (strcmp(key, "db-pool-automatic-recovery") == 0)
+        return set_bool(&cfg->db_pool_automatic_recovery, a, key, value, err);
+    else if (strcmp(key, "db-extra-search-path") == 0)
         cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
     else if (strcmp(key, "db-anon-role") == 0)
         cfg->db_anon_role = nonempty(a, value);

@@ -39,6 +39,10 @@ typedef struct pgr_config {
     const char *db_pre_request;
     const char *db_pre_config;        /* in-database config function */
     bool db_config;                   /* read pgrst.* settings from the DB */
+    /* db-hoisted-tx-settings: NULL-terminated patterns, NULL = default */
+    const char **db_hoisted_tx_settings;
+    size_t n_db_hoisted_tx_settings;
+    bool db_pool_automatic_recovery;  /* retry lost connections */
     const char *db_root_spec;
     bool db_prepared_statements;
     bool db_aggregates_enabled;

@@ -3,6 +3,8 @@
 #ifndef PGR_INTROSPECT_H
 #define PGR_INTROSPECT_H
 
+#include <stdbool.h>
+
 #include "pgrest/pgrest.h"
 
 /* Runs the introspection query on pgconn (a PGconn*, idle, not in
@@ -11,13 +13,26 @@
  * schemas: NULL-terminated exposed schemas (db-schemas).
  * extra_search_path: NULL-terminated (db-extra-search-path), may be NULL.
  * One round trip; the statement leaves search_path as it found it.
- * Routine "settings" carry every proconfig entry: filtering them by
- * db-hoisted-tx-settings is the caller's job.
+ * Routine "settings" are the proconfig entries matching PostgREST's
+ * default db-hoisted-tx-settings; role settings are read (db-config on).
  * Errors: 503 PGRST002 "Could not query the database for the schema
  * cache. Retrying." with the PostgreSQL message in details; out of memory
  * via pgr_error_oom. Returns PGREST_OK or a negative pgrest_status. */
 int pgr_introspect(void *pgconn, const char *const *schemas,
                    const char *const *extra_search_path, pgrest_arena *a,
                    char **json_out, pgrest_error *err);
+
+typedef struct pgr_introspect_opts {
+    const char *const *schemas;            /* db-schemas, NULL-terminated */
+    const char *const *extra_search_path;  /* db-extra-search-path or NULL */
+    /* db-hoisted-tx-settings: regular expressions matched against a
+     * function's "name=value" settings; NULL = PostgREST's default */
+    const char *const *hoisted_settings;
+    bool role_settings;                    /* db-config: read ALTER ROLE SET */
+} pgr_introspect_opts;
+
+/* pgr_introspect with every option spelled out. */
+int pgr_introspect_with(void *pgconn, const pgr_introspect_opts *opts,
+                        pgrest_arena *a, char **json_out, pgrest_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include "context.h"
 #include "auth/jwt_cache.h"
 #include "db_config.h"
+#include "db_events.h"
 #include "exec/pool.h"
 #include "schema/introspect.h"
 #include "util/error.h"
@@ -161,7 +162,7 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     if (a == NULL)
         return pgr_error_oom(err);
     int rc = ensure_pool(ctx, err);
-    PGconn *pg = rc == PGREST_OK ? pgr_connect(ctx->cfg.db_uri, a, err) : NULL;
+    PGconn *pg = rc == PGREST_OK ? pgr_db_connect(ctx, a, err) : NULL;
     char *json = NULL;
     if (pg == NULL)
         rc = rc == PGREST_OK ? PGREST_ERR_CONNECTION : rc;
@@ -172,14 +173,17 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
                 ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
                 ctx->cfg.db_hoisted_tx_settings, ctx->cfg.db_config},
             a, &json, err);
-    if (pg != NULL)
-        PQfinish(pg);
     if (rc == PGREST_OK) {
         pgr_schema_cache *sc = pgr_schema_cache_from_json(json, ctx->cfg.db_schemas, err);
         if (sc == NULL)
             rc = PGREST_ERR_SCHEMA;
         else
             pgr_ctx_swap_schema(ctx, sc);
+    }
+    if (pg != NULL) {
+        PQfinish(pg);
+        if (rc != PGREST_OK)
+            pgr_db_report_schema_error(ctx, err);
     }
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok

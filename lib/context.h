@@ -95,6 +95,11 @@ struct pgrest_ctx {
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
     atomic_uint retry_delay;          /* seconds, for Retry-After */
+    /* Connection events for the host (lib/db_events.c); db_fatal stops the
+     * worker's retries after a non-retryable failure. */
+    pgrest_db_observer db_observer;
+    void *db_observer_arg;
+    atomic_bool db_fatal;
 };
 
 /* Current schema cache with a reference taken; release when done. */

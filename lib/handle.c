@@ -6,6 +6,7 @@
 #include "auth/auth.h"
 #include "auth/jwt.h"
 #include "context.h"
+#include "db_events.h"
 #include "exec/cors.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
@@ -38,13 +39,15 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     pgr_pool *pool = pgr_ctx_pool(ctx);
     if (pool == NULL)
-        return pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.",
+        return pgr_error(err, 503, "PGRST000", "Database connection error.",
                          NULL, NULL);
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
     if (c == NULL) {
         /* PGRST003 (pool timeout) is not a lost database */
-        if (err != NULL && err->http_status == 503)
+        if (err != NULL && err->http_status == 503) {
+            pgr_db_check_request_error(ctx, err);
             pgr_ctx_connection_lost(ctx);
+        }
         return PGREST_ERR_CONNECTION;
     }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);

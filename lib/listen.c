@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "db_events.h"
 #include "exec/pool.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -138,15 +139,46 @@ static void idle(pgr_listener *l)
  * (PostgREST reloads after listener and connection recovery alike). */
 static PGconn *recover(pgr_listener *l)
 {
-    PGconn *pg = worker_connection(l);
-    if (pg == NULL)
-        return NULL;
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK) {
-        PQfinish(pg);
+    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK)
         return NULL;
-    }
-    return pg;
+    return worker_connection(l);
+}
+
+/* PostgREST stops retrying after a fatal error (the process exits) and
+ * with db-pool-automatic-recovery = false (Reload.hs shouldRetry). */
+static bool may_retry(pgr_listener *l)
+{
+    return !atomic_load(&l->ctx->db_fatal) &&
+           l->ctx->cfg.db_pool_automatic_recovery;
+}
+
+/* Waits, without retrying, until stopped. */
+static void give_up(pgr_listener *l)
+{
+    while (!atomic_load(&l->stop))
+        sleep_ms(100);
+}
+
+/* Without automatic recovery a lost LISTEN connection ends PostgREST
+ * (Reload.hs retryingListen: DBListenFail, then killApp). */
+static void report_listener_lost(pgr_listener *l, PGconn *pg)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 160);
+    pgr_sb_puts(&sb, "Failed listening for database notifications on the \"");
+    pgr_sb_puts(&sb, l->channel != NULL ? l->channel : "");
+    pgr_sb_puts(&sb, "\" channel. ");
+    pgr_sb_puts(&sb, PQerrorMessage(pg));
+    char *msg = pgr_sb_finish(&sb);
+    for (char *p = msg; p != NULL && *p != '\0'; p++)
+        if (*p == '\n')
+            *p = ' ';
+    pgr_db_report_fatal(l->ctx, msg);
+    pgrest_arena_free(a);
 }
 
 static bool needs_reload(pgr_listener *l)
@@ -160,6 +192,19 @@ static void *run(void *arg)
     unsigned delay = 1;
     PGconn *pg = l->first;
     l->first = NULL;
+    /* The host's own first load failed: that was attempt one, the next
+     * comes after the first backoff step (PostgREST's retry policy). */
+    if (!pgr_ctx_schema_loaded(l->ctx) &&
+        atomic_load(&l->ctx->metrics.schema_loads_error) > 0) {
+        if (!may_retry(l))
+            give_up(l);
+        else {
+            pgr_db_report_retry(l->ctx, delay);
+            atomic_store(&l->ctx->retry_delay, delay);
+            backoff(l, delay);
+            delay *= 2;
+        }
+    }
     while (!atomic_load(&l->stop)) {
         if (pg == NULL || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
@@ -167,6 +212,11 @@ static void *run(void *arg)
                 PQfinish(pg);
             pg = recover(l);
             if (pg == NULL) {
+                if (!may_retry(l)) {
+                    give_up(l);
+                    break;
+                }
+                pgr_db_report_retry(l->ctx, delay);
                 atomic_store(&l->ctx->retry_delay, delay);
                 backoff(l, delay);
                 delay = delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
@@ -183,6 +233,8 @@ static void *run(void *arg)
         else
             idle(l);
         if (PQstatus(pg) != CONNECTION_OK) {
+            if (!l->ctx->cfg.db_pool_automatic_recovery)
+                report_listener_lost(l, pg);
             /* the LISTEN connection broke: the database is unreachable
              * until proven otherwise (/ready 503) */
             atomic_store(&l->ctx->db_down, true);

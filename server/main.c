@@ -12,6 +12,7 @@
 
 #include "admin.h"
 #include "config_file.h"
+#include "db_watch.h"
 #include "http.h"
 #include "log.h"
 #include "reload.h"
@@ -38,8 +39,7 @@ static int load_schema_once(pgrest_ctx *ctx)
         log_msg(LOG_INFO, "Schema cache loaded");
         return 0;
     }
-    log_msg(LOG_ERROR, "%s %s", err.message ? err.message : "schema cache load failed",
-            err.details ? err.details : "");
+    /* the failure was logged by db_watch, as PostgREST's observer does */
     return -1;
 }
 
@@ -107,7 +107,9 @@ static void wait_signals(const sigset_t *set, server_config *cfg)
         else if (sig == SIGUSR2)
             server_config_reload(cfg);
         else {
-            log_msg(LOG_INFO, "Received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            if (!db_watch_fatal())
+                log_msg(LOG_INFO, "Received %s, shutting down",
+                        sig == SIGTERM ? "SIGTERM" : "SIGINT");
             return;
         }
     }
@@ -147,7 +149,10 @@ static int serve(server_config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     /* when the database is down, the library's worker keeps retrying with
      * backoff and requests get 503 PGRST002 meanwhile */
+    db_watch_install(ctx);
     load_schema_once(ctx);
+    if (db_watch_fatal())
+        return 1;
     pgrest_error lerr = {0};
     if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
@@ -176,7 +181,7 @@ static int serve(server_config *cfg)
     http_stop(srv);
     admin_stop(admin);
     pgrest_ctx_stop_listener(ctx);
-    return 0;
+    return db_watch_fatal() ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -149,6 +149,28 @@ PGREST_API int pgrest_ctx_start_listener(pgrest_ctx *ctx,
                                          void *arg, pgrest_error *err);
 PGREST_API void pgrest_ctx_stop_listener(pgrest_ctx *ctx);
 
+/* What happens to the database connection, as PostgREST's connection
+ * worker reports it (AppState/Reload.hs, Logger.hs): each event comes with
+ * the line PostgREST logs for it. */
+typedef enum pgrest_db_event {
+    PGREST_DB_CONNECTED, /* "Successfully connected to PostgreSQL ..." and
+                          * "Connection Pool initialized with ..." */
+    PGREST_DB_FAILED,    /* a connection or schema cache load failed */
+    PGREST_DB_RETRY,     /* "Attempting to reconnect to the database in N
+                          * seconds..." */
+    PGREST_DB_FATAL      /* not retryable (wrong password, unsupported
+                          * PostgreSQL, db-pool-automatic-recovery = false):
+                          * PostgREST exits with status 1; the library stops
+                          * retrying */
+} pgrest_db_event;
+typedef void (*pgrest_db_observer)(void *arg, pgrest_db_event event,
+                                   const char *message);
+/* Called from the thread that saw the event (the host's, the worker's or a
+ * request's); fn must be thread-safe and must not call back into the
+ * context. Set before loading the schema; NULL turns it off. */
+PGREST_API void pgrest_ctx_set_db_observer(pgrest_ctx *ctx,
+                                           pgrest_db_observer fn, void *arg);
+
 /* Readiness as PostgREST's admin /ready sees it: 1 when a schema cache is
  * loaded and the database is not being recovered, 0 otherwise.
  * Thread-safe. */

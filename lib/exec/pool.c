@@ -64,8 +64,12 @@ void pgr_pool_free(pgr_pool *p)
 
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
 {
-    const char *keys[] = {"dbname", "application_name", "fallback_application_name", NULL};
-    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL, NULL};
+    /* Like PostgREST (Config.hs addFallbackAppName): an application_name
+     * in db-uri wins; otherwise every connection (pool, schema loads,
+     * listener) shows the server's name and version, the line
+     * `pgrest-server --version` prints, in pg_stat_activity. */
+    const char *keys[] = {"dbname", "fallback_application_name", NULL};
+    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
         const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
@@ -75,7 +79,7 @@ PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
             while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
                 m[--n] = '\0';
         }
-        pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.", m, NULL);
+        pgr_error(err, 503, "PGRST000", "Database connection error.", m, NULL);
         if (pg != NULL)
             PQfinish(pg);
         return NULL;

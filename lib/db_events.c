@@ -1,0 +1,183 @@
+#include "db_events.h"
+
+#include <string.h>
+
+#include "exec/pool.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+void pgrest_ctx_set_db_observer(pgrest_ctx *ctx, pgrest_db_observer fn, void *arg)
+{
+    if (ctx == NULL)
+        return;
+    ctx->db_observer = fn;
+    ctx->db_observer_arg = arg;
+}
+
+static void report(pgrest_ctx *ctx, pgrest_db_event ev, const char *message)
+{
+    if (ctx->db_observer != NULL && message != NULL)
+        ctx->db_observer(ctx->db_observer_arg, ev, message);
+}
+
+/* prefix + the error as PostgREST's jsonMessage prints it (verbose). */
+static const char *with_error(pgrest_arena *a, const char *prefix,
+                              const pgrest_error *err)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 256);
+    pgr_sb_puts(&sb, prefix);
+    pgr_sb_puts(&sb, pgr_error_json(a, err, false));
+    return pgr_sb_finish(&sb);
+}
+
+void pgr_db_report_fatal(pgrest_ctx *ctx, const char *message)
+{
+    atomic_store(&ctx->db_fatal, true);
+    report(ctx, PGREST_DB_FATAL, message);
+}
+
+/* AppState/Pool.hs: libpq's words for a rejected password. */
+static bool auth_failure(const pgrest_error *err)
+{
+    const char *d = err != NULL ? err->details : NULL;
+    return d != NULL && (strstr(d, "FATAL:  password authentication failed") != NULL ||
+                         strstr(d, "no password supplied") != NULL);
+}
+
+static void report_auth_failure(pgrest_ctx *ctx, pgrest_arena *a,
+                                const pgrest_error *err)
+{
+    pgr_db_report_fatal(ctx, with_error(a, "Failed to establish a connection. ", err));
+}
+
+void pgr_db_check_request_error(pgrest_ctx *ctx, const pgrest_error *err)
+{
+    if (!auth_failure(err))
+        return;
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a != NULL)
+        report_auth_failure(ctx, a, err);
+    pgrest_arena_free(a);
+}
+
+/* The order of PostgREST's lines: the fatal password error (usePool),
+ * the failed version query, then the recovery decision (qPgVersion). */
+static void report_connect_failure(pgrest_ctx *ctx, pgrest_arena *a,
+                                   const pgrest_error *err)
+{
+    if (auth_failure(err))
+        report_auth_failure(ctx, a, err);
+    report(ctx, PGREST_DB_FAILED,
+           with_error(a, "Failed to query the PostgreSQL version. ", err));
+    if (!ctx->cfg.db_pool_automatic_recovery)
+        pgr_db_report_fatal(ctx, "Automatic recovery disabled, exiting.");
+}
+
+/* "15.4" from server_version_num 150004 (PostgreSQL 10+ numbering). */
+static const char *version_name(pgrest_arena *a, int num)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    pgr_sb_put_long(&sb, num / 10000);
+    pgr_sb_putc(&sb, '.');
+    pgr_sb_put_long(&sb, num % 10000);
+    return pgr_sb_finish(&sb);
+}
+
+static bool supported_version(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+{
+    int num = PQserverVersion(pg);
+    if (num >= PGR_MIN_PG_VERSION)
+        return true;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 128);
+    pgr_sb_puts(&sb, "Cannot run in this PostgreSQL version (");
+    pgr_sb_puts(&sb, version_name(a, num));
+    pgr_sb_puts(&sb, "), PostgREST needs at least ");
+    pgr_sb_puts(&sb, version_name(a, PGR_MIN_PG_VERSION));
+    pgr_db_report_fatal(ctx, pgr_sb_finish(&sb));
+    return false;
+}
+
+static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+{
+    if (ctx->db_observer == NULL)
+        return;
+    PGresult *r = PQexec(pg, "SELECT version()");
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+        pgr_sb sb;
+        pgr_sb_init(&sb, a, 160);
+        pgr_sb_puts(&sb, "Successfully connected to ");
+        pgr_sb_puts(&sb, PQgetvalue(r, 0, 0));
+        report(ctx, PGREST_DB_CONNECTED, pgr_sb_finish(&sb));
+    }
+    PQclear(r);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 96);
+    pgr_sb_puts(&sb, "Connection Pool initialized with a maximum size of ");
+    pgr_sb_put_long(&sb, ctx->cfg.db_pool);
+    pgr_sb_puts(&sb, " connections");
+    report(ctx, PGREST_DB_CONNECTED, pgr_sb_finish(&sb));
+}
+
+PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err)
+{
+    PGconn *pg = pgr_connect(ctx->cfg.db_uri, a, err);
+    if (pg == NULL) {
+        report_connect_failure(ctx, a, err);
+        return NULL;
+    }
+    if (!supported_version(ctx, a, pg)) {
+        PQfinish(pg);
+        pgr_error(err, 503, "PGRST000", "Database connection error.",
+                  "unsupported PostgreSQL version", NULL);
+        return NULL;
+    }
+    report_connected(ctx, a, pg);
+    return pg;
+}
+
+static void put_list(pgr_sb *sb, const char *const *items)
+{
+    for (size_t i = 0; items != NULL && items[i] != NULL; i++) {
+        if (i > 0)
+            pgr_sb_putc(sb, ',');
+        pgr_sb_puts(sb, items[i]);
+    }
+}
+
+void pgr_db_report_schema_error(pgrest_ctx *ctx, const pgrest_error *err)
+{
+    if (ctx->db_observer == NULL || err == NULL)
+        return;
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 256);
+    pgr_sb_puts(&sb, "Failed to load the schema cache using db-schemas=");
+    put_list(&sb, ctx->cfg.db_schemas);
+    pgr_sb_puts(&sb, " and db-extra-search-path=");
+    put_list(&sb, ctx->cfg.db_extra_search_path);
+    pgr_sb_puts(&sb, ". ");
+    pgr_sb_puts(&sb, pgr_error_json(a, err, false));
+    report(ctx, PGREST_DB_FAILED, pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}
+
+void pgr_db_report_retry(pgrest_ctx *ctx, unsigned seconds)
+{
+    if (ctx->db_observer == NULL)
+        return;
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 80);
+    pgr_sb_puts(&sb, "Attempting to reconnect to the database in ");
+    pgr_sb_put_long(&sb, seconds);
+    pgr_sb_puts(&sb, " seconds...");
+    report(ctx, PGREST_DB_RETRY, pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}

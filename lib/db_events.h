@@ -1,0 +1,35 @@
+/* The database connection as PostgREST's connection worker sees it
+ * (AppState/Reload.hs retryingSchemaCacheLoad, AppState/Pool.hs usePool):
+ * which failures are fatal, and the events reported to the host with the
+ * lines PostgREST logs (Logger.hs observationMessages). */
+#ifndef PGR_DB_EVENTS_H
+#define PGR_DB_EVENTS_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "context.h"
+
+/* PostgREST's minimumPgVersion (Config/PgVersion.hs). */
+#define PGR_MIN_PG_VERSION 140000
+
+/* Connects for a schema cache load and checks the server version.
+ * Reports "Successfully connected to <version()>" and the pool size on
+ * success; on failure reports the error and, when it is fatal (wrong
+ * password, db-pool-automatic-recovery = false, PostgreSQL older than
+ * 14), a PGREST_DB_FATAL event, after which the worker stops retrying.
+ * Returns NULL with err filled (503 PGRST000) on failure. */
+PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err);
+
+/* "Failed to load the schema cache using db-schemas=... and
+ * db-extra-search-path=.... {error json}" */
+void pgr_db_report_schema_error(pgrest_ctx *ctx, const pgrest_error *err);
+/* "Attempting to reconnect to the database in N seconds..." */
+void pgr_db_report_retry(pgrest_ctx *ctx, unsigned seconds);
+/* A request could not get a connection: a rejected password is fatal
+ * there too (PostgREST usePool). */
+void pgr_db_check_request_error(pgrest_ctx *ctx, const pgrest_error *err);
+/* Reports a fatal event with message and stops the worker's retries. */
+void pgr_db_report_fatal(pgrest_ctx *ctx, const char *message);
+
+#endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +89,30 @@ static bool limit_options(const server_options *opts, http_listen *lc)
     return true;
 }
 
+static bool option_true(const server_options *opts, const char *key)
+{
+    const char *v = server_options_get(opts, key);
+    return v != NULL && (strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0 ||
+                         strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
+}
+
+/* server-reuseport: PostgREST binds the shared port only once the schema
+ * cache is loaded (App.hs waitForSchemaCacheLoaded), so a replacement
+ * process takes no traffic it cannot serve. False when told to stop (or
+ * a fatal connection error) first. */
+static bool wait_until_ready(pgrest_ctx *ctx, const sigset_t *set)
+{
+    const struct timespec tick = {0, 100 * 1000000L};
+    while (!pgrest_ctx_ready(ctx)) {
+        int sig = sigtimedwait(set, NULL, &tick);
+        if (db_watch_fatal() || sig == SIGTERM || sig == SIGINT)
+            return false;
+        if (sig == SIGUSR1)
+            load_schema_once(ctx);
+    }
+    return true;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "Usage: pgrest-server [CONFIG_FILE]\n"
@@ -140,6 +165,7 @@ static int serve(server_config *cfg)
         lc.host = "!4";
     if (lc.threads < 2)
         lc.threads = 2;
+    lc.reuseport = option_true(opts, "server-reuseport");
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -156,6 +182,10 @@ static int serve(server_config *cfg)
     pgrest_error lerr = {0};
     if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
+    if (lc.reuseport && !wait_until_ready(ctx, &set)) {
+        pgrest_ctx_stop_listener(ctx);
+        return db_watch_fatal() ? 1 : 0;
+    }
     char errbuf[256];
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
     if (srv == NULL) {

@@ -258,9 +258,12 @@ static bool parse_settings(parse_ctx *p, json_object *o, const char ***names,
         return false;
     for (size_t i = 0; i < *n; i++) {
         json_object *kv = json_object_array_get_idx(arr, i);
+        /* json-c aborts when indexing a non-array: check first */
+        if (!json_object_is_type(kv, json_type_array))
+            return fail(p, "a \"settings\" entry is not [name, value]");
         json_object *k = json_object_array_get_idx(kv, 0);
         json_object *v = json_object_array_get_idx(kv, 1);
-        if (!json_object_is_type(kv, json_type_array) || k == NULL || v == NULL)
+        if (k == NULL || v == NULL)
             return fail(p, "a \"settings\" entry is not [name, value]");
         (*names)[i] = dup_string(p, k);
         (*values)[i] = dup_string(p, v);

@@ -169,7 +169,7 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     else if (ctx->cfg.db_config)
         rc = pgr_load_db_config(ctx, pg, a, err);
     if (pg != NULL && rc == PGREST_OK)
-        rc = pgr_introspect_with(pg, &(pgr_introspect_opts){
+        rc = pgr_introspect(pg, &(pgr_introspect_opts){
                 ctx->cfg.db_schemas, ctx->cfg.db_extra_search_path,
                 ctx->cfg.db_hoisted_tx_settings, ctx->cfg.db_config},
             a, &json, err);

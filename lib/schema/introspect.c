@@ -581,8 +581,8 @@ static const char *const default_hoisted[] = {
     "default_transaction_isolation", NULL,
 };
 
-int pgr_introspect_with(void *pgconn, const pgr_introspect_opts *opts,
-                        pgrest_arena *a, char **json_out, pgrest_error *err)
+int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
+                   pgrest_arena *a, char **json_out, pgrest_error *err)
 {
     PGconn *conn = pgconn;
     *json_out = NULL;
@@ -606,17 +606,4 @@ int pgr_introspect_with(void *pgconn, const pgr_introspect_opts *opts,
     int rc = take_document(res, a, json_out, err);
     PQclear(res);
     return rc;
-}
-
-int pgr_introspect(void *pgconn, const char *const *schemas,
-                   const char *const *extra_search_path, pgrest_arena *a,
-                   char **json_out, pgrest_error *err)
-{
-    const pgr_introspect_opts opts = {
-        .schemas = schemas,
-        .extra_search_path = extra_search_path,
-        .hoisted_settings = NULL,
-        .role_settings = true,
-    };
-    return pgr_introspect_with(pgconn, &opts, a, json_out, err);
 }

@@ -7,21 +7,6 @@
 
 #include "pgrest/pgrest.h"
 
-/* Runs the introspection query on pgconn (a PGconn*, idle, not in
- * pipeline mode) and stores the snapshot document (the JSON format of
- * schema/schema_cache.h) in *json_out, allocated in a.
- * schemas: NULL-terminated exposed schemas (db-schemas).
- * extra_search_path: NULL-terminated (db-extra-search-path), may be NULL.
- * One round trip; the statement leaves search_path as it found it.
- * Routine "settings" are the proconfig entries matching PostgREST's
- * default db-hoisted-tx-settings; role settings are read (db-config on).
- * Errors: 503 PGRST002 "Could not query the database for the schema
- * cache. Retrying." with the PostgreSQL message in details; out of memory
- * via pgr_error_oom. Returns PGREST_OK or a negative pgrest_status. */
-int pgr_introspect(void *pgconn, const char *const *schemas,
-                   const char *const *extra_search_path, pgrest_arena *a,
-                   char **json_out, pgrest_error *err);
-
 typedef struct pgr_introspect_opts {
     const char *const *schemas;            /* db-schemas, NULL-terminated */
     const char *const *extra_search_path;  /* db-extra-search-path or NULL */
@@ -31,8 +16,17 @@ typedef struct pgr_introspect_opts {
     bool role_settings;                    /* db-config: read ALTER ROLE SET */
 } pgr_introspect_opts;
 
-/* pgr_introspect with every option spelled out. */
-int pgr_introspect_with(void *pgconn, const pgr_introspect_opts *opts,
-                        pgrest_arena *a, char **json_out, pgrest_error *err);
+/* Runs the introspection query on pgconn (a PGconn*, idle, not in
+ * pipeline mode) and stores the snapshot document (the JSON format of
+ * schema/schema_cache.h) in *json_out, allocated in a.
+ * One round trip; the statement leaves search_path as it found it.
+ * Routine "settings" are the proconfig entries matching
+ * opts->hoisted_settings; "role_settings" are read when
+ * opts->role_settings (PostgREST reads them only with db-config on).
+ * Errors: 503 PGRST002 "Could not query the database for the schema
+ * cache. Retrying." with the PostgreSQL message in details; out of memory
+ * via pgr_error_oom. Returns PGREST_OK or a negative pgrest_status. */
+int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
+                   pgrest_arena *a, char **json_out, pgrest_error *err);
 
 #endif

@@ -51,13 +51,33 @@ static void report_auth_failure(pgrest_ctx *ctx, pgrest_arena *a,
     pgr_db_report_fatal(ctx, with_error(a, "Failed to establish a connection. ", err));
 }
 
+/* What PostgREST's usePool deems fatal in a request's error, as the
+ * prefix of its log line, or NULL: a rejected password, and the errors
+ * of a connection pooler that cannot work with it. */
+static const char *fatal_request_error(const pgrest_error *err)
+{
+    if (auth_failure(err))
+        return "Failed to establish a connection. ";
+    const char *code = err != NULL ? err->code : NULL;
+    if (code == NULL)
+        return NULL;
+    if (strcmp(code, "42P05") == 0)
+        return "If you are using connection poolers in transaction mode, try "
+               "setting db-prepared-statements to false. ";
+    if (strcmp(code, "08P01") == 0 && err->message != NULL &&
+        strcmp(err->message, "transaction blocks not allowed in statement pooling mode") == 0)
+        return "Connection poolers in statement mode are not supported.";
+    return NULL;
+}
+
 void pgr_db_check_request_error(pgrest_ctx *ctx, const pgrest_error *err)
 {
-    if (!auth_failure(err))
+    const char *prefix = fatal_request_error(err);
+    if (prefix == NULL)
         return;
     pgrest_arena *a = pgrest_arena_new(0);
     if (a != NULL)
-        report_auth_failure(ctx, a, err);
+        pgr_db_report_fatal(ctx, with_error(a, prefix, err));
     pgrest_arena_free(a);
 }
 

@@ -26,8 +26,9 @@ PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err);
 void pgr_db_report_schema_error(pgrest_ctx *ctx, const pgrest_error *err);
 /* "Attempting to reconnect to the database in N seconds..." */
 void pgr_db_report_retry(pgrest_ctx *ctx, unsigned seconds);
-/* A request could not get a connection: a rejected password is fatal
- * there too (PostgREST usePool). */
+/* A request failed: a rejected password, or 42P05 / 08P01 from a
+ * transaction- or statement-mode connection pooler, is fatal there too
+ * (PostgREST AppState/Pool.hs usePool). */
 void pgr_db_check_request_error(pgrest_ctx *ctx, const pgrest_error *err);
 /* Reports a fatal event with message and stops the worker's retries. */
 void pgr_db_report_fatal(pgrest_ctx *ctx, const char *message);

@@ -52,6 +52,8 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
     pgr_pool_release(pool, c);
+    if (rc != PGREST_OK)
+        pgr_db_check_request_error(ctx, err);
     if (rc == PGREST_ERR_CONNECTION)
         pgr_ctx_connection_lost(ctx);
     else

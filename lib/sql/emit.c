@@ -192,16 +192,9 @@ static void emit_explain(pgr_sql *q, const pgrest_query_plan *plan)
  * toIsolationLevel). */
 static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
 {
-    static const char *const levels[] = {
-        "read committed", "repeatable read", "serializable",
-    };
-    const char *level = "READ COMMITTED";
-    const char *wanted = pgr_emit_isolation_level(plan);
-    for (size_t i = 0; wanted != NULL && i < 3; i++)
-        if (strcmp(wanted, levels[i]) == 0)
-            level = i == 0 ? "READ COMMITTED"
-                           : i == 1 ? "REPEATABLE READ" : "SERIALIZABLE";
-    return pgr_asprintf(a, "BEGIN ISOLATION LEVEL %s%s", level,
+    const char *level = pgr_emit_isolation_level(plan);
+    return pgr_asprintf(a, "BEGIN ISOLATION LEVEL %s%s",
+                        level != NULL ? level : "READ COMMITTED",
                         plan->read_only ? " READ ONLY" : "");
 }
 

@@ -109,12 +109,19 @@ static void emit_role_settings(pgr_sql *q, const pgrest_query_plan *plan,
         set_config(q, rs->setting_names[i], rs->setting_values[i], first);
 }
 
+/* Config/Database.hs toIsolationLevel: any other value is read committed. */
 const char *pgr_emit_isolation_level(const pgrest_query_plan *plan)
 {
-    if (plan->isolation_level != NULL)
-        return plan->isolation_level;
-    const pgr_role_settings *rs = role_settings(plan);
-    return rs != NULL ? rs->isolation_level : NULL;
+    const char *level = plan->isolation_level;
+    if (level == NULL) {
+        const pgr_role_settings *rs = role_settings(plan);
+        level = rs != NULL ? rs->isolation_level : NULL;
+    }
+    if (level != NULL && strcmp(level, "repeatable read") == 0)
+        return "REPEATABLE READ";
+    if (level != NULL && strcmp(level, "serializable") == 0)
+        return "SERIALIZABLE";
+    return NULL;
 }
 
 /* PostgREST txVarQuery's order: search_path, role settings, role, claims,

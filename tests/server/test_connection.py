@@ -96,6 +96,21 @@ class ConnectionFailureTest(ServerTestCase):
         self.assertIn("Connection Pool initialized with a maximum size of 4 connections",
                       srv.log_tail())
 
+    def test_duplicate_prepared_statement_exits_1(self):
+        # what a transaction-mode pooler does to prepared statements:
+        # PostgREST exits (AppState/Pool.hs, 42P05)
+        self.cluster.psql(
+            "CREATE FUNCTION api.prepare_twice() RETURNS int LANGUAGE plpgsql AS $$"
+            " BEGIN EXECUTE 'PREPARE dup_probe AS SELECT 1'; RETURN 1; END $$;"
+            "GRANT EXECUTE ON FUNCTION api.prepare_twice() TO web_anon")
+        srv = self.start_server(**{"db-pool": "1"})
+        self.assertEqual(srv.post("/rpc/prepare_twice", {}).status, 200)
+        r = srv.post("/rpc/prepare_twice", {})
+        self.assertEqual(r.json()["code"], "42P05")
+        self.assertEqual(self.wait_exit(srv), 1)
+        self.assertIn("If you are using connection poolers in transaction mode, try setting "
+                      "db-prepared-statements to false. {\"code\":\"42P05\"", srv.log_tail())
+
     def test_database_lost_without_recovery_exits_1(self):
         srv = self.start_server(**{"db-pool-automatic-recovery": "false"})
         self.cluster.stop()

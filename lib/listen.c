@@ -181,6 +181,28 @@ static void report_listener_lost(pgr_listener *l, PGconn *pg)
     pgrest_arena_free(a);
 }
 
+/* After a failed attempt: logs the retry and sleeps delay seconds, or,
+ * when retrying is over, waits for stop. Returns the next delay. */
+static unsigned retry_pause(pgr_listener *l, unsigned delay)
+{
+    if (!may_retry(l)) {
+        give_up(l);
+        return delay;
+    }
+    pgr_db_report_retry(l->ctx, delay);
+    atomic_store(&l->ctx->retry_delay, delay);
+    backoff(l, delay);
+    return delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
+}
+
+/* The host's own first load failed: that was attempt one, the next comes
+ * after the first backoff step (PostgREST's retry policy). */
+static bool host_load_failed(pgr_listener *l)
+{
+    return !pgr_ctx_schema_loaded(l->ctx) &&
+           atomic_load(&l->ctx->metrics.schema_loads_error) > 0;
+}
+
 static bool needs_reload(pgr_listener *l)
 {
     return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
@@ -192,19 +214,8 @@ static void *run(void *arg)
     unsigned delay = 1;
     PGconn *pg = l->first;
     l->first = NULL;
-    /* The host's own first load failed: that was attempt one, the next
-     * comes after the first backoff step (PostgREST's retry policy). */
-    if (!pgr_ctx_schema_loaded(l->ctx) &&
-        atomic_load(&l->ctx->metrics.schema_loads_error) > 0) {
-        if (!may_retry(l))
-            give_up(l);
-        else {
-            pgr_db_report_retry(l->ctx, delay);
-            atomic_store(&l->ctx->retry_delay, delay);
-            backoff(l, delay);
-            delay *= 2;
-        }
-    }
+    if (host_load_failed(l))
+        delay = retry_pause(l, delay);
     while (!atomic_load(&l->stop)) {
         if (pg == NULL || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
@@ -212,14 +223,7 @@ static void *run(void *arg)
                 PQfinish(pg);
             pg = recover(l);
             if (pg == NULL) {
-                if (!may_retry(l)) {
-                    give_up(l);
-                    break;
-                }
-                pgr_db_report_retry(l->ctx, delay);
-                atomic_store(&l->ctx->retry_delay, delay);
-                backoff(l, delay);
-                delay = delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
+                delay = retry_pause(l, delay);
                 continue;
             }
             delay = 1;

@@ -120,20 +120,28 @@ static bool supported_version(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
     return false;
 }
 
-static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+const char *pgr_db_version_for_log(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
 {
     if (ctx->db_observer == NULL)
-        return;
+        return NULL;
     PGresult *r = PQexec(pg, "SELECT version()");
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
-        pgr_sb sb;
-        pgr_sb_init(&sb, a, 160);
-        pgr_sb_puts(&sb, "Successfully connected to ");
-        pgr_sb_puts(&sb, PQgetvalue(r, 0, 0));
-        report(ctx, PGREST_DB_CONNECTED, pgr_sb_finish(&sb));
-    }
+    const char *v = NULL;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        v = pgr_strdup(a, PQgetvalue(r, 0, 0));
     PQclear(r);
+    return v;
+}
+
+static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+{
+    const char *version = pgr_db_version_for_log(ctx, pg, a);
+    if (version == NULL)
+        return;
     pgr_sb sb;
+    pgr_sb_init(&sb, a, 160);
+    pgr_sb_puts(&sb, "Successfully connected to ");
+    pgr_sb_puts(&sb, version);
+    report(ctx, PGREST_DB_CONNECTED, pgr_sb_finish(&sb));
     pgr_sb_init(&sb, a, 96);
     pgr_sb_puts(&sb, "Connection Pool initialized with a maximum size of ");
     pgr_sb_put_long(&sb, ctx->cfg.db_pool);
@@ -199,5 +207,84 @@ void pgr_db_report_retry(pgrest_ctx *ctx, unsigned seconds)
     pgr_sb_put_long(&sb, seconds);
     pgr_sb_puts(&sb, " seconds...");
     report(ctx, PGREST_DB_RETRY, pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}
+
+/* Haskell's show of a Text: the channel in double quotes. */
+static void put_shown(pgr_sb *sb, const char *s)
+{
+    pgr_sb_putc(sb, '"');
+    for (const char *p = s; *p != '\0'; p++) {
+        if (*p == '"' || *p == '\\')
+            pgr_sb_putc(sb, '\\');
+        pgr_sb_putc(sb, *p);
+    }
+    pgr_sb_putc(sb, '"');
+}
+
+void pgr_db_report_listening(pgrest_ctx *ctx, PGconn *pg, const char *channel,
+                             const char *version)
+{
+    if (ctx->db_observer == NULL || version == NULL)
+        return;
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 256);
+    pgr_sb_puts(&sb, "Listener connected to ");
+    pgr_sb_puts(&sb, version);
+    pgr_sb_puts(&sb, " on \"");
+    pgr_sb_puts(&sb, PQhost(pg) ? PQhost(pg) : "");
+    pgr_sb_putc(&sb, ':');
+    pgr_sb_puts(&sb, PQport(pg) ? PQport(pg) : "");
+    pgr_sb_puts(&sb, "\" and listening for database notifications on the ");
+    put_shown(&sb, channel);
+    pgr_sb_puts(&sb, " channel");
+    report(ctx, PGREST_DB_LISTENER, pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}
+
+void pgr_db_report_notification(pgrest_ctx *ctx, const char *channel, bool config)
+{
+    if (ctx->db_observer == NULL)
+        return;
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 96);
+    pgr_sb_puts(&sb, config ? "Received a config reload message on the "
+                            : "Received a schema cache reload message on the ");
+    put_shown(&sb, channel);
+    pgr_sb_puts(&sb, " channel");
+    report(ctx, PGREST_DB_LISTENER, pgr_sb_finish(&sb));
+    pgrest_arena_free(a);
+}
+
+void pgr_db_report_listen_failure(pgrest_ctx *ctx, PGconn *pg, const char *channel,
+                                  bool fatal)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 160);
+    pgr_sb_puts(&sb, "Failed listening for database notifications on the ");
+    put_shown(&sb, channel);
+    pgr_sb_puts(&sb, " channel. ");
+    pgr_sb_puts(&sb, PQerrorMessage(pg));
+    char *msg = pgr_sb_finish(&sb);
+    /* one line, as PostgREST's showOnSingleLine */
+    for (char *p = msg; p != NULL && *p != '\0'; p++)
+        if (*p == '\n')
+            *p = ' ';
+    size_t n = msg != NULL ? strlen(msg) : 0;
+    while (n > 0 && msg[n - 1] == ' ')
+        msg[--n] = '\0';
+    if (fatal)
+        pgr_db_report_fatal(ctx, msg);
+    else
+        report(ctx, PGREST_DB_FAILED, msg);
     pgrest_arena_free(a);
 }

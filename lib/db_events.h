@@ -30,6 +30,17 @@ void pgr_db_report_retry(pgrest_ctx *ctx, unsigned seconds);
  * transaction- or statement-mode connection pooler, is fatal there too
  * (PostgREST AppState/Pool.hs usePool). */
 void pgr_db_check_request_error(pgrest_ctx *ctx, const pgrest_error *err);
+/* The listener's lines (PostgREST DBListenStart, DBListenerGotSCacheMsg,
+ * DBListenerGotConfigMsg, DBListenFail). */
+/* version(), queried only when an observer wants the line; PostgREST asks
+ * before LISTEN, so pg_stat_activity keeps showing the LISTEN. */
+const char *pgr_db_version_for_log(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a);
+void pgr_db_report_listening(pgrest_ctx *ctx, PGconn *pg, const char *channel,
+                             const char *version);
+void pgr_db_report_notification(pgrest_ctx *ctx, const char *channel, bool config);
+/* fatal: without automatic recovery the process ends. */
+void pgr_db_report_listen_failure(pgrest_ctx *ctx, PGconn *pg, const char *channel,
+                                  bool fatal);
 /* Reports a fatal event with message and stops the worker's retries. */
 void pgr_db_report_fatal(pgrest_ctx *ctx, const char *message);
 

@@ -76,13 +76,16 @@ static PGconn *worker_connection(pgr_listener *l)
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
     PGconn *pg = a ? pgr_connect(l->conninfo, a, &err) : NULL;
-    pgrest_arena_free(a);
-    if (pg == NULL)
-        return NULL;
-    if (l->channel != NULL && !run_listen(l, pg)) {
-        PQfinish(pg);
-        return NULL;
+    if (pg != NULL && l->channel != NULL) {
+        const char *version = pgr_db_version_for_log(l->ctx, pg, a);
+        if (run_listen(l, pg))
+            pgr_db_report_listening(l->ctx, pg, l->channel, version);
+        else {
+            PQfinish(pg);
+            pg = NULL;
+        }
     }
+    pgrest_arena_free(a);
     return pg;
 }
 
@@ -116,6 +119,10 @@ static void serve(pgr_listener *l, PGconn *pg)
             classify(note->extra ? note->extra : "", &w);
             PQfreemem(note);
         }
+        if (w.schema)
+            pgr_db_report_notification(l->ctx, l->channel, false);
+        if (w.config)
+            pgr_db_report_notification(l->ctx, l->channel, true);
         if (w.schema && !atomic_load(&l->stop)) {
             pgrest_error err = {0};
             pgrest_ctx_load_schema(l->ctx, &err);
@@ -158,27 +165,6 @@ static void give_up(pgr_listener *l)
 {
     while (!atomic_load(&l->stop))
         sleep_ms(100);
-}
-
-/* Without automatic recovery a lost LISTEN connection ends PostgREST
- * (Reload.hs retryingListen: DBListenFail, then killApp). */
-static void report_listener_lost(pgr_listener *l, PGconn *pg)
-{
-    pgrest_arena *a = pgrest_arena_new(0);
-    if (a == NULL)
-        return;
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 160);
-    pgr_sb_puts(&sb, "Failed listening for database notifications on the \"");
-    pgr_sb_puts(&sb, l->channel != NULL ? l->channel : "");
-    pgr_sb_puts(&sb, "\" channel. ");
-    pgr_sb_puts(&sb, PQerrorMessage(pg));
-    char *msg = pgr_sb_finish(&sb);
-    for (char *p = msg; p != NULL && *p != '\0'; p++)
-        if (*p == '\n')
-            *p = ' ';
-    pgr_db_report_fatal(l->ctx, msg);
-    pgrest_arena_free(a);
 }
 
 /* After a failed attempt: logs the retry and sleeps delay seconds, or,
@@ -237,8 +223,13 @@ static void *run(void *arg)
         else
             idle(l);
         if (PQstatus(pg) != CONNECTION_OK) {
-            if (!l->ctx->cfg.db_pool_automatic_recovery)
-                report_listener_lost(l, pg);
+            /* without automatic recovery this ends PostgREST
+             * (Reload.hs retryingListen: DBListenFail, then killApp) */
+            if (l->channel != NULL)
+                pgr_db_report_listen_failure(l->ctx, pg, l->channel,
+                                             !l->ctx->cfg.db_pool_automatic_recovery);
+            else if (!l->ctx->cfg.db_pool_automatic_recovery)
+                pgr_db_report_fatal(l->ctx, "Automatic recovery disabled, exiting.");
             /* the LISTEN connection broke: the database is unreachable
              * until proven otherwise (/ready 503) */
             atomic_store(&l->ctx->db_down, true);

@@ -158,10 +158,12 @@ typedef enum pgrest_db_event {
     PGREST_DB_FAILED,    /* a connection or schema cache load failed */
     PGREST_DB_RETRY,     /* "Attempting to reconnect to the database in N
                           * seconds..." */
-    PGREST_DB_FATAL      /* not retryable (wrong password, unsupported
+    PGREST_DB_FATAL,     /* not retryable (wrong password, unsupported
                           * PostgreSQL, db-pool-automatic-recovery = false):
                           * PostgREST exits with status 1; the library stops
                           * retrying */
+    PGREST_DB_LISTENER   /* "Listener connected to ...", "Received a schema
+                          * cache reload message on the ... channel", ... */
 } pgrest_db_event;
 typedef void (*pgrest_db_observer)(void *arg, pgrest_db_event event,
                                    const char *message);

@@ -146,6 +146,15 @@ class ApplicationNameTest(ServerTestCase):
         self.assertIn('%s|idle|LISTEN "pgrst"' % name, rows)
         self.assertTrue(rows and all(r.startswith(name + "|") for r in rows), rows)
         self.assertGreaterEqual(len(rows), 2, rows)   # listener + a pool connection
+        # the listener's lines (PostgREST Logger.hs DBListenStart, ...)
+        self.assertRegex(self.server.log_tail(),
+                         r'Listener connected to PostgreSQL \d+.* on "localhost:%d" and '
+                         r'listening for database notifications on the "pgrst" channel'
+                         % self.cluster.port)
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: 'Received a schema cache reload message on the "pgrst" channel'
+            in self.server.log_tail(), 10), self.server.log_tail())
 
     def test_channel_name_in_listen(self):
         self.server.stop()

@@ -445,18 +445,26 @@ static const char introspect_head[] =
 /* role_settings CTE: the settings of the roles the authenticator may
  * switch to (direct members), user-settable ones only (plus, from
  * PostgreSQL 15, those it was granted SET on); default_transaction_isolation
- * goes apart as the role's isolation level. */
+ * goes apart as the role's isolation level. PostgREST reads
+ * pg_roles.rolconfig, the ALTER ROLE ... SET ones; pgrest also reads
+ * ALTER ROLE ... IN DATABASE for this database, winning over those, so a
+ * role gets what PostgreSQL would give it logging in here. */
 static const char role_settings_head[] =
     "role_settings AS (\n"
     "  WITH role_setting AS (\n"
-    "    SELECT r.rolname, unnest(r.rolconfig) AS setting\n"
+    "    SELECT r.rolname, s.setdatabase, unnest(s.setconfig) AS setting\n"
     "    FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid\n"
+    "    JOIN pg_db_role_setting s ON s.setrole = r.oid AND s.setdatabase IN\n"
+    "      (0, (SELECT oid FROM pg_database WHERE datname = current_database()))\n"
     "    WHERE m.member = quote_ident(current_user)::regrole::oid\n"
     "  ),\n"
     "  kv_settings AS (\n"
-    "    SELECT rolname, substr(setting, 1, strpos(setting, '=') - 1) AS key,\n"
-    "           substr(setting, strpos(setting, '=') + 1) AS value\n"
-    "    FROM role_setting\n"
+    "    SELECT DISTINCT ON (rolname, key) rolname, key, value FROM (\n"
+    "      SELECT rolname, setdatabase,\n"
+    "             substr(setting, 1, strpos(setting, '=') - 1) AS key,\n"
+    "             substr(setting, strpos(setting, '=') + 1) AS value\n"
+    "      FROM role_setting) kv\n"
+    "    ORDER BY rolname, key, setdatabase DESC\n"
     "  ),\n"
     "  iso_setting AS (\n"
     "    SELECT rolname, value FROM kv_settings\n"

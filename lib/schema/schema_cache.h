@@ -60,8 +60,9 @@
  *   "isolation_level" is the lower-cased default_transaction_isolation of
  *   proconfig or null.
  * - "role_settings" (PostgREST Config/Database.hs queryRoleSettings): the
- *   ALTER ROLE ... SET settings of the roles the authenticator is a
- *   direct member of, user-settable ones only; "isolation_level" is the
+ *   ALTER ROLE ... SET settings (and, beyond PostgREST, ALTER ROLE ... IN
+ *   DATABASE of this database, which win) of the roles the authenticator
+ *   is a direct member of, user-settable ones only; "isolation_level" is the
  *   role's lower-cased default_transaction_isolation or null, "settings"
  *   the others. Empty when db-config is false.
  * - "media_handlers" (PostgREST SchemaCache.hs mediaHandlers): a domain

@@ -186,6 +186,30 @@ START_TEST(snapshot_role_settings_parsed)
 }
 END_TEST
 
+/* db-hoisted-tx-settings as PostgREST's Config.hs parses it: empty is
+ * the default list (NULL here), items are stripped, empty items kept. */
+START_TEST(hoisted_settings_option)
+{
+    pgrest_error err = {0};
+    ck_assert_ptr_null(ctx->cfg.db_hoisted_tx_settings);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-hoisted-tx-settings",
+                                    " work_mem , ^statement_.*,", &err), PGREST_OK);
+    ck_assert_uint_eq(ctx->cfg.n_db_hoisted_tx_settings, 3);
+    ck_assert_str_eq(ctx->cfg.db_hoisted_tx_settings[0], "work_mem");
+    ck_assert_str_eq(ctx->cfg.db_hoisted_tx_settings[1], "^statement_.*");
+    ck_assert_str_eq(ctx->cfg.db_hoisted_tx_settings[2], "");
+    ck_assert_ptr_null(ctx->cfg.db_hoisted_tx_settings[3]);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-hoisted-tx-settings", "", &err), PGREST_OK);
+    ck_assert_ptr_null(ctx->cfg.db_hoisted_tx_settings);
+    ck_assert(ctx->cfg.db_pool_automatic_recovery);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-pool-automatic-recovery", "false", &err),
+                     PGREST_OK);
+    ck_assert(!ctx->cfg.db_pool_automatic_recovery);
+    ck_assert_int_ne(pgrest_ctx_set(ctx, "db-pool-automatic-recovery", "maybe", &err),
+                     PGREST_OK);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("preamble");
@@ -195,6 +219,7 @@ int main(void)
     tcase_add_test(tc, role_without_settings);
     tcase_add_test(tc, function_isolation_and_hoisted_settings);
     tcase_add_test(tc, snapshot_role_settings_parsed);
+    tcase_add_test(tc, hoisted_settings_option);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -28,6 +28,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->jwt_role_claim_key = ".role";
     cfg->jwt_cache_max_entries = 1000;
     cfg->db_config = true;
+    cfg->db_pool_automatic_recovery = true;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
     cfg->limits = *pgr_parse_limits_default();
@@ -68,6 +69,39 @@ static const char **split_list(pgrest_arena *a, const char *value, size_t *n_out
     items[k] = NULL;
     *n_out = k;
     return items;
+}
+
+/* db-hoisted-tx-settings (PostgREST Config.hs): empty means the default
+ * list (optString); otherwise every comma-separated item, stripped, empty
+ * ones included (splitOnCommas), each a regular expression. */
+static int set_hoisted(pgr_config *cfg, pgrest_arena *a, const char *value,
+                       pgrest_error *err)
+{
+    cfg->db_hoisted_tx_settings = NULL;
+    cfg->n_db_hoisted_tx_settings = 0;
+    if (value[0] == '\0')
+        return PGREST_OK;
+    size_t n = 1;
+    for (const char *p = value; *p; p++)
+        n += *p == ',';
+    const char **items = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (items == NULL)
+        return pgr_error_oom(err);
+    size_t k = 0;
+    for (const char *start = value, *p = value;; p++) {
+        if (*p != ',' && *p != '\0')
+            continue;
+        const char *item = pgr_strndup(a, start, (size_t)(p - start));
+        if (item == NULL || (items[k++] = trim(a, item)) == NULL)
+            return pgr_error_oom(err);
+        if (*p == '\0')
+            break;
+        start = p + 1;
+    }
+    items[k] = NULL;
+    cfg->db_hoisted_tx_settings = items;
+    cfg->n_db_hoisted_tx_settings = k;
+    return PGREST_OK;
 }
 
 static bool parse_bool(const char *v, bool *out)
@@ -336,7 +370,11 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
             return rc;
         cfg->db_schemas = l;
         cfg->n_db_schemas = k;
-    } else if (strcmp(key, "db-extra-search-path") == 0)
+    } else if (strcmp(key, "db-hoisted-tx-settings") == 0)
+        return set_hoisted(cfg, a, value, err);
+    else if (strcmp(key, "db-pool-automatic-recovery") == 0)
+        return set_bool(&cfg->db_pool_automatic_recovery, a, key, value, err);
+    else if (strcmp(key, "db-extra-search-path") == 0)
         cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
     else if (strcmp(key, "db-anon-role") == 0)
         cfg->db_anon_role = nonempty(a, value);

@@ -7,6 +7,8 @@
 #include "context.h"
 #include "config_reload.h"
 #include "config_snapshot.h"
+#include "db_config.h"
+#include "db_events.h"
 #include "exec/pool.h"
 #include "observe.h"
 #include "schema/introspect.h"
@@ -190,22 +192,6 @@ static double ms_since(const struct timespec *t0)
     return (double)usec_since(t0) / 1000.0;
 }
 
-/* DBConnectedObs and PoolInit: PostgREST reports both every time its
- * schema cache loader reaches the database. */
-static void observe_connected(pgrest_ctx *ctx, PGconn *pg, int pool_size)
-{
-    if (ctx->observer == NULL)
-        return;
-    PGresult *r = PQexec(pg, "SELECT pg_catalog.version()");
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-        pgr_observef(ctx, PGREST_EVENT_DB_CONNECTED, "Successfully connected to %s",
-                     PQgetvalue(r, 0, 0));
-    PQclear(r);
-    pgr_observef(ctx, PGREST_EVENT_POOL_INIT,
-                 "Connection Pool initialized with a maximum size of %d connections",
-                 pool_size);
-}
-
 static const char *join_list(pgrest_arena *a, const char *const *items)
 {
     pgr_sb sb;
@@ -240,15 +226,11 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
 {
     pgr_conf *conf = pgr_ctx_conf(ctx);
     bool db_config = conf->cfg.db_config;
-    int pool_size = conf->cfg.db_pool;
-    PGconn *pg = pgr_connect(conf->cfg.db_uri, a, err);
     pgr_conf_release(conf);
-    if (pg == NULL) {
-        pgr_observe_error(ctx, PGREST_EVENT_PG_VERSION_ERROR,
-                          "Failed to query the PostgreSQL version. ", err);
+    /* reports the connection (or why it failed, fatally or not) */
+    PGconn *pg = pgr_db_connect(ctx, a, err);
+    if (pg == NULL)
         return PGREST_ERR_CONNECTION;
-    }
-    observe_connected(ctx, pg, pool_size);
     if (db_config) {
         pgrest_error cerr = {0};
         pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
@@ -256,7 +238,9 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     conf = pgr_ctx_conf(ctx);
-    int rc = pgr_introspect(pg, conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
+    int rc = pgr_introspect(pg, &(pgr_introspect_opts){
+                                conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
+                                conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config},
                             a, json, err);
     pgr_conf_release(conf);
     *query_ms = ms_since(&t0);

@@ -42,6 +42,10 @@ typedef struct pgr_config {
     const char *db_pre_request;
     const char *db_pre_config;        /* in-database config function */
     bool db_config;                   /* read pgrst.* settings from the DB */
+    /* db-hoisted-tx-settings: NULL-terminated patterns, NULL = default */
+    const char **db_hoisted_tx_settings;
+    size_t n_db_hoisted_tx_settings;
+    bool db_pool_automatic_recovery;  /* retry lost connections */
     const char *db_root_spec;
     bool db_prepared_statements;
     bool db_aggregates_enabled;
@@ -106,6 +110,9 @@ struct pgrest_ctx {
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
     atomic_uint retry_delay;          /* seconds, for Retry-After */
+    /* Connection events for the host (lib/db_events.c); db_fatal stops the
+     * worker's retries after a non-retryable failure. */
+    atomic_bool db_fatal;
 };
 
 /* The configuration of the request whose memory is arena: the context's

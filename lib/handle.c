@@ -6,6 +6,7 @@
 #include "auth/auth.h"
 #include "auth/jwt.h"
 #include "context.h"
+#include "db_events.h"
 #include "exec/cors.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
@@ -59,14 +60,18 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
         pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     if (c == NULL) {
         /* PGRST003 (pool timeout) is not a lost database */
-        if (err != NULL && err->http_status == 503)
+        if (err != NULL && err->http_status == 503) {
+            pgr_db_check_request_error(ctx, err);
             pgr_ctx_connection_lost(ctx);
-        else if (err != NULL)
+        } else if (err != NULL) {
             pgr_observe_error(ctx, PGREST_EVENT_POOL_TIMEOUT, "", err);
+        }
         return PGREST_ERR_CONNECTION;
     }
     int rc = pgr_execute_on(ctx, arena, st, c->pg, c->stmts, out, err);
     pgr_pool_release(pool, c);
+    if (rc != PGREST_OK)
+        pgr_db_check_request_error(ctx, err);
     if (rc == PGREST_ERR_CONNECTION)
         pgr_ctx_connection_lost(ctx);
     else

@@ -18,6 +18,7 @@
 
 #include "config_snapshot.h"
 #include "context.h"
+#include "db_events.h"
 #include "exec/pool.h"
 #include "observe.h"
 #include "util/error.h"
@@ -265,6 +266,54 @@ static PGconn *recover(pgr_listener *l, bool *connection_failed)
     return pg;
 }
 
+static bool recovery_enabled(pgrest_ctx *ctx)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    bool on = conf->cfg.db_pool_automatic_recovery;
+    pgr_conf_release(conf);
+    return on;
+}
+
+/* PostgREST stops retrying after a fatal error (the process exits) and
+ * with db-pool-automatic-recovery = false (Reload.hs shouldRetry). */
+static bool may_retry(pgr_listener *l)
+{
+    return !atomic_load(&l->ctx->db_fatal) && recovery_enabled(l->ctx);
+}
+
+/* Waits, without retrying, until stopped. */
+static void give_up(pgr_listener *l)
+{
+    while (!atomic_load(&l->stop))
+        sleep_ms(100);
+}
+
+/* After a failed attempt: logs the retry and sleeps delay seconds, or,
+ * when retrying is over, waits for stop. Returns the next delay. */
+static unsigned retry_pause(pgr_listener *l, unsigned delay, bool listen_failed)
+{
+    if (!may_retry(l)) {
+        give_up(l);
+        return delay;
+    }
+    if (l->channel != NULL && listen_failed)
+        pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
+                     "Retrying listening for database notifications in %u seconds...", delay);
+    pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
+                 "Attempting to reconnect to the database in %u seconds...", delay);
+    atomic_store(&l->ctx->retry_delay, delay);
+    backoff(l, delay);
+    return delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
+}
+
+/* The host's own first load failed: that was attempt one, the next comes
+ * after the first backoff step (PostgREST's retry policy). */
+static bool host_load_failed(pgr_listener *l)
+{
+    return !pgr_ctx_schema_loaded(l->ctx) &&
+           atomic_load(&l->ctx->metrics.schema_loads_error) > 0;
+}
+
 static bool needs_reload(pgr_listener *l)
 {
     return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
@@ -276,6 +325,8 @@ static void *run(void *arg)
     unsigned delay = 1;
     PGconn *pg = l->first;
     l->first = NULL;
+    if (host_load_failed(l))
+        delay = retry_pause(l, delay, false);
     while (!atomic_load(&l->stop)) {
         if (pg == NULL || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
@@ -284,15 +335,7 @@ static void *run(void *arg)
             bool listen_failed;
             pg = recover(l, &listen_failed);
             if (pg == NULL) {
-                if (l->channel != NULL && listen_failed)
-                    pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
-                                 "Retrying listening for database notifications in %u seconds...",
-                                 delay);
-                pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
-                             "Attempting to reconnect to the database in %u seconds...", delay);
-                atomic_store(&l->ctx->retry_delay, delay);
-                backoff(l, delay);
-                delay = delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
+                delay = retry_pause(l, delay, listen_failed);
                 continue;
             }
             delay = 1;
@@ -317,9 +360,13 @@ static void *run(void *arg)
         }
         if (PQstatus(pg) != CONNECTION_OK) {
             /* the LISTEN connection broke: the database is unreachable
-             * until proven otherwise (/ready 503) */
+             * until proven otherwise (/ready 503); without automatic
+             * recovery this ends PostgREST (Reload.hs retryingListen:
+             * DBListenFail, then killApp) */
             if (l->channel != NULL)
                 observe_listen_fail(l, PQerrorMessage(pg));
+            if (!recovery_enabled(l->ctx))
+                pgr_db_report_fatal(l->ctx, "Automatic recovery disabled, exiting.");
             atomic_store(&l->ctx->db_down, true);
             if (pgr_ctx_pool(l->ctx) != NULL)
                 pgr_pool_flush(pgr_ctx_pool(l->ctx));

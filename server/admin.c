@@ -116,7 +116,7 @@ admin_server *admin_start(pgrest_ctx *ctx, const admin_listen *cfg, admin_live_f
         s->unix_path = strdup(cfg->unix_socket);
         fd = listen_unix(cfg->unix_socket, cfg->unix_mode, errbuf, errlen);
     } else
-        fd = listen_tcp(cfg->host, cfg->port, errbuf, errlen);
+        fd = listen_tcp(cfg->host, cfg->port, false, errbuf, errlen);
     if (fd < 0) {
         free_admin(s);
         return NULL;

@@ -15,6 +15,7 @@
 
 #include "listen_socket.h"
 #include "log.h"
+#include "reuseport.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
 #define DRAIN_SECONDS 60
@@ -29,6 +30,7 @@ struct http_server {
     size_t max_url_size;
     size_t max_header_size;
     int listen_fd;
+    bool reuseport;
     char *unix_path;
     atomic_int active;        /* requests between first handler call and completion */
     atomic_bool closing;      /* shutting down: answer with Connection: close */
@@ -322,7 +324,9 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         s->listen_fd = listen_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);
     } else
-        s->listen_fd = listen_tcp(lc->host, lc->port, errbuf, errlen);
+        s->listen_fd = listen_tcp(lc->host, lc->port, lc->reuseport, errbuf, errlen);
+    /* the option does not apply to unix sockets (PostgREST docs) */
+    s->reuseport = lc->reuseport && lc->unix_socket == NULL;
     if (s->listen_fd < 0) {
         free(s->unix_path);
         free(s);
@@ -377,6 +381,15 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* A connection accepted during a reuseport handover: served like any
+ * other (MHD owns and closes the socket, also on failure). */
+static void serve_handed_over(void *arg, int fd, const struct sockaddr *addr,
+                              socklen_t addrlen)
+{
+    http_server *s = arg;
+    MHD_add_connection(s->daemon, fd, addr, addrlen);
+}
+
 /* Graceful shutdown (PostgREST ref/http_server, warp's graceful close):
  * the listening socket is closed first so new connections are refused,
  * requests in flight run to completion (bounded by DRAIN_SECONDS), then
@@ -387,6 +400,8 @@ void http_stop(http_server *s)
         return;
     atomic_store(&s->closing, true);
     MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    if (fd != MHD_INVALID_SOCKET && s->reuseport)
+        reuseport_handover(fd, serve_handed_over, s);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     s->listen_fd = -1;

@@ -16,6 +16,7 @@ typedef struct http_listen {
     const char *unix_socket;  /* takes precedence over host/port */
     unsigned unix_mode;
     unsigned threads;
+    bool reuseport;           /* server-reuseport: SO_REUSEPORT + handover */
     /* Resource limits (server-* options; see server/main.c for defaults):
      * bigger requests get a PostgREST-style JSON 413/414/431. */
     size_t max_body_size;     /* server-max-body-size, bytes */

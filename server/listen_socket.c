@@ -1,4 +1,5 @@
 #include "listen_socket.h"
+#include "reuseport.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,13 +47,20 @@ static bool in_round(host_pref pref, int family, int round)
     }
 }
 
-static int bind_one(const struct addrinfo *ai, bool v6only)
+static int bind_one(const struct addrinfo *ai, bool v6only, bool reuseport)
 {
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     int one = 1, v6 = v6only ? 1 : 0;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* PostgREST: server-reuseport on a system without SO_REUSEPORT is a
+     * configuration error, not a silent fallback */
+    if (reuseport && !reuseport_enable(fd)) {
+        close(fd);
+        errno = ENOPROTOOPT;
+        return -1;
+    }
     if (ai->ai_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6, sizeof v6);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, BACKLOG) != 0) {
@@ -64,7 +72,7 @@ static int bind_one(const struct addrinfo *ai, bool v6only)
     return fd;
 }
 
-int listen_tcp(const char *host, int port, char *errbuf, size_t errlen)
+int listen_tcp(const char *host, int port, bool reuseport, char *errbuf, size_t errlen)
 {
     host_pref pref = host_preference(host);
     struct addrinfo hints, *res = NULL;
@@ -82,7 +90,7 @@ int listen_tcp(const char *host, int port, char *errbuf, size_t errlen)
     for (int round = 0; round < 2 && fd < 0; round++)
         for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
             if (in_round(pref, ai->ai_family, round)) {
-                fd = bind_one(ai, pref == HOST_V6_ONLY);
+                fd = bind_one(ai, pref == HOST_V6_ONLY, reuseport);
                 err = fd < 0 ? errno : err;
             }
     freeaddrinfo(res);

@@ -4,6 +4,7 @@
 #ifndef PGRS_LISTEN_SOCKET_H
 #define PGRS_LISTEN_SOCKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -11,8 +12,9 @@
  * HostPreference: "*" any address (IPv6 first, dual stack), "*4" IPv4
  * preferred, "!4" IPv4 only, "*6" IPv6 preferred (dual stack), "!6" IPv6
  * only; anything else is a name or address literal ("::1", "localhost").
+ * reuseport sets SO_REUSEPORT (server-reuseport); failing that is an error.
  * Returns the fd, or -1 with a message in errbuf. */
-int listen_tcp(const char *host, int port, char *errbuf, size_t errlen);
+int listen_tcp(const char *host, int port, bool reuseport, char *errbuf, size_t errlen);
 
 /* Binds a Unix domain socket at path (an existing file there is removed
  * first) and sets its mode. Returns the fd, or -1 with a message. */

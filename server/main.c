@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "commands.h"
 #include "config_load.h"
 #include "config_file.h"
+#include "db_watch.h"
 #include "http.h"
 #include "log.h"
 #include "ready.h"
@@ -92,6 +94,30 @@ static bool limit_options(const server_options *opts, http_listen *lc)
     return true;
 }
 
+static bool option_true(const server_options *opts, const char *key)
+{
+    const char *v = server_options_get(opts, key);
+    return v != NULL && (strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0 ||
+                         strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
+}
+
+/* server-reuseport: PostgREST binds the shared port only once the schema
+ * cache is loaded (App.hs waitForSchemaCacheLoaded), so a replacement
+ * process takes no traffic it cannot serve. False when told to stop (or
+ * a fatal connection error) first. */
+static bool wait_until_ready(pgrest_ctx *ctx, const sigset_t *set)
+{
+    const struct timespec tick = {0, 100 * 1000000L};
+    while (!pgrest_ctx_ready(ctx)) {
+        int sig = sigtimedwait(set, NULL, &tick);
+        if (db_watch_fatal() || sig == SIGTERM || sig == SIGINT)
+            return false;
+        if (sig == SIGUSR1)
+            load_schema_once(ctx);
+    }
+    return true;
+}
+
 /* Blocks until SIGTERM/SIGINT; SIGUSR1 reloads the schema cache,
  * SIGUSR2 the configuration (PostgREST ref/schema_cache, ref/configuration). */
 static void wait_signals(const sigset_t *set, server_config *cfg)
@@ -104,8 +130,9 @@ static void wait_signals(const sigset_t *set, server_config *cfg)
         else if (sig == SIGUSR2)
             server_config_reload(cfg);
         else {
-            log_msg(LOG_CRIT, "Received termination unix signal %s",
-                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            if (!db_watch_fatal())
+                log_msg(LOG_CRIT, "Received termination unix signal %s",
+                        sig == SIGTERM ? "SIGTERM" : "SIGINT");
             return;
         }
     }
@@ -187,6 +214,7 @@ static int serve(server_config *cfg)
         lc.host = "!4";
     if (lc.threads < 2)
         lc.threads = 2;
+    lc.reuseport = option_true(opts, "server-reuseport");
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -215,9 +243,15 @@ static int serve(server_config *cfg)
     /* when the database is down, the library's worker keeps retrying with
      * backoff and requests get 503 PGRST002 meanwhile */
     load_schema_once(ctx);
+    if (db_watch_fatal())
+        return 1;
     pgrest_error lerr = {0};
     if (pgrest_ctx_start_listener(ctx, server_config_reload, cfg, &lerr) != PGREST_OK)
         log_msg(LOG_ERROR, "listener: %s", lerr.message ? lerr.message : "");
+    if (lc.reuseport && !wait_until_ready(ctx, &set)) {
+        pgrest_ctx_stop_listener(ctx);
+        return db_watch_fatal() ? 1 : 0;
+    }
     http_server *srv = http_start(ctx, &lc, errbuf, sizeof errbuf);
     if (srv == NULL) {
         fprintf(stderr, "pgrest-server: %s\n", errbuf);
@@ -239,7 +273,7 @@ static int serve(server_config *cfg)
     atomic_store(&api_server, NULL);
     http_stop(srv);
     pgrest_ctx_stop_listener(ctx);
-    return 0;
+    return db_watch_fatal() ? 1 : 0;
 }
 
 /* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level. */
@@ -295,7 +329,7 @@ int main(int argc, char **argv)
     }
     cfg.ctx = pgrest_ctx_new();
     if (cfg.ctx != NULL)
-        pgrest_ctx_set_observer(cfg.ctx, log_observation, NULL);
+        db_watch_install(cfg.ctx);
     if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0)
         rc = 1;
     else

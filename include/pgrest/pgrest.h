@@ -246,8 +246,13 @@ typedef enum pgrest_event {
     PGREST_EVENT_POOL_TIMEOUT,         /* PGRST003 pool acquisition timeout, JSON body */
     PGREST_EVENT_CONFIG_RELOADED,      /* "Config reloaded" */
     PGREST_EVENT_CONFIG_INVALID,       /* "Failed reloading config: ..." (kept the old one) */
-    PGREST_EVENT_CONFIG_READ_ERROR     /* "Failed to query database settings for the
+    PGREST_EVENT_CONFIG_READ_ERROR,    /* "Failed to query database settings for the
                                         * config parameters...." */
+    PGREST_EVENT_DB_FATAL              /* not retryable (wrong password, unsupported
+                                        * PostgreSQL, db-pool-automatic-recovery =
+                                        * false, a pooler PostgREST cannot use):
+                                        * PostgREST exits with status 1; the library
+                                        * stops retrying */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

@@ -74,8 +74,12 @@ static void ignore_notice(void *arg, const char *message)
 
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
 {
-    const char *keys[] = {"dbname", "application_name", "fallback_application_name", NULL};
-    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL, NULL};
+    /* Like PostgREST (Config.hs addFallbackAppName): an application_name
+     * in db-uri wins; otherwise every connection (pool, schema loads,
+     * listener) shows the server's name and version, the line
+     * `pgrest-server --version` prints, in pg_stat_activity. */
+    const char *keys[] = {"dbname", "fallback_application_name", NULL};
+    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
         const char *msg = pg ? PQerrorMessage(pg) : "out of memory";

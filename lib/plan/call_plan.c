@@ -29,19 +29,6 @@ typedef struct call_input {
     bool json_array;               /* ... and it is an array */
 } call_input;
 
-/* PostgREST's default db-hoisted-tx-settings. */
-bool pgr_call_setting_hoisted(const char *name)
-{
-    static const char *const hoisted[] = {
-        "statement_timeout", "plan_filter.statement_cost_limit",
-        "default_transaction_isolation",
-    };
-    for (size_t i = 0; i < sizeof hoisted / sizeof hoisted[0]; i++)
-        if (strcmp(name, hoisted[i]) == 0)
-            return true;
-    return false;
-}
-
 /* ------------------------------------------------------------ arguments */
 
 static int cmp_str(const void *a, const void *b)

@@ -43,8 +43,4 @@ typedef struct pgr_call_plan {
     bool raw_bytea;                /* octet-stream output of a bytea result */
 } pgr_call_plan;
 
-/* db-hoisted-tx-settings: function settings applied to the transaction
- * (PostgREST's default list). True when name is one of them. */
-bool pgr_call_setting_hoisted(const char *name);
-
 #endif

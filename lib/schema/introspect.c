@@ -11,6 +11,12 @@
  * $1 text[]: exposed schemas (db-schemas)
  * $2 text[]: extra search path (db-extra-search-path), views there are
  *            followed when mapping view columns to base-table columns.
+ * $3 text[]: db-hoisted-tx-settings, regular expressions a function's
+ *            "name=value" proconfig entry must match to be hoisted.
+ *
+ * The role settings part (PostgREST Config/Database.hs queryRoleSettings)
+ * depends on the server version (has_parameter_privilege, PostgreSQL 15)
+ * and on db-config, so it is chosen when the statement is assembled.
  */
 #include "schema/introspect.h"
 
@@ -21,7 +27,7 @@
 #include "util/strbuf.h"
 
 /* Keep in sync with the snapshot format in schema_cache.h. */
-static const char introspect_sql[] =
+static const char introspect_head[] =
     "SELECT doc FROM (\n"
     "  SELECT doc, set_config('search_path', orig, true) AS restored FROM (\n"
     "    SELECT orig, (\n"
@@ -347,7 +353,7 @@ static const char introspect_sql[] =
     "                         WHERE s LIKE 'default_transaction_isolation=%' LIMIT 1),\n"
     "    'settings', COALESCE((SELECT json_agg(json_build_array(\n"
     "                   substr(s, 1, strpos(s, '=') - 1), substr(s, strpos(s, '=') + 1)))\n"
-    "                 FROM unnest(p.proconfig) s), '[]'::json))\n"
+    "                 FROM unnest(p.proconfig) s WHERE s ~ ANY($3::text[])), '[]'::json))\n"
     "    ORDER BY pn.nspname, p.proname, p.oid) AS doc\n"
     "  FROM procs p\n"
     "  LEFT JOIN arguments a ON a.oid = p.oid\n"
@@ -438,7 +444,58 @@ static const char introspect_sql[] =
     "    'resolved_media_type', resolved, 'base_type', base_type, 'send_fn', send_fn)\n"
     "    ORDER BY target_schema, target_name, media_type, handler_schema, handler_name) AS doc\n"
     "  FROM handler_rows\n"
+    "),\n";
+
+/* role_settings CTE: the settings of the roles the authenticator may
+ * switch to (direct members), user-settable ones only (plus, from
+ * PostgreSQL 15, those it was granted SET on); default_transaction_isolation
+ * goes apart as the role's isolation level. PostgREST reads
+ * pg_roles.rolconfig, the ALTER ROLE ... SET ones; pgrest also reads
+ * ALTER ROLE ... IN DATABASE for this database, winning over those, so a
+ * role gets what PostgreSQL would give it logging in here. */
+static const char role_settings_head[] =
+    "role_settings AS (\n"
+    "  WITH role_setting AS (\n"
+    "    SELECT r.rolname, s.setdatabase, unnest(s.setconfig) AS setting\n"
+    "    FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid\n"
+    "    JOIN pg_db_role_setting s ON s.setrole = r.oid AND s.setdatabase IN\n"
+    "      (0, (SELECT oid FROM pg_database WHERE datname = current_database()))\n"
+    "    WHERE m.member = quote_ident(current_user)::regrole::oid\n"
+    "  ),\n"
+    "  kv_settings AS (\n"
+    "    SELECT DISTINCT ON (rolname, key) rolname, key, value FROM (\n"
+    "      SELECT rolname, setdatabase,\n"
+    "             substr(setting, 1, strpos(setting, '=') - 1) AS key,\n"
+    "             substr(setting, strpos(setting, '=') + 1) AS value\n"
+    "      FROM role_setting) kv\n"
+    "    ORDER BY rolname, key, setdatabase DESC\n"
+    "  ),\n"
+    "  iso_setting AS (\n"
+    "    SELECT rolname, value FROM kv_settings\n"
+    "    WHERE key = 'default_transaction_isolation'\n"
+    "  ),\n"
+    "  per_role AS (\n"
+    "    SELECT kv.rolname::text AS rolname, lower(i.value) AS iso_lvl,\n"
+    "      COALESCE(json_agg(json_build_array(kv.key, kv.value) ORDER BY kv.key)\n"
+    "        FILTER (WHERE kv.key <> 'default_transaction_isolation'), '[]'::json) AS settings\n"
+    "    FROM kv_settings kv\n"
+    "    JOIN pg_settings ps ON ps.name = kv.key AND (ps.context = 'user'";
+static const char role_settings_pg15[] =
+    "\n      OR has_parameter_privilege(quote_ident(current_user)::regrole::oid, ps.name, 'set')";
+static const char role_settings_tail[] =
     ")\n"
+    "    LEFT JOIN iso_setting i ON i.rolname = kv.rolname\n"
+    "    GROUP BY kv.rolname, i.value\n"
+    "  )\n"
+    "  SELECT json_agg(json_build_object('role', rolname, 'isolation_level', iso_lvl,\n"
+    "                  'settings', settings) ORDER BY rolname) AS doc\n"
+    "  FROM per_role\n"
+    ")\n";
+/* db-config = false: PostgREST reads no role settings. */
+static const char role_settings_none[] =
+    "role_settings AS (SELECT NULL::json AS doc)\n";
+
+static const char introspect_tail[] =
     "SELECT json_build_object(\n"
     "  'pg_version', current_setting('server_version_num')::integer,\n"
     "  'tables', COALESCE((SELECT doc FROM tables), '[]'::json),\n"
@@ -447,7 +504,8 @@ static const char introspect_sql[] =
     "  'routines', COALESCE((SELECT doc FROM routines), '[]'::json),\n"
     "  'computed_relationships', COALESCE((SELECT doc FROM computed), '[]'::json),\n"
     "  'representations', COALESCE((SELECT doc FROM representations), '[]'::json),\n"
-    "  'media_handlers', COALESCE((SELECT doc FROM media_handlers), '[]'::json)\n"
+    "  'media_handlers', COALESCE((SELECT doc FROM media_handlers), '[]'::json),\n"
+    "  'role_settings', COALESCE((SELECT doc FROM role_settings), '[]'::json)\n"
     ")::text\n"
     "WHERE s.p IS NOT NULL\n"
     "    ) AS doc\n"
@@ -510,24 +568,51 @@ static int take_document(PGresult *res, pgrest_arena *a, char **json_out,
     return PGREST_OK;
 }
 
-int pgr_introspect(void *pgconn, const char *const *schemas,
-                   const char *const *extra_search_path, pgrest_arena *a,
-                   char **json_out, pgrest_error *err)
+/* The statement for this server and these options (see the top). */
+static const char *statement_text(pgrest_arena *a, PGconn *conn,
+                                  bool role_settings)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, sizeof introspect_head + sizeof introspect_tail + 2048);
+    pgr_sb_puts(&sb, introspect_head);
+    if (!role_settings)
+        pgr_sb_puts(&sb, role_settings_none);
+    else {
+        pgr_sb_puts(&sb, role_settings_head);
+        if (PQserverVersion(conn) >= 150000)
+            pgr_sb_puts(&sb, role_settings_pg15);
+        pgr_sb_puts(&sb, role_settings_tail);
+    }
+    pgr_sb_puts(&sb, introspect_tail);
+    return pgr_sb_finish(&sb);
+}
+
+/* PostgREST's default db-hoisted-tx-settings. */
+static const char *const default_hoisted[] = {
+    "statement_timeout", "plan_filter.statement_cost_limit",
+    "default_transaction_isolation", NULL,
+};
+
+int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
+                   pgrest_arena *a, char **json_out, pgrest_error *err)
 {
     PGconn *conn = pgconn;
     *json_out = NULL;
     if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
         return schema_cache_error(err, a, conn != NULL ? PQerrorMessage(conn)
                                                        : "no connection");
-    const char *params[2];
-    params[0] = text_array_literal(a, schemas);
-    params[1] = text_array_literal(a, extra_search_path);
-    if (params[0] == NULL || params[1] == NULL)
+    const char *params[3];
+    params[0] = text_array_literal(a, opts->schemas);
+    params[1] = text_array_literal(a, opts->extra_search_path);
+    params[2] = text_array_literal(a, opts->hoisted_settings != NULL
+                                          ? opts->hoisted_settings
+                                          : default_hoisted);
+    const char *sql = statement_text(a, conn, opts->role_settings);
+    if (params[0] == NULL || params[1] == NULL || params[2] == NULL || sql == NULL)
         return pgr_error_oom(err);
     /* 1009 = text[]; the result is requested as text. */
-    const Oid types[2] = {1009, 1009};
-    PGresult *res = PQexecParams(conn, introspect_sql, 2, types, params, NULL,
-                                 NULL, 0);
+    const Oid types[3] = {1009, 1009, 1009};
+    PGresult *res = PQexecParams(conn, sql, 3, types, params, NULL, NULL, 0);
     if (res == NULL)
         return schema_cache_error(err, a, PQerrorMessage(conn));
     int rc = take_document(res, a, json_out, err);

@@ -3,21 +3,30 @@
 #ifndef PGR_INTROSPECT_H
 #define PGR_INTROSPECT_H
 
+#include <stdbool.h>
+
 #include "pgrest/pgrest.h"
+
+typedef struct pgr_introspect_opts {
+    const char *const *schemas;            /* db-schemas, NULL-terminated */
+    const char *const *extra_search_path;  /* db-extra-search-path or NULL */
+    /* db-hoisted-tx-settings: regular expressions matched against a
+     * function's "name=value" settings; NULL = PostgREST's default */
+    const char *const *hoisted_settings;
+    bool role_settings;                    /* db-config: read ALTER ROLE SET */
+} pgr_introspect_opts;
 
 /* Runs the introspection query on pgconn (a PGconn*, idle, not in
  * pipeline mode) and stores the snapshot document (the JSON format of
  * schema/schema_cache.h) in *json_out, allocated in a.
- * schemas: NULL-terminated exposed schemas (db-schemas).
- * extra_search_path: NULL-terminated (db-extra-search-path), may be NULL.
  * One round trip; the statement leaves search_path as it found it.
- * Routine "settings" carry every proconfig entry: filtering them by
- * db-hoisted-tx-settings is the caller's job.
+ * Routine "settings" are the proconfig entries matching
+ * opts->hoisted_settings; "role_settings" are read when
+ * opts->role_settings (PostgREST reads them only with db-config on).
  * Errors: 503 PGRST002 "Could not query the database for the schema
  * cache. Retrying." with the PostgreSQL message in details; out of memory
  * via pgr_error_oom. Returns PGREST_OK or a negative pgrest_status. */
-int pgr_introspect(void *pgconn, const char *const *schemas,
-                   const char *const *extra_search_path, pgrest_arena *a,
-                   char **json_out, pgrest_error *err);
+int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
+                   pgrest_arena *a, char **json_out, pgrest_error *err);
 
 #endif

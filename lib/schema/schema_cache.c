@@ -247,22 +247,26 @@ static pgr_return_kind parse_return_kind(parse_ctx *p, json_object *o)
     return PGR_RETURN_SCALAR;
 }
 
-/* "settings": [["name", "value"], ...] */
-static bool parse_settings(parse_ctx *p, json_object *o, pgr_routine *r)
+/* "settings": [["name", "value"], ...] of a routine or a role. */
+static bool parse_settings(parse_ctx *p, json_object *o, const char ***names,
+                           const char ***values, size_t *n)
 {
-    json_object *arr = get_array(o, "settings", &r->n_settings);
-    r->setting_names = alloc_items(p, r->n_settings, sizeof(char *));
-    r->setting_values = alloc_items(p, r->n_settings, sizeof(char *));
-    if (r->setting_names == NULL || r->setting_values == NULL)
+    json_object *arr = get_array(o, "settings", n);
+    *names = alloc_items(p, *n, sizeof(char *));
+    *values = alloc_items(p, *n, sizeof(char *));
+    if (*names == NULL || *values == NULL)
         return false;
-    for (size_t i = 0; i < r->n_settings; i++) {
+    for (size_t i = 0; i < *n; i++) {
         json_object *kv = json_object_array_get_idx(arr, i);
+        /* json-c aborts when indexing a non-array: check first */
+        if (!json_object_is_type(kv, json_type_array))
+            return fail(p, "a \"settings\" entry is not [name, value]");
         json_object *k = json_object_array_get_idx(kv, 0);
         json_object *v = json_object_array_get_idx(kv, 1);
-        if (!json_object_is_type(kv, json_type_array) || k == NULL || v == NULL)
-            return fail(p, "a routine \"settings\" entry is not [name, value]");
-        r->setting_names[i] = dup_string(p, k);
-        r->setting_values[i] = dup_string(p, v);
+        if (k == NULL || v == NULL)
+            return fail(p, "a \"settings\" entry is not [name, value]");
+        (*names)[i] = dup_string(p, k);
+        (*values)[i] = dup_string(p, v);
     }
     return true;
 }
@@ -315,7 +319,8 @@ static bool parse_routine(parse_ctx *p, json_object *o, pgr_routine *r)
     r->isolation_level = opt_str(p, o, "isolation_level");
     if (!parse_out_columns(p, o, r))
         return false;
-    return parse_settings(p, o, r);
+    return parse_settings(p, o, &r->setting_names, &r->setting_values,
+                          &r->n_settings);
 }
 
 typedef struct routine_slot {
@@ -522,6 +527,28 @@ static int snapshot_error(pgrest_error *err, const char *details)
                      NULL);
 }
 
+static bool parse_role_settings(parse_ctx *p, json_object *root,
+                                pgr_schema_cache *sc)
+{
+    json_object *arr = get_array(root, "role_settings", &sc->n_role_settings);
+    sc->role_settings = alloc_items(p, sc->n_role_settings,
+                                    sizeof(pgr_role_settings));
+    if (sc->role_settings == NULL)
+        return false;
+    for (size_t i = 0; i < sc->n_role_settings; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        pgr_role_settings *rs = &sc->role_settings[i];
+        rs->role = req_str(p, o, "role");
+        if (rs->role == NULL)
+            return fail(p, "a \"role_settings\" entry lacks \"role\"");
+        rs->isolation_level = opt_str(p, o, "isolation_level");
+        if (!parse_settings(p, o, &rs->setting_names, &rs->setting_values,
+                            &rs->n_settings))
+            return false;
+    }
+    return true;
+}
+
 static bool build(parse_ctx *p, json_object *root, pgr_schema_cache *sc)
 {
     if (!json_object_is_type(root, json_type_object))
@@ -529,7 +556,8 @@ static bool build(parse_ctx *p, json_object *root, pgr_schema_cache *sc)
     sc->pg_version = get_int(root, "pg_version", 0);
     return parse_tables(p, root, sc) && parse_routines(p, root, sc) &&
            parse_representations(p, root, sc) &&
-           parse_media_handlers(p, root, sc);
+           parse_media_handlers(p, root, sc) &&
+           parse_role_settings(p, root, sc);
 }
 
 /* Parses the snapshot into sc and derives the relationships. */
@@ -767,4 +795,14 @@ char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a)
                            "%zu Domain Representations, %zu Media Type Handlers",
                         sc->n_tables, rels, rpcs, sc->n_representations,
                         sc->n_media_handlers);
+}
+
+/* A handful of roles: a scan is enough. */
+const pgr_role_settings *pgr_find_role_settings(const pgr_schema_cache *sc,
+                                                const char *role)
+{
+    for (size_t i = 0; sc != NULL && role != NULL && i < sc->n_role_settings; i++)
+        if (strcmp(sc->role_settings[i].role, role) == 0)
+            return &sc->role_settings[i];
+    return NULL;
 }

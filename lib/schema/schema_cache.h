@@ -32,7 +32,8 @@
  *   "representations": [{"source","target","function"}],
  *   "media_handlers": [{"handler_schema","handler_name","target_schema",
  *                 "target_name","any_element","media_type",
- *                 "resolved_media_type","base_type","send_fn"}]
+ *                 "resolved_media_type","base_type","send_fn"}],
+ *   "role_settings": [{"role","isolation_level","settings":[["k","v"]...]}]
  * }
  * Relationships (many-to-one, one-to-many, one-to-one, many-to-many, view
  * relationships) are derived in C from foreign_keys + view_columns
@@ -54,8 +55,16 @@
  *   bit) so values are not truncated; "type_max_length" is -1.
  * - "return_composite_alias": the return type is a domain over a
  *   composite type.
- * - routine "settings" are all proconfig entries; "isolation_level" is
- *   the lower-cased default_transaction_isolation of proconfig or null.
+ * - routine "settings" are the proconfig entries matching a pattern of
+ *   db-hoisted-tx-settings (PostgREST funcsSqlQuery: setting ~ ANY(..));
+ *   "isolation_level" is the lower-cased default_transaction_isolation of
+ *   proconfig or null.
+ * - "role_settings" (PostgREST Config/Database.hs queryRoleSettings): the
+ *   ALTER ROLE ... SET settings (and, beyond PostgREST, ALTER ROLE ... IN
+ *   DATABASE of this database, which win) of the roles the authenticator
+ *   is a direct member of, user-settable ones only; "isolation_level" is the
+ *   role's lower-cased default_transaction_isolation or null, "settings"
+ *   the others. Empty when db-config is false.
  * - "media_handlers" (PostgREST SchemaCache.hs mediaHandlers): a domain
  *   named like a media type ("application/vnd.twkb", "*" "/" "*") returned
  *   by an aggregate over a relation's row type (target = the relation) or
@@ -204,6 +213,15 @@ typedef struct pgr_media_handler {
     const char *send_fn;
 } pgr_media_handler;
 
+/* Settings a role gets in every request's transaction (ALTER ROLE SET). */
+typedef struct pgr_role_settings {
+    const char *role;
+    const char *isolation_level;   /* lower-cased, NULL = read committed */
+    const char **setting_names;
+    const char **setting_values;
+    size_t n_settings;
+} pgr_role_settings;
+
 typedef struct pgr_schema_cache {
     _Atomic int refcount;
     pgrest_arena *arena;
@@ -218,6 +236,8 @@ typedef struct pgr_schema_cache {
     size_t n_representations;
     pgr_media_handler *media_handlers;
     size_t n_media_handlers;
+    pgr_role_settings *role_settings;
+    size_t n_role_settings;
     const char *json;          /* the snapshot text it was built from */
     /* internal: relationships of tables[i] are
      * relationships[rel_offsets[i] .. rel_offsets[i + 1]) */
@@ -261,6 +281,10 @@ size_t pgr_find_routines(const pgr_schema_cache *sc, const char *schema,
 const pgr_representation *pgr_find_representation(const pgr_schema_cache *sc,
                                                   const char *source,
                                                   const char *target);
+
+/* The ALTER ROLE settings of role, or NULL when it has none. */
+const pgr_role_settings *pgr_find_role_settings(const pgr_schema_cache *sc,
+                                                const char *role);
 
 /* Media handler for media_type bound to schema.name (a relation or a
  * function), or with name == NULL to anyelement; NULL when none. */

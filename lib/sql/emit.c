@@ -186,19 +186,15 @@ static void emit_explain(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, ") ");
 }
 
-/* A function's SET default_transaction_isolation picks the transaction's
- * isolation level (PostgREST ref/transactions "Isolation Level"). */
+/* A function's or role's default_transaction_isolation picks the
+ * transaction's isolation level (PostgREST ref/transactions "Isolation
+ * Level"); anything else is read committed (Config/Database.hs
+ * toIsolationLevel). */
 static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
 {
-    static const char *const levels[] = {
-        "read committed", "repeatable read", "serializable",
-    };
-    const char *level = "READ COMMITTED";
-    for (size_t i = 0; plan->isolation_level && i < 3; i++)
-        if (strcmp(plan->isolation_level, levels[i]) == 0)
-            level = i == 0 ? "READ COMMITTED"
-                           : i == 1 ? "REPEATABLE READ" : "SERIALIZABLE";
-    return pgr_asprintf(a, "BEGIN ISOLATION LEVEL %s%s", level,
+    const char *level = pgr_emit_isolation_level(plan);
+    return pgr_asprintf(a, "BEGIN ISOLATION LEVEL %s%s",
+                        level != NULL ? level : "READ COMMITTED",
                         plan->read_only ? " READ ONLY" : "");
 }
 
@@ -210,7 +206,7 @@ static const char *begin_command(pgrest_arena *a, const pgrest_query_plan *plan)
 static bool implicit_transaction(const pgrest_query_plan *plan,
                                  const pgrest_statements *st)
 {
-    return plan->commit && plan->isolation_level == NULL && !plan->explain &&
+    return plan->commit && pgr_emit_isolation_level(plan) == NULL && !plan->explain &&
            !st->end_after_check;
 }
 

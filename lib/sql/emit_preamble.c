@@ -82,18 +82,51 @@ static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
     return pgr_sb_finish(&sb);
 }
 
-/* A called function's SET options listed in db-hoisted-tx-settings apply
- * to the whole transaction (PostgREST ref/transactions "Hoisted Function
- * Settings"). */
+/* A called function's SET options that introspection kept (those matching
+ * db-hoisted-tx-settings) apply to the whole transaction (PostgREST
+ * ref/transactions "Hoisted Function Settings"). */
 static void emit_function_settings(pgr_sql *q, const pgrest_query_plan *plan,
                                    bool *first)
 {
     const pgr_routine *r = plan->call ? plan->call->routine : NULL;
     for (size_t i = 0; r != NULL && i < r->n_settings; i++)
-        if (pgr_call_setting_hoisted(r->setting_names[i]))
-            set_config(q, r->setting_names[i], r->setting_values[i], first);
+        set_config(q, r->setting_names[i], r->setting_values[i], first);
 }
 
+static const pgr_role_settings *role_settings(const pgrest_query_plan *plan)
+{
+    return pgr_find_role_settings(plan->schema, plan->api->role);
+}
+
+/* ALTER ROLE ... SET of the impersonated role (PostgREST PreQuery.hs
+ * roleSettingsSql). They go before the role switch, so a GRANT SET ON
+ * PARAMETER given to the authenticator is enough (PostgREST #3045). */
+static void emit_role_settings(pgr_sql *q, const pgrest_query_plan *plan,
+                               bool *first)
+{
+    const pgr_role_settings *rs = role_settings(plan);
+    for (size_t i = 0; rs != NULL && i < rs->n_settings; i++)
+        set_config(q, rs->setting_names[i], rs->setting_values[i], first);
+}
+
+/* Config/Database.hs toIsolationLevel: any other value is read committed. */
+const char *pgr_emit_isolation_level(const pgrest_query_plan *plan)
+{
+    const char *level = plan->isolation_level;
+    if (level == NULL) {
+        const pgr_role_settings *rs = role_settings(plan);
+        level = rs != NULL ? rs->isolation_level : NULL;
+    }
+    if (level != NULL && strcmp(level, "repeatable read") == 0)
+        return "REPEATABLE READ";
+    if (level != NULL && strcmp(level, "serializable") == 0)
+        return "SERIALIZABLE";
+    return NULL;
+}
+
+/* PostgREST txVarQuery's order: search_path, role settings, role, claims,
+ * method, path, headers, cookies, timezone, function settings, app
+ * settings. */
 int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
                       const pgrest_query_plan *plan, pgrest_error *err)
 {
@@ -102,6 +135,7 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
     pgrest_arena *a = q->arena;
     bool first = true;
     set_config(q, "search_path", search_path(a, pgr_cfg(ctx, a), api->schema), &first);
+    emit_role_settings(q, plan, &first);
     set_config(q, "role", api->role, &first);
     set_config(q, "request.jwt.claims", api->jwt_claims, &first);
     set_config(q, "request.method", api->method, &first);
@@ -110,9 +144,9 @@ int pgr_emit_settings(pgr_sql *q, const pgrest_ctx *ctx,
     set_config(q, "request.cookies", cookies_json(a, api->cookies), &first);
     if (api->prefs.timezone != NULL)
         set_config(q, "timezone", api->prefs.timezone, &first);
+    emit_function_settings(q, plan, &first);
     for (const pgr_kv *s = pgr_cfg(ctx, a)->app_settings; s; s = s->next)
         set_config(q, s->name, s->value, &first);
-    emit_function_settings(q, plan, &first);
     return PGREST_OK;
 }
 

@@ -63,7 +63,7 @@ END_TEST
 static void expect_address(const char *host, const char *prefix)
 {
     char err[256], addr[128], want[128];
-    int fd = listen_tcp(host, 0, err, sizeof err);
+    int fd = listen_tcp(host, 0, false, err, sizeof err);
     ck_assert_msg(fd >= 0, "%s: %s", host, err);
     snprintf(want, sizeof want, "%s%d", prefix, socket_port(fd));
     socket_address(fd, addr, sizeof addr);
@@ -83,8 +83,8 @@ START_TEST(host_preferences_and_addresses)
     expect_address("!6", "[::]:");
     expect_address(NULL, "0.0.0.0:");    /* PostgREST's default server-host "!4" */
     char err[256];
-    ck_assert_int_lt(listen_tcp("no.such.host.invalid", 0, err, sizeof err), 0);
-    ck_assert_int_lt(listen_tcp("256.1.1.1", 0, err, sizeof err), 0);
+    ck_assert_int_lt(listen_tcp("no.such.host.invalid", 0, false, err, sizeof err), 0);
+    ck_assert_int_lt(listen_tcp("256.1.1.1", 0, false, err, sizeof err), 0);
 }
 END_TEST
 

@@ -936,8 +936,10 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
         return PGREST_OK;
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);
-    return pgr_errorf(err, a, 500, "PGRSTX00", NULL, NULL,
-                      "Invalid jwt-role-claim-key: %s", path);
+    /* PostgREST refuses such a config at load; here it reaches requests */
+    pgr_errorf(err, a, 500, PGR_CODE_INTERNAL, NULL, NULL,
+               "Invalid jwt-role-claim-key: %s", path);
+    return PGREST_ERR_CONFIG;
 }
 
 /* The role at jwt-role-claim-key: a string as is, other JSON encoded

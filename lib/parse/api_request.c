@@ -252,12 +252,10 @@ static int check_body_size(pgrest_arena *a, const pgrest_request *req,
                       NULL, "Request body too large");
 }
 
-int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
+static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, pgrest_api_request **out,
                          pgrest_error *err)
 {
-    if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
     pgrest_api_request *api = PGR_NEW(arena, pgrest_api_request);
     if (api == NULL)
         return pgr_error_oom(err);
@@ -297,8 +295,22 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->body_len = req->body_len;
     if ((rc = pgr_parse_payload(arena, api, &ctx->cfg.limits, err)) != PGREST_OK)
         return rc;
-    if (pgr_arena_exhausted(arena))
-        return pgr_error_oom(err);
     *out = api;
     return PGREST_OK;
+}
+
+int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
+                         const pgrest_request *req, pgrest_api_request **out,
+                         pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
+        return pgr_error_misuse(err, "pgrest_parse_request");
+    *out = NULL;
+    /* a header or body the host added may have been dropped by its arena */
+    int rc = pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
+    if (rc == PGREST_OK)
+        rc = pgr_stage_end(arena, parse_request(ctx, arena, req, out, err), err);
+    if (rc != PGREST_OK)
+        *out = NULL;
+    return rc;
 }

@@ -231,7 +231,9 @@ static size_t csv_line(csv_reader *r, const char ***out)
             if (f == NULL)
                 return 0;
         }
-        f[n++] = csv_field(r, &eol);
+        /* a field the arena could not hold ends the body (exhausted) */
+        if ((f[n++] = csv_field(r, &eol)) == NULL)
+            return 0;
     }
     *out = f;
     return f ? n : 0;
@@ -243,8 +245,10 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
     csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
-    const char **header, **row;
+    const char **header = NULL, **row;
     size_t nh = csv_line(&r, &header), nr;
+    if (pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '[');
@@ -269,7 +273,7 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     pgr_sb_putc(&sb, ']');
     api->payload_json = pgr_sb_finish(&sb);
     api->payload_is_array = true;
-    if (api->payload_json == NULL)
+    if (api->payload_json == NULL || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     return set_keys(a, api, header, nh, err);
 }

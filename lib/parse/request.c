@@ -33,6 +33,9 @@ void pgrest_request_add_header(pgrest_request *req, const char *name,
         return;
     h->name = pgr_strdup(req->arena, name);
     h->value = pgr_strdup(req->arena, value ? value : "");
+    /* a failed copy leaves the arena exhausted: parsing refuses it */
+    if (h->name == NULL || h->value == NULL)
+        return;
     if (req->headers_tail != NULL)
         req->headers_tail->next = h;
     else

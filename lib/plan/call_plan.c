@@ -105,7 +105,9 @@ static void add_keys(pgrest_arena *a, json_object *o, call_input *in)
         return;
     json_object_object_foreach(o, k, v) {
         (void)v;
-        in->keys[in->n_keys++] = pgr_strdup(a, k);
+        const char *key = pgr_strdup(a, k);
+        if (key != NULL)
+            in->keys[in->n_keys++] = key;
     }
 }
 
@@ -142,6 +144,8 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
     if (in->keys == NULL)
         return pgr_error_oom(err);
     add_keys(a, o, in);
+    if (pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
     in->n_keys = sort_unique(in->keys, in->n_keys);
     return PGREST_OK;
 }
@@ -298,7 +302,8 @@ static bool share_bigram(const char *a, const char *b)
 static void consider(const char *want, const char *cand, const char **best,
                      double *best_score)
 {
-    if (!share_bigram(want, cand))
+    /* NULL: a list the exhausted arena could not build */
+    if (want == NULL || cand == NULL || !share_bigram(want, cand))
         return;
     double score = pgr_fuzzy_similarity(want, cand);
     if (score >= 0.33 && score > *best_score) {

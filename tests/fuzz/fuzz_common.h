@@ -67,7 +67,7 @@ static inline unsigned fuzz_byte(fuzz_reader *r)
  * host builds its HTTP response from it. Anything else is a bug. */
 static inline void fuzz_check_error(const pgrest_error *err)
 {
-    if (err->code == NULL || err->message == NULL || err->http_status < 400 ||
+    if (err->code == NULL || err->message == NULL || err->http_status < 300 ||
         err->http_status > 599) {
         fprintf(stderr, "malformed error: status %d code %s\n",
                 err->http_status, err->code ? err->code : "(null)");

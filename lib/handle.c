@@ -63,7 +63,7 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     pgr_pool *pool = pgr_ctx_pool(ctx);
     if (pool == NULL)
-        return pgr_error(err, 503, "PGRST000", "Database connection error. Retrying the connection.",
+        return pgr_error(err, 503, "PGRST000", "Database connection error.",
                          NULL, NULL);
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
     if (c == NULL) {

@@ -120,15 +120,17 @@ static int parse_schema(pgrest_ctx *ctx, pgrest_arena *a,
             api->schema = cfg->db_schemas[i];
             return PGREST_OK;
         }
+    /* Error.hs UnacceptableSchema */
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
-    pgr_sb_puts(&sb, "The schema must be one of the following: ");
+    pgr_sb_puts(&sb, "Only the following schemas are exposed: ");
     for (size_t i = 0; i < cfg->n_db_schemas; i++) {
         if (i > 0)
             pgr_sb_puts(&sb, ", ");
         pgr_sb_puts(&sb, cfg->db_schemas[i]);
     }
-    return pgr_error(err, 406, "PGRST106", pgr_sb_finish(&sb), NULL, NULL);
+    return pgr_errorf(err, a, 406, "PGRST106", NULL, pgr_sb_finish(&sb),
+                      "Invalid schema: %s", hdr);
 }
 
 static bool parse_nonneg(const char *s, size_t n, long long *out)
@@ -186,7 +188,8 @@ static int compute_range(pgrest_arena *a, const pgrest_request *req,
     if (strcmp(api->method, "GET") == 0 && header_range(req, &lo, &hi)) {
         if (hi >= 0 && lo > hi)
             return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
-                             NULL, NULL);
+                             "The lower boundary must be lower than or equal to the "
+                             "upper boundary in the Range header.", NULL);
         api->range_from_header = true;
         /* intersect [lo, hi] with [offset, offset+limit-1] */
         long long ulo = lo > offset ? lo : offset;

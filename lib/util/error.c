@@ -28,7 +28,8 @@ int pgr_error_status(int http_status, const char *code)
     if (code_is(code, "PGRST111") || code_is(code, "PGRST112") ||
         code_is(code, "PGRST121"))
         return PGREST_ERR_DATABASE;
-    return http_status >= 400 && http_status < 500 ? PGREST_ERR_REQUEST
+    /* 300: AmbiguousRelBetween / AmbiguousRpc, the client must choose */
+    return http_status >= 300 && http_status < 500 ? PGREST_ERR_REQUEST
                                                    : PGREST_ERR_INTERNAL;
 }
 
@@ -125,7 +126,7 @@ int pgr_sqlstate_http_status(const char *c, const char *message,
     if (strcmp(c, "21000") == 0)
         return ends_with(message, "requires a WHERE clause") ? 400 : 500;
     if (strcmp(c, "22023") == 0)
-        return starts(message, "role ") && ends_with(message, "does not exist")
+        return starts(message, "role") && ends_with(message, "does not exist")
                    ? 401 : 400;
     if (strcmp(c, "57P01") == 0)
         return 503;

@@ -20,8 +20,8 @@
 /* The pgrest_status an error stands for (pgrest.h): it follows the code,
  * not the HTTP class. PGRST000/001/003 -> PGREST_ERR_CONNECTION, PGRST002
  * -> PGREST_ERR_SCHEMA, PGRST300 -> PGREST_ERR_CONFIG, PGRST111/112/121
- * (unusable response GUCs / RAISE) -> PGREST_ERR_DATABASE, other 4xx ->
- * PGREST_ERR_REQUEST, anything else PGREST_ERR_INTERNAL. Errors PostgreSQL
+ * (unusable response GUCs / RAISE) -> PGREST_ERR_DATABASE, other 3xx/4xx
+ * (300 is an ambiguous embedding or function) -> PGREST_ERR_REQUEST, anything else PGREST_ERR_INTERNAL. Errors PostgreSQL
  * raised are PGREST_ERR_DATABASE: the executor returns that itself. */
 int pgr_error_status(int http_status, const char *code);
 

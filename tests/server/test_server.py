@@ -203,7 +203,7 @@ class RecoveryTest(ServerTestCase):
             body = self.assert_unavailable(r, ("PGRST000", "PGRST001"))
             seen.add(body["code"])
             if body["code"] == "PGRST000":
-                self.assertEqual(body["message"], "Database connection error. Retrying the connection.")
+                self.assertEqual(body["message"], "Database connection error.")
             else:
                 self.assertEqual(body["message"], "Database client error. Retrying the connection.")
         self.assertIn("PGRST000", seen)

@@ -273,8 +273,11 @@ static void take_result(pgrest_pending *p, PGresult *r)
         PGresult **slot = sn->stmt->role == PGR_STMT_MAIN ? &rs->main
                         : sn->stmt->role == PGR_STMT_EXPLAIN_COUNT ? &rs->explain
                         : NULL;
-        if (slot != NULL && *slot == NULL && keep_result(rs, r)) {
-            *slot = r;
+        if (slot != NULL && *slot == NULL) {
+            /* keep_result clears r itself when the arena cannot hold it
+             * (the exhausted arena then fails the call) */
+            if (keep_result(rs, r))
+                *slot = r;
             return;
         }
     }

@@ -67,7 +67,8 @@ static int object_keys(pgrest_arena *a, json_object *o, const char ***out,
     *n = 0;
     json_object_object_foreach(o, k, v) {
         (void)v;
-        keys[(*n)++] = pgr_strdup(a, k);
+        if ((keys[(*n)++] = pgr_strdup(a, k)) == NULL)
+            return -1;
     }
     *out = keys;
     return 0;

@@ -158,7 +158,8 @@ PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
 
 /* Metrics in the Prometheus text format (PostgREST ref/observability):
  * pool max/available/waiting/timeouts, schema cache loads and query time,
- * requests by status. The text lives in the arena. Thread-safe. */
+ * requests by status. The text lives in the arena; NULL when the arena
+ * cannot hold it. Thread-safe. */
 PGREST_API const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena);
 
 /* PostgREST's log-query for hosts: once a request's response is built,

@@ -61,7 +61,8 @@ static int call_pre_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
         pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
                   pgr_strdup(a, PQerrorMessage(pg)), NULL);
     PQclear(r);
-    return ok ? PGREST_OK : PGREST_ERR_CONNECTION;
+    /* PGRST002 is PGREST_ERR_SCHEMA (pgr_error_status) */
+    return ok ? PGREST_OK : PGREST_ERR_SCHEMA;
 }
 
 static char *option_name(pgrest_arena *a, const char *key)
@@ -105,8 +106,7 @@ int pgr_load_db_config(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
             rc = apply(ctx, a, r, err);
         else
             rc = pgr_error(err, 503, "PGRST002", "Could not read the in-database configuration",
-                           pgr_strdup(a, PQerrorMessage(pg)), NULL) ? PGREST_ERR_CONNECTION
-                                                                    : PGREST_ERR_CONNECTION;
+                           pgr_strdup(a, PQerrorMessage(pg)), NULL);
         PQclear(r);
     }
     r = PQexec(pg, "COMMIT");

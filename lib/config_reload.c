@@ -131,7 +131,7 @@ int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
     for (size_t i = 0; args_ok && keys != NULL && i < n; i++)
         args_ok = keys[i] != NULL && values[i] != NULL;
     if (!args_ok)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+        return pgr_error_misuse(err, "pgrest_ctx_reload_config");
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);

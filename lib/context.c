@@ -113,7 +113,7 @@ int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
                    pgrest_error *err)
 {
     if (ctx == NULL || key == NULL || value == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+        return pgr_error_misuse(err, "pgrest_ctx_set");
     pgrest_arena *ea = pgrest_arena_new(0);
     if (ea == NULL)
         return pgr_error_oom(err);
@@ -349,7 +349,7 @@ int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
     FILE *f = fopen(path, "wb");
     int rc = PGREST_OK;
     if (f == NULL || fputs(sc->json, f) < 0)
-        rc = pgr_error(err, 500, "PGRSTX00", "Could not write the schema snapshot file",
+        rc = pgr_error(err, 500, PGR_CODE_INTERNAL, "Could not write the schema snapshot file",
                        NULL, NULL) ? PGREST_ERR_INTERNAL : PGREST_ERR_INTERNAL;
     if (f != NULL && fclose(f) != 0)
         rc = PGREST_ERR_INTERNAL;

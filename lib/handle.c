@@ -14,8 +14,12 @@
 #include "observe.h"
 #include "util/error.h"
 
-pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
-                                       const pgrest_error *err)
+/* What an error response may take beyond an exhausted arena's cap: the
+ * out-of-memory error's own response and its decoration fit easily. */
+#define ERROR_RESERVE ((size_t)16 * 1024)
+
+static pgrest_response *build_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
+                                             const pgrest_error *err)
 {
     int status = err->http_status ? err->http_status : 500;
     pgrest_response *r = pgr_response_new(arena, status);
@@ -44,6 +48,27 @@ static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *r
     int status = resp != NULL ? resp->status : err->http_status;
     if (status >= 500)
         pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
+}
+
+/* An error whose response does not fit (a long message on an exhausted
+ * arena) is answered with the out-of-memory error instead: the host gets
+ * a complete response or NULL, never one with pieces missing. */
+pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
+                                       const pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || err == NULL)
+        return NULL;
+    pgr_arena_reserve(arena, ERROR_RESERVE);
+    size_t failures = pgr_arena_failures(arena);
+    pgrest_response *r = build_error_response(ctx, arena, err);
+    if (r != NULL && pgr_arena_failures(arena) == failures)
+        return r;
+    pgrest_error oom;
+    pgr_error_oom(&oom);
+    pgr_arena_reserve(arena, ERROR_RESERVE);
+    failures = pgr_arena_failures(arena);
+    r = build_error_response(ctx, arena, &oom);
+    return r != NULL && pgr_arena_failures(arena) == failures ? r : NULL;
 }
 
 static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -165,13 +190,22 @@ static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req
         add_server_timing(a, r, tm);
 }
 
+/* decorate, telling whether every header it added is there */
+static bool decorate_fits(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                          pgrest_response *r, const stage_timer *tm)
+{
+    size_t failures = pgr_arena_failures(a);
+    decorate(ctx, a, req, r, tm);
+    return pgr_arena_failures(a) == failures;
+}
+
 pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
                                const pgrest_request *req)
 {
     if (ctx == NULL || arena == NULL || req == NULL)
         return NULL;
     pgrest_response *preflight = pgr_cors_preflight(ctx, arena, req);
-    if (preflight != NULL) {
+    if (preflight != NULL && !pgr_arena_exhausted(arena)) {
         add_trace_header(ctx, arena, req, preflight);
         return preflight;
     }
@@ -180,8 +214,11 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     stage_timer tm = {0};
     const pgrest_statements *ran = NULL;
     const char *role = NULL;
-    int rc = handle(ctx, arena, req, &resp, &ran, &role, &tm, &err);
+    int rc = pgr_stage_end(arena, handle(ctx, arena, req, &resp, &ran, &role, &tm, &err), &err);
     double t = now_ms();
+    /* whatever a stage left in an exhausted arena may be incomplete */
+    if (pgr_arena_exhausted(arena))
+        resp = NULL;
     /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
      * chooses the error's status and headers */
     if (rc != PGREST_OK || resp == NULL)
@@ -190,9 +227,16 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     if (rc != PGREST_OK && err.code != NULL && strcmp(err.code, "PGRST002") == 0)
         pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &err);
     tm.response = now_ms() - t;
+    if (resp != NULL && !decorate_fits(ctx, arena, req, resp, &tm)) {
+        /* the decoration did not fit: report that instead, decorated if
+         * the error reserve allows, bare otherwise */
+        pgr_error_oom(&err);
+        resp = pgrest_error_response(ctx, arena, &err);
+        if (resp != NULL && !decorate_fits(ctx, arena, req, resp, &tm))
+            resp = pgrest_error_response(ctx, arena, &err);
+    }
     if (resp != NULL) {
         resp->role = role;
-        decorate(ctx, arena, req, resp, &tm);
         int cls = resp->status / 100;
         atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
         if (ctx->query_logger != NULL && ran != NULL)

@@ -94,7 +94,9 @@ typedef struct pgrest_header {
 
 /* Creates an arena for one request. cap_bytes bounds the total memory the
  * request may use (0 = library default, 64 MiB); exceeding it makes the
- * current call fail with PGREST_ERR_INTERNAL. Returns NULL on OOM.
+ * current call, and every later stage on the arena, fail with
+ * PGREST_ERR_INTERNAL (500 PGRST500), never succeed with a missing piece.
+ * Returns NULL on OOM.
  * The caller owns the arena and frees it with pgrest_arena_free. */
 PGREST_API pgrest_arena *pgrest_arena_new(size_t cap_bytes);
 
@@ -204,7 +206,8 @@ PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
 
 /* Metrics in the Prometheus text format (PostgREST ref/observability):
  * pool max/available/waiting/timeouts, schema cache loads and query time,
- * requests by status. The text lives in the arena. Thread-safe. */
+ * requests by status. The text lives in the arena; NULL when the arena
+ * cannot hold it. Thread-safe. */
 PGREST_API const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena);
 
 /* PostgREST's log-query for hosts: once a request's response is built,
@@ -364,7 +367,10 @@ PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
                                           pgrest_arena *arena,
                                           const pgrest_request *req);
 
-/* Builds the HTTP response PostgREST sends for err. */
+/* Builds the HTTP response PostgREST sends for err. On an exhausted arena
+ * it may use up to 16 KiB beyond the cap; an error whose response still
+ * does not fit is answered with the out-of-memory error. NULL only on OOM
+ * or NULL arguments. */
 PGREST_API pgrest_response *pgrest_error_response(pgrest_ctx *ctx,
                                                   pgrest_arena *arena,
                                                   const pgrest_error *err);

@@ -1007,7 +1007,7 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
     if (!ok && pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     if (!ok) /* a configuration refuses it; a hand-made pgr_config may not */
-        return pgr_errorf(err, a, 500, "PGRSTX00", NULL, NULL,
+        return pgr_errorf(err, a, 500, PGR_CODE_INTERNAL, NULL, NULL,
                           "Invalid jwt-role-claim-key: %s", path);
     json_object *v = NULL;
     *role = NULL;

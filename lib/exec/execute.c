@@ -69,8 +69,15 @@ static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
     const char *hint = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
     if (code != NULL && strcmp(code, "PGRST") == 0)
         return pgr_raise_response(ctx, a, msg, detail, out, err);
+    /* no SQLSTATE: libpq made the error itself (connection lost, ...):
+     * PostgREST's ClientError, PGRST001 */
+    if (code == NULL) {
+        pgr_error(err, 503, "PGRST001", "Database client error. Retrying the connection.",
+                  pgr_strdup(a, PQresultErrorMessage(r)), NULL);
+        return PGREST_ERR_CONNECTION;
+    }
     int status = pgr_sqlstate_http_status(code, msg, api && api->authenticated);
-    pgr_error(err, status, pgr_strdup(a, code ? code : "PGRSTX00"),
+    pgr_error(err, status, pgr_strdup(a, code),
               pgr_strdup(a, msg ? msg : ""), detail ? pgr_strdup(a, detail) : NULL,
               hint ? pgr_strdup(a, hint) : NULL);
     return PGREST_ERR_DATABASE;
@@ -266,8 +273,11 @@ static void take_result(pgrest_pending *p, PGresult *r)
         PGresult **slot = sn->stmt->role == PGR_STMT_MAIN ? &rs->main
                         : sn->stmt->role == PGR_STMT_EXPLAIN_COUNT ? &rs->explain
                         : NULL;
-        if (slot != NULL && *slot == NULL && keep_result(rs, r)) {
-            *slot = r;
+        if (slot != NULL && *slot == NULL) {
+            /* keep_result clears r itself when the arena cannot hold it
+             * (the exhausted arena then fails the call) */
+            if (keep_result(rs, r))
+                *slot = r;
             return;
         }
     }
@@ -312,6 +322,9 @@ static void after_pipeline(pgrest_pending *p)
         read_main_row(p->rs.main, &row);
     apply_planned_count(p->st->plan, p->rs.explain, &row);
     int rc = pgr_build_response(p->ctx, p->arena, p->st->plan, &row, &p->resp, &p->err);
+    /* a response the arena could not hold must not commit a post-checked
+     * write it cannot report */
+    rc = pgr_stage_end(p->arena, rc, &p->err);
     p->rc = rc;
     if (p->st->end_after_check)
         send_end(p, rc == PGREST_OK ? end_command(p->st) : "ROLLBACK");
@@ -432,6 +445,24 @@ static int advance(pgrest_pending *p)
     return p->rc;
 }
 
+/* The response is complete, or the arena ran out while reading it: then
+ * the whole call fails with the out-of-memory error and no response (the
+ * pipeline was still read to its end, so the connection stays usable). */
+static int complete(pgrest_pending *p, int rc, pgrest_response **out,
+                  pgrest_error *err)
+{
+    if (pgr_arena_exhausted(p->arena)) {
+        *out = NULL;
+        return pgr_error_oom(err);
+    }
+    *out = p->resp;
+    if (err != NULL && rc != PGREST_OK)
+        *err = p->err;
+    if (rc == PGREST_OK && p->resp == NULL)
+        return pgr_error_internal(err, "execution finished without a response");
+    return rc;
+}
+
 int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_statements *st, PGconn *pg,
                    pgr_stmt_cache *cache, pgrest_response **out,
@@ -441,11 +472,7 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = start(ctx, a, st, pg, cache, true, &p, err);
     if (rc != PGREST_OK)
         return rc;
-    rc = advance(p);
-    *out = p->resp;
-    if (err != NULL && rc != PGREST_OK)
-        *err = p->err;
-    return rc;
+    return complete(p, advance(p), out, err);
 }
 
 int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -453,8 +480,9 @@ int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
                         pgrest_pending **out, pgrest_error *err)
 {
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
-    return start(ctx, arena, st, conn, NULL, false, out, err);
+        return pgr_error_misuse(err, "pgrest_execute_send");
+    int rc = pgr_stage_end(arena, PGREST_OK, err);
+    return rc == PGREST_OK ? start(ctx, arena, st, conn, NULL, false, out, err) : rc;
 }
 
 int pgrest_pending_wants_write(const pgrest_pending *p)
@@ -466,14 +494,11 @@ int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
                            pgrest_error *err)
 {
     if (p == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+        return pgr_error_misuse(err, "pgrest_execute_consume");
     int rc = advance(p);
     if (rc == PGREST_AGAIN)
         return rc;
-    *out = p->resp;
-    if (err != NULL && rc != PGREST_OK)
-        *err = p->err;
-    return rc;
+    return complete(p, rc, out, err);
 }
 
 int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -481,6 +506,7 @@ int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                    pgrest_response **out, pgrest_error *err)
 {
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
-    return pgr_execute_on(ctx, arena, st, conn, NULL, out, err);
+        return pgr_error_misuse(err, "pgrest_execute");
+    int rc = pgr_stage_end(arena, PGREST_OK, err);
+    return rc == PGREST_OK ? pgr_execute_on(ctx, arena, st, conn, NULL, out, err) : rc;
 }

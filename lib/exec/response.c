@@ -23,6 +23,10 @@ pgrest_response *pgr_response_new(pgrest_arena *a, int status)
 void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
                              const char *name, const char *value)
 {
+    /* a NULL is a copy that failed: the arena is exhausted and the stage
+     * fails at its boundary; never hand the host a NULL header */
+    if (name == NULL || value == NULL)
+        return;
     if (r->n_headers == r->cap_headers) {
         size_t ncap = r->cap_headers ? r->cap_headers * 2 : 8;
         pgrest_header *n = pgr_realloc(a, r->headers,
@@ -41,6 +45,8 @@ void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
 void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
                              const char *name, const char *value)
 {
+    if (name == NULL || value == NULL)
+        return;
     for (size_t i = 0; i < r->n_headers; i++)
         if (strcasecmp(r->headers[i].name, name) == 0) {
             r->headers[i].value = value;

@@ -126,6 +126,9 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
     pgrest_response *r = pgrest_error_response(ctx, a, &e);
     if (r == NULL)
         return pgr_error_oom(err);
+    /* Error.hs headers of a RAISE 'PGRST' error: only those it names (no
+     * WWW-Authenticate for a raised 401) */
+    pgr_response_remove_header(r, "WWW-Authenticate");
     json_object_object_foreach(hdrs, k, v)
         pgr_response_add_header(a, r, pgr_strdup(a, k),
                                 pgr_strdup(a, json_object_get_string(v)));

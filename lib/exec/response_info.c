@@ -47,7 +47,7 @@ static int routine_allow(pgrest_ctx *ctx, pgrest_arena *a,
     if (rc != PGREST_OK)
         return rc;
     if (plan->call == NULL || plan->call->routine == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "OPTIONS found no function plan", NULL, NULL);
+        return pgr_error(err, 500, PGR_CODE_INTERNAL, "OPTIONS found no function plan", NULL, NULL);
     *allow = plan->call->routine->volatility == 'v' ? "OPTIONS,POST"
                                                      : "OPTIONS,GET,HEAD,POST";
     return PGREST_OK;

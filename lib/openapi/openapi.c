@@ -920,8 +920,7 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
     json_object *in = json_tokener_parse(inspect_json ? inspect_json : "");
     if (in == NULL || !json_object_is_type(in, json_type_object)) {
         json_object_put(in);
-        pgr_error(err, 500, "PGRSTX00", "Unexpected OpenAPI introspection result",
-                  NULL, NULL);
+        pgr_error_internal(err, "Unexpected OpenAPI introspection result");
         return NULL;
     }
     doc_ctx d = {.a = a, .sc = sc, .schema = schema};

@@ -186,15 +186,17 @@ static int parse_schema(pgrest_ctx *ctx, pgrest_arena *a,
             api->schema = cfg->db_schemas[i];
             return PGREST_OK;
         }
+    /* Error.hs UnacceptableSchema */
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
-    pgr_sb_puts(&sb, "The schema must be one of the following: ");
+    pgr_sb_puts(&sb, "Only the following schemas are exposed: ");
     for (size_t i = 0; i < cfg->n_db_schemas; i++) {
         if (i > 0)
             pgr_sb_puts(&sb, ", ");
         pgr_sb_puts(&sb, cfg->db_schemas[i]);
     }
-    return pgr_error(err, 406, "PGRST106", pgr_sb_finish(&sb), NULL, NULL);
+    return pgr_errorf(err, a, 406, "PGRST106", NULL, pgr_sb_finish(&sb),
+                      "Invalid schema: %s", hdr);
 }
 
 /* RangeQuery rangeParse: ^([0-9]+)-([0-9]*)$ on the whole value, numbers
@@ -342,13 +344,10 @@ static int check_body_size(pgrest_arena *a, const pgrest_request *req,
                       NULL, "Request body too large");
 }
 
-int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
+static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, pgrest_api_request **out,
                          pgrest_error *err)
 {
-    if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
-    *out = NULL;
     pgrest_api_request *api = PGR_NEW(arena, pgrest_api_request);
     if (api == NULL)
         return pgr_error_oom(err);
@@ -398,8 +397,24 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->body_len = req->body_len;
     if ((rc = pgr_parse_payload(arena, api, &pgr_cfg(ctx, arena)->limits, err)) != PGREST_OK)
         return rc;
-    if (pgr_arena_exhausted(arena))
-        return pgr_error_oom(err);
     *out = api;
     return PGREST_OK;
+}
+
+int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
+                         const pgrest_request *req, pgrest_api_request **out,
+                         pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
+        return pgr_error_misuse(err, "pgrest_parse_request");
+    *out = NULL;
+    /* a header or body the host added may have been dropped by its arena */
+    int rc = pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
+    if (rc == PGREST_OK)
+        rc = pgr_stage_end(arena, parse_request(ctx, arena, req, out, err), err);
+    /* an exhausted arena may hold a half-built request: give none; else a
+     * failed parse keeps the authenticated role (pgrest.h) */
+    if (rc != PGREST_OK && pgr_arena_exhausted(arena))
+        *out = NULL;
+    return rc;
 }

@@ -21,8 +21,12 @@ static const char *strip_zeros(const char *d, size_t n, size_t *len)
     return d;
 }
 
+/* A NULL magnitude (an allocation the arena refused) compares equal:
+ * the stage fails on the exhausted arena anyway. */
 static int mag_cmp(const char *x, const char *y)
 {
+    if (x == NULL || y == NULL)
+        return 0;
     size_t nx = strlen(x), ny = strlen(y);
     if (nx != ny)
         return nx < ny ? -1 : 1;
@@ -120,6 +124,9 @@ static pgr_hs_int make(bool neg, const char *digits)
 
 pgr_hs_int pgr_hs_add(pgrest_arena *a, pgr_hs_int x, pgr_hs_int y)
 {
+    /* an operand the arena could not hold: the result is missing too */
+    if (x.digits == NULL || y.digits == NULL)
+        return make(false, NULL);
     if (x.neg == y.neg)
         return make(x.neg, mag_add(a, x.digits, y.digits));
     if (mag_cmp(x.digits, y.digits) >= 0)
@@ -129,6 +136,8 @@ pgr_hs_int pgr_hs_add(pgrest_arena *a, pgr_hs_int x, pgr_hs_int y)
 
 pgr_hs_int pgr_hs_sub(pgrest_arena *a, pgr_hs_int x, pgr_hs_int y)
 {
+    if (x.digits == NULL || y.digits == NULL)
+        return make(false, NULL);
     y.neg = !y.neg && strcmp(y.digits, "0") != 0;
     return pgr_hs_add(a, x, y);
 }
@@ -149,6 +158,8 @@ bool pgr_hs_to_ll(pgr_hs_int x, long long *out)
 {
     /* |LLONG_MIN| = 9223372036854775808 */
     const char *lim = x.neg ? "9223372036854775808" : "9223372036854775807";
+    if (x.digits == NULL)
+        return false;
     if (mag_cmp(x.digits, lim) > 0)
         return false;
     unsigned long long m = 0;
@@ -162,7 +173,7 @@ long long pgr_hs_to_int64_wrapped(pgr_hs_int x)
 {
     /* fromInteger :: Integer -> Int64 keeps the value modulo 2^64 */
     uint64_t m = 0;
-    for (const char *p = x.digits; *p; p++)
+    for (const char *p = x.digits; p != NULL && *p; p++)
         m = m * 10u + (uint64_t)(*p - '0');
     if (x.neg)
         m = 0u - m;
@@ -172,6 +183,8 @@ long long pgr_hs_to_int64_wrapped(pgr_hs_int x)
 
 const char *pgr_hs_show(pgrest_arena *a, pgr_hs_int x)
 {
+    if (x.digits == NULL)
+        return "";
     return x.neg ? pgr_asprintf(a, "-%s", x.digits) : x.digits;
 }
 

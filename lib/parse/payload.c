@@ -123,7 +123,8 @@ static int object_keys(pgrest_arena *a, json_object *o, const char ***out,
     *n = 0;
     json_object_object_foreach(o, k, v) {
         (void)v;
-        keys[(*n)++] = pgr_strdup(a, k);
+        if ((keys[(*n)++] = pgr_strdup(a, k)) == NULL)
+            return -1;
     }
     *out = keys;
     return 0;
@@ -308,7 +309,9 @@ static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
             if (f == NULL || l == NULL)
                 return 0;
         }
-        f[n] = csv_field(r, &eol, &l[n]);
+        /* a field the arena could not hold ends the body (exhausted) */
+        if ((f[n] = csv_field(r, &eol, &l[n])) == NULL)
+            return 0;
         n++;
     }
     *out = f;
@@ -323,9 +326,11 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
     csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
-    const char **header, **row;
-    size_t *hlen, *rlen;
+    const char **header = NULL, **row;
+    size_t *hlen = NULL, *rlen;
     size_t nh = csv_line(&r, &header, &hlen), nr;
+    if (pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
     for (size_t i = 0; i < nh; i++)
         if (memchr(header[i], '\0', hlen[i]) != NULL)
             return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
@@ -353,7 +358,7 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     pgr_sb_putc(&sb, ']');
     api->payload_json = pgr_sb_finish(&sb);
     api->payload_is_array = true;
-    if (api->payload_json == NULL)
+    if (api->payload_json == NULL || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     return set_keys(a, api, header, nh, err);
 }

@@ -41,6 +41,9 @@ void pgrest_request_add_header_n(pgrest_request *req, const char *name,
     h->value = pgr_strndup(req->arena, value ? value : "", value ? value_len : 0);
     h->name_len = strlen(name);
     h->value_len = value ? value_len : 0;
+    /* a failed copy leaves the arena exhausted: parsing refuses it */
+    if (h->name == NULL || h->value == NULL)
+        return;
     if (req->headers_tail != NULL)
         req->headers_tail->next = h;
     else

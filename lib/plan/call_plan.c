@@ -93,7 +93,9 @@ static void add_keys(pgrest_arena *a, json_object *o, call_input *in)
         return;
     json_object_object_foreach(o, k, v) {
         (void)v;
-        in->keys[in->n_keys++] = pgr_strdup(a, k);
+        const char *key = pgr_strdup(a, k);
+        if (key != NULL)
+            in->keys[in->n_keys++] = key;
     }
 }
 
@@ -133,6 +135,8 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
     if (in->keys == NULL)
         return pgr_error_oom(err);
     add_keys(a, o, in);
+    if (pgr_arena_exhausted(a))
+        return pgr_error_oom(err);
     in->n_keys = sort_unique(in->keys, in->n_keys);
     return PGREST_OK;
 }
@@ -283,16 +287,21 @@ static bool share_bigram(const char *a, const char *b)
     return false;
 }
 
-/* Keeps the closest candidate as PostgREST's Data.FuzzySet getOne does
- * with its defaults: Levenshtein similarity of at least 0.33 among the
- * candidates sharing an n-gram. */
-static void consider(const char *want, const char *cand, const char **best,
-                     double *best_score)
+/* Keeps the closest candidate as PostgREST's Data.FuzzySet does: the
+ * Levenshtein similarity of at least min_score among the candidates
+ * sharing an n-gram (getOne: 0.33 for parameter lists; getFuzzyHint
+ * HintProcedure: getOneWithMinScore 0.75 for function names). */
+#define PARAMS_MIN_SCORE 0.33
+#define PROCEDURE_MIN_SCORE 0.75
+
+static void consider(const char *want, const char *cand, double min_score,
+                     const char **best, double *best_score)
 {
-    if (!share_bigram(want, cand))
+    /* NULL: a list the exhausted arena could not build */
+    if (want == NULL || cand == NULL || !share_bigram(want, cand))
         return;
     double score = pgr_fuzzy_similarity(want, cand);
-    if (score >= 0.33 && score > *best_score) {
+    if (score >= min_score && score > *best_score) {
         *best_score = score;
         *best = cand;
     }
@@ -310,14 +319,14 @@ static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
     if (n_ovs > 0) {
         const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
         for (size_t i = 0; i < n_ovs; i++)
-            consider(want, param_list(a, ovs[i]), &best, &score);
+            consider(want, param_list(a, ovs[i]), PARAMS_MIN_SCORE, &best, &score);
         return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s%s",
                                    api->schema, api->name, best)
                     : NULL;
     }
     for (size_t i = 0; i < sc->n_routines; i++)
         if (strcmp(sc->routines[i].schema, api->schema) == 0)
-            consider(api->name, sc->routines[i].name, &best, &score);
+            consider(api->name, sc->routines[i].name, PROCEDURE_MIN_SCORE, &best, &score);
     return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s",
                                api->schema, best)
                 : NULL;

@@ -357,13 +357,39 @@ static int not_embedded(pgrest_arena *a, const char *name, pgrest_error *err)
                       "'%s' is not an embedded resource in this request", name);
 }
 
+/* Without legacy target names, the relation name of an aliased embed
+ * does not match it: Error.hs NotEmbedded with (name, alias), found by
+ * updateNode's findLegacyUsage. */
+static const pgr_embed *aliased_embed(const pgr_read_node *node, const char *name)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (!e->legacy_names && strcmp(e->node->name_in_request, name) == 0 &&
+            strcmp(e->output_name, name) != 0)
+            return e;
+    return NULL;
+}
+
+static int not_embedded_alias(pgrest_arena *a, const char *name, const char *alias,
+                              pgrest_error *err)
+{
+    const char *hint = pgr_asprintf(
+        a, "Change '%s' to '%s' in filters, orders or limits.", name, alias);
+    return pgr_errorf(err, a, 400, "PGRST108",
+                      "Target names are not allowed in filters if they have an alias",
+                      hint, "'%s' is not an embedded resource in this request", name);
+}
+
 static int resolve_path(pgrest_arena *a, pgr_read_node *root,
                         const pgr_embed_path *p, pgr_read_node **out,
                         pgrest_error *err)
 {
     pgr_read_node *n = root;
     for (size_t i = 0; i < p->n; i++) {
+        pgr_read_node *parent = n;
         n = find_child(n, p->names[i]);
+        const pgr_embed *aliased = n == NULL ? aliased_embed(parent, p->names[i]) : NULL;
+        if (aliased != NULL)
+            return not_embedded_alias(a, p->names[i], aliased->output_name, err);
         if (n == NULL)
             return not_embedded(a, p->names[i], err);
     }
@@ -500,6 +526,36 @@ static int check_node(pgrest_arena *a, const pgr_read_node *node,
     return rc;
 }
 
+static bool has_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
+        if (f->item != NULL && f->item->aggregate != NULL)
+            return true;
+    return false;
+}
+
+/* Plan.hs addToManyOrderSelects: an aggregate in a to-many spread, or in
+ * a spread directly under one, is Error.hs NotImplemented (PGRST127). */
+static int check_to_many_spreads(const pgr_read_node *node, pgrest_error *err)
+{
+    const pgr_embed *self = node->embed;
+    if (self != NULL && self->spread && !self->is_to_one) {
+        bool agg = has_aggregate(node);
+        for (const pgr_embed *e = node->embeds; !agg && e != NULL; e = e->next)
+            agg = e->spread && has_aggregate(e->node);
+        if (agg)
+            return pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                             "Aggregates are not implemented for one-to-many or "
+                             "many-to-many spreads.", NULL);
+    }
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        int rc = check_to_many_spreads(e->node, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
                            pgr_read_node *root, pgrest_error *err)
 {
@@ -508,5 +564,7 @@ int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
         rc = attach_order_range(a, &api->qp, root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
+    if (rc == PGREST_OK)
+        rc = check_to_many_spreads(root, err);
     return rc;
 }

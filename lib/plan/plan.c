@@ -46,12 +46,10 @@ static int check_strict_preferences(pgrest_arena *a, const pgrest_api_request *a
                      pgr_sb_finish(&sb), NULL);
 }
 
-int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
-                const pgrest_api_request *api, pgrest_query_plan **out,
-                pgrest_error *err)
+static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
+                        const pgrest_api_request *api, pgrest_query_plan **out,
+                        pgrest_error *err)
 {
-    if (ctx == NULL || arena == NULL || api == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
     pgrest_query_plan *plan = PGR_NEW(arena, pgrest_query_plan);
     if (plan == NULL)
         return pgr_error_oom(err);
@@ -103,4 +101,19 @@ int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
         plan->output = PGR_OUT_NONE;
     *out = plan;
     return PGREST_OK;
+}
+
+int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
+                const pgrest_api_request *api, pgrest_query_plan **out,
+                pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || api == NULL || out == NULL)
+        return pgr_error_misuse(err, "pgrest_plan");
+    *out = NULL;
+    int rc = pgr_stage_end(arena, PGREST_OK, err);
+    if (rc == PGREST_OK)
+        rc = pgr_stage_end(arena, plan_request(ctx, arena, api, out, err), err);
+    if (rc != PGREST_OK)
+        *out = NULL;
+    return rc;
 }

@@ -210,12 +210,12 @@ static bool implicit_transaction(const pgrest_query_plan *plan,
            !st->end_after_check;
 }
 
-int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
+static int emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
                     const pgrest_query_plan *plan, pgrest_statements **out,
                     pgrest_error *err)
 {
     if (ctx == NULL || arena == NULL || plan == NULL || out == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "invalid arguments", NULL, NULL);
+        return pgr_error_misuse(err, "pgrest_emit_sql");
     bool prep = pgr_cfg(ctx, arena)->db_prepared_statements;
     pgrest_statements *st = PGR_NEW(arena, pgrest_statements);
     if (st == NULL || (st->items = PGR_NEW_ARRAY(arena, pgr_stmt, 10)) == NULL)
@@ -259,6 +259,34 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     add_text(st, arena, PGR_STMT_END, plan->commit ? "COMMIT" : "ROLLBACK", prep);
     *out = st;
     return PGREST_OK;
+}
+
+/* Every statement's text must be there: a builder that ran out of memory
+ * left NULL (pgr_sb_finish), which the arena's sticky flag also shows. */
+static int check_statements(const pgrest_statements *st, pgrest_error *err)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (st->items[i].sql == NULL)
+            return pgr_error_oom(err);
+    return PGREST_OK;
+}
+
+int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
+                    const pgrest_query_plan *plan, pgrest_statements **out,
+                    pgrest_error *err)
+{
+    if (ctx == NULL || arena == NULL || plan == NULL || out == NULL)
+        return pgr_error_misuse(err, "pgrest_emit_sql");
+    *out = NULL;
+    int rc = pgr_stage_end(arena, PGREST_OK, err);
+    if (rc == PGREST_OK)
+        rc = emit_sql(ctx, arena, plan, out, err);
+    if (rc == PGREST_OK)
+        rc = check_statements(*out, err);
+    rc = pgr_stage_end(arena, rc, err);
+    if (rc != PGREST_OK)
+        *out = NULL;
+    return rc;
 }
 
 size_t pgrest_statements_count(const pgrest_statements *st)

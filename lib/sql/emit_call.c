@@ -150,7 +150,7 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     (void)ctx; (void)st;
     const pgr_call_plan *cp = plan->call;
     if (cp == NULL || plan->read == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "call plan missing", NULL, NULL);
+        return pgr_error_internal(err, "call plan missing");
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
                  plan->count == PGR_PREF_COUNT_ESTIMATED ||
                  plan->count == PGR_PREF_COUNT_PLANNED;

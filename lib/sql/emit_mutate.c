@@ -366,7 +366,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     (void)ctx;
     const pgr_mutate_plan *mp = plan->mutate;
     if (mp == NULL)
-        return pgr_error(err, 500, "PGRSTX00", "mutation without a plan", NULL, NULL);
+        return pgr_error_internal(err, "mutation without a plan");
     pgr_sql_put(q, "WITH " SOURCE " AS (");
     switch (plan->action) {
     case PGR_ACTION_CREATE:

@@ -28,6 +28,10 @@ void pgr_sql_qualified(pgr_sql *q, const char *schema, const char *name)
 
 void pgr_sql_qualified_text(pgr_sql *q, const char *qualified)
 {
+    if (qualified == NULL) {
+        q->sb.failed = true;
+        return;
+    }
     const char *dot = strchr(qualified, '.');
     if (dot == NULL) {
         pgr_sql_ident(q, qualified);

@@ -53,7 +53,8 @@ struct pgrest_arena {
     pgr_cleanup_fn bound_release;
     size_t cap;
     size_t total;
-    bool exhausted;
+    size_t failures; /* allocations refused so far */
+    bool exhausted;  /* sticky: some allocation was refused */
 };
 
 pgrest_arena *pgrest_arena_new(size_t cap_bytes)
@@ -88,6 +89,12 @@ static size_t align_up(size_t n)
     return (n + (ALIGNMENT - 1)) & ~(size_t)(ALIGNMENT - 1);
 }
 
+static void refuse(pgrest_arena *a)
+{
+    a->exhausted = true;
+    a->failures++;
+}
+
 static block *new_block(pgrest_arena *a, size_t need)
 {
     size_t size = need > BLOCK_MIN ? need : BLOCK_MIN;
@@ -95,14 +102,14 @@ static block *new_block(pgrest_arena *a, size_t need)
         size = a->head->size * 2;
     if (a->total + size > a->cap) {
         if (a->total + need > a->cap) {
-            a->exhausted = true;
+            refuse(a);
             return NULL;
         }
         size = need;
     }
     block *b = malloc(sizeof(block) + size);
     if (b == NULL) {
-        a->exhausted = true;
+        refuse(a);
         return NULL;
     }
     b->size = size;
@@ -117,7 +124,7 @@ static block *new_block(pgrest_arena *a, size_t need)
 void *pgr_alloc(pgrest_arena *a, size_t size)
 {
     if (size > SIZE_MAX / 2) {
-        a->exhausted = true;
+        refuse(a);
         return NULL;
     }
     size_t want = size ? size : 1;
@@ -187,6 +194,17 @@ bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data)
 bool pgr_arena_exhausted(const pgrest_arena *a)
 {
     return a->exhausted;
+}
+
+size_t pgr_arena_failures(const pgrest_arena *a)
+{
+    return a->failures;
+}
+
+void pgr_arena_reserve(pgrest_arena *a, size_t bytes)
+{
+    if (a->exhausted && a->total + bytes > a->cap)
+        a->cap = a->total + bytes;
 }
 
 size_t pgr_arena_used(const pgrest_arena *a)

@@ -27,7 +27,16 @@ bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data);
 bool pgr_arena_bind(pgrest_arena *a, const void *key, void *data, pgr_cleanup_fn release);
 /* The data bound under key, or NULL. */
 void *pgr_arena_bound(const pgrest_arena *a, const void *key);
+/* Sticky: true once any allocation was refused. Every public stage checks
+ * it at its boundary (pgr_stage_end) and fails with PGREST_ERR_INTERNAL. */
 bool pgr_arena_exhausted(const pgrest_arena *a);
+/* How many allocations were refused so far (to tell whether a step that
+ * runs on an already exhausted arena lost anything). */
+size_t pgr_arena_failures(const pgrest_arena *a);
+/* On an exhausted arena, lets `bytes` more be allocated beyond what it
+ * holds, for the error response that reports the exhaustion (PostgreSQL's
+ * ErrorContext keeps memory for the same reason). The sticky flag stays. */
+void pgr_arena_reserve(pgrest_arena *a, size_t bytes);
 size_t pgr_arena_used(const pgrest_arena *a);
 
 #define PGR_NEW(a, type) ((type *)pgr_alloc((a), sizeof(type)))

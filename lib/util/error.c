@@ -6,6 +6,33 @@
 
 #include "util/strbuf.h"
 
+static bool code_is(const char *code, const char *want)
+{
+    return code != NULL && strcmp(code, want) == 0;
+}
+
+int pgr_error_status(int http_status, const char *code)
+{
+    /* PostgREST Error.hs: PGRST000 ConnectionUsageError, PGRST001
+     * ClientError, PGRST003 AcquisitionTimeoutUsageError (504) */
+    if (code_is(code, "PGRST000") || code_is(code, "PGRST001") ||
+        code_is(code, "PGRST003"))
+        return PGREST_ERR_CONNECTION;
+    if (code_is(code, "PGRST002"))
+        return PGREST_ERR_SCHEMA;
+    /* JwtSecretMissing: the server is misconfigured, not the client */
+    if (code_is(code, "PGRST300"))
+        return PGREST_ERR_CONFIG;
+    /* GucHeadersError, GucStatusError, PGRSTParseError: what the database
+     * function set or raised is unusable */
+    if (code_is(code, "PGRST111") || code_is(code, "PGRST112") ||
+        code_is(code, "PGRST121"))
+        return PGREST_ERR_DATABASE;
+    /* 300: AmbiguousRelBetween / AmbiguousRpc, the client must choose */
+    return http_status >= 300 && http_status < 500 ? PGREST_ERR_REQUEST
+                                                   : PGREST_ERR_INTERNAL;
+}
+
 int pgr_error(pgrest_error *err, int http_status, const char *code,
               const char *message, const char *details, const char *hint)
 {
@@ -16,8 +43,7 @@ int pgr_error(pgrest_error *err, int http_status, const char *code,
         err->details = details;
         err->hint = hint;
     }
-    return http_status >= 400 && http_status < 500 ? PGREST_ERR_REQUEST
-                                                   : PGREST_ERR_INTERNAL;
+    return pgr_error_status(http_status, code);
 }
 
 static char *vformat(pgrest_arena *a, const char *fmt, va_list ap)
@@ -57,9 +83,25 @@ int pgr_errorf(pgrest_error *err, pgrest_arena *a, int http_status,
 
 int pgr_error_oom(pgrest_error *err)
 {
-    pgr_error(err, 500, "PGRSTX00", "Out of memory or request too large",
-              NULL, NULL);
+    pgr_error(err, 500, PGR_CODE_INTERNAL, PGR_OOM_MESSAGE, NULL, NULL);
     return PGREST_ERR_INTERNAL;
+}
+
+int pgr_error_misuse(pgrest_error *err, const char *function)
+{
+    pgr_error(err, 500, PGR_CODE_INTERNAL, "Invalid arguments", function, NULL);
+    return PGREST_ERR_INTERNAL;
+}
+
+int pgr_error_internal(pgrest_error *err, const char *what)
+{
+    pgr_error(err, 500, PGR_CODE_INTERNAL, "Internal error", what, NULL);
+    return PGREST_ERR_INTERNAL;
+}
+
+int pgr_stage_end(pgrest_arena *a, int rc, pgrest_error *err)
+{
+    return a != NULL && pgr_arena_exhausted(a) ? pgr_error_oom(err) : rc;
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -84,7 +126,7 @@ int pgr_sqlstate_http_status(const char *c, const char *message,
     if (strcmp(c, "21000") == 0)
         return ends_with(message, "requires a WHERE clause") ? 400 : 500;
     if (strcmp(c, "22023") == 0)
-        return starts(message, "role ") && ends_with(message, "does not exist")
+        return starts(message, "role") && ends_with(message, "does not exist")
                    ? 401 : 400;
     if (strcmp(c, "57P01") == 0)
         return 503;

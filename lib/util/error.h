@@ -9,9 +9,25 @@
 #include "pgrest/pgrest.h"
 #include "util/arena.h"
 
+/* pgrest's own code for a failure PostgREST has no code for: the request
+ * needed more memory than the arena cap (or the system) allowed, or an
+ * internal invariant broke. PostgREST's PGRSTX00 is hasql's and never
+ * reaches a client of pgrest; pgrest-only codes are "PGRST" + the HTTP
+ * status, like PGRST413/414/431 (README "Resource limits"). */
+#define PGR_CODE_INTERNAL "PGRST500"
+#define PGR_OOM_MESSAGE "Out of memory or request too large"
+
+/* The pgrest_status an error stands for (pgrest.h): it follows the code,
+ * not the HTTP class. PGRST000/001/003 -> PGREST_ERR_CONNECTION, PGRST002
+ * -> PGREST_ERR_SCHEMA, PGRST300 -> PGREST_ERR_CONFIG, PGRST111/112/121
+ * (unusable response GUCs / RAISE) -> PGREST_ERR_DATABASE, other 3xx/4xx
+ * (300 is an ambiguous embedding or function) -> PGREST_ERR_REQUEST, anything else PGREST_ERR_INTERNAL. Errors PostgreSQL
+ * raised are PGREST_ERR_DATABASE: the executor returns that itself. */
+int pgr_error_status(int http_status, const char *code);
+
 /* Fills err (if not NULL) with constant or arena strings; returns
- * PGREST_ERR_REQUEST for 4xx and PGREST_ERR_INTERNAL otherwise, so callers
- * can write `return pgr_error(...)`. */
+ * pgr_error_status(http_status, code), so callers can write
+ * `return pgr_error(...)`. */
 int pgr_error(pgrest_error *err, int http_status, const char *code,
               const char *message, const char *details, const char *hint);
 
@@ -24,7 +40,22 @@ int pgr_errorf(pgrest_error *err, pgrest_arena *a, int http_status,
 char *pgr_asprintf(pgrest_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* 500 PGRST500 "Out of memory or request too large"; no allocation. */
 int pgr_error_oom(pgrest_error *err);
+
+/* A host passed NULL where the API needs an object: 500 PGRST500
+ * "Invalid arguments", details naming the function. Not a client error:
+ * it describes the host's bug. */
+int pgr_error_misuse(pgrest_error *err, const char *function);
+
+/* An internal invariant broke (a bug): 500 PGRST500 "Internal error",
+ * details saying what. */
+int pgr_error_internal(pgrest_error *err, const char *what);
+
+/* The sticky check every public stage makes at its boundary: once any
+ * allocation in the arena failed, the stage's output may hold NULLs, so
+ * the stage fails with pgr_error_oom whatever it computed; otherwise rc. */
+int pgr_stage_end(pgrest_arena *a, int rc, pgrest_error *err);
 
 /* HTTP status for a PostgreSQL error (PostgREST's mapSQLtoHTTP).
  * authenticated distinguishes 401 from 403 for 42501. */

@@ -35,9 +35,19 @@ static bool reserve(pgr_sb *sb, size_t extra)
     return true;
 }
 
+/* A NULL piece is what a failed arena allocation upstream produced: the
+ * buffer fails with it (sticky), so no caller has to check every string
+ * it appends and no append ever dereferences NULL. */
+static bool piece_ok(pgr_sb *sb, const char *s)
+{
+    if (s == NULL)
+        sb->failed = true;
+    return !sb->failed;
+}
+
 void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n)
 {
-    if (!reserve(sb, n))
+    if ((n > 0 && !piece_ok(sb, s)) || !reserve(sb, n))
         return;
     memcpy(sb->data + sb->len, s, n);
     sb->len += n;
@@ -46,7 +56,8 @@ void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n)
 
 void pgr_sb_puts(pgr_sb *sb, const char *s)
 {
-    pgr_sb_putn(sb, s, strlen(s));
+    if (piece_ok(sb, s))
+        pgr_sb_putn(sb, s, strlen(s));
 }
 
 void pgr_sb_putc(pgr_sb *sb, char c)
@@ -64,6 +75,8 @@ void pgr_sb_put_long(pgr_sb *sb, long long v)
 void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
+    if (n > 0 && !piece_ok(sb, s))
+        return;
     pgr_sb_putc(sb, '"');
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
@@ -92,11 +105,14 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
 
 void pgr_sb_put_json_string(pgr_sb *sb, const char *s)
 {
-    pgr_sb_put_json_stringn(sb, s, strlen(s));
+    if (piece_ok(sb, s))
+        pgr_sb_put_json_stringn(sb, s, strlen(s));
 }
 
 static void put_doubled(pgr_sb *sb, const char *s, char quote)
 {
+    if (!piece_ok(sb, s))
+        return;
     pgr_sb_putc(sb, quote);
     const char *p = s;
     const char *q;

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdbool.h>
+
 #include "pgrest/pgrest.h"
+#include "util/arena.h"
 
 #define FUZZ_SECRET "reallyreallyreallyreallyverysafe"
 
@@ -54,6 +57,26 @@ static inline char *fuzz_line(fuzz_reader *r)
     return out;
 }
 
+/* The arena cap of this input: its first two bytes, big-endian, v.
+ * v = 0 gives a generous 16 MiB (the seed corpora start with two zero
+ * bytes); otherwise v * 16 bytes (16 B .. 1 MiB), so the fuzzer can make
+ * any allocation of any stage the one that exhausts the arena. */
+static inline size_t fuzz_arena_cap(fuzz_reader *r)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 2 && r->left > 0; i++) {
+        v = (v << 8) | *r->p++;
+        r->left--;
+    }
+    return v == 0 ? (size_t)16 << 20 : (size_t)v * 16;
+}
+
+/* A failed call on an arena that ran out is the out-of-memory error (the
+ * public stages check the sticky flag at their boundary); internal
+ * functions called directly may stop with any error then, so only a
+ * crash is a finding. */
+static inline bool fuzz_exhausted_ok(pgrest_arena *a, const pgrest_error *err);
+
 /* One byte of input as a selector (0 when the input is exhausted). */
 static inline unsigned fuzz_byte(fuzz_reader *r)
 {
@@ -67,12 +90,18 @@ static inline unsigned fuzz_byte(fuzz_reader *r)
  * host builds its HTTP response from it. Anything else is a bug. */
 static inline void fuzz_check_error(const pgrest_error *err)
 {
-    if (err->code == NULL || err->message == NULL || err->http_status < 400 ||
+    if (err->code == NULL || err->message == NULL || err->http_status < 300 ||
         err->http_status > 599) {
         fprintf(stderr, "malformed error: status %d code %s\n",
                 err->http_status, err->code ? err->code : "(null)");
         abort();
     }
+}
+
+static inline bool fuzz_exhausted_ok(pgrest_arena *a, const pgrest_error *err)
+{
+    (void)err;
+    return pgr_arena_exhausted(a);
 }
 
 static inline void fuzz_set(pgrest_ctx *ctx, const char *key, const char *value)

@@ -1,6 +1,7 @@
 /* Fuzz target: request bodies (JSON, CSV, x-www-form-urlencoded, other
  * media types) through pgrest_parse_request, for the writes and calls
- * that read a body. Input: one selector byte, then the body. */
+ * that read a body. Input: two bytes of arena cap (fuzz_arena_cap), one
+ * selector byte, then the body. */
 #include "fuzz_common.h"
 
 static const char *const content_types[] = {
@@ -30,15 +31,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_reader r;
     fuzz_reader_init(&r, data, size);
+    size_t cap = fuzz_arena_cap(&r);
     unsigned sel = fuzz_byte(&r);
     size_t nct = sizeof content_types / sizeof content_types[0];
     size_t nt = sizeof targets / sizeof targets[0];
     size_t t = (sel / nct) % nt;
-    pgrest_arena *a = pgrest_arena_new(16u << 20);
+    pgrest_arena *a = pgrest_arena_new(cap);
+    if (a == NULL)
+        abort();
     pgrest_request *req = pgrest_request_new(a, targets[t].method,
                                              targets[t].path, targets[t].query);
-    if (req == NULL)
-        abort();
+    if (req == NULL) {
+        if (!pgr_arena_exhausted(a))
+            abort();
+        pgrest_arena_free(a);
+        return 0;
+    }
     pgrest_request_add_header(req, "Content-Type", content_types[sel % nct]);
     pgrest_request_add_header(req, "Prefer", "return=representation");
     pgrest_request_set_body(req, (const char *)r.p, r.left);

@@ -1,9 +1,12 @@
 /* Fuzz target: pgrest_parse_request on arbitrary HTTP pieces, then the
  * planner and SQL emitter on a schema snapshot for whatever parses.
  *
- * Input layout (fields separated by '\n'):
+ * Input layout: two bytes of arena cap (fuzz_arena_cap), then fields
+ * separated by '\n':
  *   METHOD \n PATH \n QUERY \n (Header-Name: value \n)* \n BODY
- * The body is the remaining bytes (binary). */
+ * The body is the remaining bytes (binary). Whatever parses also goes
+ * through pgrest_handle (no pool: 503 after emitting), whose response
+ * must be complete. */
 #include "fuzz_common.h"
 
 #ifndef FUZZ_SNAPSHOT
@@ -69,6 +72,21 @@ static void plan_and_emit(pgrest_ctx *ctx, pgrest_arena *a,
             abort();
 }
 
+/* A response handed to a host has every piece: status, named headers
+ * with values, a body. */
+static void check_response(const pgrest_response *resp)
+{
+    size_t len = 0;
+    int status = pgrest_response_status(resp);
+    if (status < 100 || status > 599 || pgrest_response_body(resp, &len) == NULL)
+        abort();
+    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        if (h == NULL || h->name == NULL || h->value == NULL)
+            abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -77,14 +95,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ctx = make_ctx();
     fuzz_reader r;
     fuzz_reader_init(&r, data, size);
+    size_t cap = fuzz_arena_cap(&r);
     char *method = fuzz_line(&r), *path = fuzz_line(&r), *query = fuzz_line(&r);
-    pgrest_arena *a = pgrest_arena_new(16u << 20);
+    pgrest_arena *a = pgrest_arena_new(cap);
+    if (a == NULL)
+        abort();
     pgrest_request *req = pgrest_request_new(a, method, path, query);
     free(method);
     free(path);
     free(query);
-    if (req == NULL)
-        abort();
+    if (req == NULL) {
+        /* only a cap too small for the request itself refuses it */
+        if (!pgr_arena_exhausted(a))
+            abort();
+        pgrest_arena_free(a);
+        return 0;
+    }
     add_headers(&r, req);
     pgrest_request_set_body(req, (const char *)r.p, r.left);
     pgrest_api_request *api = NULL;
@@ -93,9 +119,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         plan_and_emit(ctx, a, api);
     else {
         fuzz_check_error(&err);
-        if (pgrest_error_response(ctx, a, &err) == NULL)
+        pgrest_response *resp = pgrest_error_response(ctx, a, &err);
+        if (resp == NULL)
             abort();
+        check_response(resp);
     }
+    pgrest_response *resp = pgrest_handle(ctx, a, req);
+    if (resp == NULL)
+        abort();
+    check_response(resp);
     pgrest_arena_free(a);
     return 0;
 }

@@ -46,7 +46,7 @@ static const char introspect_sql[] =
     "    format_type(a.atttypid, a.atttypmod) AS nominal_type,\n"
     "    NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)) AS nullable,\n"
     "    CASE\n"
-    "      WHEN t.typbasetype <> 0 THEN pg_get_expr(t.typdefaultbin, 0)\n"
+    "      WHEN t.typbasetype <> 0 AND ad.adbin IS NULL THEN pg_get_expr(t.typdefaultbin, 0)\n"
     "      WHEN a.attidentity = 'd' THEN format('nextval(%L)', seq.objid::regclass)\n"
     "      WHEN a.attgenerated = 's' THEN NULL\n"
     "      ELSE pg_get_expr(ad.adbin, ad.adrelid)\n"

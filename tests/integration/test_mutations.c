@@ -197,6 +197,25 @@ START_TEST(missing_default)
 }
 END_TEST
 
+/* PostgREST SchemaCache allColumns (column_default): a domain's default
+ * applies under missing=default unless the column has a default of its own. */
+START_TEST(missing_default_domain)
+{
+    test_response r;
+    const char *h[] = {"Prefer", "return=representation", "Prefer", "missing=default", NULL};
+    harness_request(rb, "POST", "/tickets", "columns=number,holder", h,
+                    "{\"holder\":\"Ann\"}", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_str_eq(r.body, "[{\"number\":7,\"holder\":\"Ann\"}]");
+    harness_free(&r);
+    harness_request(rb, "POST", "/tickets_own_default", "columns=number,holder", h,
+                    "{\"holder\":\"Ann\"}", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_str_eq(r.body, "[{\"number\":13,\"holder\":\"Ann\"}]");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(patch)
 {
     test_response r;
@@ -353,6 +372,7 @@ int main(void)
     tcase_add_test(tc, headers_only_location);
     tcase_add_test(tc, upsert_post);
     tcase_add_test(tc, missing_default);
+    tcase_add_test(tc, missing_default_domain);
     tcase_add_test(tc, patch);
     tcase_add_test(tc, put);
     tcase_add_test(tc, delete_rows);

@@ -631,6 +631,8 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_error(err, 400, "PGRST128",
                          "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
                          NULL, NULL);
+    cp->max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT
+                           ? api->prefs.max_affected : -1;
     cp->composite_alias = cp->routine->return_composite_alias;
     if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
         (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK)

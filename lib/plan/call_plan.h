@@ -41,6 +41,9 @@ typedef struct pgr_call_plan {
     pgr_call_result result;
     bool composite_alias;          /* domain over a composite: (f()).* */
     bool raw_bytea;                /* octet-stream output of a bytea result */
+    /* Prefer max-affected under handling=strict (PGRST124 when the result
+     * has more rows), -1 none */
+    long long max_affected;
 } pgr_call_plan;
 
 /* db-hoisted-tx-settings: function settings applied to the transaction

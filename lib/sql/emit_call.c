@@ -147,10 +147,15 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,
                        pgrest_error *err)
 {
-    (void)ctx; (void)st;
+    (void)ctx;
     const pgr_call_plan *cp = plan->call;
     if (cp == NULL || plan->read == NULL)
         return pgr_error(err, 500, "PGRSTX00", "call plan missing", NULL, NULL);
+    /* MainTx.hs actionResult for CallReadPlan condemns the transaction
+     * when failNotSingular / failExceedsMaxAffectedPref fail: a writing
+     * call ends only after the response checked the row count. */
+    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->max_affected >= 0))
+        st->end_after_check = true;
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
                  plan->count == PGR_PREF_COUNT_ESTIMATED ||
                  plan->count == PGR_PREF_COUNT_PLANNED;

@@ -358,6 +358,35 @@ START_TEST(post_checks_roll_back)
 }
 END_TEST
 
+/* MainTx.hs actionResult for CallReadPlan: failNotSingular and
+ * failExceedsMaxAffectedPref on a function's rows condemn its writes;
+ * Response.hs responsePreferences reports max-affected for calls. */
+START_TEST(call_post_checks_roll_back)
+{
+    test_response r;
+    const char *strict[] = {"Prefer", "handling=strict, max-affected=1", NULL};
+    harness_request(cm, "POST", "/rpc/clear_playlists", "", strict, NULL, &r);
+    expect_error(&r, 400, "PGRST124");
+    ck_assert_ptr_nonnull(strstr(r.body, "The query affects 4 rows"));
+    harness_free(&r);
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(cm, "POST", "/rpc/clear_playlists", "", obj, NULL, &r);
+    expect_error(&r, 406, "PGRST116");
+    ck_assert_ptr_nonnull(strstr(r.body, "The result contains 4 rows"));
+    harness_free(&r);
+    harness_request(cm, "GET", "/playlist_track", "select=playlist_id", NULL, NULL, &r);
+    ck_assert_str_eq(r.body, "[{\"playlist_id\":1}, \n {\"playlist_id\":1}, \n"
+                             " {\"playlist_id\":2}, \n {\"playlist_id\":2}]");
+    harness_free(&r);
+    const char *enough[] = {"Prefer", "handling=strict, max-affected=4", NULL};
+    harness_request(rb, "POST", "/rpc/clear_playlists", "select=track_id", enough, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Preference-Applied"),
+                     "handling=strict, max-affected=4");
+    harness_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mutations");
@@ -380,6 +409,7 @@ int main(void)
     tcase_add_test(tc, failed_bulk_insert_leaves_nothing);
     tcase_add_test(tc, commit_persists);
     tcase_add_test(tc, post_checks_roll_back);
+    tcase_add_test(tc, call_post_checks_roll_back);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

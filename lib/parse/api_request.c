@@ -184,9 +184,10 @@ static int compute_range(pgrest_arena *a, const pgrest_request *req,
     }
     long long lo, hi;
     if (strcmp(api->method, "GET") == 0 && header_range(req, &lo, &hi)) {
-        if (hi >= 0 && lo > hi)
+        if (hi >= 0 && lo > hi) /* ApiRequest getRanges: InvalidRange LowerGTUpper */
             return pgr_error(err, 416, "PGRST103", "Requested range not satisfiable",
-                             NULL, NULL);
+                             "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
+                             NULL);
         api->range_from_header = true;
         /* intersect [lo, hi] with [offset, offset+limit-1] */
         long long ulo = lo > offset ? lo : offset;

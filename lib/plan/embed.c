@@ -407,8 +407,17 @@ static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
     return PGREST_OK;
 }
 
+/* Plan.hs addRanges: a mutation's representation takes no ranges, not
+ * even on its embeds (the paths are not resolved either). */
+static bool takes_ranges(pgr_action action)
+{
+    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
+           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
+}
+
 static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
-                              pgr_read_node *root, pgrest_error *err)
+                              bool with_ranges, pgr_read_node *root,
+                              pgrest_error *err)
 {
     pgr_read_node *n;
     int rc;
@@ -419,7 +428,7 @@ static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
             return rc;
         n->order = o->terms;
     }
-    for (const pgr_path_range *r = qp->ranges; r; r = r->next) {
+    for (const pgr_path_range *r = qp->ranges; with_ranges && r; r = r->next) {
         if (r->path.n == 0)
             continue;
         if ((rc = resolve_path(a, root, &r->path, &n, err)) != PGREST_OK)
@@ -505,7 +514,7 @@ int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
 {
     int rc = attach_filters(a, &api->qp, root, err);
     if (rc == PGREST_OK)
-        rc = attach_order_range(a, &api->qp, root, err);
+        rc = attach_order_range(a, &api->qp, takes_ranges(api->action), root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
     return rc;

@@ -159,17 +159,23 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
                  plan->count == PGR_PREF_COUNT_ESTIMATED ||
                  plan->count == PGR_PREF_COUNT_PLANNED;
+    /* SqlFragment.hs pageCountSelectF: a function returning a single
+     * value or row counts as one row, whatever the filters left; countF
+     * reuses it as the total when neither a range nor db-max-rows limits
+     * the page */
+    const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
+    const pgr_read_node *root = plan->read;
+    bool whole = plan->max_rows < 0 && root->offset == 0 && root->limit < 0;
     pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
     emit_call_query(q, cp);
     pgr_sql_put(q, "), ");
-    int rc = pgr_emit_source_ctes(q, plan, count, false, err);
+    int rc = pgr_emit_source_ctes(q, plan, count, false,
+                                  count && whole && !cp->routine->returns_set ? "1" : NULL,
+                                  err);
     if (rc != PGREST_OK)
         return rc;
-    /* a handler over a single scalar is no aggregate: one row, one value
-     * (Statements.hs mainCall) */
-    pgr_sql_put(q, plan->handler_on_scalar && plan->output != PGR_OUT_NONE
-                       ? "1 AS page_total, "
-                       : "pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, page_count);
+    pgr_sql_put(q, " AS page_total, ");
     if (plan->output == PGR_OUT_CUSTOM)
         pgr_emit_body(q, plan);
     else

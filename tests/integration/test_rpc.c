@@ -100,6 +100,29 @@ START_TEST(out_params_give_one_object)
 }
 END_TEST
 
+/* SqlFragment.hs pageCountSelectF / countF: a function returning a single
+ * row counts as one row even when filters remove it (asJsonF gives null),
+ * so vnd.pgrst.object does not fail and the exact total is 1. */
+START_TEST(single_row_function_counts_one)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "null");
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    harness_free(&r);
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", obj, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "null");
+    harness_free(&r);
+    const char *exact[] = {"Prefer", "count=exact", NULL};
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", exact, NULL, &r);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/1");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -188,6 +211,7 @@ int main(void)
     tcase_add_test(tc, setof_table_with_read_grammar);
     tcase_add_test(tc, setof_range_and_count);
     tcase_add_test(tc, out_params_give_one_object);
+    tcase_add_test(tc, single_row_function_counts_one);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

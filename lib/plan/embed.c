@@ -509,6 +509,42 @@ static int check_node(pgrest_arena *a, const pgr_read_node *node,
     return rc;
 }
 
+static bool selects_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
+        if (f->item != NULL && f->item->aggregate != NULL)
+            return true;
+    return false;
+}
+
+/* hoistSpreadAggFunctions: the aggregates of to-one spreads rise to the
+ * node above them (through nested to-one spreads). */
+static bool hoists_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (e->spread && e->is_to_one &&
+            (selects_aggregate(e->node) || hoists_aggregate(e->node)))
+            return true;
+    return false;
+}
+
+/* addToManyOrderSelects: a to-many spread cannot aggregate, neither its
+ * own columns nor those hoisted from to-one spreads below it. */
+static int check_to_many_spreads(const pgr_read_node *node, pgrest_error *err)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (e->spread && !e->is_to_one &&
+            (selects_aggregate(e->node) || hoists_aggregate(e->node)))
+            return pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                             "Aggregates are not implemented for one-to-many or many-to-many spreads.",
+                             NULL);
+        int rc = check_to_many_spreads(e->node, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
                            pgr_read_node *root, pgrest_error *err)
 {
@@ -517,5 +553,7 @@ int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
         rc = attach_order_range(a, &api->qp, takes_ranges(api->action), root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
+    if (rc == PGREST_OK)
+        rc = check_to_many_spreads(root, err);
     return rc;
 }

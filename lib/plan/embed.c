@@ -460,50 +460,10 @@ static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
     return PGREST_OK;
 }
 
-/* addNullEmbedFilters: a filter naming an embed must be is.null or
- * not.is.null (PGRST120 otherwise) -- unless the name is also a column,
- * as with an FK column used as embed target (`user1(*)&user1=eq.x`). */
-static int check_null_filter(pgrest_arena *a, const pgr_read_node *node,
-                             const pgr_filter *f, pgrest_error *err)
-{
-    if (f->field.json_path != NULL || f->field.name == NULL)
-        return PGREST_OK;
-    const pgr_embed *e = pgr_find_embed(node, f->field.name);
-    if (e == NULL)
-        return PGREST_OK;
-    if (f->expr.op != PGR_OP_IS && node->table != NULL &&
-        pgr_find_column(node->table, f->field.name) != NULL)
-        return PGREST_OK;
-    if (f->expr.op == PGR_OP_IS && (f->expr.is_value == PGR_IS_NULL ||
-                                    f->expr.is_value == PGR_IS_NOT_NULL))
-        return PGREST_OK;
-    return pgr_errorf(err, a, 400, "PGRST120",
-                      "Only is null or not is null filters are allowed on embedded resources",
-                      NULL, "Bad operator on the '%s' embedded resource",
-                      e->node->name_in_request);
-}
-
-static int check_logic(pgrest_arena *a, const pgr_read_node *node,
-                       const pgr_logic_tree *t, pgrest_error *err)
-{
-    if (t->is_leaf)
-        return check_null_filter(a, node, &t->filter, err);
-    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
-        int rc = check_logic(a, node, c, err);
-        if (rc != PGREST_OK)
-            return rc;
-    }
-    return PGREST_OK;
-}
-
 static int check_node(pgrest_arena *a, const pgr_read_node *node,
                       pgrest_error *err)
 {
     int rc = check_related_orders(a, node, err);
-    for (size_t i = 0; rc == PGREST_OK && i < node->n_filters; i++)
-        rc = check_null_filter(a, node, node->filters[i], err);
-    for (size_t i = 0; rc == PGREST_OK && i < node->n_logic; i++)
-        rc = check_logic(a, node, node->logic[i], err);
     for (const pgr_embed *e = node->embeds; rc == PGREST_OK && e; e = e->next)
         rc = check_node(a, e->node, err);
     return rc;

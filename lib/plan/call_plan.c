@@ -444,48 +444,31 @@ static const char *bytea_hex(pgrest_arena *a, const char *body, size_t n)
     return s;
 }
 
-/* GET / form arguments as a JSON object of strings: the last value of a
- * repeated name, all values (an array) for a VARIADIC param (PostgREST
- * ApiRequest toRpcParams). */
-static void put_pair_value(pgr_sb *sb, const pgr_kv *pairs,
-                           const pgr_routine_param *p)
+/* GET / form arguments (CallPlan.hs toRpcParams): the last value of a
+ * repeated name. */
+static const char *last_value(const pgr_kv *pairs, const char *name)
 {
-    const char *last = NULL;
-    bool first = true;
-    if (p->variadic)
-        pgr_sb_putc(sb, '[');
-    for (const pgr_kv *kv = pairs; kv; kv = kv->next) {
-        if (strcmp(kv->name, p->name) != 0)
-            continue;
-        last = kv->value ? kv->value : "";
-        if (p->variadic) {
-            if (!first)
-                pgr_sb_putc(sb, ',');
-            pgr_sb_put_json_string(sb, last);
-        }
-        first = false;
-    }
-    if (p->variadic)
-        pgr_sb_putc(sb, ']');
-    else
-        pgr_sb_put_json_string(sb, last ? last : "");
+    const char *last = "";
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        if (strcmp(kv->name, name) == 0)
+            last = kv->value ? kv->value : "";
+    return last;
 }
 
-static const char *pairs_json(pgrest_arena *a, const pgr_call_plan *cp,
-                              const pgr_kv *pairs)
+/* ... and all the values, in order, of the VARIADIC param. */
+static int variadic_values(pgrest_arena *a, const pgr_kv *pairs,
+                           const char *name, pgr_call_plan *cp, pgrest_error *err)
 {
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 128);
-    pgr_sb_putc(&sb, '{');
-    for (size_t i = 0; i < cp->n_params; i++) {
-        if (i > 0)
-            pgr_sb_putc(&sb, ',');
-        pgr_sb_put_json_string(&sb, cp->params[i]->name);
-        pgr_sb_putc(&sb, ':');
-        put_pair_value(&sb, pairs, cp->params[i]);
-    }
-    pgr_sb_putc(&sb, '}');
-    return pgr_sb_finish(&sb);
+    size_t n = 0;
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        n += strcmp(kv->name, name) == 0;
+    cp->variadic_values = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (cp->variadic_values == NULL)
+        return pgr_error_oom(err);
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        if (strcmp(kv->name, name) == 0)
+            cp->variadic_values[cp->n_variadic_values++] = kv->value ? kv->value : "";
+    return PGREST_OK;
 }
 
 static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
@@ -513,10 +496,27 @@ static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
         cp->args = PGR_CALL_ARGS_NONE;
         return PGREST_OK;
     }
-    cp->args = PGR_CALL_ARGS_JSON;
-    cp->args_array = in->json_body != NULL && in->json_array;
-    cp->arg_value = in->json_body ? in->json_body : pairs_json(a, cp, in->pairs);
-    return cp->arg_value ? PGREST_OK : pgr_error_oom(err);
+    if (in->json_body != NULL) {
+        cp->args = PGR_CALL_ARGS_JSON;
+        cp->args_array = in->json_array;
+        cp->arg_value = in->json_body;
+        return PGREST_OK;
+    }
+    /* Plan.hs callReadPlan DirectArgs: GET and form arguments reach the
+     * function as text cast to each parameter's type, as literals would
+     * (a json parameter gets the JSON the text spells, not a string) */
+    cp->args = PGR_CALL_ARGS_DIRECT;
+    cp->arg_values = PGR_NEW_ARRAY(a, const char *, cp->n_params + 1);
+    if (cp->arg_values == NULL)
+        return pgr_error_oom(err);
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        cp->arg_values[i] = last_value(in->pairs, p->name);
+        int rc = p->variadic ? variadic_values(a, in->pairs, p->name, cp, err) : PGREST_OK;
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
 }
 
 /* ------------------------------------------------------------ output */

@@ -40,9 +40,40 @@ static void emit_named_args(pgr_sql *q, const pgr_call_plan *cp)
     }
 }
 
-static void emit_args(pgr_sql *q, const pgr_call_plan *cp)
+static const char *param_type(const pgr_routine_param *p)
+{
+    return p->cast_type ? p->cast_type : p->type;
+}
+
+/* QueryBuilder.hs fmtArgs: "name" := $n::type; the VARIADIC values
+ * arrive as a text[] cast to the parameter's array type. */
+static void emit_direct_args(pgr_sql *q, const pgr_call_plan *cp,
+                             const char *variadic)
+{
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        if (p->variadic)
+            pgr_sql_put(q, "VARIADIC ");
+        pgr_sql_ident(q, p->name);
+        pgr_sql_put(q, " := ");
+        if (p->variadic) {
+            pgr_sql_param_cast(q, variadic, "text[]");
+            pgr_sql_put(q, "::");
+            pgr_sql_put(q, param_type(p));
+        } else {
+            pgr_sql_param_cast(q, cp->arg_values[i], param_type(p));
+        }
+    }
+}
+
+static void emit_args(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     switch (cp->args) {
+    case PGR_CALL_ARGS_DIRECT:
+        emit_direct_args(q, cp, variadic);
+        break;
     case PGR_CALL_ARGS_SINGLE:
         /* type text comes from the schema cache (format_type) */
         pgr_sql_param_cast(q, cp->arg_value, cp->routine->params[0].type);
@@ -57,7 +88,7 @@ static void emit_args(pgr_sql *q, const pgr_call_plan *cp)
 
 /* callIt: composite results expand to columns; scalars become one column
  * named pgrst_scalar; a domain over a composite needs (f()).*. */
-static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp)
+static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     const pgr_routine *r = cp->routine;
     if (cp->composite_alias)
@@ -66,7 +97,7 @@ static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp)
         pgr_sql_put(q, "(SELECT ");
     pgr_sql_qualified(q, r->schema, r->name);
     pgr_sql_put(q, "(");
-    emit_args(q, cp);
+    emit_args(q, cp, variadic);
     pgr_sql_put(q, ")");
     if (cp->composite_alias)
         pgr_sql_put(q, ").*)");
@@ -91,19 +122,19 @@ static void emit_json_body(pgr_sql *q, const pgr_call_plan *cp)
         pgr_sql_put(q, " ");
         /* ppTypeMaxLength: char/bit params read as varying so that the
          * function, not the record, reports a too long value */
-        pgr_sql_put(q, p->cast_type ? p->cast_type : p->type);
+        pgr_sql_put(q, param_type(p));
     }
     pgr_sql_put(q, cp->args_array ? ") LIMIT 1) pgrst_body, LATERAL "
                                   : ")) pgrst_body, LATERAL ");
 }
 
-static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp)
+static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     pgr_sql_put(q, returns_scalar(cp) ? "SELECT pgrst_call.pgrst_scalar FROM "
                                       : "SELECT pgrst_call.* FROM ");
     if (cp->args == PGR_CALL_ARGS_JSON)
         emit_json_body(q, cp);
-    emit_call_it(q, cp);
+    emit_call_it(q, cp, variadic);
 }
 
 static const char *raw_body(const pgr_call_plan *cp)
@@ -166,8 +197,14 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
     const pgr_read_node *root = plan->read;
     bool whole = plan->max_rows < 0 && root->offset == 0 && root->limit < 0;
+    /* the VARIADIC values of GET / form args as one text[] literal */
+    const char *variadic = NULL;
+    if (cp->variadic_values != NULL &&
+        (variadic = pgr_pg_array_literal(q->arena, cp->variadic_values,
+                                         cp->n_variadic_values)) == NULL)
+        return pgr_error_oom(err);
     pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
-    emit_call_query(q, cp);
+    emit_call_query(q, cp, variadic);
     pgr_sql_put(q, "), ");
     int rc = pgr_emit_source_ctes(q, plan, count, false,
                                   count && whole && !cp->routine->returns_set ? "1" : NULL,

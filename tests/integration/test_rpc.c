@@ -123,6 +123,28 @@ START_TEST(single_row_function_counts_one)
 }
 END_TEST
 
+/* QueryBuilder.hs callPlanToQuery fmtArgs: GET and form arguments are
+ * text values cast to the parameter types ("doc" := $1::json), so a json
+ * parameter receives the JSON the text spells, not a JSON string. */
+START_TEST(get_and_form_args_cast_to_param_type)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/echo_json", "doc=%7B%22a%22%3A1%7D", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"a\":1}");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/echo_json", "doc=abc", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"22P02\""));
+    harness_free(&r);
+    const char *const form[] = {"Content-Type", "application/x-www-form-urlencoded", NULL};
+    harness_request(ctx, "POST", "/rpc/echo_json", NULL, form, "doc=%5B1%2C2%5D", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[1,2]");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -212,6 +234,7 @@ int main(void)
     tcase_add_test(tc, setof_range_and_count);
     tcase_add_test(tc, out_params_give_one_object);
     tcase_add_test(tc, single_row_function_counts_one);
+    tcase_add_test(tc, get_and_form_args_cast_to_param_type);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

@@ -29,7 +29,13 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
     if (prefs != NULL)
         pgr_response_add_header(a, r, "Preference-Applied", prefs);
     if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {
-        /* PostgREST 11+: void functions answer 204 without Content-Type */
+        /* PostgREST 11+: void functions answer 204 without Content-Type,
+         * with the Content-Range of their one row (Response.hs
+         * actionResponse for CallReadPlan: contentRange : prefHeader) */
+        long long lower = plan->read ? plan->read->offset : 0;
+        pgr_response_add_header(a, r, "Content-Range",
+                                pgr_content_range(a, lower, lower + row->page_total - 1,
+                                                  row->has_total, row->total));
         r->status = 204;
         pgr_response_remove_header(r, "Content-Type");
         r->body = "";

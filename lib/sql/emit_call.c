@@ -187,9 +187,10 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
      * call ends only after the response checked the row count. */
     if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->max_affected >= 0))
         st->end_after_check = true;
+    /* Preferences.hs shouldCount: exact or estimated; a call runs no
+     * EXPLAIN, so count=planned gives no total (MainTx actionResult) */
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED ||
-                 plan->count == PGR_PREF_COUNT_PLANNED;
+                 plan->count == PGR_PREF_COUNT_ESTIMATED;
     /* SqlFragment.hs pageCountSelectF: a function returning a single
      * value or row counts as one row, whatever the filters left; countF
      * reuses it as the total when neither a range nor db-max-rows limits

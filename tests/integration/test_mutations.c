@@ -280,6 +280,12 @@ START_TEST(delete_rows)
     ck_assert_int_eq(r.status, 204);
     ck_assert_str_eq(harness_header(&r, "Content-Range"), "*/*");
     harness_free(&r);
+    /* Preferences.hs shouldCount: count=planned counts no write */
+    const char *planned[] = {"Prefer", "count=planned", NULL};
+    harness_request(rb, "DELETE", "/tracks", "id=eq.6", planned, NULL, &r);
+    ck_assert_int_eq(r.status, 204);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "*/*");
+    harness_free(&r);
 }
 END_TEST
 

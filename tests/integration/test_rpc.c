@@ -87,6 +87,14 @@ START_TEST(setof_range_and_count)
     harness_request(ctx, "GET", "/rpc/album_tracks", "album=1&offset=5", c, NULL, &r);
     ck_assert_int_eq(r.status, 416);
     harness_free(&r);
+    /* Preferences.hs shouldCount: a call runs no EXPLAIN, count=planned
+     * gives no total */
+    const char *const planned[] = {"Range", "0-0", "Prefer", "count=planned", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", planned, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    ck_assert_str_eq(harness_header(&r, "Preference-Applied"), "count=planned");
+    harness_free(&r);
 }
 END_TEST
 

@@ -144,7 +144,20 @@ static const char *raw_body(const pgr_call_plan *cp)
     return "coalesce(string_agg(_postgrest_t.pgrst_scalar::text, ''), '')";
 }
 
-/* The body per result shape (Statements.hs mainCall / asJsonSingleF). */
+/* SqlFragment.hs asJsonF / asJsonSingleF over the value of a scalar
+ * function: json_agg of the value, json_strip_nulls for nulls=stripped. */
+static const char *scalar_json(bool first, bool strip)
+{
+    if (first)
+        return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
+                     : "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+    return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)), '[]')"
+                 : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
+}
+
+/* The body (SqlFragment.hs handlerF with the routine): the JSON handlers
+ * depend on the result shape, CSV and GeoJSON aggregate the rows as for
+ * a table whatever the shape. */
 static const char *call_body(const pgrest_query_plan *plan)
 {
     const pgr_call_plan *cp = plan->call;
@@ -155,20 +168,26 @@ static const char *call_body(const pgrest_query_plan *plan)
         return xml ? "coalesce(xmlagg(_postgrest_t.pgrst_scalar)::text, '')"
                    : raw_body(cp);
     }
-    bool single = plan->output == PGR_OUT_OBJECT;
+    bool strip = plan->nulls_stripped;
+    if (plan->output == PGR_OUT_OBJECT) {
+        /* asJsonSingleF: the value of a scalar function, else the first
+         * row (a SETOF scalar's row included) */
+        return cp->result == PGR_CALL_RESULT_SCALAR ? scalar_json(true, strip)
+                                                     : pgr_body_expression(plan);
+    }
+    if (plan->output != PGR_OUT_JSON)
+        return pgr_body_expression(plan);
+    /* asJsonF */
     switch (cp->result) {
     case PGR_CALL_RESULT_SCALAR:
-        return "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+        return scalar_json(true, strip);
     case PGR_CALL_RESULT_SETOF_SCALAR:
-        return single ? "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
-                      : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
-    case PGR_CALL_RESULT_ROW:
-        if (plan->output == PGR_OUT_JSON) {
-            pgrest_query_plan one = *plan;
-            one.output = PGR_OUT_OBJECT;
-            return pgr_body_expression(&one);
-        }
-        return pgr_body_expression(plan);
+        return scalar_json(false, strip);
+    case PGR_CALL_RESULT_ROW: {
+        pgrest_query_plan one = *plan;
+        one.output = PGR_OUT_OBJECT;
+        return pgr_body_expression(&one);
+    }
     default:
         return pgr_body_expression(plan);
     }

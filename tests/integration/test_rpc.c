@@ -153,6 +153,19 @@ START_TEST(get_and_form_args_cast_to_param_type)
 }
 END_TEST
 
+/* SqlFragment.hs handlerF: CSV aggregates a scalar function's row as a
+ * table's (header pgrst_scalar, the record's text). */
+START_TEST(scalar_results_through_row_handlers)
+{
+    test_response r;
+    const char *csv[] = {"Accept", "text/csv", NULL};
+    harness_request(ctx, "GET", "/rpc/add", "a=1&b=2", csv, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "pgrst_scalar\n3");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -245,6 +258,7 @@ int main(void)
     tcase_add_test(tc, out_params_give_one_object);
     tcase_add_test(tc, single_row_function_counts_one);
     tcase_add_test(tc, get_and_form_args_cast_to_param_type);
+    tcase_add_test(tc, scalar_results_through_row_handlers);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

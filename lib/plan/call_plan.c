@@ -535,8 +535,8 @@ static pgr_call_result result_shape(const pgr_routine *r)
 }
 
 /* Plan.hs callReadPlan: handlers are looked up for the function's table
- * (SETOF table) or the function itself; a single scalar result also
- * answers text/plain, text/xml and application/octet-stream. */
+ * (SETOF table) or the function itself; raw text/plain, text/xml and
+ * octet-stream results need a media type domain (a handler). */
 static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
                           const pgrest_api_request *api, pgr_call_plan *cp,
                           pgrest_query_plan *plan, pgrest_error *err)
@@ -547,13 +547,10 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
         .name = r->return_kind == PGR_RETURN_COMPOSITE && r->return_type != NULL
                     ? r->return_type : r->name,
         .default_select = pgr_default_select(api),
-        .scalar_routine = cp->result == PGR_CALL_RESULT_SCALAR,
-        .return_type = r->return_type,
     };
     int rc = pgr_negotiate_for(ctx, a, api, &t, plan, err);
     if (rc != PGREST_OK)
         return rc;
-    cp->raw_bytea = plan->output == PGR_OUT_RAW && plan->body_bytes;
     plan->handler_on_scalar = plan->output == PGR_OUT_CUSTOM &&
                               cp->result == PGR_CALL_RESULT_SCALAR;
     return PGREST_OK;

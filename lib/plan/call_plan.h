@@ -46,7 +46,6 @@ typedef struct pgr_call_plan {
     bool args_array;               /* POST body is an array: first object */
     pgr_call_result result;
     bool composite_alias;          /* domain over a composite: (f()).* */
-    bool raw_bytea;                /* octet-stream output of a bytea result */
     /* Prefer max-affected under handling=strict (PGRST124 when the result
      * has more rows), -1 none */
     long long max_affected;

@@ -137,13 +137,6 @@ static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp, const char *var
     emit_call_it(q, cp, variadic);
 }
 
-static const char *raw_body(const pgr_call_plan *cp)
-{
-    if (cp->raw_bytea)
-        return "coalesce(string_agg(_postgrest_t.pgrst_scalar, ''), '')";
-    return "coalesce(string_agg(_postgrest_t.pgrst_scalar::text, ''), '')";
-}
-
 /* SqlFragment.hs asJsonF / asJsonSingleF over the value of a scalar
  * function: json_agg of the value, json_strip_nulls for nulls=stripped. */
 static const char *scalar_json(bool first, bool strip)
@@ -163,11 +156,6 @@ static const char *call_body(const pgrest_query_plan *plan)
     const pgr_call_plan *cp = plan->call;
     if (plan->output == PGR_OUT_NONE || cp->result == PGR_CALL_RESULT_VOID)
         return "''::text";
-    if (plan->output == PGR_OUT_RAW) {
-        bool xml = strncmp(plan->content_type, "text/xml", 8) == 0;
-        return xml ? "coalesce(xmlagg(_postgrest_t.pgrst_scalar)::text, '')"
-                   : raw_body(cp);
-    }
     bool strip = plan->nulls_stripped;
     if (plan->output == PGR_OUT_OBJECT) {
         /* asJsonSingleF: the value of a scalar function, else the first

@@ -8,9 +8,11 @@
  *   SELECT <count>, <page count>, <body>, <response GUCs>
  *   FROM (SELECT * FROM pgrst_source) _postgrest_t
  *
- * Arguments reach the function as one JSON parameter typed by
- * json_to_record with the parameters' types, so the SQL text depends only
- * on which parameters are given, never on their values. */
+ * A JSON body reaches the function as one JSON parameter typed by
+ * json_to_record with the parameters' types; GET and form arguments as
+ * one text parameter each, cast to its parameter's type ("a" := $1::int,
+ * QueryBuilder fmtArgs). Either way the SQL text depends only on which
+ * parameters are given, never on their values. */
 #include <string.h>
 
 #include "plan/call_plan.h"

@@ -281,6 +281,20 @@ static size_t count_embeds(const pgr_read_node *node)
     return n;
 }
 
+/* Plan.hs generateRelSelectField rsEmptyEmbed (hasOnlyNullEmbed): an
+ * embed selecting no columns, whose own embeds select none either, at any
+ * depth (`rel()`, `rel(sub())`), only joins: it adds no output. */
+static bool is_empty_embed(const pgr_select_item *item, const pgr_read_node *child)
+{
+    for (const pgr_select_item *it = item->children; it != NULL; it = it->next)
+        if (it->kind == PGR_SELECT_FIELD || it->kind == PGR_SELECT_STAR)
+            return false;
+    for (const pgr_embed *e = child->embeds; e != NULL; e = e->next)
+        if (!e->hidden)
+            return false;
+    return true;
+}
+
 int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_api_request *api, const pgr_schema_cache *sc,
                    pgr_read_node *node, const pgr_select_item *item,
@@ -312,7 +326,6 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     e->join = item->join;
     e->spread = item->kind == PGR_SELECT_SPREAD;
     e->is_to_one = rel_is_to_one(rel);
-    e->hidden = item->children == NULL;
     e->legacy_names = ctx->cfg.url_use_legacy_target_names;
     /* Unique among the parent's FROM items; stable for a URL shape. */
     e->agg_alias = pgr_asprintf(a, "pgrst_%d_%zu", cdepth, count_embeds(node) + 1);
@@ -322,8 +335,11 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     **tail = e;
     *tail = &e->next;
     path[depth] = e->output_name;
-    return pgr_plan_node(ctx, a, api, sc, child, item->children, path,
-                         depth + 1, err);
+    rc = pgr_plan_node(ctx, a, api, sc, child, item->children, path,
+                       depth + 1, err);
+    if (rc == PGREST_OK)
+        e->hidden = is_empty_embed(item, child);
+    return rc;
 }
 
 /* ------------------------------------------------------------ params */

@@ -171,6 +171,19 @@ START_TEST(related_order_and_null_filters)
 }
 END_TEST
 
+/* Plan.hs generateRelSelectField rsEmptyEmbed: an embed selecting no
+ * columns whose embeds select none either, at any depth, only filters. */
+START_TEST(empty_embeds_at_any_depth)
+{
+    expect("/artists", "select=name,albums(tracks())&albums.tracks.seconds=gt.400"
+           "&albums.tracks=not.is.null&albums=not.is.null", 200,
+           "[{\"name\":\"Blue Note Trio\"}]");
+    expect("/artists", "select=name,albums(tracks(title))&albums.tracks.seconds=gt.400"
+           "&albums.tracks=not.is.null&albums=not.is.null", 200,
+           "[{\"name\":\"Blue Note Trio\",\"albums\":[{\"tracks\": [{\"title\": \"Midnight\"}]}]}]");
+}
+END_TEST
+
 START_TEST(spreads)
 {
     expect("/albums", "select=title,...artists(artist:name)&id=eq.3", 200,
@@ -230,6 +243,7 @@ static Suite *suite(void)
     tcase_add_test(tc, embedding_errors);
     tcase_add_test(tc, related_order_and_null_filters);
     tcase_add_test(tc, spreads);
+    tcase_add_test(tc, empty_embeds_at_any_depth);
     tcase_add_test(tc, computed_relationships_and_views);
     tcase_add_test(tc, aggregates_with_embeds);
     tcase_add_test(tc, max_rows_applies_to_embeds);

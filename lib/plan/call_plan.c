@@ -138,10 +138,20 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
                  json_object_is_type(o, json_type_array)))
         return invalid_json(err);
     in->json_array = json_object_is_type(o, json_type_array);
-    in->keys = PGR_NEW_ARRAY(a, const char *, count_keys(o) + 1);
-    if (in->keys == NULL)
-        return pgr_error_oom(err);
-    add_keys(a, o, in);
+    if (api->qp.has_columns) {
+        /* Payload.hs getPayload: with ?columns the arguments are the
+         * columns named (RawJSON), the body's other keys are not read */
+        in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        for (size_t i = 0; i < api->qp.n_columns; i++)
+            in->keys[in->n_keys++] = api->qp.columns[i];
+    } else {
+        in->keys = PGR_NEW_ARRAY(a, const char *, count_keys(o) + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        add_keys(a, o, in);
+    }
     in->n_keys = sort_unique(in->keys, in->n_keys);
     return PGREST_OK;
 }

@@ -166,6 +166,22 @@ START_TEST(scalar_results_through_row_handlers)
 }
 END_TEST
 
+/* Payload.hs getPayload: with ?columns a JSON body's arguments are the
+ * columns named, the other keys are not passed (b keeps its default). */
+START_TEST(columns_select_the_arguments)
+{
+    test_response r;
+    harness_request(ctx, "POST", "/rpc/add", "columns=a", json_ct, "{\"a\": 1, \"b\": 5}", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "2");
+    harness_free(&r);
+    harness_request(ctx, "POST", "/rpc/add", "columns=b", json_ct, "{\"a\": 1, \"b\": 5}", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST202\""));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -258,6 +274,7 @@ int main(void)
     tcase_add_test(tc, single_row_function_counts_one);
     tcase_add_test(tc, get_and_form_args_cast_to_param_type);
     tcase_add_test(tc, scalar_results_through_row_handlers);
+    tcase_add_test(tc, columns_select_the_arguments);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

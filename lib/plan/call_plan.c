@@ -134,9 +134,10 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
         json_object_put(o);
         return pgr_error_oom(err);
     }
-    if (!ok || !(json_object_is_type(o, json_type_object) ||
-                 json_object_is_type(o, json_type_array)))
+    if (!ok)
         return invalid_json(err);
+    /* Payload.hs payloadAttributes: a JSON scalar counts as an empty
+     * array, no arguments (add_keys finds none) */
     in->json_array = json_object_is_type(o, json_type_array);
     if (api->qp.has_columns) {
         /* Payload.hs getPayload: with ?columns the arguments are the

@@ -179,6 +179,11 @@ START_TEST(columns_select_the_arguments)
     ck_assert_int_eq(r.status, 404);
     ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST202\""));
     harness_free(&r);
+    /* payloadAttributes: a JSON scalar body gives no arguments */
+    harness_request(ctx, "POST", "/rpc/add", NULL, json_ct, "\"x\"", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_nonnull(strstr(r.body, "Could not find the function api.add without parameters"));
+    harness_free(&r);
 }
 END_TEST
 

@@ -632,19 +632,20 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
         (rc = find_routine(a, plan->schema, api, &in, &cp->routine, err)) != PGREST_OK)
         return rc;
     cp->result = result_shape(cp->routine);
-    /* PostgREST counts the rows a function returns for max-affected, so
-     * under handling=strict it must return a set */
-    if (api->prefs.handling == PGR_PREF_HANDLING_STRICT &&
-        api->prefs.max_affected >= 0 && !cp->routine->returns_set)
-        return pgr_error(err, 400, "PGRST128",
-                         "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
-                         NULL, NULL);
     cp->max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT
                            ? api->prefs.max_affected : -1;
     cp->composite_alias = cp->routine->return_composite_alias;
     if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
-        (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK)
+        (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK ||
+        (rc = pgr_check_strict_preferences(a, api, err)) != PGREST_OK)
         return rc;
+    /* Plan.hs failMaxAffectedRpcReturnsSingle: PostgREST counts the rows
+     * a function returns for max-affected, so under handling=strict it
+     * must return a set */
+    if (cp->max_affected >= 0 && !cp->routine->returns_set)
+        return pgr_error(err, 400, "PGRST128",
+                         "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+                         NULL, NULL);
     /* ref/transactions "Access Mode": GET/HEAD always read only, POST
      * read only unless the function is VOLATILE. */
     plan->read_only = !in.is_post || cp->routine->volatility != 'v';

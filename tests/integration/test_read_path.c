@@ -129,6 +129,20 @@ START_TEST(unknown_table_and_column)
     ck_assert_int_eq(r.status, 404);
     ck_assert_ptr_nonnull(strstr(r.body, "\"code\":\"PGRST125\""));
     harness_free(&r);
+    /* Plan.hs wrappedReadPlan: findTable before negotiateContent and
+     * before the handling=strict check of the preferences */
+    const char *text[] = {"Accept", "text/plain", NULL};
+    get("/albumz", "", text, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    const char *strict[] = {"Prefer", "handling=strict, bogus", NULL};
+    get("/albumz", "", strict, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    get("/albums", "", strict, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"code\":\"PGRST122\""));
+    harness_free(&r);
 }
 END_TEST
 

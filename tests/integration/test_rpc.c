@@ -187,6 +187,27 @@ START_TEST(columns_select_the_arguments)
 }
 END_TEST
 
+/* Plan.hs callReadPlan: findProc, then the handling=strict check of
+ * the preferences, then failMaxAffectedRpcReturnsSingle (PGRST128). */
+START_TEST(strict_preference_errors_order)
+{
+    test_response r;
+    const char *bogus[] = {"Prefer", "handling=strict, bogus, max-affected=1", NULL};
+    harness_request(ctx, "GET", "/rpc/nope", "", bogus, NULL, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/add", "a=1", bogus, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST122\""));
+    harness_free(&r);
+    const char *strict[] = {"Prefer", "handling=strict, max-affected=1", NULL};
+    harness_request(ctx, "GET", "/rpc/add", "a=1", strict, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST128\""));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -280,6 +301,7 @@ int main(void)
     tcase_add_test(tc, get_and_form_args_cast_to_param_type);
     tcase_add_test(tc, scalar_results_through_row_handlers);
     tcase_add_test(tc, columns_select_the_arguments);
+    tcase_add_test(tc, strict_preference_errors_order);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

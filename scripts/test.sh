@@ -43,12 +43,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pg_sh="$repo/tests/harness/pg.sh"
 
 # Debian 12 packages: build, tests, PostgreSQL 15 (+ PostGIS and contrib for
-# the conformance fixtures), python3 (conformance runner, limits test), curl
+# the conformance fixtures; server-dev + make build pg-safeupdate for its
+# PgSafeUpdateSpec cases), python3 (conformance runner, limits test), curl
 # (demo), clang + its fuzzer runtime (tests/fuzz).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
       check libsubunit-dev
-      postgresql-15 postgresql-client-15 postgresql-15-postgis-3 postgresql-contrib tzdata
+      postgresql-15 postgresql-server-dev-15 make postgresql-client-15 postgresql-15-postgis-3
+      postgresql-contrib tzdata
       python3 curl
       clang libclang-rt-14-dev valgrind)
 

@@ -157,6 +157,18 @@ int pgr_apply_gucs(pgrest_arena *a, pgrest_response *r, const pgr_main_row *row,
     return PGREST_OK;
 }
 
+/* MainTx.hs failNotSingular: vnd.pgrst.object needs exactly one row. */
+int pgr_check_singular(pgrest_arena *a, const pgrest_query_plan *plan,
+                       const pgr_main_row *row, pgrest_error *err)
+{
+    if (plan->output == PGR_OUT_OBJECT && row->page_total != 1)
+        return pgr_error(err, 406, "PGRST116",
+                         "Cannot coerce the result to a single JSON object",
+                         pgr_asprintf(a, "The result contains %lld rows", row->page_total),
+                         NULL);
+    return PGREST_OK;
+}
+
 int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
                          const pgr_main_row *row, pgrest_response *r,
                          pgrest_error *err)
@@ -164,17 +176,17 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
     long long lower = plan->read ? plan->read->offset : 0;
     long long upper = lower + row->page_total - 1;
     const char *cr = pgr_content_range(a, lower, upper, row->has_total, row->total);
+    /* MainTx.hs failNotSingular runs in the transaction, before
+     * Response.hs checks the range */
+    int rc = pgr_check_singular(a, plan, row, err);
+    if (rc != PGREST_OK)
+        return rc;
     if (row->has_total && lower > row->total) {
         pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
         err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
                                     lower, row->total);
         return PGREST_ERR_REQUEST;
     }
-    if (plan->output == PGR_OUT_OBJECT && row->page_total != 1)
-        return pgr_error(err, 406, "PGRST116",
-                         "Cannot coerce the result to a single JSON object",
-                         pgr_asprintf(a, "The result contains %lld rows", row->page_total),
-                         NULL);
     if (row->has_total && 1 + upper - lower < row->total)
         r->status = 206;
     pgr_response_add_header(a, r, "Content-Range", cr);

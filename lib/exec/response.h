@@ -75,6 +75,11 @@ enum {
 const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *plan,
                                    unsigned show);
 
+/* PGRST116 (406) when singular output (vnd.pgrst.object) has not exactly
+ * one row (MainTx.hs failNotSingular). */
+int pgr_check_singular(pgrest_arena *a, const pgrest_query_plan *plan,
+                       const pgr_main_row *row, pgrest_error *err);
+
 /* The read part of a response: Content-Range, 206, PGRST103 (416) and
  * PGRST116 (406) for singular output; also used for function results. */
 int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,

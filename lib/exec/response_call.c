@@ -14,12 +14,28 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
 {
     (void)ctx;
     const pgr_call_plan *cp = plan->call;
-    /* responsePreferences: a call reports max-affected too */
+    /* MainTx.hs actionResult (CallReadPlan): failNotSingular, then
+     * failExceedsMaxAffectedPref on the rows the function returned */
+    int rc = pgr_check_singular(a, plan, row, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if (cp != NULL && cp->max_affected >= 0 && row->page_total > cp->max_affected)
+        return pgr_error(err, 400, "PGRST124",
+                         "Query result exceeds max-affected preference constraint",
+                         pgr_asprintf(a, "The query affects %lld rows", row->page_total),
+                         NULL);
+    /* Response.hs responsePreferences: max-affected is reported for calls */
     const char *prefs = pgr_preference_applied(a, plan, PGR_PREFS_MAX_AFFECTED);
     if (prefs != NULL)
         pgr_response_add_header(a, r, "Preference-Applied", prefs);
     if (cp != NULL && cp->result == PGR_CALL_RESULT_VOID) {
-        /* PostgREST 11+: void functions answer 204 without Content-Type */
+        /* PostgREST 11+: void functions answer 204 without Content-Type,
+         * with the Content-Range of their one row (Response.hs
+         * actionResponse for CallReadPlan: contentRange : prefHeader) */
+        long long lower = plan->read ? plan->read->offset : 0;
+        pgr_response_add_header(a, r, "Content-Range",
+                                pgr_content_range(a, lower, lower + row->page_total - 1,
+                                                  row->has_total, row->total));
         r->status = 204;
         pgr_response_remove_header(r, "Content-Type");
         r->body = "";

@@ -163,8 +163,9 @@ int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = post_checks(a, plan, row, err);
     if (rc != PGREST_OK)
         return rc;
+    /* Preferences.hs shouldCount: exact or estimated (planned counts
+     * only reads, by EXPLAIN) */
     bool counted = plan->count == PGR_PREF_COUNT_EXACT ||
-                   plan->count == PGR_PREF_COUNT_PLANNED ||
                    plan->count == PGR_PREF_COUNT_ESTIMATED;
     long long n = row->page_total;
     unsigned base = PGR_PREFS_RETURN;

@@ -127,14 +127,25 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
         json_object_put(o);
         return pgr_error_oom(err);
     }
-    if (!ok || !(json_object_is_type(o, json_type_object) ||
-                 json_object_is_type(o, json_type_array)))
+    if (!ok)
         return invalid_json(err);
+    /* Payload.hs payloadAttributes: a JSON scalar counts as an empty
+     * array, no arguments (add_keys finds none) */
     in->json_array = json_object_is_type(o, json_type_array);
-    in->keys = PGR_NEW_ARRAY(a, const char *, count_keys(o) + 1);
-    if (in->keys == NULL)
-        return pgr_error_oom(err);
-    add_keys(a, o, in);
+    if (api->qp.has_columns) {
+        /* Payload.hs getPayload: with ?columns the arguments are the
+         * columns named (RawJSON), the body's other keys are not read */
+        in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        for (size_t i = 0; i < api->qp.n_columns; i++)
+            in->keys[in->n_keys++] = api->qp.columns[i];
+    } else {
+        in->keys = PGR_NEW_ARRAY(a, const char *, count_keys(o) + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        add_keys(a, o, in);
+    }
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     in->n_keys = sort_unique(in->keys, in->n_keys);
@@ -444,48 +455,31 @@ static const char *bytea_hex(pgrest_arena *a, const char *body, size_t n)
     return s;
 }
 
-/* GET / form arguments as a JSON object of strings: the last value of a
- * repeated name, all values (an array) for a VARIADIC param (PostgREST
- * ApiRequest toRpcParams). */
-static void put_pair_value(pgr_sb *sb, const pgr_kv *pairs,
-                           const pgr_routine_param *p)
+/* GET / form arguments (CallPlan.hs toRpcParams): the last value of a
+ * repeated name. */
+static const char *last_value(const pgr_kv *pairs, const char *name)
 {
-    const char *last = NULL;
-    bool first = true;
-    if (p->variadic)
-        pgr_sb_putc(sb, '[');
-    for (const pgr_kv *kv = pairs; kv; kv = kv->next) {
-        if (strcmp(kv->name, p->name) != 0)
-            continue;
-        last = kv->value ? kv->value : "";
-        if (p->variadic) {
-            if (!first)
-                pgr_sb_putc(sb, ',');
-            pgr_sb_put_json_string(sb, last);
-        }
-        first = false;
-    }
-    if (p->variadic)
-        pgr_sb_putc(sb, ']');
-    else
-        pgr_sb_put_json_string(sb, last ? last : "");
+    const char *last = "";
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        if (strcmp(kv->name, name) == 0)
+            last = kv->value ? kv->value : "";
+    return last;
 }
 
-static const char *pairs_json(pgrest_arena *a, const pgr_call_plan *cp,
-                              const pgr_kv *pairs)
+/* ... and all the values, in order, of the VARIADIC param. */
+static int variadic_values(pgrest_arena *a, const pgr_kv *pairs,
+                           const char *name, pgr_call_plan *cp, pgrest_error *err)
 {
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 128);
-    pgr_sb_putc(&sb, '{');
-    for (size_t i = 0; i < cp->n_params; i++) {
-        if (i > 0)
-            pgr_sb_putc(&sb, ',');
-        pgr_sb_put_json_string(&sb, cp->params[i]->name);
-        pgr_sb_putc(&sb, ':');
-        put_pair_value(&sb, pairs, cp->params[i]);
-    }
-    pgr_sb_putc(&sb, '}');
-    return pgr_sb_finish(&sb);
+    size_t n = 0;
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        n += strcmp(kv->name, name) == 0;
+    cp->variadic_values = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (cp->variadic_values == NULL)
+        return pgr_error_oom(err);
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next)
+        if (strcmp(kv->name, name) == 0)
+            cp->variadic_values[cp->n_variadic_values++] = kv->value ? kv->value : "";
+    return PGREST_OK;
 }
 
 static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
@@ -513,10 +507,27 @@ static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
         cp->args = PGR_CALL_ARGS_NONE;
         return PGREST_OK;
     }
-    cp->args = PGR_CALL_ARGS_JSON;
-    cp->args_array = in->json_body != NULL && in->json_array;
-    cp->arg_value = in->json_body ? in->json_body : pairs_json(a, cp, in->pairs);
-    return cp->arg_value ? PGREST_OK : pgr_error_oom(err);
+    if (in->json_body != NULL) {
+        cp->args = PGR_CALL_ARGS_JSON;
+        cp->args_array = in->json_array;
+        cp->arg_value = in->json_body;
+        return PGREST_OK;
+    }
+    /* Plan.hs callReadPlan DirectArgs: GET and form arguments reach the
+     * function as text cast to each parameter's type, as literals would
+     * (a json parameter gets the JSON the text spells, not a string) */
+    cp->args = PGR_CALL_ARGS_DIRECT;
+    cp->arg_values = PGR_NEW_ARRAY(a, const char *, cp->n_params + 1);
+    if (cp->arg_values == NULL)
+        return pgr_error_oom(err);
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        cp->arg_values[i] = last_value(in->pairs, p->name);
+        int rc = p->variadic ? variadic_values(a, in->pairs, p->name, cp, err) : PGREST_OK;
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
 }
 
 /* ------------------------------------------------------------ output */
@@ -535,8 +546,8 @@ static pgr_call_result result_shape(const pgr_routine *r)
 }
 
 /* Plan.hs callReadPlan: handlers are looked up for the function's table
- * (SETOF table) or the function itself; a single scalar result also
- * answers text/plain, text/xml and application/octet-stream. */
+ * (SETOF table) or the function itself; raw text/plain, text/xml and
+ * octet-stream results need a media type domain (a handler). */
 static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
                           const pgrest_api_request *api, pgr_call_plan *cp,
                           pgrest_query_plan *plan, pgrest_error *err)
@@ -547,13 +558,10 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
         .name = r->return_kind == PGR_RETURN_COMPOSITE && r->return_type != NULL
                     ? r->return_type : r->name,
         .default_select = pgr_default_select(api),
-        .scalar_routine = cp->result == PGR_CALL_RESULT_SCALAR,
-        .return_type = r->return_type,
     };
     int rc = pgr_negotiate_for(ctx, a, api, &t, plan, err);
     if (rc != PGREST_OK)
         return rc;
-    cp->raw_bytea = plan->output == PGR_OUT_RAW && plan->body_bytes;
     plan->handler_on_scalar = plan->output == PGR_OUT_CUSTOM &&
                               cp->result == PGR_CALL_RESULT_SCALAR;
     return PGREST_OK;
@@ -624,17 +632,20 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
         (rc = find_routine(a, plan->schema, api, &in, &cp->routine, err)) != PGREST_OK)
         return rc;
     cp->result = result_shape(cp->routine);
-    /* PostgREST counts the rows a function returns for max-affected, so
-     * under handling=strict it must return a set */
-    if (api->prefs.handling == PGR_PREF_HANDLING_STRICT &&
-        api->prefs.max_affected >= 0 && !cp->routine->returns_set)
+    cp->max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT
+                           ? api->prefs.max_affected : -1;
+    cp->composite_alias = cp->routine->return_composite_alias;
+    if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
+        (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK ||
+        (rc = pgr_check_strict_preferences(a, api, err)) != PGREST_OK)
+        return rc;
+    /* Plan.hs failMaxAffectedRpcReturnsSingle: PostgREST counts the rows
+     * a function returns for max-affected, so under handling=strict it
+     * must return a set */
+    if (cp->max_affected >= 0 && !cp->routine->returns_set)
         return pgr_error(err, 400, "PGRST128",
                          "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
                          NULL, NULL);
-    cp->composite_alias = cp->routine->return_composite_alias;
-    if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
-        (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK)
-        return rc;
     /* ref/transactions "Access Mode": GET/HEAD always read only, POST
      * read only unless the function is VOLATILE. */
     plan->read_only = !in.is_post || cp->routine->volatility != 'v';

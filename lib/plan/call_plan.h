@@ -16,6 +16,7 @@
 typedef enum pgr_call_args {
     PGR_CALL_ARGS_NONE,    /* f() */
     PGR_CALL_ARGS_JSON,    /* named args read from a JSON object (json_to_recordset) */
+    PGR_CALL_ARGS_DIRECT,  /* GET / form args: "a" := $n::type, text values */
     PGR_CALL_ARGS_SINGLE   /* the single unnamed param receives the raw body */
 } pgr_call_args;
 
@@ -37,10 +38,17 @@ typedef struct pgr_call_plan {
     /* $1: the JSON object of named args, or the raw body (single param,
      * bytea as \x hex text so it survives a text-format parameter). */
     const char *arg_value;
+    /* DIRECT: the text value of each of params; the VARIADIC param takes
+     * all the values given for it */
+    const char **arg_values;
+    const char **variadic_values;
+    size_t n_variadic_values;
     bool args_array;               /* POST body is an array: first object */
     pgr_call_result result;
     bool composite_alias;          /* domain over a composite: (f()).* */
-    bool raw_bytea;                /* octet-stream output of a bytea result */
+    /* Prefer max-affected under handling=strict (PGRST124 when the result
+     * has more rows), -1 none */
+    long long max_affected;
 } pgr_call_plan;
 
 #endif

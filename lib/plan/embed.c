@@ -281,6 +281,20 @@ static size_t count_embeds(const pgr_read_node *node)
     return n;
 }
 
+/* Plan.hs generateRelSelectField rsEmptyEmbed (hasOnlyNullEmbed): an
+ * embed selecting no columns, whose own embeds select none either, at any
+ * depth (`rel()`, `rel(sub())`), only joins: it adds no output. */
+static bool is_empty_embed(const pgr_select_item *item, const pgr_read_node *child)
+{
+    for (const pgr_select_item *it = item->children; it != NULL; it = it->next)
+        if (it->kind == PGR_SELECT_FIELD || it->kind == PGR_SELECT_STAR)
+            return false;
+    for (const pgr_embed *e = child->embeds; e != NULL; e = e->next)
+        if (!e->hidden)
+            return false;
+    return true;
+}
+
 int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_api_request *api, const pgr_schema_cache *sc,
                    pgr_read_node *node, const pgr_select_item *item,
@@ -322,8 +336,11 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     **tail = e;
     *tail = &e->next;
     path[depth] = e->output_name;
-    return pgr_plan_node(ctx, a, api, sc, child, item->children, path,
-                         depth + 1, err);
+    rc = pgr_plan_node(ctx, a, api, sc, child, item->children, path,
+                       depth + 1, err);
+    if (rc == PGREST_OK)
+        e->hidden = is_empty_embed(item, child);
+    return rc;
 }
 
 /* ------------------------------------------------------------ params */
@@ -433,8 +450,17 @@ static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
     return PGREST_OK;
 }
 
+/* Plan.hs addRanges: a mutation's representation takes no ranges, not
+ * even on its embeds (the paths are not resolved either). */
+static bool takes_ranges(pgr_action action)
+{
+    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
+           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
+}
+
 static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
-                              pgr_read_node *root, pgrest_error *err)
+                              bool with_ranges, pgr_read_node *root,
+                              pgrest_error *err)
 {
     pgr_read_node *n;
     int rc;
@@ -445,7 +471,7 @@ static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
             return rc;
         n->order = o->terms;
     }
-    for (const pgr_path_range *r = qp->ranges; r; r = r->next) {
+    for (const pgr_path_range *r = qp->ranges; with_ranges && r; r = r->next) {
         if (r->path.n == 0)
             continue;
         if ((rc = resolve_path(a, root, &r->path, &n, err)) != PGREST_OK)
@@ -477,56 +503,16 @@ static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
     return PGREST_OK;
 }
 
-/* addNullEmbedFilters: a filter naming an embed must be is.null or
- * not.is.null (PGRST120 otherwise) -- unless the name is also a column,
- * as with an FK column used as embed target (`user1(*)&user1=eq.x`). */
-static int check_null_filter(pgrest_arena *a, const pgr_read_node *node,
-                             const pgr_filter *f, pgrest_error *err)
-{
-    if (f->field.json_path != NULL || f->field.name == NULL)
-        return PGREST_OK;
-    const pgr_embed *e = pgr_find_embed(node, f->field.name);
-    if (e == NULL)
-        return PGREST_OK;
-    if (f->expr.op != PGR_OP_IS && node->table != NULL &&
-        pgr_find_column(node->table, f->field.name) != NULL)
-        return PGREST_OK;
-    if (f->expr.op == PGR_OP_IS && (f->expr.is_value == PGR_IS_NULL ||
-                                    f->expr.is_value == PGR_IS_NOT_NULL))
-        return PGREST_OK;
-    return pgr_errorf(err, a, 400, "PGRST120",
-                      "Only is null or not is null filters are allowed on embedded resources",
-                      NULL, "Bad operator on the '%s' embedded resource",
-                      e->node->name_in_request);
-}
-
-static int check_logic(pgrest_arena *a, const pgr_read_node *node,
-                       const pgr_logic_tree *t, pgrest_error *err)
-{
-    if (t->is_leaf)
-        return check_null_filter(a, node, &t->filter, err);
-    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
-        int rc = check_logic(a, node, c, err);
-        if (rc != PGREST_OK)
-            return rc;
-    }
-    return PGREST_OK;
-}
-
 static int check_node(pgrest_arena *a, const pgr_read_node *node,
                       pgrest_error *err)
 {
     int rc = check_related_orders(a, node, err);
-    for (size_t i = 0; rc == PGREST_OK && i < node->n_filters; i++)
-        rc = check_null_filter(a, node, node->filters[i], err);
-    for (size_t i = 0; rc == PGREST_OK && i < node->n_logic; i++)
-        rc = check_logic(a, node, node->logic[i], err);
     for (const pgr_embed *e = node->embeds; rc == PGREST_OK && e; e = e->next)
         rc = check_node(a, e->node, err);
     return rc;
 }
 
-static bool has_aggregate(const pgr_read_node *node)
+static bool selects_aggregate(const pgr_read_node *node)
 {
     for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
         if (f->item != NULL && f->item->aggregate != NULL)
@@ -534,21 +520,27 @@ static bool has_aggregate(const pgr_read_node *node)
     return false;
 }
 
-/* Plan.hs addToManyOrderSelects: an aggregate in a to-many spread, or in
- * a spread directly under one, is Error.hs NotImplemented (PGRST127). */
+/* hoistSpreadAggFunctions: the aggregates of to-one spreads rise to the
+ * node above them (through nested to-one spreads). */
+static bool hoists_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (e->spread && e->is_to_one &&
+            (selects_aggregate(e->node) || hoists_aggregate(e->node)))
+            return true;
+    return false;
+}
+
+/* addToManyOrderSelects: a to-many spread cannot aggregate, neither its
+ * own columns nor those hoisted from to-one spreads below it. */
 static int check_to_many_spreads(const pgr_read_node *node, pgrest_error *err)
 {
-    const pgr_embed *self = node->embed;
-    if (self != NULL && self->spread && !self->is_to_one) {
-        bool agg = has_aggregate(node);
-        for (const pgr_embed *e = node->embeds; !agg && e != NULL; e = e->next)
-            agg = e->spread && has_aggregate(e->node);
-        if (agg)
-            return pgr_error(err, 400, "PGRST127", "Feature not implemented",
-                             "Aggregates are not implemented for one-to-many or "
-                             "many-to-many spreads.", NULL);
-    }
     for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (e->spread && !e->is_to_one &&
+            (selects_aggregate(e->node) || hoists_aggregate(e->node)))
+            return pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                             "Aggregates are not implemented for one-to-many or many-to-many spreads.",
+                             NULL);
         int rc = check_to_many_spreads(e->node, err);
         if (rc != PGREST_OK)
             return rc;
@@ -561,7 +553,7 @@ int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
 {
     int rc = attach_filters(a, &api->qp, root, err);
     if (rc == PGREST_OK)
-        rc = attach_order_range(a, &api->qp, root, err);
+        rc = attach_order_range(a, &api->qp, takes_ranges(api->action), root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
     if (rc == PGREST_OK)

@@ -25,9 +25,9 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
 
 /* Attaches the filters, logic trees, order and limit/offset written for
  * embedded paths (`rel.col=eq.1`, `rel.order=`, `rel.limit=`) to their
- * nodes, then validates the tree: PGRST108 for a path that is not embedded,
- * PGRST118 for a related order on a to-many embed, PGRST120 for a filter
- * on an embed other than is.null / not.is.null. */
+ * nodes (no ranges for a mutation's representation), then validates the
+ * tree: PGRST108 for a path that is not embedded, PGRST118 for a related
+ * order on a to-many embed, PGRST127 for aggregates in a to-many spread. */
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
                            pgr_read_node *root, pgrest_error *err);
 

@@ -243,7 +243,10 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
     plan->mutate = mp;
     plan->read_only = false;
     plan->count = api->prefs.count;
-    mp->apply_defaults = api->prefs.missing == PGR_PREF_MISSING_DEFAULT;
+    /* Plan.hs mutatePlan: missing=default applies to POST and PATCH; the
+     * single-row upsert of PUT inserts what the body gives */
+    mp->apply_defaults = api->prefs.missing == PGR_PREF_MISSING_DEFAULT &&
+                         api->action != PGR_ACTION_UPSERT;
     if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK ||
         (rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
         return rc;

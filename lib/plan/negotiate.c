@@ -24,7 +24,6 @@ typedef struct pick {
     const char *mime;              /* media type, without charset */
     const pgr_media_handler *handler;
     bool nulls_stripped;
-    bool raw_bytea;
 } pick;
 
 /* A missing Accept is "*" "/" "*" (ApiRequest iAcceptMediaType). */
@@ -81,32 +80,6 @@ static bool vendored(const pgr_media_type *m, pick *p)
     return true;
 }
 
-/* A function returning a single scalar answers text/plain, text/xml and
- * application/octet-stream with its value (pgrest keeps these without a
- * media type domain; PostgREST's handlers cover the domain case). */
-static bool raw_scalar(const pgr_negotiation_target *t,
-                       const pgr_media_type *m, pick *p)
-{
-    if (!t->scalar_routine)
-        return false;
-    switch (m->kind) {
-    case PGR_MEDIA_TEXT:
-        p->mime = "text/plain";
-        break;
-    case PGR_MEDIA_XML:
-        p->mime = "text/xml";
-        break;
-    case PGR_MEDIA_OCTET:
-        p->mime = "application/octet-stream";
-        p->raw_bytea = t->return_type != NULL && strcmp(t->return_type, "bytea") == 0;
-        break;
-    default:
-        return false;
-    }
-    p->output = PGR_OUT_RAW;
-    return true;
-}
-
 /* lookupHandler */
 static bool lookup(const pgr_schema_cache *sc, const pgr_negotiation_target *t,
                    const pgr_media_type *m, pick *p)
@@ -125,7 +98,7 @@ static bool lookup(const pgr_schema_cache *sc, const pgr_negotiation_target *t,
         p->mime = h->resolved_media_type;
         return true;
     }
-    return builtin(m, p) || raw_scalar(t, m, p);
+    return builtin(m, p);
 }
 
 /* EXPLAIN options of a vnd.pgrst.plan type, in MediaType.hs's order. */
@@ -190,8 +163,7 @@ static void apply(pgrest_arena *a, const pick *p, pgrest_query_plan *plan)
     plan->content_type = content_type(a, p->mime);
     plan->nulls_stripped = p->nulls_stripped;
     plan->handler = p->handler;
-    plan->body_bytes = p->raw_bytea ||
-                       (p->handler != NULL && !text_like(p->handler->base_type));
+    plan->body_bytes = p->handler != NULL && !text_like(p->handler->base_type);
 }
 
 int pgr_not_acceptable(pgrest_arena *a, const pgr_media_type *accept, pgrest_error *err)

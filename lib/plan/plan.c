@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "plan/fuzzy.h"
 #include "plan/plan.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -28,8 +29,8 @@ static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
 
 /* Prefer: handling=strict rejects preferences PostgREST does not know
  * (ApiRequest/Preferences.hs, PGRST122). */
-static int check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
-                                    pgrest_error *err)
+int pgr_check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
+                                 pgrest_error *err)
 {
     const pgr_preferences *p = &api->prefs;
     if (p->handling != PGR_PREF_HANDLING_STRICT || p->n_invalid == 0)
@@ -44,6 +45,19 @@ static int check_strict_preferences(pgrest_arena *a, const pgrest_api_request *a
     }
     return pgr_error(err, 400, "PGRST122", "Invalid preferences given with handling=strict",
                      pgr_sb_finish(&sb), NULL);
+}
+
+/* Plan.hs findTable comes first (PGRST205), before media negotiation.
+ * (PUT checks its limit/offset, an ApiRequest error, before: in
+ * pgr_plan_mutation.) */
+static int check_table_exists(pgrest_arena *a, const pgrest_api_request *api,
+                              const pgrest_query_plan *plan, pgrest_error *err)
+{
+    bool relation = api->action == PGR_ACTION_READ || api->action == PGR_ACTION_CREATE ||
+                    api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE;
+    if (!relation || pgr_find_table(plan->schema, api->schema, api->name) != NULL)
+        return PGREST_OK;
+    return pgr_table_not_found(a, plan->schema, api->schema, api->name, err);
 }
 
 static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -67,9 +81,7 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(pgr_cfg(ctx, arena), api, plan);
     int rc;
-    /* Plan.hs inspectPlan (GET /) does not check preferences */
-    if (api->action != PGR_ACTION_SCHEMA_READ &&
-        (rc = check_strict_preferences(arena, api, err)) != PGREST_OK)
+    if ((rc = check_table_exists(arena, api, plan, err)) != PGREST_OK)
         return rc;
     if (api->action == PGR_ACTION_SCHEMA_READ)
         rc = pgr_plan_schema_read(ctx, arena, api, plan, err);
@@ -95,7 +107,11 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
         rc = pgr_error(err, 400, "PGRST127", "Feature not implemented",
                        "This request is not supported by pgrest yet", NULL);
     }
-    if (rc != PGREST_OK)
+    /* Plan.hs: invalid preferences under handling=strict fail once the
+     * target, its read plan and the media type are resolved */
+    /* Plan.hs inspectPlan (GET /) does not check preferences */
+    if (rc != PGREST_OK || (api->action != PGR_ACTION_SCHEMA_READ &&
+                            (rc = pgr_check_strict_preferences(arena, api, err)) != PGREST_OK))
         return rc;
     if (api->is_head)
         plan->output = PGR_OUT_NONE;

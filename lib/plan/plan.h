@@ -71,7 +71,6 @@ typedef enum pgr_output {
     PGR_OUT_JSON,        /* json array */
     PGR_OUT_OBJECT,      /* vnd.pgrst.object+json */
     PGR_OUT_CSV,
-    PGR_OUT_RAW,         /* text/plain, octet-stream, xml: single column */
     PGR_OUT_GEOJSON,
     PGR_OUT_CUSTOM,      /* a media handler (plan->handler) */
     PGR_OUT_PLAN,
@@ -138,15 +137,19 @@ int pgr_plan_schema_read(pgrest_ctx *ctx, pgrest_arena *a,
 /* What negotiation looks media handlers up for (PostgREST Plan.hs
  * negotiateContent): the relation, or for a routine its table (SETOF
  * table) or itself; handlers bound to it apply only with the default
- * select (hasDefaultSelect). A scalar routine also offers the raw
- * text/plain, text/xml and application/octet-stream outputs. */
+ * select (hasDefaultSelect). Raw text/plain, text/xml and
+ * application/octet-stream outputs exist only through media type domains
+ * (handlers), as in PostgREST 12+. */
 typedef struct pgr_negotiation_target {
     const char *schema;
     const char *name;
     bool default_select;
-    bool scalar_routine;
-    const char *return_type;       /* scalar routine: bytea raw output */
 } pgr_negotiation_target;
+
+/* Prefer: handling=strict with preferences PostgREST does not know:
+ * PGRST122 (ApiRequest/Preferences.hs invalidPrefs). */
+int pgr_check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
+                                 pgrest_error *err);
 
 /* Picks the output format from Accept (PostgREST Plan/Negotiate.hs) for
  * the request's relation. */

@@ -76,8 +76,10 @@ void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan)
 }
 
 int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
-                         bool cap_estimate, pgrest_error *err)
+                         bool cap_estimate, const char *total, pgrest_error *err)
 {
+    if (total != NULL)
+        count = false;
     pgr_sql_put(q, "pgrst_source AS (");
     int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
     if (rc != PGREST_OK)
@@ -94,8 +96,9 @@ int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    pgr_sql_put(q, count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
-                         : "null::bigint");
+    pgr_sql_put(q, total != NULL ? total
+                   : count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
+                           : "null::bigint");
     pgr_sql_put(q, " AS total_result_set, ");
     return PGREST_OK;
 }
@@ -106,7 +109,7 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
                  plan->count == PGR_PREF_COUNT_ESTIMATED;
     pgr_sql_put(q, "WITH ");
-    int rc = pgr_emit_source_ctes(q, plan, count, true, err);
+    int rc = pgr_emit_source_ctes(q, plan, count, true, NULL, err);
     if (rc != PGREST_OK)
         return rc;
     pgr_sql_put(q, "pg_catalog.count(_postgrest_t) AS page_total, ");

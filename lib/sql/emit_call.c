@@ -8,9 +8,11 @@
  *   SELECT <count>, <page count>, <body>, <response GUCs>
  *   FROM (SELECT * FROM pgrst_source) _postgrest_t
  *
- * Arguments reach the function as one JSON parameter typed by
- * json_to_record with the parameters' types, so the SQL text depends only
- * on which parameters are given, never on their values. */
+ * A JSON body reaches the function as one JSON parameter typed by
+ * json_to_record with the parameters' types; GET and form arguments as
+ * one text parameter each, cast to its parameter's type ("a" := $1::int,
+ * QueryBuilder fmtArgs). Either way the SQL text depends only on which
+ * parameters are given, never on their values. */
 #include <string.h>
 
 #include "plan/call_plan.h"
@@ -40,9 +42,40 @@ static void emit_named_args(pgr_sql *q, const pgr_call_plan *cp)
     }
 }
 
-static void emit_args(pgr_sql *q, const pgr_call_plan *cp)
+static const char *param_type(const pgr_routine_param *p)
+{
+    return p->cast_type ? p->cast_type : p->type;
+}
+
+/* QueryBuilder.hs fmtArgs: "name" := $n::type; the VARIADIC values
+ * arrive as a text[] cast to the parameter's array type. */
+static void emit_direct_args(pgr_sql *q, const pgr_call_plan *cp,
+                             const char *variadic)
+{
+    for (size_t i = 0; i < cp->n_params; i++) {
+        const pgr_routine_param *p = cp->params[i];
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        if (p->variadic)
+            pgr_sql_put(q, "VARIADIC ");
+        pgr_sql_ident(q, p->name);
+        pgr_sql_put(q, " := ");
+        if (p->variadic) {
+            pgr_sql_param_cast(q, variadic, "text[]");
+            pgr_sql_put(q, "::");
+            pgr_sql_put(q, param_type(p));
+        } else {
+            pgr_sql_param_cast(q, cp->arg_values[i], param_type(p));
+        }
+    }
+}
+
+static void emit_args(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     switch (cp->args) {
+    case PGR_CALL_ARGS_DIRECT:
+        emit_direct_args(q, cp, variadic);
+        break;
     case PGR_CALL_ARGS_SINGLE:
         /* type text comes from the schema cache (format_type) */
         pgr_sql_param_cast(q, cp->arg_value, cp->routine->params[0].type);
@@ -57,7 +90,7 @@ static void emit_args(pgr_sql *q, const pgr_call_plan *cp)
 
 /* callIt: composite results expand to columns; scalars become one column
  * named pgrst_scalar; a domain over a composite needs (f()).*. */
-static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp)
+static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     const pgr_routine *r = cp->routine;
     if (cp->composite_alias)
@@ -66,7 +99,7 @@ static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp)
         pgr_sql_put(q, "(SELECT ");
     pgr_sql_qualified(q, r->schema, r->name);
     pgr_sql_put(q, "(");
-    emit_args(q, cp);
+    emit_args(q, cp, variadic);
     pgr_sql_put(q, ")");
     if (cp->composite_alias)
         pgr_sql_put(q, ").*)");
@@ -91,53 +124,60 @@ static void emit_json_body(pgr_sql *q, const pgr_call_plan *cp)
         pgr_sql_put(q, " ");
         /* ppTypeMaxLength: char/bit params read as varying so that the
          * function, not the record, reports a too long value */
-        pgr_sql_put(q, p->cast_type ? p->cast_type : p->type);
+        pgr_sql_put(q, param_type(p));
     }
     pgr_sql_put(q, cp->args_array ? ") LIMIT 1) pgrst_body, LATERAL "
                                   : ")) pgrst_body, LATERAL ");
 }
 
-static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp)
+static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
 {
     pgr_sql_put(q, returns_scalar(cp) ? "SELECT pgrst_call.pgrst_scalar FROM "
                                       : "SELECT pgrst_call.* FROM ");
     if (cp->args == PGR_CALL_ARGS_JSON)
         emit_json_body(q, cp);
-    emit_call_it(q, cp);
+    emit_call_it(q, cp, variadic);
 }
 
-static const char *raw_body(const pgr_call_plan *cp)
+/* SqlFragment.hs asJsonF / asJsonSingleF over the value of a scalar
+ * function: json_agg of the value, json_strip_nulls for nulls=stripped. */
+static const char *scalar_json(bool first, bool strip)
 {
-    if (cp->raw_bytea)
-        return "coalesce(string_agg(_postgrest_t.pgrst_scalar, ''), '')";
-    return "coalesce(string_agg(_postgrest_t.pgrst_scalar::text, ''), '')";
+    if (first)
+        return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
+                     : "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+    return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)), '[]')"
+                 : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
 }
 
-/* The body per result shape (Statements.hs mainCall / asJsonSingleF). */
+/* The body (SqlFragment.hs handlerF with the routine): the JSON handlers
+ * depend on the result shape, CSV and GeoJSON aggregate the rows as for
+ * a table whatever the shape. */
 static const char *call_body(const pgrest_query_plan *plan)
 {
     const pgr_call_plan *cp = plan->call;
     if (plan->output == PGR_OUT_NONE || cp->result == PGR_CALL_RESULT_VOID)
         return "''::text";
-    if (plan->output == PGR_OUT_RAW) {
-        bool xml = strncmp(plan->content_type, "text/xml", 8) == 0;
-        return xml ? "coalesce(xmlagg(_postgrest_t.pgrst_scalar)::text, '')"
-                   : raw_body(cp);
+    bool strip = plan->nulls_stripped;
+    if (plan->output == PGR_OUT_OBJECT) {
+        /* asJsonSingleF: the value of a scalar function, else the first
+         * row (a SETOF scalar's row included) */
+        return cp->result == PGR_CALL_RESULT_SCALAR ? scalar_json(true, strip)
+                                                     : pgr_body_expression(plan);
     }
-    bool single = plan->output == PGR_OUT_OBJECT;
+    if (plan->output != PGR_OUT_JSON)
+        return pgr_body_expression(plan);
+    /* asJsonF */
     switch (cp->result) {
     case PGR_CALL_RESULT_SCALAR:
-        return "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+        return scalar_json(true, strip);
     case PGR_CALL_RESULT_SETOF_SCALAR:
-        return single ? "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
-                      : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
-    case PGR_CALL_RESULT_ROW:
-        if (plan->output == PGR_OUT_JSON) {
-            pgrest_query_plan one = *plan;
-            one.output = PGR_OUT_OBJECT;
-            return pgr_body_expression(&one);
-        }
-        return pgr_body_expression(plan);
+        return scalar_json(false, strip);
+    case PGR_CALL_RESULT_ROW: {
+        pgrest_query_plan one = *plan;
+        one.output = PGR_OUT_OBJECT;
+        return pgr_body_expression(&one);
+    }
     default:
         return pgr_body_expression(plan);
     }
@@ -147,24 +187,42 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,
                        pgrest_error *err)
 {
-    (void)ctx; (void)st;
+    (void)ctx;
     const pgr_call_plan *cp = plan->call;
     if (cp == NULL || plan->read == NULL)
         return pgr_error_internal(err, "call plan missing");
+    /* MainTx.hs actionResult for CallReadPlan condemns the transaction
+     * when failNotSingular / failExceedsMaxAffectedPref fail: a writing
+     * call ends only after the response checked the row count. */
+    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->max_affected >= 0))
+        st->end_after_check = true;
+    /* Preferences.hs shouldCount: exact or estimated; a call runs no
+     * EXPLAIN, so count=planned gives no total (MainTx actionResult) */
     bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED ||
-                 plan->count == PGR_PREF_COUNT_PLANNED;
+                 plan->count == PGR_PREF_COUNT_ESTIMATED;
+    /* SqlFragment.hs pageCountSelectF: a function returning a single
+     * value or row counts as one row, whatever the filters left; countF
+     * reuses it as the total when neither a range nor db-max-rows limits
+     * the page */
+    const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
+    const pgr_read_node *root = plan->read;
+    bool whole = plan->max_rows < 0 && root->offset == 0 && root->limit < 0;
+    /* the VARIADIC values of GET / form args as one text[] literal */
+    const char *variadic = NULL;
+    if (cp->variadic_values != NULL &&
+        (variadic = pgr_pg_array_literal(q->arena, cp->variadic_values,
+                                         cp->n_variadic_values)) == NULL)
+        return pgr_error_oom(err);
     pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
-    emit_call_query(q, cp);
+    emit_call_query(q, cp, variadic);
     pgr_sql_put(q, "), ");
-    int rc = pgr_emit_source_ctes(q, plan, count, false, err);
+    int rc = pgr_emit_source_ctes(q, plan, count, false,
+                                  count && whole && !cp->routine->returns_set ? "1" : NULL,
+                                  err);
     if (rc != PGREST_OK)
         return rc;
-    /* a handler over a single scalar is no aggregate: one row, one value
-     * (Statements.hs mainCall) */
-    pgr_sql_put(q, plan->handler_on_scalar && plan->output != PGR_OUT_NONE
-                       ? "1 AS page_total, "
-                       : "pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, page_count);
+    pgr_sql_put(q, " AS page_total, ");
     if (plan->output == PGR_OUT_CUSTOM)
         pgr_emit_body(q, plan);
     else

@@ -345,11 +345,14 @@ bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node)
 
 /* ------------------------------------------------------------ null filters */
 
+/* Plan.hs addNullEmbedFilters: only `[not.]is.null` on an embed's name
+ * tests the embed; any other filter on that name stays a column filter
+ * (PostgreSQL reports the column if there is none). */
 static const pgr_embed *null_filter_embed(const pgr_read_node *node,
                                           const pgr_filter *f)
 {
     if (f->field.json_path != NULL || f->field.name == NULL ||
-        f->expr.op != PGR_OP_IS)
+        f->expr.op != PGR_OP_IS || f->expr.is_value != PGR_IS_NULL)
         return NULL;
     return pgr_find_embed(node, f->field.name);
 }

@@ -20,9 +20,11 @@
 /* Appends the pgrst_source CTE (the read node) and, when count, the
  * pgrst_source_count CTE, then opens the main SELECT up to
  * "total_result_set, ". cap_estimate limits an estimated count to
- * db-max-rows + 1. */
+ * db-max-rows + 1. A non-NULL total is the total's expression instead of
+ * the count CTE (SqlFragment.hs countF: the page count when nothing
+ * limits the page). */
 int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
-                         bool cap_estimate, pgrest_error *err);
+                         bool cap_estimate, const char *total, pgrest_error *err);
 
 /* The body aggregate over _postgrest_t (and pgrst_source for CSV) for the
  * negotiated output. */

@@ -344,7 +344,9 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     pgr_emit_embed_selects(q, root, &first);
     pgr_sql_put(q, " FROM \"" SOURCE "\" AS ");
     pgr_sql_ident(q, root->sql_alias);
-    int rc = pgr_emit_embed_joins(q, root, plan->max_rows, err);
+    /* Plan.hs treeRestrictRange: db-max-rows does not limit the embeds
+     * of a mutation's representation */
+    int rc = pgr_emit_embed_joins(q, root, -1, err);
     if (rc != PGREST_OK)
         return rc;
     pgr_emit_where(q, root, false);

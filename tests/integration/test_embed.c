@@ -135,10 +135,13 @@ START_TEST(embedding_errors)
            "{\"code\":\"PGRST118\",\"details\":\"'artists' and 'albums' do not form a "
            "many-to-one or one-to-one relationship\",\"hint\":null,"
            "\"message\":\"A related order on 'albums' is not possible\"}");
+    /* Plan.hs addNullEmbedFilters turns only [not.]is.null on an embed's
+     * name into an embed test: any other operator stays a filter on a
+     * column of that name, which PostgreSQL reports (PGRST120 is never
+     * raised by PostgREST) */
     expect("/artists", "select=name,albums(title)&albums=eq.1", 400,
-           "{\"code\":\"PGRST120\",\"details\":\"Only is null or not is null filters are "
-           "allowed on embedded resources\",\"hint\":null,"
-           "\"message\":\"Bad operator on the 'albums' embedded resource\"}");
+           "{\"code\":\"42703\",\"details\":null,\"hint\":null,"
+           "\"message\":\"column artists.albums does not exist\"}");
 }
 END_TEST
 
@@ -165,6 +168,19 @@ START_TEST(related_order_and_null_filters)
     /* to-many: no albums rated 3 */
     expect("/artists", "select=name,albums()&albums.rating=eq.3&albums=is.null&order=id", 200,
            "[{\"name\":\"Blue Note Trio\"}, \n {\"name\":\"Solo Pianist\"}]");
+}
+END_TEST
+
+/* Plan.hs generateRelSelectField rsEmptyEmbed: an embed selecting no
+ * columns whose embeds select none either, at any depth, only filters. */
+START_TEST(empty_embeds_at_any_depth)
+{
+    expect("/artists", "select=name,albums(tracks())&albums.tracks.seconds=gt.400"
+           "&albums.tracks=not.is.null&albums=not.is.null", 200,
+           "[{\"name\":\"Blue Note Trio\"}]");
+    expect("/artists", "select=name,albums(tracks(title))&albums.tracks.seconds=gt.400"
+           "&albums.tracks=not.is.null&albums=not.is.null", 200,
+           "[{\"name\":\"Blue Note Trio\",\"albums\":[{\"tracks\": [{\"title\": \"Midnight\"}]}]}]");
 }
 END_TEST
 
@@ -227,6 +243,7 @@ static Suite *suite(void)
     tcase_add_test(tc, embedding_errors);
     tcase_add_test(tc, related_order_and_null_filters);
     tcase_add_test(tc, spreads);
+    tcase_add_test(tc, empty_embeds_at_any_depth);
     tcase_add_test(tc, computed_relationships_and_views);
     tcase_add_test(tc, aggregates_with_embeds);
     tcase_add_test(tc, max_rows_applies_to_embeds);

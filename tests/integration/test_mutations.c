@@ -197,6 +197,25 @@ START_TEST(missing_default)
 }
 END_TEST
 
+/* PostgREST SchemaCache allColumns (column_default): a domain's default
+ * applies under missing=default unless the column has a default of its own. */
+START_TEST(missing_default_domain)
+{
+    test_response r;
+    const char *h[] = {"Prefer", "return=representation", "Prefer", "missing=default", NULL};
+    harness_request(rb, "POST", "/tickets", "columns=number,holder", h,
+                    "{\"holder\":\"Ann\"}", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_str_eq(r.body, "[{\"number\":7,\"holder\":\"Ann\"}]");
+    harness_free(&r);
+    harness_request(rb, "POST", "/tickets_own_default", "columns=number,holder", h,
+                    "{\"holder\":\"Ann\"}", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_str_eq(r.body, "[{\"number\":13,\"holder\":\"Ann\"}]");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(patch)
 {
     test_response r;
@@ -245,6 +264,13 @@ START_TEST(put)
     harness_request(rb, "PUT", "/artists", "id=eq.2", NULL, body2, &r);
     ck_assert_int_eq(r.status, 204);
     harness_free(&r);
+    /* Plan.hs mutatePlan: PUT (MutationSingleUpsert) does not apply
+     * missing=default; the missing owner is NULL, which NOT NULL refuses */
+    const char *missing[] = {"Prefer", "missing=default", NULL};
+    harness_request(rb, "PUT", "/playlists", "id=eq.1&columns=id,name,owner", missing,
+                    "{\"id\":1,\"name\":\"P\"}", &r);
+    expect_error(&r, 400, "23502");
+    harness_free(&r);
 }
 END_TEST
 
@@ -258,6 +284,12 @@ START_TEST(delete_rows)
     ck_assert_str_eq(harness_header(&r, "Content-Range"), "*/1");
     harness_free(&r);
     harness_request(rb, "DELETE", "/tracks", "id=eq.6", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 204);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "*/*");
+    harness_free(&r);
+    /* Preferences.hs shouldCount: count=planned counts no write */
+    const char *planned[] = {"Prefer", "count=planned", NULL};
+    harness_request(rb, "DELETE", "/tracks", "id=eq.6", planned, NULL, &r);
     ck_assert_int_eq(r.status, 204);
     ck_assert_str_eq(harness_header(&r, "Content-Range"), "*/*");
     harness_free(&r);
@@ -339,6 +371,35 @@ START_TEST(post_checks_roll_back)
 }
 END_TEST
 
+/* MainTx.hs actionResult for CallReadPlan: failNotSingular and
+ * failExceedsMaxAffectedPref on a function's rows condemn its writes;
+ * Response.hs responsePreferences reports max-affected for calls. */
+START_TEST(call_post_checks_roll_back)
+{
+    test_response r;
+    const char *strict[] = {"Prefer", "handling=strict, max-affected=1", NULL};
+    harness_request(cm, "POST", "/rpc/clear_playlists", "", strict, NULL, &r);
+    expect_error(&r, 400, "PGRST124");
+    ck_assert_ptr_nonnull(strstr(r.body, "The query affects 4 rows"));
+    harness_free(&r);
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(cm, "POST", "/rpc/clear_playlists", "", obj, NULL, &r);
+    expect_error(&r, 406, "PGRST116");
+    ck_assert_ptr_nonnull(strstr(r.body, "The result contains 4 rows"));
+    harness_free(&r);
+    harness_request(cm, "GET", "/playlist_track", "select=playlist_id", NULL, NULL, &r);
+    ck_assert_str_eq(r.body, "[{\"playlist_id\":1}, \n {\"playlist_id\":1}, \n"
+                             " {\"playlist_id\":2}, \n {\"playlist_id\":2}]");
+    harness_free(&r);
+    const char *enough[] = {"Prefer", "handling=strict, max-affected=4", NULL};
+    harness_request(rb, "POST", "/rpc/clear_playlists", "select=track_id", enough, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Preference-Applied"),
+                     "handling=strict, max-affected=4");
+    harness_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mutations");
@@ -353,6 +414,7 @@ int main(void)
     tcase_add_test(tc, headers_only_location);
     tcase_add_test(tc, upsert_post);
     tcase_add_test(tc, missing_default);
+    tcase_add_test(tc, missing_default_domain);
     tcase_add_test(tc, patch);
     tcase_add_test(tc, put);
     tcase_add_test(tc, delete_rows);
@@ -360,6 +422,7 @@ int main(void)
     tcase_add_test(tc, failed_bulk_insert_leaves_nothing);
     tcase_add_test(tc, commit_persists);
     tcase_add_test(tc, post_checks_roll_back);
+    tcase_add_test(tc, call_post_checks_roll_back);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

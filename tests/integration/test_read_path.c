@@ -98,6 +98,13 @@ START_TEST(range_header)
     ck_assert_str_eq(r.body, "[{\"id\":2}, \n {\"id\":3}]");
     ck_assert_str_eq(harness_header(&r, "Content-Range"), "1-2/*");
     harness_free(&r);
+    /* ApiRequest getRanges: InvalidRange LowerGTUpper */
+    const char *inverted[] = {"Range", "2-1", NULL};
+    get("/tracks", "select=id", inverted, &r);
+    ck_assert_int_eq(r.status, 416);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"The lower boundary must be lower than or equal to "
+                                         "the upper boundary in the Range header.\""));
+    harness_free(&r);
 }
 END_TEST
 
@@ -121,6 +128,20 @@ START_TEST(unknown_table_and_column)
     get("/a/b/c", "", NULL, &r);
     ck_assert_int_eq(r.status, 404);
     ck_assert_ptr_nonnull(strstr(r.body, "\"code\":\"PGRST125\""));
+    harness_free(&r);
+    /* Plan.hs wrappedReadPlan: findTable before negotiateContent and
+     * before the handling=strict check of the preferences */
+    const char *text[] = {"Accept", "text/plain", NULL};
+    get("/albumz", "", text, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    const char *strict[] = {"Prefer", "handling=strict, bogus", NULL};
+    get("/albumz", "", strict, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    get("/albums", "", strict, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"code\":\"PGRST122\""));
     harness_free(&r);
 }
 END_TEST

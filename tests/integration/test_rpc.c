@@ -87,6 +87,14 @@ START_TEST(setof_range_and_count)
     harness_request(ctx, "GET", "/rpc/album_tracks", "album=1&offset=5", c, NULL, &r);
     ck_assert_int_eq(r.status, 416);
     harness_free(&r);
+    /* Preferences.hs shouldCount: a call runs no EXPLAIN, count=planned
+     * gives no total */
+    const char *const planned[] = {"Range", "0-0", "Prefer", "count=planned", NULL};
+    harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", planned, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    ck_assert_str_eq(harness_header(&r, "Preference-Applied"), "count=planned");
+    harness_free(&r);
 }
 END_TEST
 
@@ -117,6 +125,106 @@ START_TEST(out_params_give_one_object)
 }
 END_TEST
 
+/* SqlFragment.hs pageCountSelectF / countF: a function returning a single
+ * row counts as one row even when filters remove it (asJsonF gives null),
+ * so vnd.pgrst.object does not fail and the exact total is 1. */
+START_TEST(single_row_function_counts_one)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "null");
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    harness_free(&r);
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", obj, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "null");
+    harness_free(&r);
+    const char *exact[] = {"Prefer", "count=exact", NULL};
+    harness_request(ctx, "GET", "/rpc/artist_summary", "id=1&name=eq.nobody", exact, NULL, &r);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/1");
+    harness_free(&r);
+}
+END_TEST
+
+/* QueryBuilder.hs callPlanToQuery fmtArgs: GET and form arguments are
+ * text values cast to the parameter types ("doc" := $1::json), so a json
+ * parameter receives the JSON the text spells, not a JSON string. */
+START_TEST(get_and_form_args_cast_to_param_type)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/echo_json", "doc=%7B%22a%22%3A1%7D", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"a\":1}");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/echo_json", "doc=abc", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"22P02\""));
+    harness_free(&r);
+    const char *const form[] = {"Content-Type", "application/x-www-form-urlencoded", NULL};
+    harness_request(ctx, "POST", "/rpc/echo_json", NULL, form, "doc=%5B1%2C2%5D", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[1,2]");
+    harness_free(&r);
+}
+END_TEST
+
+/* SqlFragment.hs handlerF: CSV aggregates a scalar function's row as a
+ * table's (header pgrst_scalar, the record's text). */
+START_TEST(scalar_results_through_row_handlers)
+{
+    test_response r;
+    const char *csv[] = {"Accept", "text/csv", NULL};
+    harness_request(ctx, "GET", "/rpc/add", "a=1&b=2", csv, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "pgrst_scalar\n3");
+    harness_free(&r);
+}
+END_TEST
+
+/* Payload.hs getPayload: with ?columns a JSON body's arguments are the
+ * columns named, the other keys are not passed (b keeps its default). */
+START_TEST(columns_select_the_arguments)
+{
+    test_response r;
+    harness_request(ctx, "POST", "/rpc/add", "columns=a", json_ct, "{\"a\": 1, \"b\": 5}", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "2");
+    harness_free(&r);
+    harness_request(ctx, "POST", "/rpc/add", "columns=b", json_ct, "{\"a\": 1, \"b\": 5}", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST202\""));
+    harness_free(&r);
+    /* payloadAttributes: a JSON scalar body gives no arguments */
+    harness_request(ctx, "POST", "/rpc/add", NULL, json_ct, "\"x\"", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_nonnull(strstr(r.body, "Could not find the function api.add without parameters"));
+    harness_free(&r);
+}
+END_TEST
+
+/* Plan.hs callReadPlan: findProc, then the handling=strict check of
+ * the preferences, then failMaxAffectedRpcReturnsSingle (PGRST128). */
+START_TEST(strict_preference_errors_order)
+{
+    test_response r;
+    const char *bogus[] = {"Prefer", "handling=strict, bogus, max-affected=1", NULL};
+    harness_request(ctx, "GET", "/rpc/nope", "", bogus, NULL, &r);
+    ck_assert_int_eq(r.status, 404);
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/add", "a=1", bogus, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST122\""));
+    harness_free(&r);
+    const char *strict[] = {"Prefer", "handling=strict, max-affected=1", NULL};
+    harness_request(ctx, "GET", "/rpc/add", "a=1", strict, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST128\""));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(variadic_by_repeated_params_and_array)
 {
     test_response r;
@@ -137,6 +245,8 @@ START_TEST(void_is_204_without_content_type)
     ck_assert_int_eq(r.status, 204);
     ck_assert_str_eq(r.body, "");
     ck_assert_ptr_null(harness_header(&r, "Content-Type"));
+    /* Response.hs: a void call keeps the Content-Range of its one row */
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
     harness_free(&r);
 }
 END_TEST
@@ -176,14 +286,13 @@ START_TEST(unsupported_method_and_raw_text)
     harness_request(ctx, "DELETE", "/rpc/add", NULL, NULL, NULL, &r);
     ck_assert_int_eq(r.status, 405);
     harness_free(&r);
-    /* a single scalar is the whole body with Accept: text/plain */
+    /* Plan/Negotiate.hs: text/plain needs a media type handler (a
+     * "text/plain" domain), for a scalar as for a set: PGRST107 */
     const char *const h[] = {"Accept", "text/plain", NULL};
     harness_request(ctx, "GET", "/rpc/add", "a=5&b=5", h, NULL, &r);
-    ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.body, "10");
-    ck_assert_str_eq(harness_header(&r, "Content-Type"), "text/plain; charset=utf-8");
+    ck_assert_int_eq(r.status, 406);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"PGRST107\""));
     harness_free(&r);
-    /* but not a set */
     harness_request(ctx, "GET", "/rpc/album_tracks", "album=1", h, NULL, &r);
     ck_assert_int_eq(r.status, 406);
     harness_free(&r);
@@ -215,6 +324,11 @@ int main(void)
     tcase_add_test(tc, setof_range_and_count);
     tcase_add_test(tc, out_params_give_one_object);
     tcase_add_test(tc, max_affected_is_applied_to_calls);
+    tcase_add_test(tc, single_row_function_counts_one);
+    tcase_add_test(tc, get_and_form_args_cast_to_param_type);
+    tcase_add_test(tc, scalar_results_through_row_handlers);
+    tcase_add_test(tc, columns_select_the_arguments);
+    tcase_add_test(tc, strict_preference_errors_order);
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);

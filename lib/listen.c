@@ -104,20 +104,16 @@ static void observe_listen_fail(pgr_listener *l, const char *reason)
 }
 
 /* DBListenStart: server version, host:port and channel. */
-static void observe_listen_start(pgr_listener *l, PGconn *pg)
+/* The line PostgREST logs once LISTEN runs. version() is asked before
+ * the LISTEN, as PostgREST does, so pg_stat_activity keeps showing it. */
+static void observe_listen_start(pgr_listener *l, PGconn *pg, const char *version)
 {
-    if (l->ctx->observer == NULL)
-        return;
-    PGresult *r = PQexec(pg, "SELECT pg_catalog.version()");
-    const char *version = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
-                              ? PQgetvalue(r, 0, 0) : "";
     const char *host = PQhost(pg), *port = PQport(pg);
     pgr_observef(l->ctx, PGREST_EVENT_LISTEN_START,
                  "Listener connected to %s on \"%s%s%s\" and listening for database "
                  "notifications on the \"%s\" channel",
                  version, host ? host : "", port && *port ? ":" : "", port ? port : "",
                  l->channel);
-    PQclear(r);
 }
 
 /* Opens the worker's connection (LISTENing when a channel is configured);
@@ -129,16 +125,18 @@ static PGconn *worker_connection(pgr_listener *l)
     PGconn *pg = a ? pgr_connect(l->conninfo, a, &err) : NULL;
     if (pg == NULL && l->channel != NULL)
         observe_listen_fail(l, err.details);
-    pgrest_arena_free(a);
-    if (pg == NULL)
+    if (pg == NULL) {
+        pgrest_arena_free(a);
         return NULL;
+    }
+    const char *version = l->channel != NULL ? pgr_db_version_for_log(l->ctx, pg, a) : NULL;
     if (l->channel != NULL && !run_listen(l, pg)) {
         observe_listen_fail(l, PQerrorMessage(pg));
         PQfinish(pg);
-        return NULL;
-    }
-    if (l->channel != NULL)
-        observe_listen_start(l, pg);
+        pg = NULL;
+    } else if (version != NULL)
+        observe_listen_start(l, pg, version);
+    pgrest_arena_free(a);
     return pg;
 }
 

@@ -719,6 +719,9 @@ bool app_config_read(const server_options *raw, app_config *cfg, char *err, size
               decode_secret(&r);
     if (!ok && err[0] == '\0')
         snprintf(err, errlen, "out of memory reading the configuration");
+    /* a refused configuration leaves nothing for the caller to free */
+    if (!ok)
+        app_config_free(cfg);
     return ok;
 }
 

@@ -69,7 +69,8 @@ typedef struct app_config {
 
 /* Resolves raw into cfg. On failure returns false with PostgREST's message
  * in err: "Error in config <reason>" for a parser check, "user error
- * (<reason>)" for the JWT secret, the file error for @file values. */
+ * (<reason>)" for the JWT secret, the file error for @file values; cfg
+ * is then left empty. */
 bool app_config_read(const server_options *raw, app_config *cfg, char *err, size_t errlen);
 void app_config_free(app_config *cfg);
 

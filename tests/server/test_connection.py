@@ -7,6 +7,7 @@ between two processes sharing a port."""
 import os
 import signal
 import socket
+import re
 import subprocess
 import tempfile
 import threading
@@ -16,9 +17,11 @@ import urllib.error
 from harness import SERVER, Server, ServerTestCase, http, log
 
 
-def server_version_line():
-    return subprocess.run([SERVER, "--version"], stdout=subprocess.PIPE,
+def library_name():
+    """"pgrest X.Y.Z" from --version ("PostgREST 16.1 (pgrest X.Y.Z)")."""
+    line = subprocess.run([SERVER, "--version"], stdout=subprocess.PIPE,
                           text=True, timeout=10).stdout.strip()
+    return re.search(r"\((pgrest [^)]*)\)", line).group(1)
 
 
 class ConnectionFailureTest(ServerTestCase):
@@ -130,8 +133,9 @@ class ConnectionFailureTest(ServerTestCase):
 
 class ApplicationNameTest(ServerTestCase):
     """PL03 / PL06: PostgREST's connections carry fallback_application_name
-    "PostgREST <version>" (its --version line); pgrest's carry its own
-    --version line. The listener shows as LISTEN on db-channel."""
+    "PostgREST <version>"; pgrest's carry the library's name and version
+    ("pgrest X.Y.Z", the end of pgrest-server --version). The listener shows
+    as LISTEN on db-channel."""
 
     def activity(self):
         return self.cluster.psql(
@@ -140,7 +144,7 @@ class ApplicationNameTest(ServerTestCase):
 
     def test_application_name_and_listener(self):
         self.assertEqual(self.server.get("/artists?select=id&limit=1").status, 200)
-        name = server_version_line()
+        name = library_name()
         self.assertRegex(name, r"^pgrest \d+\.\d+\.\d+$")
         rows = self.activity()
         self.assertIn('%s|idle|LISTEN "pgrst"' % name, rows)
@@ -159,7 +163,7 @@ class ApplicationNameTest(ServerTestCase):
     def test_channel_name_in_listen(self):
         self.server.stop()
         self.start_server(**{"db-channel": "my channel"})
-        self.assertIn('%s|idle|LISTEN "my channel"' % server_version_line(), self.activity())
+        self.assertIn('%s|idle|LISTEN "my channel"' % library_name(), self.activity())
 
     def test_application_name_in_db_uri_wins(self):
         self.server.stop()

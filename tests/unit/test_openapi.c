@@ -437,8 +437,10 @@ START_TEST(malformed_proxy_uri_ignored)
         const char *opts[] = {"openapi-server-proxy-uri", bad[i], "server-host", "h",
                               "server-port", "1", NULL};
         ignore_privileges(opts);
-        ck_assert_msg(json_object_equal(at(doc, "host", NULL), json_object_new_string("h:1")),
-                      "%s was used", bad[i]);
+        json_object *want = json_object_new_string("h:1");
+        bool fallback = json_object_equal(at(doc, "host", NULL), want);
+        json_object_put(want);
+        ck_assert_msg(fallback, "%s was used", bad[i]);
         teardown();
     }
 }

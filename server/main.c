@@ -23,6 +23,7 @@
 #include "log.h"
 #include "ready.h"
 #include "reload.h"
+#include "version.h"
 #include "pgrest/pgrest.h"
 
 extern char **environ;
@@ -232,7 +233,7 @@ static int serve(server_config *cfg)
     if (!admin_options(opts, &lc, &al, &with_admin))
         return 1;
     /* PostgREST AppStartObs, once the configuration is known to be valid */
-    log_msg(LOG_CRIT, "Starting PostgREST %s...", pgrest_version());
+    log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
     if (with_admin) {
         admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
         if (admin == NULL) {

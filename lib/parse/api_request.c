@@ -381,11 +381,12 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
         return rc;
     api->path = pgr_percent_decode(arena, req->path, strlen(req->path), false);
     pgr_kv *params = pgr_query_string_decode(arena, req->query);
-    /* OPTIONS on a routine reads no arguments from the query string
-     * (ApiRequest.hs actIsInvokeSafe) */
-    if ((rc = pgr_query_params_parse(arena, params,
-                                     api->target == PGR_TARGET_ROUTINE &&
-                                         api->action != PGR_ACTION_INFO,
+    /* ApiRequest.hs actIsInvokeSafe: only GET/HEAD calls read arguments
+     * from the query string; for POST (and OPTIONS) every parameter there
+     * is a filter, so one without an operator is a parse error */
+    bool invoke_read = api->target == PGR_TARGET_ROUTINE && api->action == PGR_ACTION_CALL &&
+                       (strcmp(api->method, "GET") == 0 || strcmp(api->method, "HEAD") == 0);
+    if ((rc = pgr_query_params_parse(arena, params, invoke_read,
                                      &pgr_cfg(ctx, arena)->limits, &api->qp, err)) != PGREST_OK)
         return rc;
     pgr_parse_preferences(arena, req, &api->prefs);

@@ -3,7 +3,8 @@
  * the empty array and refuses arrays whose elements are not objects with
  * one key set, CSV and form bodies become JSON rows, and anything that is
  * not exactly one JSON value (trailing text, a NUL) is "Empty or invalid
- * json". Run through pgrest_parse_request: no database. */
+ * json". Also which query parameters a call reads as arguments. Run
+ * through pgrest_parse_request: no database. */
 #include <check.h>
 #include <string.h>
 
@@ -116,6 +117,27 @@ START_TEST(csv_for_tables_and_functions)
 }
 END_TEST
 
+/* ApiRequest.hs actIsInvokeSafe: a POST call reads no arguments from the
+ * query string; a parameter there is a filter, and one without an
+ * operator fails to parse (GET reads it as an argument). */
+START_TEST(post_call_reads_no_arguments_from_query)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    pgrest_request *req = pgrest_request_new(arena, "POST", "/rpc/f", "a=1");
+    pgrest_request_add_header(req, "Content-Type", "application/json");
+    pgrest_request_set_body(req, "{}", 2);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_ERR_REQUEST);
+    ck_assert_str_eq(err.code, "PGRST100");
+    ck_assert_str_eq(err.message, "\"failed to parse filter (1)\" (line 1, column 1)");
+    req = pgrest_request_new(arena, "GET", "/rpc/f", "a=1");
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    req = pgrest_request_new(arena, "POST", "/rpc/f", "id=eq.3");
+    pgrest_request_set_body(req, "{}", 2);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("payload");
@@ -126,6 +148,7 @@ int main(void)
     tcase_add_test(tc, not_one_json_value_is_invalid);
     tcase_add_test(tc, arrays_need_objects_with_one_key_set);
     tcase_add_test(tc, csv_for_tables_and_functions);
+    tcase_add_test(tc, post_call_reads_no_arguments_from_query);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -8,11 +8,6 @@
 #include "util/strbuf.h"
 
 
-static void report(pgrest_ctx *ctx, pgrest_event ev, const char *message)
-{
-    pgr_observe(ctx, ev, message);
-}
-
 /* prefix + the error as PostgREST's jsonMessage prints it (verbose). */
 static const char *with_error(pgrest_arena *a, const char *prefix,
                               const pgrest_error *err)
@@ -27,7 +22,7 @@ static const char *with_error(pgrest_arena *a, const char *prefix,
 void pgr_db_report_fatal(pgrest_ctx *ctx, const char *message)
 {
     atomic_store(&ctx->db_fatal, true);
-    report(ctx, PGREST_EVENT_DB_FATAL, message);
+    pgr_observe(ctx, PGREST_EVENT_DB_FATAL, message);
 }
 
 /* AppState/Pool.hs: libpq's words for a rejected password. */
@@ -81,8 +76,8 @@ static void report_connect_failure(pgrest_ctx *ctx, pgrest_arena *a,
 {
     if (auth_failure(err))
         report_auth_failure(ctx, a, err);
-    report(ctx, PGREST_EVENT_PG_VERSION_ERROR,
-           with_error(a, "Failed to query the PostgreSQL version. ", err));
+    pgr_observe_error(ctx, PGREST_EVENT_PG_VERSION_ERROR,
+                      "Failed to query the PostgreSQL version. ", err);
     if (!pgr_cfg(ctx, a)->db_pool_automatic_recovery)
         pgr_db_report_fatal(ctx, "Automatic recovery disabled, exiting.");
 }
@@ -134,12 +129,12 @@ static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
     pgr_sb_init(&sb, a, 160);
     pgr_sb_puts(&sb, "Successfully connected to ");
     pgr_sb_puts(&sb, version);
-    report(ctx, PGREST_EVENT_DB_CONNECTED, pgr_sb_finish(&sb));
+    pgr_observe(ctx, PGREST_EVENT_DB_CONNECTED, pgr_sb_finish(&sb));
     pgr_sb_init(&sb, a, 96);
     pgr_sb_puts(&sb, "Connection Pool initialized with a maximum size of ");
     pgr_sb_put_long(&sb, pgr_cfg(ctx, a)->db_pool);
     pgr_sb_puts(&sb, " connections");
-    report(ctx, PGREST_EVENT_POOL_INIT, pgr_sb_finish(&sb));
+    pgr_observe(ctx, PGREST_EVENT_POOL_INIT, pgr_sb_finish(&sb));
 }
 
 PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err)
@@ -151,8 +146,7 @@ PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err)
     }
     if (!supported_version(ctx, a, pg)) {
         PQfinish(pg);
-        pgr_error(err, 503, "PGRST000", "Database connection error.",
-                  "unsupported PostgreSQL version", NULL);
+        pgr_error_connection(err, "unsupported PostgreSQL version");
         return NULL;
     }
     report_connected(ctx, a, pg);

@@ -77,8 +77,7 @@ static int run_pooled(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     pgr_pool *pool = pgr_ctx_pool(ctx);
     if (pool == NULL)
-        return pgr_error(err, 503, "PGRST000", "Database connection error.",
-                         NULL, NULL);
+        return pgr_error_connection(err, NULL);
     pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, arena, err);
     if (c != NULL)

@@ -89,7 +89,7 @@ PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
             while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
                 m[--n] = '\0';
         }
-        pgr_error(err, 503, "PGRST000", "Database connection error.", m, NULL);
+        pgr_error_connection(err, m);
         if (pg != NULL)
             PQfinish(pg);
         return NULL;

@@ -93,6 +93,12 @@ int pgr_error_misuse(pgrest_error *err, const char *function)
     return PGREST_ERR_INTERNAL;
 }
 
+int pgr_error_connection(pgrest_error *err, const char *details)
+{
+    pgr_error(err, 503, "PGRST000", "Database connection error.", details, NULL);
+    return PGREST_ERR_CONNECTION;
+}
+
 int pgr_error_internal(pgrest_error *err, const char *what)
 {
     pgr_error(err, 500, PGR_CODE_INTERNAL, "Internal error", what, NULL);

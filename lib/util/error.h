@@ -47,6 +47,9 @@ int pgr_error_oom(pgrest_error *err);
  * "Invalid arguments", details naming the function. Not a client error:
  * it describes the host's bug. */
 int pgr_error_misuse(pgrest_error *err, const char *function);
+/* 503 PGRST000 "Database connection error." (Error.hs ConnectionUsageError)
+ * with details (not copied, may be NULL); returns PGREST_ERR_CONNECTION. */
+int pgr_error_connection(pgrest_error *err, const char *details);
 
 /* An internal invariant broke (a bug): 500 PGRST500 "Internal error",
  * details saying what. */

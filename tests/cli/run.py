@@ -11,7 +11,6 @@ in-database settings, the Server header) start their own cluster with
 tests/server/harness.py."""
 import os
 import sys
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
@@ -19,24 +18,7 @@ import harness  # noqa: E402
 
 
 def main(argv):
-    if not os.access(harness.SERVER, os.X_OK):
-        print("cli: %s not built" % harness.SERVER)
-        print("cli: 0 passed, 1 failed, 0 skipped")
-        return 1
-    loader = unittest.TestLoader()
-    patterns = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-k"]
-    if patterns:
-        loader.testNamePatterns = ["*%s*" % p for p in patterns]
-    suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
-    try:
-        result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    finally:
-        harness.destroy_template()
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    passed = result.testsRun - failed - skipped
-    print("cli: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return harness.run_suite("cli", HERE, argv)
 
 
 if __name__ == "__main__":

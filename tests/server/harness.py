@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -338,3 +339,27 @@ class ServerTestCase(unittest.TestCase):
         self.assertIn(body.get("code"), codes, resp)
         self.assertEqual(sorted(body), ["code", "details", "hint", "message"], resp)
         return body
+
+
+def run_suite(name, directory, argv):
+    """Runs the test_*.py of directory (-k PATTERN selects by name) and ends
+    with "<name>: N passed, N failed, N skipped", the line scripts/test.sh
+    counts. Returns the exit status: 1 if anything failed."""
+    if not os.access(SERVER, os.X_OK):
+        print("%s: %s not built" % (name, SERVER))
+        print("%s: 0 passed, 1 failed, 0 skipped" % name)
+        return 1
+    loader = unittest.TestLoader()
+    patterns = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-k"]
+    if patterns:
+        loader.testNamePatterns = ["*%s*" % p for p in patterns]
+    suite = loader.discover(directory, pattern="test_*.py", top_level_dir=directory)
+    try:
+        result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    finally:
+        destroy_template()
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print("%s: %d passed, %d failed, %d skipped" % (name, passed, failed, skipped))
+    return 1 if failed else 0

@@ -419,22 +419,43 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     return PGREST_OK;
 }
 
+/* The connection is gone. A server that said why before closing (57P01
+ * from pg_terminate_backend or a shutdown, 57P02 after a crash) left that
+ * error in libpq's buffer: hasql reports it as the statement's ServerError,
+ * so PostgREST answers with its SQLSTATE (mapSQLtoHTTP: 503). Only a silent
+ * loss is PostgREST's ClientError, PGRST001. */
+static int connection_lost(pgrest_pending *p)
+{
+    /* results left to read are bounded by what was sent; a dead
+     * connection yields one error result and then NULLs */
+    for (size_t i = 0; i < 2 * p->n_sent + 4 && p->rs.error == NULL; i++) {
+        PGresult *r = PQgetResult(p->pg);
+        if (r == NULL)
+            continue;
+        if (PQresultStatus(r) == PGRES_FATAL_ERROR &&
+            PQresultErrorField(r, PG_DIAG_SQLSTATE) != NULL && keep_result(&p->rs, r))
+            p->rs.error = r;
+        else
+            PQclear(r);
+    }
+    leave_pipeline(p);
+    if (p->rs.error != NULL && PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE) != NULL)
+        return pg_error(p->ctx, p->arena, p->st->plan->api, p->rs.error, &p->resp, &p->err);
+    return connection_error(p->arena, p->pg, &p->err);
+}
+
 /* Reads what is available (everything, when blocking) and advances. */
 static int advance(pgrest_pending *p)
 {
     if (!p->blocking) {
         if (PQflush(p->pg) == 1)
             return PGREST_AGAIN;
-        if (PQconsumeInput(p->pg) == 0) {
-            leave_pipeline(p);
-            return connection_error(p->arena, p->pg, &p->err);
-        }
+        if (PQconsumeInput(p->pg) == 0)
+            return connection_lost(p);
     }
     while (p->stage != STAGE_DONE) {
-        if (PQstatus(p->pg) != CONNECTION_OK) {
-            leave_pipeline(p);
-            return connection_error(p->arena, p->pg, &p->err);
-        }
+        if (PQstatus(p->pg) != CONNECTION_OK)
+            return connection_lost(p);
         if (!p->blocking && PQisBusy(p->pg))
             return PGREST_AGAIN;
         feed(p, PQgetResult(p->pg));

@@ -48,13 +48,30 @@ typedef struct request_state {
     bool started;
 } request_state;
 
+/* A URI over server-max-url-size is answered 414 from rs->uri alone, so
+ * MHD need not split its query: MHD 0.9.75 records every argument in the
+ * connection's pool right after this callback, from the same buffer, and a
+ * long query of many arguments exhausts the pool before the headers are
+ * read (no room even for its own error answer: the connection hangs until
+ * it times out). Ending the query string where it starts leaves MHD
+ * nothing to split. */
+static void keep_mhd_from_splitting(const http_server *s, const char *uri)
+{
+    if (strlen(uri) <= s->max_url_size)
+        return;
+    char *query = strchr(uri, '?');
+    if (query != NULL)
+        query[1] = '\0';
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
-    (void)cls;
     (void)con;
     request_state *rs = calloc(1, sizeof *rs);
     if (rs != NULL)
         rs->uri = strdup(uri ? uri : "/");
+    if (rs != NULL && rs->uri != NULL && uri != NULL)
+        keep_mhd_from_splitting(cls, uri);
     return rs;
 }
 
@@ -301,12 +318,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     return dispatch(s, con, method, version, rs);
 }
 
-/* MHD keeps the request line and headers in a per-connection pool: room
- * for both limits plus slack, so the server's own 414/431 (JSON) answer
- * anything up to twice the limits; MHD itself refuses what is bigger. */
+/* Bytes MHD 0.9.75 takes from the connection's pool per query argument
+ * (its header record, rounded up). */
+#define MHD_ARGUMENT_RECORD 64
+
+/* MHD keeps the request line, the headers and a record per query argument
+ * in a per-connection pool: room for twice the limits, so the server's own
+ * 414/431 (JSON) answer anything up to twice them; MHD refuses a longer
+ * request line itself. A URL of n bytes holds up to n + 1 arguments (MHD
+ * records even the empty ones of "&&&..."); when they exhaust the pool, MHD cannot even build its error
+ * answer and the connection hangs until its timeout. The pool is mmap'ed,
+ * so only what a request uses is backed by memory. */
 static size_t memory_limit(const http_listen *lc)
 {
-    size_t n = 2 * (lc->max_url_size + lc->max_header_size) + 16384;
+    size_t arguments = 2 * lc->max_url_size + 1;   /* in a URL twice the limit */
+    size_t n = 2 * (lc->max_url_size + lc->max_header_size) +
+               arguments * MHD_ARGUMENT_RECORD + 16384;
     return n < 32768 ? 32768 : n;
 }
 

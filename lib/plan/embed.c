@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "plan/fuzzy.h"
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -47,38 +47,33 @@ static bool match_junction(const pgr_relationship *r, const char *name)
            r->junction != NULL && strcmp(r->junction->name, name) == 0;
 }
 
-/* The side of a self relationship that holds the FK (M2O, child O2O). */
-static bool is_child_side(const pgr_relationship *r)
-{
-    return r->cardinality == PGR_REL_M2O ||
-           (r->cardinality == PGR_REL_O2O && !r->is_parent);
-}
-
-static bool match_hint(const pgr_relationship *r, const char *hint)
-{
-    return hint == NULL || match_constraint(r, hint) || match_fk_col(r, hint) ||
-           match_fk_ref_col(r, hint) || match_junction(r, hint);
-}
-
-/* A relationship is a candidate when the target names its table (on a
- * self reference only the one-to-many direction: `children:t(*)`), or --
- * deprecated since v11.1 -- its FK constraint or single FK column, not
- * considering views of the referenced table (`message?select=sender(*)`
- * with a view over person) except a view's own self reference (`job`
- * view over a self-referencing table); then the hint, if
- * any, must name its FK, an FK column, a referenced column or the
- * junction. Computed relationships are found by function name. */
+/* findRel's candidates for `target!hint`, branch by branch. Computed
+ * relationships are found by function name (the hint plays no part). On a
+ * self reference (one FK, an O2M and an M2O) the table name selects the
+ * O2M (`children:family_tree(*)`), narrowed by a hint naming its FK
+ * column (`auditees:organizations!auditor(*)`), and the FK column selects
+ * the M2O (`parent(*)`). Otherwise the target names the table -- or,
+ * deprecated since v11.1, the FK constraint or single FK column, never
+ * through a view of the referenced table -- and a hint must name the FK,
+ * an FK column on either side or the junction. */
 static bool rel_matches(const pgr_relationship *r, const char *target,
                         const char *hint)
 {
     if (r->is_computed)
         return strcmp(r->function_name, target) == 0;
-    bool by_table = strcmp(r->foreign_table->name, target) == 0 &&
-                    !(r->is_self && is_child_side(r));
-    bool via_view = is_view(r->foreign_table) && !r->is_self;
-    bool by_fk = !via_view &&
-                 (match_constraint(r, target) || match_fk_col(r, target));
-    return (by_table || by_fk) && match_hint(r, hint);
+    bool by_table = strcmp(r->foreign_table->name, target) == 0;
+    if (r->is_self) {
+        if (hint != NULL)
+            return by_table && r->cardinality == PGR_REL_O2M &&
+                   match_fk_ref_col(r, hint);
+        return (by_table && r->cardinality == PGR_REL_O2M) ||
+               (match_fk_col(r, target) && r->cardinality == PGR_REL_M2O);
+    }
+    if (hint != NULL)
+        return by_table && (match_constraint(r, hint) || match_fk_col(r, hint) ||
+                            match_fk_ref_col(r, hint) || match_junction(r, hint));
+    return by_table || (!is_view(r->foreign_table) &&
+                        (match_constraint(r, target) || match_fk_col(r, target)));
 }
 
 static const char *cardinality_name(pgr_cardinality c)
@@ -186,50 +181,56 @@ static int ambiguous(pgrest_arena *a, const char *origin, const char *target,
                       origin, target);
 }
 
-/* Error.hs noRelBetweenHint: suggest a close target among the origin's
- * relationships, or -- when the origin has none -- a close origin. */
+/* Data.FuzzySet's default minimum score (Fuzzy.get / Fuzzy.getOne). */
+#define FUZZY_MIN_SCORE 0.33
+
+/* Error.hs noRelBetweenHint: when the relationships map has the origin's
+ * key, a close target among its relationships (an exact one gives no
+ * hint); otherwise a close origin among the tables having a key in the
+ * schema. */
 static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
-                               const pgr_table *origin, const char *target)
+                               const char *schema, const char *origin,
+                               const char *target)
 {
-    size_t n = pgr_table_relationships(sc, origin, NULL, 0);
-    if (n > 0) {
-        const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n);
-        const char **names = PGR_NEW_ARRAY(a, const char *, n);
+    const pgr_table *t = pgr_find_table(sc, schema, origin);
+    double score = 0;
+    if (t != NULL && pgr_table_has_rel_key(sc, t, schema)) {
+        size_t n = pgr_table_relationships(sc, t, NULL, 0), m = 0;
+        const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
+        const char **names = PGR_NEW_ARRAY(a, const char *, n + 1);
         if (rels == NULL || names == NULL)
             return NULL;
-        pgr_table_relationships(sc, origin, rels, n);
+        pgr_table_relationships(sc, t, rels, n);
         for (size_t i = 0; i < n; i++)
-            names[i] = rels[i]->foreign_table->name;
-        const char *best = pgr_fuzzy_pick(target, names, n);
-        return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
-                                   best, target)
-                    : NULL;
+            if (strcmp(pgr_rel_key_schema(rels[i]), schema) == 0)
+                names[m++] = rels[i]->foreign_table->name;
+        const char *best = pgr_fuzzyset_best(a, target, names, m, FUZZY_MIN_SCORE, &score);
+        return best != NULL && score < 1.0
+            ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, target)
+            : NULL;
     }
     const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
     size_t m = 0;
     if (names == NULL)
         return NULL;
     for (size_t i = 0; i < sc->n_tables; i++)
-        if (strcmp(sc->tables[i].schema, origin->schema) == 0 &&
-            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
+        if (pgr_table_has_rel_key(sc, &sc->tables[i], schema))
             names[m++] = sc->tables[i].name;
-    const char *best = pgr_fuzzy_pick(origin->name, names, m);
-    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
-                               best, origin->name)
+    const char *best = pgr_fuzzyset_best(a, origin, names, m, FUZZY_MIN_SCORE, &score);
+    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, origin)
                 : NULL;
 }
 
 static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
-                  const char *schema, const pgr_table *origin,
-                  const char *origin_name, const pgr_select_item *item,
-                  pgrest_error *err)
+                  const char *schema, const char *origin_name,
+                  const pgr_select_item *item, pgrest_error *err)
 {
     const char *hint_part = item->hint
         ? pgr_asprintf(a, "' using the hint '%s", item->hint) : "";
     const char *details = pgr_asprintf(
         a, "Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.",
         origin_name, item->relation, hint_part ? hint_part : "", schema);
-    const char *hint = origin ? no_rel_hint(a, sc, origin, item->relation) : NULL;
+    const char *hint = no_rel_hint(a, sc, schema, origin_name, item->relation);
     return pgr_errorf(err, a, 400, "PGRST200", details, hint,
                       "Could not find a relationship between '%s' and '%s' in the schema cache",
                       origin_name, item->relation);
@@ -253,13 +254,13 @@ static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         /* Both ends must be in the request's schema (findRel's lookup key) */
-        if (strcmp(all[i]->foreign_table->schema, schema) != 0)
+        if (strcmp(pgr_rel_key_schema(all[i]), schema) != 0)
             continue;
         if (rel_matches(all[i], item->relation, item->hint))
             found[m++] = all[i];
     }
     if (m == 0)
-        return no_rel(a, sc, schema, origin, origin_name, item, err);
+        return no_rel(a, sc, schema, origin_name, item, err);
     if (m > 1)
         return ambiguous(a, origin_name, item->relation, found, m, err);
     *out = found[0];

@@ -78,23 +78,3 @@ double pgr_fuzzy_similarity(const char *a, const char *b)
         return 0.0;
     return 1.0 - (double)d / (double)len;
 }
-
-const char *pgr_fuzzy_pick(const char *name, const char *const *cands, size_t n)
-{
-    const char *best = NULL;
-    double best_score = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(cands[i], name) == 0)
-            continue;
-        size_t d = levenshtein(name, cands[i]);
-        size_t len = strlen(name) > strlen(cands[i]) ? strlen(name) : strlen(cands[i]);
-        if (d == (size_t)-1 || len == 0)
-            continue;
-        double score = 1.0 - (double)d / (double)len;
-        if (score > best_score) {
-            best_score = score;
-            best = cands[i];
-        }
-    }
-    return best_score >= 0.5 ? best : NULL;
-}

@@ -17,9 +17,4 @@ int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
  * long to compare. */
 double pgr_fuzzy_similarity(const char *a, const char *b);
 
-/* Closest of cands[0..n) to name, skipping exact matches (PostgREST's
- * noRelBetweenHint ignores candidates with weight 1.0), or NULL. */
-const char *pgr_fuzzy_pick(const char *name, const char *const *cands,
-                           size_t n);
-
 #endif

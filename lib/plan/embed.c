@@ -274,14 +274,6 @@ static bool rel_is_to_one(const pgr_relationship *r)
     return r->cardinality == PGR_REL_M2O || r->cardinality == PGR_REL_O2O;
 }
 
-static size_t count_embeds(const pgr_read_node *node)
-{
-    size_t n = 0;
-    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
-        n++;
-    return n;
-}
-
 /* Plan.hs generateRelSelectField rsEmptyEmbed (hasOnlyNullEmbed): an
  * embed selecting no columns, whose own embeds select none either, at any
  * depth (`rel()`, `rel(sub())`), only joins: it adds no output. */
@@ -329,11 +321,13 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     e->is_to_one = rel_is_to_one(rel);
     e->hidden = item->children == NULL;
     e->legacy_names = pgr_cfg(ctx, a)->url_use_legacy_target_names;
-    /* Unique among the parent's FROM items; stable for a URL shape. */
-    e->agg_alias = pgr_asprintf(a, "pgrst_%d_%zu", cdepth, count_embeds(node) + 1);
+    /* addRels' aggAlias: origin, output name and depth, so two embeds of
+     * one name clash as in PostgREST (42712) and errors name it alike. */
+    e->agg_alias = pgr_asprintf(a, "%s_%s_%d", rel->table->name,
+                                e->output_name, cdepth);
     if (child->sql_alias == NULL || e->agg_alias == NULL)
         return pgr_error_oom(err);
-    /* Linked before recursing so count_embeds numbers siblings in order. */
+    /* Linked before recursing: siblings stay in request order. */
     **tail = e;
     *tail = &e->next;
     path[depth] = e->output_name;

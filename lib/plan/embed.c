@@ -221,9 +221,9 @@ static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
                 : NULL;
 }
 
-static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
-                  const char *schema, const char *origin_name,
-                  const pgr_select_item *item, pgrest_error *err)
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const char *schema, const char *origin_name,
+                        const pgr_select_item *item, pgrest_error *err)
 {
     const char *hint_part = item->hint
         ? pgr_asprintf(a, "' using the hint '%s", item->hint) : "";
@@ -260,7 +260,7 @@ static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
             found[m++] = all[i];
     }
     if (m == 0)
-        return no_rel(a, sc, schema, origin_name, item, err);
+        return pgr_no_relationship(a, sc, schema, origin_name, item, err);
     if (m > 1)
         return ambiguous(a, origin_name, item->relation, found, m, err);
     *out = found[0];

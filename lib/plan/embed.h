@@ -17,6 +17,12 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
 
 #define PGR_EMBED_MAX_DEPTH 64
 
+/* 400 PGRST200 (Error.hs NoRelBetween) for the EMBED/SPREAD item under a
+ * relation named origin_name in schema, with noRelBetweenHint's hint. */
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const char *schema, const char *origin_name,
+                        const pgr_select_item *item, pgrest_error *err);
+
 /* Plans a node's select list, embeds and params (used recursively). */
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,

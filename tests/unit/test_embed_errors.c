@@ -54,7 +54,9 @@ static const char snapshot[] =
     FK("send_1_film_id_fkey", "send_1", "film_id", "films") ","
     FK("family_parent_fkey", "family", "parent", "family") ","
     PRIVATE_FK("junction_end_1", "end_1_id", "end_1") ","
-    PRIVATE_FK("junction_end_2", "end_2_id", "end_2") "]}";
+    PRIVATE_FK("junction_end_2", "end_2_id", "end_2") "],"
+    " \"routines\": [{\"schema\":\"api\",\"name\":\"sayhello\",\"params\":[],"
+    "  \"return_type\":\"text\",\"return_kind\":\"scalar\",\"volatility\":\"s\"}]}";
 
 static pgrest_ctx *ctx;
 static char snapshot_path[] = "/tmp/pgrest_embed_errors_XXXXXX";
@@ -189,6 +191,17 @@ START_TEST(hint_needs_table_target)
 }
 END_TEST
 
+/* callReadPlan plans a scalar function's select against relIdentifier,
+ * the function's name: an embed has no relationship from it. */
+START_TEST(scalar_function_embed)
+{
+    char h[256], d[512];
+    ck_assert_str_eq(plan_get("/rpc/sayhello", "select=*,films(*)", h, d), "PGRST200");
+    ck_assert_str_eq(d, "Searched for a foreign key relationship between 'sayhello' and "
+                        "'films' in the schema 'api', but no matches were found.");
+}
+END_TEST
+
 /* SchemaCache.showSummary counts keys, emptied ones too (end_1 and end_2
  * towards each other). */
 START_TEST(summary_counts_emptied_keys)
@@ -198,7 +211,7 @@ START_TEST(summary_counts_emptied_keys)
     const char *s = pgr_schema_cache_summary(sc, a);
     pgr_schema_cache_release(sc);
     /* films, roles, actors, directors, send_1, family + end_1, end_2 */
-    ck_assert_str_eq(s, "9 Relations, 8 Relationships, 0 RPCs, 0 Domain Representations, "
+    ck_assert_str_eq(s, "9 Relations, 8 Relationships, 1 RPCs, 0 Domain Representations, "
                         "0 Media Type Handlers");
     pgrest_arena_free(a);
 }
@@ -235,6 +248,7 @@ static Suite *embed_errors_suite(void)
     tcase_add_test(tc, emptied_key_gives_no_hint);
     tcase_add_test(tc, self_reference_candidates);
     tcase_add_test(tc, hint_needs_table_target);
+    tcase_add_test(tc, scalar_function_embed);
     tcase_add_test(tc, summary_counts_emptied_keys);
     suite_add_tcase(s, tc);
     TCase *fz = tcase_create("fuzzyset");

@@ -136,18 +136,17 @@ static void put_rel_detail(pgr_sb *sb, pgrest_arena *a, const pgr_relationship *
     pgr_sb_putc(sb, '}');
 }
 
-/* Error.hs relHint: 'target!fk' or 'target!junction' per candidate */
+/* Error.hs relHint: 'target!fk' or 'target!junction' per candidate, an
+ * empty entry for a computed relationship */
 static void put_rel_hint(pgr_sb *sb, const pgr_relationship *r)
 {
+    if (r->is_computed)
+        return;
     pgr_sb_putc(sb, '\'');
-    if (r->is_computed) {
-        pgr_sb_puts(sb, r->function_name);
-    } else {
-        pgr_sb_puts(sb, r->foreign_table->name);
-        pgr_sb_putc(sb, '!');
-        pgr_sb_puts(sb, r->cardinality == PGR_REL_M2M ? r->junction->name
-                                                      : r->constraint_name);
-    }
+    pgr_sb_puts(sb, r->foreign_table->name);
+    pgr_sb_putc(sb, '!');
+    pgr_sb_puts(sb, r->cardinality == PGR_REL_M2M ? r->junction->name
+                                                  : r->constraint_name);
     pgr_sb_putc(sb, '\'');
 }
 

@@ -9,7 +9,7 @@
  *              that score, those >= min_score kept.
  *
  * Grams are taken from '-' + name + '-', lower-cased and stripped of all
- * but alphanumerics, spaces and commas (padded with '-' to the gram size).
+ * but alphanumerics, spaces and commas.
  * Strings are compared by code point. */
 #include "plan/fuzzyset.h"
 
@@ -69,10 +69,10 @@ static bool gram_char(uint32_t c)
            (c >= '\t' && c <= '\r') || c == ',' || c >= 0x80;
 }
 
-/* '-' + stripped + '-', padded to size */
-static cps gram_source(pgrest_arena *a, cps s, size_t size)
+/* '-' + stripped + '-' (shorter than the gram size: no grams) */
+static cps gram_source(pgrest_arena *a, cps s)
 {
-    cps out = { PGR_NEW_ARRAY(a, uint32_t, s.n + 2 + size), 0 };
+    cps out = { PGR_NEW_ARRAY(a, uint32_t, s.n + 2), 0 };
     if (out.v == NULL)
         return out;
     out.v[out.n++] = '-';
@@ -80,8 +80,6 @@ static cps gram_source(pgrest_arena *a, cps s, size_t size)
         if (gram_char(s.v[i]))
             out.v[out.n++] = s.v[i];
     out.v[out.n++] = '-';
-    while (out.n < size)
-        out.v[out.n++] = '-';
     return out;
 }
 
@@ -101,7 +99,7 @@ static int key_cmp(const void *pa, const void *pb)
 static grams make_grams(pgrest_arena *a, cps word, size_t size)
 {
     grams g = { NULL, 0 };
-    cps src = gram_source(a, word, size);
+    cps src = gram_source(a, word);
     if (src.v == NULL)
         return g;
     g.v = PGR_NEW_ARRAY(a, uint64_t, src.n);

@@ -253,6 +253,13 @@ START_TEST(fuzzyset_scores)
     ck_assert_str_eq(pgr_fuzzyset_best(a, "end_1", tables, 1, 0.33, &score), "second_1");
     ck_assert_ptr_null(pgr_fuzzyset_best(a, "end_1", tables, 1, 0.75, &score));
     ck_assert_ptr_null(pgr_fuzzyset_best(a, "x", rels, 0, 0.33, &score));
+    /* grams ignore '_' (only alphanumerics, spaces, commas count), the
+     * rescoring Levenshtein does not: 1 - 1/5 */
+    const char *const under[] = {"xyz", "end_1"};
+    ck_assert_str_eq(pgr_fuzzyset_best(a, "end1", under, 2, 0.33, &score), "end_1");
+    ck_assert(score > 0.79 && score < 0.81);
+    /* nothing shares a gram with "_": no candidate at any gram size */
+    ck_assert_ptr_null(pgr_fuzzyset_best(a, "_", under, 2, 0.0, &score));
     pgrest_arena_free(a);
 }
 END_TEST

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 
-/* PostgREST's Data.FuzzySet: a candidate is suggested when its similarity
- * (based on character n-grams) is high enough. Approximated with the
- * Levenshtein distance relative to the longer name. */
+/* Plain Levenshtein distance, for pgr_fuzzy_similarity (table hints use
+ * fuzzyset.c, Data.FuzzySet itself). */
 static size_t levenshtein(const char *s, const char *t)
 {
     size_t n = strlen(s), m = strlen(t);
@@ -34,34 +34,35 @@ static size_t levenshtein(const char *s, const char *t)
     return row[m];
 }
 
-const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
-                            const char *name)
+/* SchemaCache.hs builds the fuzzy index only for schemas of fewer
+ * relations than this (maxDbTablesForFuzzySearch). */
+#define FUZZY_MAX_TABLES 500
+/* Error.hs getFuzzyHint HintTable */
+#define TABLE_HINT_MIN_SCORE 0.75
+
+const char *pgr_fuzzy_table(pgrest_arena *a, const pgr_schema_cache *sc,
+                            const char *schema, const char *name)
 {
-    const char *best = NULL;
-    double best_score = 0.0;
-    for (size_t i = 0; i < sc->n_tables; i++) {
-        const pgr_table *t = &sc->tables[i];
-        if (strcmp(t->schema, schema) != 0)
-            continue;
-        size_t d = levenshtein(name, t->name);
-        size_t len = strlen(name) > strlen(t->name) ? strlen(name) : strlen(t->name);
-        if (d == (size_t)-1 || len == 0)
-            continue;
-        double score = 1.0 - (double)d / (double)len;
-        if (score > best_score) {
-            best_score = score;
-            best = t->name;
-        }
-    }
-    /* The 0.7 cut-off reproduces the hints PostgREST gives and withholds in
-     * its test suite (ErrorSpec, QuerySpec "nonexistent table"). */
-    return best_score >= 0.7 ? best : NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < sc->n_tables; i++)
+        n += strcmp(sc->tables[i].schema, schema) == 0;
+    if (n == 0 || n >= FUZZY_MAX_TABLES)
+        return NULL;
+    const char **names = PGR_NEW_ARRAY(a, const char *, n);
+    if (names == NULL)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < sc->n_tables; i++)
+        if (strcmp(sc->tables[i].schema, schema) == 0)
+            names[m++] = sc->tables[i].name;
+    double score = 0;
+    return pgr_fuzzyset_best(a, name, names, m, TABLE_HINT_MIN_SCORE, &score);
 }
 
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                         const char *schema, const char *name, pgrest_error *err)
 {
-    const char *best = pgr_fuzzy_table(sc, schema, name);
+    const char *best = pgr_fuzzy_table(a, sc, schema, name);
     const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
                                            schema, best)
                             : NULL;

@@ -5,9 +5,10 @@
 
 #include "schema/schema_cache.h"
 
-/* Closest relation name in schema, or NULL if none is close enough. */
-const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
-                            const char *name);
+/* Closest relation name in schema by Data.FuzzySet (min score 0.75), or
+ * NULL if none is close enough or the schema is too large to index. */
+const char *pgr_fuzzy_table(pgrest_arena *a, const pgr_schema_cache *sc,
+                            const char *schema, const char *name);
 
 /* 404 PGRST205 with PostgREST's "Perhaps you meant the table" hint. */
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,

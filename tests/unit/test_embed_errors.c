@@ -221,6 +221,21 @@ START_TEST(ambiguous_with_computed)
 }
 END_TEST
 
+/* Error.hs tableNotFoundHint: Data.FuzzySet over the schema's relations
+ * with a minimum of 0.75 -- case-insensitive, so another case of a name
+ * is suggested whole. */
+START_TEST(table_hint_uses_fuzzyset)
+{
+    char h[256], d[512];
+    ck_assert_str_eq(plan_get("/DIRECTORS", "", h, d), "PGRST205");
+    ck_assert_str_eq(h, "Perhaps you meant the table 'api.directors'");
+    ck_assert_str_eq(plan_get("/dirctors", "", h, d), "PGRST205");
+    ck_assert_str_eq(h, "Perhaps you meant the table 'api.directors'");
+    ck_assert_str_eq(plan_get("/nothing_close", "", h, d), "PGRST205");
+    ck_assert_str_eq(h, "null");
+}
+END_TEST
+
 /* SchemaCache.showSummary counts keys, emptied ones too (end_1 and end_2
  * towards each other). */
 START_TEST(summary_counts_emptied_keys)
@@ -276,6 +291,7 @@ static Suite *embed_errors_suite(void)
     tcase_add_test(tc, hint_needs_table_target);
     tcase_add_test(tc, scalar_function_embed);
     tcase_add_test(tc, ambiguous_with_computed);
+    tcase_add_test(tc, table_hint_uses_fuzzyset);
     tcase_add_test(tc, summary_counts_emptied_keys);
     suite_add_tcase(s, tc);
     TCase *fz = tcase_create("fuzzyset");

@@ -408,6 +408,112 @@ static int resolve_path(pgrest_arena *a, pgr_read_node *root,
     return PGREST_OK;
 }
 
+/* Plan.hs addRanges: a mutation's representation takes no ranges, not
+ * even on its embeds (the paths are not resolved either). */
+static bool takes_ranges(pgr_action action)
+{
+    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
+           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
+}
+
+/* ------------------------------------------------------------ paths */
+
+/* updateNode's findNode over the select tree: an embed by its output
+ * name, or with legacy target names also by its relation name. */
+static const pgr_select_item *select_child(const pgr_select_item *items,
+                                           const char *name, bool legacy)
+{
+    for (const pgr_select_item *it = items; it != NULL; it = it->next) {
+        if (it->kind != PGR_SELECT_EMBED && it->kind != PGR_SELECT_SPREAD)
+            continue;
+        const char *out = it->alias != NULL ? it->alias : it->relation;
+        if (strcmp(out, name) == 0 || (legacy && strcmp(it->relation, name) == 0))
+            return it;
+    }
+    return NULL;
+}
+
+static int check_path(pgrest_arena *a, const pgr_select_item *select,
+                      const pgr_embed_path *p, bool legacy, pgrest_error *err)
+{
+    const pgr_select_item *level = select;
+    for (size_t i = 0; i < p->n; i++) {
+        const pgr_select_item *it = select_child(level, p->names[i], legacy);
+        if (it == NULL) {
+            const pgr_select_item *aliased = legacy ? NULL
+                : select_child(level, p->names[i], true);
+            return aliased != NULL
+                ? not_embedded_alias(a, p->names[i], aliased->alias, err)
+                : not_embedded(a, p->names[i], err);
+        }
+        level = it->children;
+    }
+    return PGREST_OK;
+}
+
+/* The paths of one kind of parameter, as foldr reaches them: the last
+ * failing one is reported. */
+static int check_paths(pgrest_arena *a, const pgr_select_item *select,
+                       const pgr_embed_path *const *paths, size_t n,
+                       bool legacy, pgrest_error *err)
+{
+    for (size_t i = n; i-- > 0;) {
+        int rc = check_path(a, select, paths[i], legacy, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+#define COLLECT_PATHS(list, type, out, n)                                   \
+    do {                                                                    \
+        for (const type *x_ = (list); x_ != NULL; x_ = x_->next)            \
+            if (x_->path.n > 0)                                             \
+                (out)[(n)++] = &x_->path;                                   \
+    } while (0)
+
+static size_t count_params(const pgr_query_params *qp)
+{
+    size_t n = 0;
+    for (const pgr_path_filter *f = qp->filters; f; f = f->next)
+        n++;
+    for (const pgr_path_order *o = qp->orders; o; o = o->next)
+        n++;
+    for (const pgr_path_range *r = qp->ranges; r; r = r->next)
+        n++;
+    for (const pgr_path_logic *l = qp->logic; l; l = l->next)
+        n++;
+    return n;
+}
+
+int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
+                          const pgr_select_item *select, bool legacy,
+                          pgrest_error *err)
+{
+    const pgr_query_params *qp = &api->qp;
+    const pgr_embed_path **v = PGR_NEW_ARRAY(a, const pgr_embed_path *,
+                                             count_params(qp) + 1);
+    if (v == NULL)
+        return pgr_error_oom(err);
+    size_t n = 0;
+    int rc;
+    COLLECT_PATHS(qp->filters, pgr_path_filter, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    COLLECT_PATHS(qp->orders, pgr_path_order, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    if (takes_ranges(api->action))
+        COLLECT_PATHS(qp->ranges, pgr_path_range, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    COLLECT_PATHS(qp->logic, pgr_path_logic, v, n);
+    return check_paths(a, select, v, n, legacy, err);
+}
+
 static bool push_ptr(pgrest_arena *a, void ***arr, size_t *n, void *item)
 {
     size_t old = *arr != NULL ? sizeof(void *) * (*n + 1) : 0;
@@ -442,14 +548,6 @@ static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
             return pgr_error_oom(err);
     }
     return PGREST_OK;
-}
-
-/* Plan.hs addRanges: a mutation's representation takes no ranges, not
- * even on its embeds (the paths are not resolved either). */
-static bool takes_ranges(pgr_action action)
-{
-    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
-           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
 }
 
 static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,

@@ -29,6 +29,14 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   pgr_read_node *node, const pgr_select_item *items,
                   const char **path, size_t depth, pgrest_error *err);
 
+/* Plan.hs readPlan runs updateNode (addFilters, addOrders, addRanges,
+ * addLogicTrees) before addRels: every embedded path of a parameter must
+ * name embeds of the select tree (PGRST108) before any relationship is
+ * looked up. */
+int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
+                          const pgr_select_item *select, bool legacy,
+                          pgrest_error *err);
+
 /* Attaches the filters, logic trees, order and limit/offset written for
  * embedded paths (`rel.col=eq.1`, `rel.order=`, `rel.limit=`) to their
  * nodes (no ranges for a mutation's representation), then validates the

@@ -236,6 +236,25 @@ START_TEST(table_hint_uses_fuzzyset)
 }
 END_TEST
 
+/* readPlan's order: updateNode's PGRST108 for the parameters' paths
+ * (filters first; among them foldr reaches the last one first) before
+ * addRels' PGRST200, and validateAggFunctions' PGRST123 after it. */
+START_TEST(error_precedence)
+{
+    char h[256], d[512];
+    ck_assert_str_eq(plan_get("/films", "select=*,directorz(*)&other.x=eq.1", h, d), "PGRST108");
+    ck_assert_str_eq(h, "Verify that 'other' is included in the 'select' query parameter.");
+    ck_assert_str_eq(plan_get("/films", "select=*,roles(*)&a.x=eq.1&b.y=eq.2&order=c(x)", h, d),
+                     "PGRST108");
+    ck_assert_str_eq(h, "Verify that 'b' is included in the 'select' query parameter.");
+    ck_assert_str_eq(plan_get("/films", "select=*,roles(*)&roles.order=x&z.limit=1", h, d),
+                     "PGRST108");
+    ck_assert_str_eq(h, "Verify that 'z' is included in the 'select' query parameter.");
+    ck_assert_str_eq(plan_get("/films", "select=id.sum(),directorz(*)", h, d), "PGRST200");
+    ck_assert_str_eq(plan_get("/films", "select=id.sum(),directors(*)", h, d), "PGRST123");
+}
+END_TEST
+
 /* SchemaCache.showSummary counts keys, emptied ones too (end_1 and end_2
  * towards each other). */
 START_TEST(summary_counts_emptied_keys)
@@ -292,6 +311,7 @@ static Suite *embed_errors_suite(void)
     tcase_add_test(tc, scalar_function_embed);
     tcase_add_test(tc, ambiguous_with_computed);
     tcase_add_test(tc, table_hint_uses_fuzzyset);
+    tcase_add_test(tc, error_precedence);
     tcase_add_test(tc, summary_counts_emptied_keys);
     suite_add_tcase(s, tc);
     TCase *fz = tcase_create("fuzzyset");

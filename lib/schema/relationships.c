@@ -730,13 +730,13 @@ static void persist_arrays(pgr_relationship *o, pgrest_arena *a, bool *oom)
     o->cols2 = keep_strv(a, o->cols2, o->n_jcols2, oom);
 }
 
-/* A relationship removeInternal drops for its internal junction (or a
- * table missing from the cache) leaves its key behind. */
+/* A relationship removeInternal drops -- its target or junction is
+ * internal, or its target missing from the cache -- leaves its key
+ * behind when the origin is exposed (the filter on keys only looks at
+ * the origin). */
 static const pgr_table *emptied_key_table(const derive_ctx *cx, const raw_rel *r)
 {
-    const char *const *ex = cx->in->exposed_schemas;
-    if (r->dropped || !schema_exposed(ex, r->table.schema) ||
-        !schema_exposed(ex, r->ftable.schema))
+    if (r->dropped || !schema_exposed(cx->in->exposed_schemas, r->table.schema))
         return NULL;
     return pgr_find_table(cx->sc, r->table.schema, r->table.name);
 }

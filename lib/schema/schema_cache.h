@@ -223,9 +223,9 @@ typedef struct pgr_role_settings {
 } pgr_role_settings;
 
 /* A (table, schema) key of PostgREST's relationships map all of whose
- * relationships were internal (through a junction in a schema not
- * exposed): removeInternal empties the key but keeps it, which decides
- * the PGRST200 hint and counts in the loaded-cache summary. */
+ * relationships were internal (to a schema not exposed, or through a
+ * junction there): removeInternal empties the key but keeps it, which
+ * decides the PGRST200 hint and counts in the loaded-cache summary. */
 typedef struct pgr_rel_key {
     const pgr_table *table;
     const char *schema;

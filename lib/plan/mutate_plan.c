@@ -247,13 +247,23 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
      * single-row upsert of PUT inserts what the body gives */
     mp->apply_defaults = api->prefs.missing == PGR_PREF_MISSING_DEFAULT &&
                          api->action != PGR_ACTION_UPSERT;
-    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK ||
-        (rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
+    /* Plan.hs mutateReadPlan: the read plan first, then mutatePlan, where
+     * PUT checks its filters before the payload columns are resolved */
+    if ((rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
         return rc;
     if (api->action == PGR_ACTION_UPSERT &&
         (rc = check_put_filters(t, mp->target, err)) != PGREST_OK)
         return rc;
+    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK)
+        return rc;
     plan_conflict(api, t, mp);
+    return PGREST_OK;
+}
+
+int pgr_plan_mutation_output(pgrest_arena *a, const pgrest_api_request *api,
+                             pgrest_query_plan *plan, pgrest_error *err)
+{
+    pgr_mutate_plan *mp = plan->mutate;
     plan_output(api, plan, mp);
     return plan_returning(a, mp, plan->read, err);
 }

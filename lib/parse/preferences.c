@@ -144,23 +144,25 @@ static inline bool is_ws(char c)
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
+/* BS.split ',' then BS.strip: an empty value has no token, but every
+ * comma separates one, so "a,,b" carries an empty (invalid) preference */
 static void parse_value(pref_state *st, const char *v)
 {
-    while (*v) {
+    if (*v == '\0')
+        return;
+    for (;;) {
         size_t n = strcspn(v, ",");
         const char *b = v, *e = v + n;
         while (b < e && is_ws(*b))
             b++;
         while (e > b && is_ws(e[-1]))
             e--;
-        if (e > b) {
-            char *tok = pgr_strndup(st->a, b, (size_t)(e - b));
-            if (tok != NULL)
-                apply_token(st, tok);
-        }
-        v += n;
-        if (*v)
-            v++;
+        char *tok = pgr_strndup(st->a, b, (size_t)(e - b));
+        if (tok != NULL)
+            apply_token(st, tok);
+        if (v[n] == '\0')
+            return;
+        v += n + 1;
     }
 }
 

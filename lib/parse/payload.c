@@ -191,8 +191,9 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
     json_tokener *tok = json_tokener_new_ex(max_depth + 1);
     if (tok == NULL)
         return NULL;
-    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ... */
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ...
+     * and strings of valid UTF-8 only (aeson decodes them to Text) */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
     size_t used = json_tokener_get_parse_end(tok);
     /* json-c waits for a delimiter after a bare scalar (5, true, null):
@@ -257,9 +258,12 @@ typedef struct csv_reader {
     const char *p, *end;
 } csv_reader;
 
+typedef enum csv_end { CSV_DELIMITER, CSV_LINE_END, CSV_BODY_END } csv_end;
+
 /* One field (RFC 4180 quoting, "" inside quotes) of *len bytes (NUL
- * bytes kept); *eol set at line end. */
-static const char *csv_field(csv_reader *r, bool *eol, size_t *len)
+ * bytes kept) and what ended it: a comma, a line end (\n, \r\n or \r, as
+ * cassava's endOfLine) or the end of the body. */
+static const char *csv_field(csv_reader *r, csv_end *end, size_t *len)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, r->a, 32);
@@ -280,28 +284,32 @@ static const char *csv_field(csv_reader *r, bool *eol, size_t *len)
     }
     while (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r')
         pgr_sb_putc(&sb, *r->p++);
-    *eol = r->p >= r->end || *r->p != ',';
-    if (r->p < r->end && *r->p == '\r')
+    if (r->p >= r->end)
+        *end = CSV_BODY_END;
+    else if (*r->p == ',') {
+        *end = CSV_DELIMITER;
         r->p++;
-    if (r->p < r->end)
-        r->p++;
+    } else {
+        *end = CSV_LINE_END;
+        if (*r->p++ == '\r' && r->p < r->end && *r->p == '\n')
+            r->p++;
+    }
     *len = sb.len;
     return pgr_sb_finish(&sb);
 }
 
-/* Fields of the next non-empty line with their lengths; returns the
- * count, 0 at the end. */
-static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
+/* The fields of the record at the reader's position with their lengths;
+ * returns the count (at least 1: an empty line is one empty field), 0 when
+ * the arena is exhausted. *ended_line tells whether an end of line (not
+ * the end of the body) closed it. */
+static size_t csv_record(csv_reader *r, const char ***out, size_t **lens,
+                         bool *ended_line)
 {
-    while (r->p < r->end && (*r->p == '\n' || *r->p == '\r'))
-        r->p++;
-    if (r->p >= r->end)
-        return 0;
     size_t n = 0, cap = 8;
     const char **f = PGR_NEW_ARRAY(r->a, const char *, cap);
     size_t *l = PGR_NEW_ARRAY(r->a, size_t, cap);
-    bool eol = false;
-    while (f != NULL && l != NULL && !eol) {
+    csv_end end = CSV_DELIMITER;
+    while (f != NULL && l != NULL && end == CSV_DELIMITER) {
         if (n == cap) {
             f = pgr_realloc(r->a, f, cap * sizeof *f, cap * 2 * sizeof *f);
             l = pgr_realloc(r->a, l, cap * sizeof *l, cap * 2 * sizeof *l);
@@ -310,42 +318,88 @@ static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
                 return 0;
         }
         /* a field the arena could not hold ends the body (exhausted) */
-        if ((f[n] = csv_field(r, &eol, &l[n])) == NULL)
+        if ((f[n] = csv_field(r, &end, &l[n])) == NULL)
             return 0;
         n++;
     }
+    *ended_line = end == CSV_LINE_END;
     *out = f;
     *lens = l;
     return f && l ? n : 0;
 }
 
-/* text/csv: header row = keys; the literal NULL is SQL null (PostgREST
- * Payload.hs csvToJson). Rows are turned into a JSON array of objects;
- * a NUL byte in a field stays in it (\u0000, which PostgreSQL refuses). */
+/* cassava's blankLine: a record of one empty field, which decodeByName
+ * skips */
+static bool csv_blank(size_t n, const size_t *lens)
+{
+    return n == 1 && lens[0] == 0;
+}
+
+/* last[i]: header[i] is the last of its name among header[0..k); the
+ * record's map (cassava toNamedRecord: HM.fromList of the zip of header
+ * and fields) keeps that one. Returns the number of distinct names. */
+static size_t csv_last_names(const char *const *header, size_t k, bool *last)
+{
+    size_t distinct = 0;
+    for (size_t i = 0; i < k; i++) {
+        last[i] = true;
+        for (size_t j = i + 1; j < k && last[i]; j++)
+            last[i] = strcmp(header[i], header[j]) != 0;
+        distinct += last[i];
+    }
+    return distinct;
+}
+
+/* text/csv (PostgREST Payload.hs csvToJson over cassava's decodeByName):
+ * the header record names the fields and must end with a line end; each
+ * record maps the names to its fields, zipped (extra fields are dropped,
+ * missing ones leave their names out); blank lines are skipped; the
+ * literal NULL is SQL null. The records must all carry the same names
+ * (payloadAttributes). A NUL byte in a field stays in it (\u0000, which
+ * PostgreSQL refuses). */
 static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
     csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
     const char **header = NULL, **row;
     size_t *hlen = NULL, *rlen;
-    size_t nh = csv_line(&r, &header, &hlen), nr;
-    if (pgr_arena_exhausted(a))
+    bool ended_line;
+    size_t nh = csv_record(&r, &header, &hlen, &ended_line), nr;
+    if (pgr_arena_exhausted(a) || nh == 0)
         return pgr_error_oom(err);
+    if (!ended_line)
+        /* cassava's header parser ends with endOfLine; its error text */
+        return invalid_body(err, "parse error (not enough input) at \"\"");
     for (size_t i = 0; i < nh; i++)
         if (memchr(header[i], '\0', hlen[i]) != NULL)
             return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
+    bool *last = PGR_NEW_ARRAY(a, bool, nh + 1);
+    if (last == NULL)
+        return pgr_error_oom(err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '[');
-    bool first = true;
-    while ((nr = csv_line(&r, &row, &rlen)) > 0) {
-        if (nr != nh)
+    size_t rows = 0, names = 0, first_k = 0;
+    while (r.p < r.end) {
+        if ((nr = csv_record(&r, &row, &rlen, &ended_line)) == 0)
+            return pgr_error_oom(err);
+        if (csv_blank(nr, rlen))
+            continue;
+        size_t k = nr < nh ? nr : nh;
+        size_t distinct = csv_last_names(header, k, last);
+        if (rows == 0) {
+            names = distinct;
+            first_k = k;
+        } else if (distinct != names)
             return invalid_body(err, "All lines must have same number of fields");
-        pgr_sb_puts(&sb, first ? "{" : ",{");
-        first = false;
-        for (size_t i = 0; i < nr; i++) {
-            if (i > 0)
+        pgr_sb_puts(&sb, rows++ == 0 ? "{" : ",{");
+        bool first = true;
+        for (size_t i = 0; i < k; i++) {
+            if (!last[i])
+                continue;
+            if (!first)
                 pgr_sb_putc(&sb, ',');
+            first = false;
             pgr_sb_put_json_string(&sb, header[i]);
             pgr_sb_putc(&sb, ':');
             if (rlen[i] == 4 && memcmp(row[i], "NULL", 4) == 0)
@@ -360,7 +414,8 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     api->payload_is_array = true;
     if (api->payload_json == NULL || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
-    return set_keys(a, api, header, nh, err);
+    /* no records: the empty array, which has no keys */
+    return set_keys(a, api, header, first_k, err);
 }
 
 typedef struct form_key {
@@ -375,9 +430,11 @@ static int cmp_form_key(const void *x, const void *y)
     return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* first[i]: param i is the first with its name. Sorting keeps this
- * O(n log n): a body of many keys must not cost quadratic time. */
-static bool *first_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n)
+/* kept[i]: param i is the first (or, with `last`, the last) with its
+ * name. Sorting keeps this O(n log n): a body of many keys must not cost
+ * quadratic time. */
+static bool *kept_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n,
+                              bool last)
 {
     form_key *sorted = PGR_NEW_ARRAY(a, form_key, n + 1);
     bool *first = PGR_NEW_ARRAY(a, bool, n + 1);
@@ -387,13 +444,17 @@ static bool *first_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n)
     for (const pgr_kv *p = params; p; p = p->next, i++)
         sorted[i] = (form_key){p->name, i};
     qsort(sorted, n, sizeof *sorted, cmp_form_key);
-    for (i = 0; i < n; i++)
-        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
+    for (i = 0; i < n; i++) {
+        size_t other = last ? i + 1 : i - 1;
+        first[sorted[i].pos] = (last ? i + 1 == n : i == 0) ||
+                               strcmp(sorted[other].name, sorted[i].name) != 0;
+    }
     return first;
 }
 
-/* x-www-form-urlencoded: one object of text values (the first of repeated
- * names wins). */
+/* x-www-form-urlencoded: one object of text values. For a table the last
+ * of repeated names wins (Payload.hs HM.fromList); a call keeps the first
+ * here, its planner reads the arguments from the body itself. */
 static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                               pgrest_error *err)
 {
@@ -414,7 +475,7 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                              "\\u0000 cannot be converted to text.", NULL);
     }
     const char **keys = PGR_NEW_ARRAY(a, const char *, n + 1);
-    bool *first = first_occurrences(a, params, n);
+    bool *first = kept_occurrences(a, params, n, api->action != PGR_ACTION_CALL);
     if (keys == NULL || first == NULL)
         return pgr_error_oom(err);
     pgr_sb sb;

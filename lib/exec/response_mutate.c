@@ -146,10 +146,14 @@ static void add_optional(pgrest_arena *a, pgrest_response *r, const char *name,
         pgr_response_add_header(a, r, name, value);
 }
 
+/* Response.hs: `maybe status200 isInsertIfGTZero rsInserted`, where a
+ * merge-duplicates insert reads pgrst.inserted, NULL when no row reached
+ * the counter (an empty array): 200 unless a row was inserted. Other
+ * inserts read '' there, which decodes as 0: 201. */
 static int create_status(const pgr_mutate_plan *mp, const pgr_main_row *row)
 {
-    if (mp->resolution == PGR_PREF_RESOLUTION_MERGE && row->has_inserted &&
-        row->inserted <= 0)
+    if (mp->resolution == PGR_PREF_RESOLUTION_MERGE &&
+        !(row->has_inserted && row->inserted > 0))
         return 200;
     return 201;
 }

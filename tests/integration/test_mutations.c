@@ -116,7 +116,14 @@ START_TEST(csv_and_form_bodies)
     ck_assert_str_eq(r.body, "[{\"name\":\"CSV Band\",\"country\":null}, \n"
                              " {\"name\":\"Quoted, \\\"Band\\\"\",\"country\":\"NO\"}]");
     harness_free(&r);
-    harness_request(rb, "POST", "/artists", "", csv, "name,country\nA,B,C\n", &r);
+    /* cassava zips a record with the header: an extra field is dropped,
+     * a missing one leaves its name out, which payloadAttributes refuses */
+    harness_request(rb, "POST", "/artists", "select=name,country", csv,
+                    "name,country\nA,B,C\n", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_str_eq(r.body, "[{\"name\":\"A\",\"country\":\"B \"}]"); /* char(2) */
+    harness_free(&r);
+    harness_request(rb, "POST", "/artists", "", csv, "name,country\nA,B\nC\n", &r);
     expect_error(&r, 400, "PGRST102");
     harness_free(&r);
     const char *form[] = {"Content-Type", "application/x-www-form-urlencoded",
@@ -172,6 +179,16 @@ START_TEST(upsert_post)
                     "[{\"id\":1,\"name\":\"X\"},{\"id\":50,\"name\":\"Y\"}]", &r);
     ck_assert_int_eq(r.status, 201);
     ck_assert_str_eq(r.body, "[{\"id\":50,\"name\":\"Y\"}]");
+    harness_free(&r);
+    /* an empty array: no row reaches pgrst.inserted (NULL), which
+     * Response.hs answers with 200 under merge-duplicates; ignore reads ''
+     * there (0): 201 */
+    harness_request(rb, "POST", "/artists", "", merge, "[]", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[]");
+    harness_free(&r);
+    harness_request(rb, "POST", "/artists", "", ignore, "[]", &r);
+    ck_assert_int_eq(r.status, 201);
     harness_free(&r);
     /* on_conflict on a unique key */
     harness_request(rb, "POST", "/tracks", "on_conflict=album_id,position&select=title", merge,

@@ -3,6 +3,7 @@
  * what RETURNING must carry for the representation, and the post-checks. */
 #include "plan/mutate_plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -102,6 +103,11 @@ static void plan_conflict(const pgrest_api_request *api, const pgr_table *t,
 
 /* ------------------------------------------------------------ RETURNING */
 
+static int cmp_name(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 typedef struct returning_set {
     pgrest_arena *a;
     const pgr_table *table;
@@ -145,26 +151,32 @@ static void collect_returning(returning_set *rs, const pgr_read_node *root)
             want_column(rs, o->field.name);
 }
 
-static int plan_returning(pgrest_arena *a, pgr_mutate_plan *mp,
-                          const pgr_read_node *root, pgrest_error *err)
+/* Plan.hs mutatePlan returnings: nothing (RETURNING 1) for return=minimal
+ * or no preference; otherwise inferColsEmbedNeeds: * when the select has
+ * it, else the selected fields, the embeds' join columns and the PK, as a
+ * Data.Set (name order, which the Location header follows). Headers-only
+ * returns them too, so their privileges are checked alike. */
+static int plan_returning(pgrest_arena *a, const pgrest_api_request *api,
+                          pgr_mutate_plan *mp, const pgr_read_node *root,
+                          pgrest_error *err)
 {
     const pgr_table *t = mp->table;
     returning_set rs = {a, t, PGR_NEW_ARRAY(a, bool, t->n_columns + 1), false};
     if (rs.want == NULL)
         return pgr_error_oom(err);
-    if (mp->representation)
+    if (mp->representation || api->prefs.ret == PGR_PREF_RETURN_HEADERS_ONLY) {
         collect_returning(&rs, root);
-    if (mp->location)
         for (size_t i = 0; i < t->n_pk; i++)
             want_column(&rs, t->pk[i]);
+    }
     mp->returning_star = rs.star;
     mp->returning = PGR_NEW_ARRAY(a, const char *, t->n_columns + 1);
     if (mp->returning == NULL)
         return pgr_error_oom(err);
-    /* table order, so the Location query string follows the row order */
     for (size_t i = 0; i < t->n_columns; i++)
         if (rs.want[i])
             mp->returning[mp->n_returning++] = t->columns[i].name;
+    qsort(mp->returning, mp->n_returning, sizeof *mp->returning, cmp_name);
     return PGREST_OK;
 }
 
@@ -265,5 +277,5 @@ int pgr_plan_mutation_output(pgrest_arena *a, const pgrest_api_request *api,
 {
     pgr_mutate_plan *mp = plan->mutate;
     plan_output(api, plan, mp);
-    return plan_returning(a, mp, plan->read, err);
+    return plan_returning(a, api, mp, plan->read, err);
 }

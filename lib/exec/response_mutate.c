@@ -66,7 +66,7 @@ const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *pla
     if (p->timezone != NULL)
         applied(&sb, pgr_asprintf(a, "timezone=%s", p->timezone));
     if ((show & PGR_PREFS_MAX_AFFECTED) && p->handling == PGR_PREF_HANDLING_STRICT &&
-        p->max_affected >= 0)
+        p->has_max_affected)
         applied(&sb, pgr_asprintf(a, "max-affected=%lld", p->max_affected));
     return sb.len > 0 ? pgr_sb_finish(&sb) : NULL;
 }
@@ -131,7 +131,7 @@ static int post_checks(pgrest_arena *a, const pgrest_query_plan *plan,
         return pgr_error(err, 400, "PGRST115",
                          "Payload values do not match URL in primary key column(s)",
                          NULL, NULL);
-    if (mp->max_affected >= 0 && n > mp->max_affected)
+    if (mp->check_max_affected && n > mp->max_affected)
         return pgr_error(err, 400, "PGRST124",
                          "Query result exceeds max-affected preference constraint",
                          pgr_asprintf(a, "The query affects %lld rows", n), NULL);

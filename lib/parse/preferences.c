@@ -99,8 +99,10 @@ static void prefix_pref(pref_state *st, const char *tok)
         const char *num = tok + strlen("max-affected=");
         pgr_hs_int v;
         bool oom;
-        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom))
+        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom)) {
             st->out->max_affected = pgr_hs_to_int64_wrapped(v);
+            st->out->has_max_affected = true;
+        }
         st->seen_max = true;
     }
 }

@@ -230,10 +230,12 @@ static void plan_output(const pgrest_api_request *api, pgrest_query_plan *plan,
                    p->ret == PGR_PREF_RETURN_HEADERS_ONLY && mp->table->n_pk > 0;
     if (!mp->representation)
         plan->output = PGR_OUT_NONE;
-    mp->max_affected = -1;
-    if (p->handling == PGR_PREF_HANDLING_STRICT && p->max_affected >= 0 &&
-        (api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE))
-        mp->max_affected = p->max_affected;
+    /* Preferences.hs: max-affected is any Int64, a negative one fails
+     * every write (MainTx.hs failExceedsMaxAffectedPref) */
+    mp->max_affected = p->max_affected;
+    mp->check_max_affected =
+        p->handling == PGR_PREF_HANDLING_STRICT && p->has_max_affected &&
+        (api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE);
 }
 
 int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,

@@ -369,7 +369,7 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
 static bool needs_post_check(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    return mp->singular || mp->max_affected >= 0 ||
+    return mp->singular || mp->check_max_affected ||
            plan->action == PGR_ACTION_UPSERT;
 }
 

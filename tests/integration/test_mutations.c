@@ -380,6 +380,13 @@ START_TEST(post_checks_roll_back)
     harness_request(cm, "GET", "/playlist_track", "select=playlist_id&limit=1", NULL, NULL, &r);
     ck_assert_str_ne(r.body, "[]");
     harness_free(&r);
+    /* max-affected is read as any Int64: a negative one exceeds even
+     * zero affected rows (MainTx.hs failExceedsMaxAffectedPref) */
+    const char *negative[] = {"Prefer", "handling=strict, max-affected=-1", NULL};
+    harness_request(rb, "DELETE", "/tracks", "id=eq.-5", negative, NULL, &r);
+    expect_error(&r, 400, "PGRST124");
+    ck_assert_ptr_nonnull(strstr(r.body, "The query affects 0 rows"));
+    harness_free(&r);
     const char *bad[] = {"Prefer", "handling=strict, bogus", NULL};
     harness_request(rb, "DELETE", "/tracks", "id=eq.1", bad, NULL, &r);
     expect_error(&r, 400, "PGRST122");

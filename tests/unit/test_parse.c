@@ -887,7 +887,13 @@ START_TEST(test_preferences)
     ck_assert_int_eq(p.handling, PGR_PREF_HANDLING_STRICT);
     ck_assert_str_eq(p.timezone, "America/Los_Angeles");
     ck_assert_int_eq(p.max_affected, 10);
+    ck_assert(p.has_max_affected);
     ck_assert_uint_eq(p.n_invalid, 0);
+    /* readMaybe :: Int64 reads a negative number too */
+    static const char *const neg[] = {"Prefer", "max-affected=-3"};
+    pgr_parse_preferences(arena, request_with(neg, 2), &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, -3);
 }
 END_TEST
 

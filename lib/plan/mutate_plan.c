@@ -164,8 +164,14 @@ static int plan_returning(pgrest_arena *a, const pgrest_api_request *api,
     returning_set rs = {a, t, PGR_NEW_ARRAY(a, bool, t->n_columns + 1), false};
     if (rs.want == NULL)
         return pgr_error_oom(err);
+    /* an explicit empty ?select= selects nothing, so only the PK is
+     * returned (and read back as *), unless the star was expanded into
+     * columns for their representations */
+    bool empty_select = api->qp.has_select && api->qp.select == NULL &&
+                        root->fields == NULL;
     if (mp->representation || api->prefs.ret == PGR_PREF_RETURN_HEADERS_ONLY) {
-        collect_returning(&rs, root);
+        if (!empty_select)
+            collect_returning(&rs, root);
         for (size_t i = 0; i < t->n_pk; i++)
             want_column(&rs, t->pk[i]);
     }

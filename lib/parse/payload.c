@@ -335,19 +335,49 @@ static bool csv_blank(size_t n, const size_t *lens)
     return n == 1 && lens[0] == 0;
 }
 
-/* last[i]: header[i] is the last of its name among header[0..k); the
- * record's map (cassava toNamedRecord: HM.fromList of the zip of header
- * and fields) keeps that one. Returns the number of distinct names. */
-static size_t csv_last_names(const char *const *header, size_t k, bool *last)
+typedef struct csv_names {
+    size_t *next_same;   /* index of the next field of the same name, or nh */
+    size_t *distinct;    /* distinct[k]: distinct names among header[0..k) */
+} csv_names;
+
+typedef struct name_at {
+    const char *name;
+    size_t pos;
+} name_at;
+
+static int cmp_name_at(const void *x, const void *y)
 {
-    size_t distinct = 0;
-    for (size_t i = 0; i < k; i++) {
-        last[i] = true;
-        for (size_t j = i + 1; j < k && last[i]; j++)
-            last[i] = strcmp(header[i], header[j]) != 0;
-        distinct += last[i];
+    const name_at *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* A record maps the header's names to its first k fields (cassava
+ * toNamedRecord: HM.fromList of the zip), so of repeated names the last
+ * within the prefix wins: field i is kept when next_same[i] >= k. Sorting
+ * keeps a header of many names O(n log n). */
+static bool csv_index_names(pgrest_arena *a, const char *const *header,
+                            size_t nh, csv_names *out)
+{
+    name_at *sorted = PGR_NEW_ARRAY(a, name_at, nh + 1);
+    bool *first = PGR_NEW_ARRAY(a, bool, nh + 1);
+    out->next_same = PGR_NEW_ARRAY(a, size_t, nh + 1);
+    out->distinct = PGR_NEW_ARRAY(a, size_t, nh + 1);
+    if (sorted == NULL || first == NULL || out->next_same == NULL ||
+        out->distinct == NULL)
+        return false;
+    for (size_t i = 0; i < nh; i++)
+        sorted[i] = (name_at){header[i], i};
+    qsort(sorted, nh, sizeof *sorted, cmp_name_at);
+    for (size_t i = 0; i < nh; i++) {
+        bool same_next = i + 1 < nh && strcmp(sorted[i].name, sorted[i + 1].name) == 0;
+        out->next_same[sorted[i].pos] = same_next ? sorted[i + 1].pos : nh;
+        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
     }
-    return distinct;
+    out->distinct[0] = 0;
+    for (size_t k = 0; k < nh; k++)
+        out->distinct[k + 1] = out->distinct[k] + first[k];
+    return true;
 }
 
 /* text/csv (PostgREST Payload.hs csvToJson over cassava's decodeByName):
@@ -373,8 +403,8 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     for (size_t i = 0; i < nh; i++)
         if (memchr(header[i], '\0', hlen[i]) != NULL)
             return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
-    bool *last = PGR_NEW_ARRAY(a, bool, nh + 1);
-    if (last == NULL)
+    csv_names names_of;
+    if (!csv_index_names(a, header, nh, &names_of))
         return pgr_error_oom(err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
@@ -386,7 +416,7 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
         if (csv_blank(nr, rlen))
             continue;
         size_t k = nr < nh ? nr : nh;
-        size_t distinct = csv_last_names(header, k, last);
+        size_t distinct = names_of.distinct[k];
         if (rows == 0) {
             names = distinct;
             first_k = k;
@@ -395,7 +425,7 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
         pgr_sb_puts(&sb, rows++ == 0 ? "{" : ",{");
         bool first = true;
         for (size_t i = 0; i < k; i++) {
-            if (!last[i])
+            if (names_of.next_same[i] < k)
                 continue;
             if (!first)
                 pgr_sb_putc(&sb, ',');

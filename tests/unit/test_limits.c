@@ -311,6 +311,34 @@ START_TEST(form_many_keys)
 }
 END_TEST
 
+START_TEST(csv_many_columns)
+{
+    /* a header of 100000 names (half of them repeated) and two records:
+     * the names are indexed once, linearithmic */
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    pgr_sb sb;
+    pgr_sb_init(&sb, arena, 4 << 20);
+    for (int row = 0; row < 3; row++) {
+        for (int i = 0; i < 100000; i++) {
+            if (i > 0)
+                pgr_sb_putc(&sb, ',');
+            pgr_sb_putc(&sb, row == 0 ? 'k' : 'v');
+            pgr_sb_put_long(&sb, i % 50000);
+        }
+        pgr_sb_putc(&sb, '\n');
+    }
+    const char *body = pgr_sb_finish(&sb);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(post("text/csv", body, &api, &err), PGREST_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_int_eq((int)api->n_payload_keys, 50000);
+    ck_assert_msg(secs < 5.0, "100000 CSV columns took %.2f s", secs);
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
     Suite *s = suite_create("limits");
@@ -328,6 +356,7 @@ static Suite *limits_suite(void)
     tcase_add_test(tc, body_size);
     tcase_add_test(tc, limit_config);
     tcase_add_test(tc, form_many_keys);
+    tcase_add_test(tc, csv_many_columns);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -95,6 +95,12 @@ START_TEST(not_one_json_value_is_invalid)
     expect_invalid("/items", "application/json", "{\"a\":\"\xff\"}", 9,
                    "Empty or invalid json");
     expect_invalid("/items", "application/json", "[\"\xc3\"]", 5, "Empty or invalid json");
+    /* a surrogate (CESU-8), an overlong form, beyond U+10FFFF */
+    expect_invalid("/items", "application/json", "[\"\xed\xa0\x80\"]", 7, "Empty or invalid json");
+    expect_invalid("/items", "application/json", "[\"\xc0\xaf\"]", 6, "Empty or invalid json");
+    expect_invalid("/items", "application/json", "[\"\xf4\x90\x80\x80\"]", 8, "Empty or invalid json");
+    expect_payload("/items", "application/json", "{\"a\":\"\xf0\x9f\x98\x80 \xe6\xa3\x8b\"}",
+                   "{\"a\":\"\xf0\x9f\x98\x80 \xe6\xa3\x8b\"}", 1);
 }
 END_TEST
 

@@ -368,6 +368,8 @@ typedef struct csv_names {
     size_t *distinct;    /* distinct[k]: distinct names among header[0..k) */
 } csv_names;
 
+/* A name and where it stands (a CSV header field, a form pair), sorted by
+ * name then position to find repeated names in O(n log n). */
 typedef struct name_at {
     const char *name;
     size_t pos;
@@ -476,32 +478,20 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     return set_keys(a, api, header, first_k, err);
 }
 
-typedef struct form_key {
-    const char *name;
-    size_t pos;
-} form_key;
-
-static int cmp_form_key(const void *x, const void *y)
-{
-    const form_key *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
-    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
-}
-
 /* kept[i]: param i is the first (or, with `last`, the last) with its
  * name. Sorting keeps this O(n log n): a body of many keys must not cost
  * quadratic time. */
 static bool *kept_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n,
                               bool last)
 {
-    form_key *sorted = PGR_NEW_ARRAY(a, form_key, n + 1);
+    name_at *sorted = PGR_NEW_ARRAY(a, name_at, n + 1);
     bool *first = PGR_NEW_ARRAY(a, bool, n + 1);
     if (sorted == NULL || first == NULL)
         return NULL;
     size_t i = 0;
     for (const pgr_kv *p = params; p; p = p->next, i++)
-        sorted[i] = (form_key){p->name, i};
-    qsort(sorted, n, sizeof *sorted, cmp_form_key);
+        sorted[i] = (name_at){p->name, i};
+    qsort(sorted, n, sizeof *sorted, cmp_name_at);
     for (i = 0; i < n; i++) {
         size_t other = last ? i + 1 : i - 1;
         first[sorted[i].pos] = (last ? i + 1 == n : i == 0) ||

@@ -53,6 +53,27 @@ START_TEST(insert_minimal)
 }
 END_TEST
 
+/* Response.hs contentTypeHeaders: with several schemas the profile goes
+ * out with the Content-Type only, so a write without a representation
+ * has neither */
+START_TEST(content_profile_only_with_a_representation)
+{
+    const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "rollback",
+                          "db-schemas", "api,private", NULL};
+    pgrest_ctx *two = harness_ctx(opts);
+    test_response r;
+    harness_request(two, "PATCH", "/artists", "id=eq.1", NULL, "{\"name\":\"X\"}", &r);
+    ck_assert_int_eq(r.status, 204);
+    ck_assert_ptr_null(harness_header(&r, "Content-Profile"));
+    harness_free(&r);
+    harness_request(two, "DELETE", "/playlist_track", "playlist_id=eq.1", rep, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(harness_header(&r, "Content-Profile"), "api");
+    harness_free(&r);
+    pgrest_ctx_free(two);
+}
+END_TEST
+
 START_TEST(insert_representation)
 {
     test_response r;
@@ -435,6 +456,7 @@ int main(void)
     tcase_add_test(tc, bulk_insert_and_count);
     tcase_add_test(tc, invalid_bodies);
     tcase_add_test(tc, csv_and_form_bodies);
+    tcase_add_test(tc, content_profile_only_with_a_representation);
     tcase_add_test(tc, headers_only_location);
     tcase_add_test(tc, upsert_post);
     tcase_add_test(tc, missing_default);

@@ -37,11 +37,24 @@ static bool is_plain_eq(const pgr_filter *f)
            f->expr.quant == PGR_QUANT_NONE && f->field.json_path == NULL;
 }
 
-/* MutatePlan.hs: PUT filters must be exactly the PK columns with eq. */
-static int check_put_filters(const pgr_table *t, const pgr_read_node *target,
-                             pgrest_error *err)
+/* Plan.hs mutatePlan (MutationSingleUpsert): no logic tree (root or
+ * embedded), and the filtered fields, as written in the query string
+ * (an embedded "rel.col" counts), are exactly the PK columns, each with a
+ * plain eq. */
+static bool only_root_filters(const pgrest_api_request *api)
 {
-    bool ok = t->n_pk > 0 && target->n_logic == 0;
+    if (api->qp.logic != NULL)
+        return false;
+    for (const pgr_path_filter *f = api->qp.filters; f != NULL; f = f->next)
+        if (f->path.n > 0)
+            return false;
+    return true;
+}
+
+static int check_put_filters(const pgrest_api_request *api, const pgr_table *t,
+                             const pgr_read_node *target, pgrest_error *err)
+{
+    bool ok = t->n_pk > 0 && target->n_logic == 0 && only_root_filters(api);
     for (size_t i = 0; ok && i < target->n_filters; i++)
         ok = is_plain_eq(target->filters[i]) &&
              is_pk_column(t, target->filters[i]->field.name);
@@ -272,7 +285,7 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
     if ((rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
         return rc;
     if (api->action == PGR_ACTION_UPSERT &&
-        (rc = check_put_filters(t, mp->target, err)) != PGREST_OK)
+        (rc = check_put_filters(api, t, mp->target, err)) != PGREST_OK)
         return rc;
     if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK)
         return rc;

@@ -634,8 +634,9 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
         (rc = find_routine(a, plan->schema, api, &in, &cp->routine, err)) != PGREST_OK)
         return rc;
     cp->result = result_shape(cp->routine);
-    cp->max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT
-                           ? api->prefs.max_affected : -1;
+    cp->check_max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT &&
+                             api->prefs.has_max_affected;
+    cp->max_affected = api->prefs.max_affected;
     cp->composite_alias = cp->routine->return_composite_alias;
     if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
         (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK ||
@@ -644,7 +645,7 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
     /* Plan.hs failMaxAffectedRpcReturnsSingle: PostgREST counts the rows
      * a function returns for max-affected, so under handling=strict it
      * must return a set */
-    if (cp->max_affected >= 0 && !cp->routine->returns_set)
+    if (cp->check_max_affected && !cp->routine->returns_set)
         return pgr_error(err, 400, "PGRST128",
                          "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
                          NULL, NULL);

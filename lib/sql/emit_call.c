@@ -194,7 +194,7 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     /* MainTx.hs actionResult for CallReadPlan condemns the transaction
      * when failNotSingular / failExceedsMaxAffectedPref fail: a writing
      * call ends only after the response checked the row count. */
-    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->max_affected >= 0))
+    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->check_max_affected))
         st->end_after_check = true;
     /* Preferences.hs shouldCount: exact or estimated; a call runs no
      * EXPLAIN, so count=planned gives no total (MainTx actionResult) */

@@ -87,22 +87,26 @@ static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
     }
 }
 
-static bool has_defaults(const pgr_mutate_plan *mp)
+/* SqlFragment.hs fromJsonBodyF isJsonObject: the body looks like an
+ * object when its first byte after insignificant whitespace is '{'; the
+ * SQL then reads one record, else a recordset (a scalar body, which only
+ * ?columns= lets through, fails there as it does in PostgREST). */
+static bool body_is_object(const char *json)
 {
-    if (!mp->apply_defaults)
+    if (json == NULL)
         return false;
-    for (size_t i = 0; i < mp->n_columns; i++)
-        if (mp->columns[i]->default_expr != NULL)
-            return true;
-    return false;
+    while (*json == ' ' || *json == '\t' || *json == '\n' || *json == '\r')
+        json++;
+    return *json == '{';
 }
 
-/* missing=default: jsonb_build_object('<col>', <default>, ...) || elem, so
- * absent keys take the column default. Default expressions come from the
- * catalog (pg_get_expr), never from the request. */
-static void payload_with_defaults(pgr_sql *q, const pgr_mutate_plan *mp)
+/* missing=default: jsonb_build_object('<col>', <default>, ...) with the
+ * defaults of the written columns, so absent keys take them. Default
+ * expressions come from the catalog (pg_get_expr), never from the
+ * request. */
+static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
 {
-    pgr_sql_put(q, "(SELECT jsonb_agg(jsonb_build_object(");
+    pgr_sql_put(q, "jsonb_build_object(");
     bool first = true;
     for (size_t i = 0; i < mp->n_columns; i++) {
         const pgr_column *c = mp->columns[i];
@@ -115,38 +119,46 @@ static void payload_with_defaults(pgr_sql *q, const pgr_mutate_plan *mp)
         pgr_sql_put(q, ", ");
         pgr_sql_put(q, c->default_expr);
     }
-    pgr_sql_put(q, ") || elem) FROM jsonb_array_elements(CASE WHEN "
-                   "jsonb_typeof(pgrst_payload.json_data) = 'array' THEN "
-                   "pgrst_payload.json_data ELSE jsonb_build_array("
-                   "pgrst_payload.json_data) END) AS elem)");
+    pgr_sql_put(q, ")");
 }
 
-/* FROM (SELECT $1 AS json_data) pgrst_payload, LATERAL (...) pgrst_body */
+/* FROM (SELECT $1 AS json_data) pgrst_payload, [defaults,] LATERAL (...)
+ * pgrst_body, as SqlFragment.hs fromJsonBodyF builds it */
 static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
                            bool limit_one)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    bool defaults = has_defaults(mp);
+    bool defaults = mp->apply_defaults;
+    bool object = body_is_object(plan->api->payload_json);
     const char *j = defaults ? "jsonb" : "json";
+    const char *body = defaults ? "pgrst_json_defs.val" : "pgrst_payload.json_data";
     pgr_sql_put(q, "FROM (SELECT ");
     pgr_sql_param_cast(q, plan->api->payload_json, j);
-    pgr_sql_put(q, " AS json_data) pgrst_payload, LATERAL (SELECT ");
+    pgr_sql_put(q, " AS json_data) pgrst_payload, ");
+    if (defaults) {
+        pgr_sql_put(q, object ? "LATERAL (SELECT " : "LATERAL (SELECT jsonb_agg(");
+        defaults_object(q, mp);
+        pgr_sql_put(q, object ? " || pgrst_payload.json_data AS val) pgrst_json_defs, "
+                              : " || elem) AS val FROM jsonb_array_elements("
+                                "pgrst_payload.json_data) elem) pgrst_json_defs, ");
+    }
+    pgr_sql_put(q, "LATERAL (SELECT ");
     if (mp->n_columns == 0) {
         /* no keys ({} or [{},...]): one row of defaults per object */
-        pgr_sql_put(q, "FROM json_array_elements(CASE WHEN json_typeof("
-                       "pgrst_payload.json_data) = 'array' THEN "
-                       "pgrst_payload.json_data ELSE json_build_array("
-                       "pgrst_payload.json_data) END)");
+        if (object)
+            pgr_sql_put(q, "FROM (values(1)) _");
+        else {
+            pgr_sql_put(q, "FROM ");
+            pgr_sql_put(q, j);
+            pgr_sql_put(q, "_array_elements(");
+            pgr_sql_put(q, body);
+            pgr_sql_put(q, ") _");
+        }
     } else {
         pgr_sql_put(q, "* FROM ");
         pgr_sql_put(q, j);
-        pgr_sql_put(q, "_to_recordset(");
-        if (defaults)
-            payload_with_defaults(q, mp);
-        else
-            pgr_sql_put(q, "CASE WHEN json_typeof(pgrst_payload.json_data) = "
-                           "'array' THEN pgrst_payload.json_data ELSE "
-                           "json_build_array(pgrst_payload.json_data) END");
+        pgr_sql_put(q, object ? "_to_record(" : "_to_recordset(");
+        pgr_sql_put(q, body);
         pgr_sql_put(q, ") AS _(");
         record_columns(q, plan);
         pgr_sql_put(q, ")");
@@ -357,7 +369,7 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
 static bool needs_post_check(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    return mp->singular || mp->max_affected >= 0 ||
+    return mp->singular || mp->check_max_affected ||
            plan->action == PGR_ACTION_UPSERT;
 }
 

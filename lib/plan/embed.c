@@ -200,7 +200,7 @@ static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
         pgr_table_relationships(sc, origin, rels, n);
         for (size_t i = 0; i < n; i++)
             names[i] = rels[i]->foreign_table->name;
-        const char *best = pgr_fuzzy_pick(target, names, n);
+        const char *best = pgr_fuzzy_pick(a, target, names, n);
         return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
                                    best, target)
                     : NULL;
@@ -213,7 +213,7 @@ static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
         if (strcmp(sc->tables[i].schema, origin->schema) == 0 &&
             pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
             names[m++] = sc->tables[i].name;
-    const char *best = pgr_fuzzy_pick(origin->name, names, m);
+    const char *best = pgr_fuzzy_pick(a, origin->name, names, m);
     return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
                                best, origin->name)
                 : NULL;

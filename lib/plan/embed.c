@@ -187,12 +187,15 @@ static int ambiguous(pgrest_arena *a, const char *origin, const char *target,
 }
 
 /* Error.hs noRelBetweenHint: suggest a close target among the origin's
- * relationships, or -- when the origin has none -- a close origin. */
+ * relationships, or -- when the origin is no key of the relationship map
+ * (it has none, not even to hidden schemas) -- a close origin. */
 static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
                                const pgr_table *origin, const char *target)
 {
     size_t n = pgr_table_relationships(sc, origin, NULL, 0);
-    if (n > 0) {
+    if (n > 0 || origin->has_relationship_key) {
+        if (n == 0)
+            return NULL;
         const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n);
         const char **names = PGR_NEW_ARRAY(a, const char *, n);
         if (rels == NULL || names == NULL)
@@ -211,7 +214,7 @@ static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
         return NULL;
     for (size_t i = 0; i < sc->n_tables; i++)
         if (strcmp(sc->tables[i].schema, origin->schema) == 0 &&
-            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
+            sc->tables[i].has_relationship_key)
             names[m++] = sc->tables[i].name;
     const char *best = pgr_fuzzy_pick(a, origin->name, names, m);
     return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",

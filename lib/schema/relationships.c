@@ -724,6 +724,15 @@ static void persist_arrays(pgr_relationship *o, pgrest_arena *a, bool *oom)
     o->cols2 = keep_strv(a, o->cols2, o->n_jcols2, oom);
 }
 
+static void mark_relationship_key(const derive_ctx *cx, const raw_rel *r)
+{
+    if (!schema_exposed(cx->in->exposed_schemas, r->table.schema))
+        return;
+    const pgr_table *t = pgr_find_table(cx->sc, r->table.schema, r->table.name);
+    if (t != NULL)
+        cx->sc->tables[t - cx->sc->tables].has_relationship_key = true;
+}
+
 static bool materialize(derive_ctx *cx)
 {
     pgr_schema_cache *sc = cx->sc;
@@ -732,9 +741,11 @@ static bool materialize(derive_ctx *cx)
     sc->rel_offsets = PGR_NEW_ARRAY(sc->arena, size_t, sc->n_tables + 1);
     if (s == NULL || sc->rel_offsets == NULL)
         return false;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        mark_relationship_key(cx, &cx->rels.items[i]);
         if (resolve(cx, &cx->rels.items[i], &s[k]))
             k++;
+    }
     qsort(s, k, sizeof(*s), sorted_rel_cmp);
     sc->relationships = PGR_NEW_ARRAY(sc->arena, pgr_relationship, k ? k : 1);
     if (sc->relationships == NULL)

@@ -113,6 +113,10 @@ struct pgr_table {
     size_t n_columns;
     /* internal: columns sorted by name, for pgr_find_column */
     const pgr_column **columns_by_name;
+    /* PostgREST's relationship map has a key for it: a relationship starts
+     * here, maybe only to non-exposed schemas (removeInternal filters the
+     * list but keeps the key; Error.noRelBetweenHint tells them apart). */
+    bool has_relationship_key;
 };
 
 typedef enum pgr_cardinality {

@@ -29,7 +29,8 @@ static const char *output_name(const pgr_select_item *it)
 
 /* The function of a `CREATE CAST (domain AS json)`: selected columns of
  * that domain are rendered through it (PostgREST api/domain_
- * representations). Not with casts or aggregates, as PostgREST. */
+ * representations), before any cast or aggregate is applied on top
+ * (Plan.resolveOutputField, SqlFragment.pgFmtSelectItem). */
 static const char *output_function(const pgr_schema_cache *sc,
                                    const pgr_column *c)
 {
@@ -63,9 +64,7 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
     if (node->table != NULL && it->field.name != NULL &&
         strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
-    if (it->cast == NULL && it->aggregate == NULL && it->field.json_path == NULL)
-        f->out_fn = output_function(sc, f->column);
-    (void)sc;
+    f->out_fn = output_function(sc, f->column);
     **tail = f;
     *tail = &f->next;
     return PGREST_OK;

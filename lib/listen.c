@@ -122,7 +122,9 @@ static PGconn *worker_connection(pgr_listener *l)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
-    PGconn *pg = a ? pgr_connect(l->conninfo, a, &err) : NULL;
+    PGconn *pg = a == NULL ? NULL
+                 : l->channel != NULL ? pgr_connect_read_write(l->conninfo, a, &err)
+                                      : pgr_connect(l->conninfo, a, &err);
     if (pg == NULL && l->channel != NULL)
         observe_listen_fail(l, err.details);
     if (pg == NULL) {

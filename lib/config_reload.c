@@ -8,7 +8,10 @@
 #include "config_reload.h"
 #include "db_config.h"
 #include "exec/pool.h"
+#include "context.h"
 #include "observe.h"
+#include "schema/introspect.h"
+#include "schema/schema_cache.h"
 #include "util/error.h"
 
 typedef struct reload_change {
@@ -108,6 +111,32 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     return rc;
 }
 
+/* The roles' settings (ALTER ROLE ... SET) belong to the configuration in
+ * PostgREST (readInDbConfig queryRoleSettings): a config reload applies a
+ * changed statement_timeout at once. pgrest keeps them in the schema
+ * cache, so the cache in force is replaced by a copy with the settings
+ * read again; when they cannot be read the previous ones stay. */
+static void refresh_role_settings(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
+{
+    pgr_schema_cache *sc = pgr_ctx_schema(ctx);
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    if (sc != NULL && conf->cfg.db_config) {
+        pgrest_error rerr = {0};
+        char *json = NULL;
+        pgr_schema_cache *next = NULL;
+        if (pgr_introspect_role_settings(pg, a, &json, &rerr) == PGREST_OK)
+            next = pgr_schema_cache_with_role_settings(sc, json, conf->cfg.db_schemas, &rerr);
+        if (next != NULL)
+            pgr_ctx_replace_schema(ctx, sc, next);
+        else
+            observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
+                          "Failed to query the role settings. ",
+                          pgr_error_json(a, &rerr, false));
+    }
+    pgr_conf_release(conf);
+    pgr_schema_cache_release(sc);
+}
+
 /* A connection for the settings query when db-config is on; a failed
  * connection is reported like a failed query (PostgREST runs it on its
  * pool: ConfigReadErrorObs either way). */
@@ -144,6 +173,8 @@ int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
     else {
         PGconn *pg = settings_connection(ctx, a);
         rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, err);
+        if (rc == PGREST_OK && pg != NULL)
+            refresh_role_settings(ctx, pg, a);
         if (pg != NULL)
             PQfinish(pg);
     }

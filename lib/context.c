@@ -164,6 +164,20 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     }
 }
 
+bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
+                            pgr_schema_cache *sc)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool current = ctx->schema == from;
+    if (current)
+        ctx->schema = sc;
+    pthread_mutex_unlock(&ctx->lock);
+    /* the context's reference to from is now released; sc's is the
+     * caller's, handed over, or dropped when a reload came first */
+    pgr_schema_cache_release(current ? (pgr_schema_cache *)from : sc);
+    return current;
+}
+
 /* The first load creates the pool; concurrent first loads create one. */
 static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err)
 {

@@ -619,3 +619,34 @@ int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
     PQclear(res);
     return rc;
 }
+
+/* The role_settings CTE alone, for a config reload. */
+static const char role_settings_select[] =
+    "SELECT COALESCE((SELECT doc FROM role_settings), '[]'::json)::text";
+
+int pgr_introspect_role_settings(void *pgconn, pgrest_arena *a, char **json_out,
+                                 pgrest_error *err)
+{
+    PGconn *conn = pgconn;
+    *json_out = NULL;
+    if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+        return schema_cache_error(err, a, conn != NULL ? PQerrorMessage(conn)
+                                                       : "no connection");
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, sizeof role_settings_head + 1024);
+    pgr_sb_puts(&sb, "WITH ");
+    pgr_sb_puts(&sb, role_settings_head);
+    if (PQserverVersion(conn) >= 150000)
+        pgr_sb_puts(&sb, role_settings_pg15);
+    pgr_sb_puts(&sb, role_settings_tail);
+    pgr_sb_puts(&sb, role_settings_select);
+    const char *sql = pgr_sb_finish(&sb);
+    if (sql == NULL)
+        return pgr_error_oom(err);
+    PGresult *res = PQexec(conn, sql);
+    if (res == NULL)
+        return schema_cache_error(err, a, PQerrorMessage(conn));
+    int rc = take_document(res, a, json_out, err);
+    PQclear(res);
+    return rc;
+}

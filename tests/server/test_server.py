@@ -323,6 +323,10 @@ class AdminTest(ServerTestCase):
             self.assertIn(n, names)
         self.assertEqual(metric(r.body, "pgrst_db_pool_max"), 4)
         self.assertGreaterEqual(metric(r.body, 'pgrst_schema_cache_loads_total{status="SUCCESS"}'), 1)
+        # the values are Doubles, shown as Haskell's prometheus-client does
+        self.assertIn("\npgrst_db_pool_max 4.0\n", r.body)
+        self.assertIn('\npgrst_schema_cache_loads_total{status="FAIL"} 0.0\n', r.body)
+        self.assertIn("\npgrst_db_pool_timeouts_total 0.0\n", r.body)
 
     def test_not_found(self):
         for path in ("/", "/nope", "/ready/x", "/metricsx"):

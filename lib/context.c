@@ -13,6 +13,7 @@
 #include "observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 pgrest_ctx *pgrest_ctx_new(void)
@@ -231,6 +232,31 @@ static void observe_schema_error(pgrest_ctx *ctx, pgrest_arena *a,
     pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_ERROR, prefix ? prefix : "", err);
 }
 
+/* internal-schema-cache-query-sleep-before-queries and
+ * internal-schema-cache-query-sleep: PostgREST's hooks for its tests
+ * (SchemaCache.hs sleepCall), a pg_sleep of that many milliseconds in a
+ * statement of its own before and after the catalog queries, so a load
+ * can be slow or run into statement_timeout. */
+static int test_sleep(pgrest_ctx *ctx, PGconn *pg, const char *key, pgrest_arena *a,
+                      pgrest_error *err)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    const char *value = pgr_conf_option(conf, key);
+    long long ms;
+    bool wanted = value != NULL && pgr_read_integer(value, true, &ms) && ms >= 0 &&
+                  ms <= 2147483647;
+    pgr_conf_release(conf);
+    if (!wanted)
+        return PGREST_OK;
+    const char *param = pgr_asprintf(a, "%lld", ms);
+    PGresult *r = PQexecParams(pg, "SELECT pg_sleep($1::int4 / 1000.0)", 1, NULL, &param,
+                               NULL, NULL, 0);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? PGREST_OK
+                                                  : pgr_db_query_error(a, pg, r, err);
+    PQclear(r);
+    return rc;
+}
+
 /* Connects, re-reads the in-database config (PostgREST's schema cache
  * loader does; an invalid one is reported and the load goes on), then
  * introspects with the configuration now in force (db-schemas may come
@@ -251,12 +277,16 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
     conf = pgr_ctx_conf(ctx);
-    int rc = pgr_introspect(pg, &(pgr_introspect_opts){
+    if (rc == PGREST_OK)
+        rc = pgr_introspect(pg, &(pgr_introspect_opts){
                                 conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
                                 conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config},
                             a, json, err);
     pgr_conf_release(conf);
+    if (rc == PGREST_OK)
+        rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep", a, err);
     *query_ms = ms_since(&t0);
     PQfinish(pg);
     return rc;
@@ -298,6 +328,7 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     }
     if (rc != PGREST_OK)
         observe_schema_error(ctx, a, err);
+    atomic_store(&ctx->schema_pending, rc != PGREST_OK);
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);

@@ -110,6 +110,10 @@ struct pgrest_ctx {
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
     atomic_uint retry_delay;          /* seconds, for Retry-After */
+    /* The last schema cache load failed (PostgREST markSchemaCachePending):
+     * /ready is 503 and the worker retries with backoff; requests keep
+     * the cache in force. Cleared by a successful load. */
+    atomic_bool schema_pending;
     /* Connection events for the host (lib/db_events.c); db_fatal stops the
      * worker's retries after a non-retryable failure. */
     atomic_bool db_fatal;

@@ -216,10 +216,19 @@ static void reload_config(pgr_listener *l)
  * Everything that arrived together is drained first and answered once: a
  * burst of NOTIFYs (one per migration statement, say) costs one reload,
  * not one per message, and stop is not held up by a backlog. */
+static bool may_retry(pgr_listener *l);
+
+/* A load failed while the database answers: retried with backoff
+ * (Reload.hs retryingSchemaCacheLoad), unless retrying is over. */
+static bool wants_schema_retry(pgr_listener *l)
+{
+    return atomic_load(&l->ctx->schema_pending) && may_retry(l);
+}
+
 static void serve(pgr_listener *l, PGconn *pg)
 {
     struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down)) {
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !wants_schema_retry(l)) {
         int n = poll(&pfd, 1, 200);
         if (n < 0 || (n > 0 && PQconsumeInput(pg) == 0))
             return;
@@ -244,7 +253,8 @@ static void serve(pgr_listener *l, PGconn *pg)
 /* Without a channel there is nothing to read: wait for a lost database. */
 static void idle(pgr_listener *l)
 {
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l))
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l) &&
+           !wants_schema_retry(l))
         sleep_ms(100);
 }
 
@@ -314,6 +324,19 @@ static bool host_load_failed(pgr_listener *l)
            atomic_load(&l->ctx->metrics.schema_loads_error) > 0;
 }
 
+/* The schema cache in force stays while its reload is retried: the
+ * listener keeps its connection (PostgREST's loader retries apart). */
+static unsigned retry_schema_load(pgr_listener *l, unsigned delay)
+{
+    delay = retry_pause(l, delay, false);
+    pgrest_error err = {0};
+    if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK) {
+        delay = 1;
+        atomic_store(&l->ctx->retry_delay, delay);
+    }
+    return delay;
+}
+
 static bool needs_reload(pgr_listener *l)
 {
     return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
@@ -328,6 +351,11 @@ static void *run(void *arg)
     if (host_load_failed(l))
         delay = retry_pause(l, delay, false);
     while (!atomic_load(&l->stop)) {
+        if (pg != NULL && PQstatus(pg) == CONNECTION_OK && !needs_reload(l) &&
+            wants_schema_retry(l)) {
+            delay = retry_schema_load(l, delay);
+            continue;
+        }
         if (pg == NULL || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
             if (pg != NULL)
@@ -439,7 +467,8 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx)
  * connection is being recovered. */
 int pgrest_ctx_ready(pgrest_ctx *ctx)
 {
-    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down);
+    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down) &&
+           !atomic_load(&ctx->schema_pending);
 }
 
 /* With a LISTEN connection its state is the answer (PostgREST trusts the

@@ -23,6 +23,7 @@
 #include <libpq-fe.h>
 #include <string.h>
 
+#include "db_config.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -508,6 +509,10 @@ static const char introspect_tail[] =
     "  'role_settings', COALESCE((SELECT doc FROM role_settings), '[]'::json)\n"
     ")::text\n"
     "WHERE s.p IS NOT NULL\n"
+    /* PostgREST casts db-schemas and db-extra-search-path to regnamespace:
+     * a schema that does not exist fails the load (3F000) */
+    "  AND (SELECT count(*) FROM unnest($1::text[] || $2::text[]) n\n"
+    "       WHERE quote_ident(n)::regnamespace IS NOT NULL) >= 0\n"
     "    ) AS doc\n"
     "    FROM (SELECT current_setting('search_path') AS orig,\n"
     "                 set_config('search_path', '', true) AS p OFFSET 0) s\n"
@@ -553,11 +558,12 @@ static int schema_cache_error(pgrest_error *err, pgrest_arena *a,
 }
 
 /* Copies the single text value of res into the arena. */
-static int take_document(PGresult *res, pgrest_arena *a, char **json_out,
+static int take_document(PGconn *conn, PGresult *res, pgrest_arena *a, char **json_out,
                          pgrest_error *err)
 {
+    /* the error itself, as PostgREST's SchemaCacheErrorObs shows it */
     if (PQresultStatus(res) != PGRES_TUPLES_OK)
-        return schema_cache_error(err, a, PQresultErrorMessage(res));
+        return pgr_db_query_error(a, conn, res, err);
     if (PQntuples(res) != 1 || PQnfields(res) != 1 || PQgetisnull(res, 0, 0))
         return schema_cache_error(err, a, "unexpected introspection result");
     int len = PQgetlength(res, 0, 0);
@@ -615,7 +621,7 @@ int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
     PGresult *res = PQexecParams(conn, sql, 3, types, params, NULL, NULL, 0);
     if (res == NULL)
         return schema_cache_error(err, a, PQerrorMessage(conn));
-    int rc = take_document(res, a, json_out, err);
+    int rc = take_document(conn, res, a, json_out, err);
     PQclear(res);
     return rc;
 }
@@ -646,7 +652,7 @@ int pgr_introspect_role_settings(void *pgconn, pgrest_arena *a, char **json_out,
     PGresult *res = PQexec(conn, sql);
     if (res == NULL)
         return schema_cache_error(err, a, PQerrorMessage(conn));
-    int rc = take_document(res, a, json_out, err);
+    int rc = take_document(conn, res, a, json_out, err);
     PQclear(res);
     return rc;
 }

@@ -92,25 +92,6 @@ static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
                       pgr_error_json(a, &rerr, false));
 }
 
-int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
-                   pgrest_error *err)
-{
-    pgrest_arena *a = pgrest_arena_new(0);
-    if (a == NULL)
-        return pgr_error_oom(err);
-    reload_change ch = {base, keep_base, NULL, false};
-    read_db_layer(ctx, pg, a, &ch);
-    int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
-    if (rc == PGREST_OK)
-        pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
-    else
-        observe_error(ctx, a, PGREST_EVENT_CONFIG_INVALID, "Failed reloading config: ",
-                      reload_error_text(a, err ? err->message : NULL));
-    rc = pgr_ctx_keep_error(ctx, err, rc);
-    pgrest_arena_free(a);
-    return rc;
-}
-
 /* The roles' settings (ALTER ROLE ... SET) belong to the configuration in
  * PostgREST (readInDbConfig queryRoleSettings): a config reload applies a
  * changed statement_timeout at once. pgrest keeps them in the schema
@@ -135,6 +116,27 @@ static void refresh_role_settings(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
     }
     pgr_conf_release(conf);
     pgr_schema_cache_release(sc);
+}
+
+int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
+                   bool role_settings, pgrest_error *err)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return pgr_error_oom(err);
+    reload_change ch = {base, keep_base, NULL, false};
+    read_db_layer(ctx, pg, a, &ch);
+    int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
+    if (rc == PGREST_OK && role_settings && pg != NULL)
+        refresh_role_settings(ctx, pg, a);
+    if (rc == PGREST_OK)
+        pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
+    else
+        observe_error(ctx, a, PGREST_EVENT_CONFIG_INVALID, "Failed reloading config: ",
+                      reload_error_text(a, err ? err->message : NULL));
+    rc = pgr_ctx_keep_error(ctx, err, rc);
+    pgrest_arena_free(a);
+    return rc;
 }
 
 /* A connection for the settings query when db-config is on; a failed
@@ -172,9 +174,7 @@ int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
         rc = pgr_error_oom(err);
     else {
         PGconn *pg = settings_connection(ctx, a);
-        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, err);
-        if (rc == PGREST_OK && pg != NULL)
-            refresh_role_settings(ctx, pg, a);
+        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, true, err);
         if (pg != NULL)
             PQfinish(pg);
     }

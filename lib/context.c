@@ -273,7 +273,7 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
         return PGREST_ERR_CONNECTION;
     if (db_config) {
         pgrest_error cerr = {0};
-        pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
+        pgr_ctx_reload(ctx, pg, NULL, true, false, &cerr);
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -202,6 +202,8 @@ class SchemaCacheFailingTest(ServerTestCase):
             r'db-extra-search-path=public\. \{"code":"3F000","details":null,"hint":null,'
             r'"message":"schema \\"nope\\" does not exist"\}$', 20)
         self.assertEqual(srv.admin("/ready").status, 503)
+        # the API socket opens after the first attempt (App.hs waitForSchemaCacheInit)
+        self.assertIsNotNone(srv.wait_for(lambda: srv.get("/artists").status == 503, 10))
         self.assertEqual(srv.get("/artists").json()["code"], "PGRST002")
         logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$")
         self.cluster.psql("CREATE SCHEMA nope")

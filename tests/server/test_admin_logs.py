@@ -220,6 +220,11 @@ class SchemaCacheFailingTest(ServerTestCase):
                           r'db-extra-search-path=public\. \{"code":"57014","details":null,'
                           r'"hint":null,"message":"canceling statement due to statement '
                           r'timeout"\}$', 20)
+        # QueryErrorCodeHighObs (usePool) came first: a 5xx SQLSTATE
+        msgs = LogReader(srv).messages()
+        first = next(i for i, m in enumerate(msgs) if m.startswith("Failed to load the schema"))
+        self.assertEqual(msgs[first - 1], '{"code":"57014","details":null,"hint":null,'
+                         '"message":"canceling statement due to statement timeout"}')
         # pending: /ready 503, the cache in force still answers
         self.assertEqual(srv.admin("/ready").status, 503)
         self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)

@@ -212,10 +212,6 @@ static void reload_config(pgr_listener *l)
     pgrest_ctx_reload_config(l->ctx, NULL, NULL, 0, &err);
 }
 
-/* Waits for notifications until the connection breaks or stop is set.
- * Everything that arrived together is drained first and answered once: a
- * burst of NOTIFYs (one per migration statement, say) costs one reload,
- * not one per message, and stop is not held up by a backlog. */
 static bool may_retry(pgr_listener *l);
 
 /* A load failed while the database answers: retried with backoff
@@ -225,6 +221,10 @@ static bool wants_schema_retry(pgr_listener *l)
     return atomic_load(&l->ctx->schema_pending) && may_retry(l);
 }
 
+/* Waits for notifications until the connection breaks or stop is set.
+ * Everything that arrived together is drained first and answered once: a
+ * burst of NOTIFYs (one per migration statement, say) costs one reload,
+ * not one per message, and stop is not held up by a backlog. */
 static void serve(pgr_listener *l, PGconn *pg)
 {
     struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};

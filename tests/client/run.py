@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True      # no __pycache__ in tests/server
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
 import harness  # noqa: E402
 

@@ -1,5 +1,4 @@
 #include "app_config.h"
-#include "conn_string.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -805,10 +804,7 @@ static void db_options(const app_config *c, server_options *out)
     put_bool(out, "db-config", c->db_config);
     put_str(out, "db-pre-config", c->db_pre_config);
     put_str(out, "db-tx-end", c->db_tx_end);
-    /* what the library connects with: Config.hs toConnectionSettings */
-    char *uri = conn_string_with_app_name(c->db_uri);
-    put_str(out, "db-uri", uri ? uri : c->db_uri);
-    free(uri);
+    put_str(out, "db-uri", c->db_uri);
 }
 
 static void other_options(const app_config *c, server_options *out)

@@ -34,15 +34,22 @@ static size_t levenshtein(const char *s, const char *t)
     return row[m];
 }
 
+/* PostgREST builds its fuzzy index only for schemas with fewer tables
+ * (SchemaCache.hs maxDbTablesForFuzzySearch): a larger one gets no hint. */
+#define MAX_TABLES_FOR_FUZZY_SEARCH 500
+
 const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
                             const char *name)
 {
     const char *best = NULL;
     double best_score = 0.0;
+    size_t in_schema = 0;
     for (size_t i = 0; i < sc->n_tables; i++) {
         const pgr_table *t = &sc->tables[i];
         if (strcmp(t->schema, schema) != 0)
             continue;
+        if (++in_schema >= MAX_TABLES_FOR_FUZZY_SEARCH)
+            return NULL;
         size_t d = levenshtein(name, t->name);
         size_t len = strlen(name) > strlen(t->name) ? strlen(name) : strlen(t->name);
         if (d == (size_t)-1 || len == 0)

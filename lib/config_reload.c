@@ -6,9 +6,9 @@
 
 #include "config_snapshot.h"
 #include "config_reload.h"
+#include "context.h"
 #include "db_config.h"
 #include "exec/pool.h"
-#include "context.h"
 #include "observe.h"
 #include "schema/introspect.h"
 #include "schema/schema_cache.h"

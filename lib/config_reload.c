@@ -6,9 +6,12 @@
 
 #include "config_snapshot.h"
 #include "config_reload.h"
+#include "context.h"
 #include "db_config.h"
 #include "exec/pool.h"
 #include "observe.h"
+#include "schema/introspect.h"
+#include "schema/schema_cache.h"
 #include "util/error.h"
 
 typedef struct reload_change {
@@ -89,8 +92,34 @@ static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
                       pgr_error_json(a, &rerr, false));
 }
 
+/* The roles' settings (ALTER ROLE ... SET) belong to the configuration in
+ * PostgREST (readInDbConfig queryRoleSettings): a config reload applies a
+ * changed statement_timeout at once. pgrest keeps them in the schema
+ * cache, so the cache in force is replaced by a copy with the settings
+ * read again; when they cannot be read the previous ones stay. */
+static void refresh_role_settings(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
+{
+    pgr_schema_cache *sc = pgr_ctx_schema(ctx);
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    if (sc != NULL && conf->cfg.db_config) {
+        pgrest_error rerr = {0};
+        char *json = NULL;
+        pgr_schema_cache *next = NULL;
+        if (pgr_introspect_role_settings(pg, a, &json, &rerr) == PGREST_OK)
+            next = pgr_schema_cache_with_role_settings(sc, json, conf->cfg.db_schemas, &rerr);
+        if (next != NULL)
+            pgr_ctx_replace_schema(ctx, sc, next);
+        else
+            observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
+                          "Failed to query the role settings. ",
+                          pgr_error_json(a, &rerr, false));
+    }
+    pgr_conf_release(conf);
+    pgr_schema_cache_release(sc);
+}
+
 int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
-                   pgrest_error *err)
+                   bool role_settings, pgrest_error *err)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
@@ -98,6 +127,8 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     reload_change ch = {base, keep_base, NULL, false};
     read_db_layer(ctx, pg, a, &ch);
     int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
+    if (rc == PGREST_OK && role_settings && pg != NULL)
+        refresh_role_settings(ctx, pg, a);
     if (rc == PGREST_OK)
         pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
     else
@@ -143,7 +174,7 @@ int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
         rc = pgr_error_oom(err);
     else {
         PGconn *pg = settings_connection(ctx, a);
-        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, err);
+        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, true, err);
         if (pg != NULL)
             PQfinish(pg);
     }

@@ -13,9 +13,10 @@
  * set before when keep_base -- with them. An invalid result keeps the
  * previous snapshot. Reports to the observer as PostgREST logs: "Failed to
  * query database settings for the config parameters.<error>", "Failed
- * reloading config: <error>", "Config reloaded". err strings in the
- * context. */
+ * reloading config: <error>", "Config reloaded". With role_settings the
+ * roles' settings are read again too, before "Config reloaded" (a schema
+ * cache load reads them itself). err strings in the context. */
 int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
-                   pgrest_error *err);
+                   bool role_settings, pgrest_error *err);
 
 #endif

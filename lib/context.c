@@ -13,6 +13,7 @@
 #include "observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 pgrest_ctx *pgrest_ctx_new(void)
@@ -164,6 +165,20 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     }
 }
 
+bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
+                            pgr_schema_cache *sc)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool current = ctx->schema == from;
+    if (current)
+        ctx->schema = sc;
+    pthread_mutex_unlock(&ctx->lock);
+    /* the context's reference to from is now released; sc's is the
+     * caller's, handed over, or dropped when a reload came first */
+    pgr_schema_cache_release(current ? (pgr_schema_cache *)from : sc);
+    return current;
+}
+
 /* The first load creates the pool; concurrent first loads create one. */
 static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err)
 {
@@ -204,17 +219,58 @@ static const char *join_list(pgrest_arena *a, const char *const *items)
     return pgr_sb_finish(&sb);
 }
 
+/* PostgreSQL's error on a background query (schema cache, settings):
+ * PostgREST's usePool reports it as QueryErrorCodeHighObs first when its
+ * status would be 5xx. */
+static void observe_high_query_error(pgrest_ctx *ctx, const pgrest_error *err)
+{
+    const char *code = err->code;
+    if (code == NULL)
+        return;
+    /* PGRST001: the connection failed under the query (hasql's ClientError) */
+    bool server_error = strlen(code) == 5 && strncmp(code, "PGRST", 5) != 0;
+    if (strcmp(code, "PGRST001") == 0 ||
+        (server_error && pgr_sqlstate_http_status(code, err->message, false) >= 500))
+        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
+}
+
 /* SchemaCacheErrorObs: which schemas were asked for, and why it failed. */
 static void observe_schema_error(pgrest_ctx *ctx, pgrest_arena *a,
                                  const pgrest_error *err)
 {
     if (ctx->observer == NULL)
         return;
+    observe_high_query_error(ctx, err);
     const pgr_config *cfg = pgr_cfg(ctx, a);
     const char *prefix = pgr_asprintf(
         a, "Failed to load the schema cache using db-schemas=%s and db-extra-search-path=%s. ",
         join_list(a, cfg->db_schemas), join_list(a, cfg->db_extra_search_path));
     pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_ERROR, prefix ? prefix : "", err);
+}
+
+/* internal-schema-cache-query-sleep-before-queries and
+ * internal-schema-cache-query-sleep: PostgREST's hooks for its tests
+ * (SchemaCache.hs sleepCall), a pg_sleep of that many milliseconds in a
+ * statement of its own before and after the catalog queries, so a load
+ * can be slow or run into statement_timeout. */
+static int test_sleep(pgrest_ctx *ctx, PGconn *pg, const char *key, pgrest_arena *a,
+                      pgrest_error *err)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    const char *value = pgr_conf_option(conf, key);
+    long long ms;
+    bool wanted = value != NULL && pgr_read_integer(value, true, &ms) && ms >= 0 &&
+                  ms <= 2147483647;
+    pgr_conf_release(conf);
+    if (!wanted)
+        return PGREST_OK;
+    const char *param = pgr_asprintf(a, "%lld", ms);
+    PGresult *r = PQexecParams(pg, "SELECT pg_sleep($1::int4 / 1000.0)", 1, NULL, &param,
+                               NULL, NULL, 0);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? PGREST_OK
+                                                  : pgr_db_query_error(a, pg, r, err);
+    PQclear(r);
+    return rc;
 }
 
 /* Connects, re-reads the in-database config (PostgREST's schema cache
@@ -233,16 +289,20 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
         return PGREST_ERR_CONNECTION;
     if (db_config) {
         pgrest_error cerr = {0};
-        pgr_ctx_reload(ctx, pg, NULL, true, &cerr);
+        pgr_ctx_reload(ctx, pg, NULL, true, false, &cerr);
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
     conf = pgr_ctx_conf(ctx);
-    int rc = pgr_introspect(pg, &(pgr_introspect_opts){
+    if (rc == PGREST_OK)
+        rc = pgr_introspect(pg, &(pgr_introspect_opts){
                                 conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
                                 conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config},
                             a, json, err);
     pgr_conf_release(conf);
+    if (rc == PGREST_OK)
+        rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep", a, err);
     *query_ms = ms_since(&t0);
     PQfinish(pg);
     return rc;
@@ -284,6 +344,7 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     }
     if (rc != PGREST_OK)
         observe_schema_error(ctx, a, err);
+    atomic_store(&ctx->schema_pending, rc != PGREST_OK);
     atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);

@@ -110,6 +110,10 @@ struct pgrest_ctx {
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
     atomic_uint retry_delay;          /* seconds, for Retry-After */
+    /* The last schema cache load failed (PostgREST markSchemaCachePending):
+     * /ready is 503 and the worker retries with backoff; requests keep
+     * the cache in force. Cleared by a successful load. */
+    atomic_bool schema_pending;
     /* Connection events for the host (lib/db_events.c); db_fatal stops the
      * worker's retries after a non-retryable failure. */
     atomic_bool db_fatal;
@@ -131,6 +135,11 @@ int pgr_ctx_keep_error(pgrest_ctx *ctx, pgrest_error *err, int rc);
 /* Current schema cache with a reference taken; release when done. */
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
 void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);
+/* Puts sc (its reference handed over) in place of from, a cache derived
+ * from it with the same statements, so the pool keeps its prepared ones;
+ * false (sc released) when a reload swapped another cache in meanwhile. */
+bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
+                            pgr_schema_cache *sc);
 /* The connection pool, or NULL before the first pgrest_ctx_load_schema. */
 static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
 {

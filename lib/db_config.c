@@ -45,9 +45,7 @@ static const char *const settings_query =
     " WHERE value IS NOT NULL AND value <> ''"
     "   AND key NOT IN (SELECT key FROM from_role)";
 
-/* PostgREST reports a failing settings query with the error's JSON
- * (Logger.hs jsonMessage): the SQLSTATE and PostgreSQL's texts. */
-static int query_error(pgrest_arena *a, PGconn *pg, const PGresult *r, pgrest_error *err)
+int pgr_db_query_error(pgrest_arena *a, PGconn *pg, const PGresult *r, pgrest_error *err)
 {
     const char *code = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
@@ -69,7 +67,7 @@ static int call_pre_config(PGconn *pg, const char *fn, pgrest_arena *a, pgrest_e
     pgr_sql_qualified_text(&q, fn);
     pgr_sql_put(&q, "()");
     PGresult *r = PQexec(pg, pgr_sb_finish(&q.sb));
-    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? PGREST_OK : query_error(a, pg, r, err);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? PGREST_OK : pgr_db_query_error(a, pg, r, err);
     PQclear(r);
     return rc;
 }
@@ -112,7 +110,7 @@ int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
         const char *params[1] = {keys};
         r = PQexecParams(pg, settings_query, 1, NULL, params, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_TUPLES_OK ? collect(a, r, out, err)
-                                                  : query_error(a, pg, r, err);
+                                                  : pgr_db_query_error(a, pg, r, err);
         PQclear(r);
     }
     r = PQexec(pg, rc == PGREST_OK ? "COMMIT" : "ROLLBACK");

@@ -18,4 +18,10 @@
 int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
                          pgr_kv **out, pgrest_error *err);
 
+/* A failed query of the background work (settings, schema cache) as
+ * PostgREST reports it (Logger.hs jsonMessage): the SQLSTATE and
+ * PostgreSQL's message, detail and hint; PGRST001 and libpq's message when
+ * the server sent none. */
+int pgr_db_query_error(pgrest_arena *a, PGconn *pg, const PGresult *r, pgrest_error *err);
+
 #endif

@@ -122,7 +122,9 @@ static PGconn *worker_connection(pgr_listener *l)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
-    PGconn *pg = a ? pgr_connect(l->conninfo, a, &err) : NULL;
+    PGconn *pg = a == NULL ? NULL
+                 : l->channel != NULL ? pgr_connect_read_write(l->conninfo, a, &err)
+                                      : pgr_connect(l->conninfo, a, &err);
     if (pg == NULL && l->channel != NULL)
         observe_listen_fail(l, err.details);
     if (pg == NULL) {
@@ -210,6 +212,15 @@ static void reload_config(pgr_listener *l)
     pgrest_ctx_reload_config(l->ctx, NULL, NULL, 0, &err);
 }
 
+static bool may_retry(pgr_listener *l);
+
+/* A load failed while the database answers: retried with backoff
+ * (Reload.hs retryingSchemaCacheLoad), unless retrying is over. */
+static bool wants_schema_retry(pgr_listener *l)
+{
+    return atomic_load(&l->ctx->schema_pending) && may_retry(l);
+}
+
 /* Waits for notifications until the connection breaks or stop is set.
  * Everything that arrived together is drained first and answered once: a
  * burst of NOTIFYs (one per migration statement, say) costs one reload,
@@ -217,7 +228,7 @@ static void reload_config(pgr_listener *l)
 static void serve(pgr_listener *l, PGconn *pg)
 {
     struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down)) {
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !wants_schema_retry(l)) {
         int n = poll(&pfd, 1, 200);
         if (n < 0 || (n > 0 && PQconsumeInput(pg) == 0))
             return;
@@ -242,7 +253,8 @@ static void serve(pgr_listener *l, PGconn *pg)
 /* Without a channel there is nothing to read: wait for a lost database. */
 static void idle(pgr_listener *l)
 {
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l))
+    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l) &&
+           !wants_schema_retry(l))
         sleep_ms(100);
 }
 
@@ -312,6 +324,19 @@ static bool host_load_failed(pgr_listener *l)
            atomic_load(&l->ctx->metrics.schema_loads_error) > 0;
 }
 
+/* The schema cache in force stays while its reload is retried: the
+ * listener keeps its connection (PostgREST's loader retries apart). */
+static unsigned retry_schema_load(pgr_listener *l, unsigned delay)
+{
+    delay = retry_pause(l, delay, false);
+    pgrest_error err = {0};
+    if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK) {
+        delay = 1;
+        atomic_store(&l->ctx->retry_delay, delay);
+    }
+    return delay;
+}
+
 static bool needs_reload(pgr_listener *l)
 {
     return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
@@ -326,6 +351,11 @@ static void *run(void *arg)
     if (host_load_failed(l))
         delay = retry_pause(l, delay, false);
     while (!atomic_load(&l->stop)) {
+        if (pg != NULL && PQstatus(pg) == CONNECTION_OK && !needs_reload(l) &&
+            wants_schema_retry(l)) {
+            delay = retry_schema_load(l, delay);
+            continue;
+        }
         if (pg == NULL || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
             if (pg != NULL)
@@ -437,7 +467,8 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx)
  * connection is being recovered. */
 int pgrest_ctx_ready(pgrest_ctx *ctx)
 {
-    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down);
+    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down) &&
+           !atomic_load(&ctx->schema_pending);
 }
 
 /* With a LISTEN connection its state is the answer (PostgREST trusts the

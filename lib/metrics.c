@@ -3,6 +3,7 @@
 #include "context.h"
 #include "exec/pool.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 static void metric(pgr_sb *sb, pgrest_arena *a, const char *name,
@@ -13,9 +14,17 @@ static void metric(pgr_sb *sb, pgrest_arena *a, const char *name,
     pgr_sb_puts(sb, pgr_asprintf(a, "%s%s %s\n", name, labels ? labels : "", value));
 }
 
+/* Sample values as Haskell's prometheus-client writes them (Doubles). */
+static const char *hs_double(pgrest_arena *a, double x)
+{
+    char buf[PGR_SHOW_DOUBLE_LEN];
+    pgr_show_double(x, buf, sizeof buf);
+    return pgr_strdup(a, buf);
+}
+
 static const char *ull(pgrest_arena *a, unsigned long long v)
 {
-    return pgr_asprintf(a, "%llu", v);
+    return hs_double(a, (double)v);
 }
 
 static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
@@ -39,13 +48,13 @@ static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
 {
     metric(sb, a, "pgrst_schema_cache_query_time_seconds", "gauge",
            "The query time in seconds of the last schema cache load", NULL,
-           pgr_asprintf(a, "%.6f", (double)atomic_load(&m->schema_query_usec) / 1e6));
+           hs_double(a, (double)atomic_load(&m->schema_query_usec) / 1e6));
     pgr_sb_puts(sb, "# HELP pgrst_schema_cache_loads_total The total number of times the schema cache was loaded\n"
                     "# TYPE pgrst_schema_cache_loads_total counter\n");
-    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} %llu\n",
-                                 atomic_load(&m->schema_loads_ok)));
-    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"FAIL\"} %llu\n",
-                                 atomic_load(&m->schema_loads_error)));
+    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} %s\n",
+                                 ull(a, atomic_load(&m->schema_loads_ok))));
+    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"FAIL\"} %s\n",
+                                 ull(a, atomic_load(&m->schema_loads_error))));
 }
 
 /* PostgREST Metrics.hs JWT cache counters. */
@@ -67,8 +76,8 @@ static void request_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
     pgr_sb_puts(sb, "# HELP pgrst_requests_total The total number of requests answered, by status class\n"
                     "# TYPE pgrst_requests_total counter\n");
     for (int i = 0; i < 6; i++)
-        pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_requests_total{status=\"%s\"} %llu\n",
-                                     classes[i], atomic_load(&m->requests[i])));
+        pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_requests_total{status=\"%s\"} %s\n",
+                                     classes[i], ull(a, atomic_load(&m->requests[i]))));
 }
 
 const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)

@@ -7,7 +7,8 @@
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
 # a program here), runs the server suite (tests/server/run.py, own clusters)
 # and the CLI suite (tests/cli/run.py)
-# against build/, the server limits test (tests/limits/run.sh, its own
+# against build/, the postgrest-js client suite (tests/client/run.py; skipped
+# without node/npm), the server limits test (tests/limits/run.sh, its own
 # PostgreSQL and pgrest-server), a short run of every libFuzzer target
 # (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 20, in
 # parallel; skipped when clang cannot build them), runs the conformance
@@ -332,6 +333,32 @@ elif [ "$use_server" -eq 1 ]; then
     note "cli" "${cli_line#cli: }"
   else
     total_fail=$((total_fail + 1)); note "cli" "FAILED (no summary line, see output above)"
+  fi
+fi
+
+# ---- client ---------------------------------------------------------------------
+# tests/client/run.py: Supabase's postgrest-js, installed with npm into a
+# temporary directory, against pgrest-server (own cluster). Skipped without
+# node/npm or when the npm registry cannot be reached; node and npm are not
+# in DEPS (Debian 12's nodejs is 18, postgrest-js asks for 20, and a
+# nodesource node already brings its own npm). It ends with
+# "client: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "client" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== client tests (postgrest-js)"
+  client_log="$work/client.log"
+  timeout 900 python3 "$repo/tests/client/run.py" 2>&1 | tee "$client_log"
+  client_line=$(grep -E '^client: [0-9]+ passed, [0-9]+ failed' "$client_log" | tail -n 1)
+  if [ -n "$client_line" ]; then
+    client_pass=$(sed -E 's/^client: ([0-9]+) passed.*/\1/' <<<"$client_line")
+    client_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$client_line")
+    client_skip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$client_line")
+    total_pass=$((total_pass + client_pass)); total_fail=$((total_fail + client_fail))
+    total_skip=$((total_skip + ${client_skip:-0}))
+    note "client" "${client_line#client: }"
+  else
+    total_fail=$((total_fail + 1)); note "client" "FAILED (no summary line, see output above)"
   fi
 fi
 

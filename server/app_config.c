@@ -845,6 +845,15 @@ void app_config_to_options(const app_config *c, const server_options *raw,
         if (!app_config_known_key(raw->items[i].key))
             server_options_set(out, raw->items[i].key, raw->items[i].value);
     server_options_merge(out, &c->app_settings);
+    /* PostgREST's test hooks go to the library as they are */
+    static const char *const internal[] = {
+        "internal-schema-cache-query-sleep-before-queries", "internal-schema-cache-query-sleep",
+    };
+    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++) {
+        const server_option *o = server_options_find(raw, internal[i]);
+        if (o != NULL)
+            server_options_set(out, internal[i], o->value);
+    }
     db_options(c, out);
     other_options(c, out);
 }

@@ -363,6 +363,8 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
             MHD_USE_ITC,
         0, NULL, NULL, on_request, s,
+        /* first, or MHD prints its own complaint about the order */
+        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
         MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
@@ -371,7 +373,6 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
-        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
         MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");

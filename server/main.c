@@ -16,8 +16,9 @@
 #include "app_config.h"
 #include "cli.h"
 #include "commands.h"
-#include "config_load.h"
 #include "config_file.h"
+#include "config_load.h"
+#include "conn_string.h"
 #include "db_watch.h"
 #include "http.h"
 #include "log.h"
@@ -32,10 +33,17 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
 {
     for (size_t i = 0; i < opts->n; i++) {
         pgrest_error err = {0};
+        const char *key = opts->items[i].key;
         /* PostgREST ignores keys it does not know */
-        if (!pgrest_config_key_known(opts->items[i].key))
+        if (!pgrest_config_key_known(key))
             continue;
-        if (pgrest_ctx_set(ctx, opts->items[i].key, opts->items[i].value, &err) != PGREST_OK) {
+        /* what the library connects with (Config.hs toConnectionSettings);
+         * a reload keeps the running db-uri */
+        char *uri = strcmp(key, "db-uri") == 0 ? conn_string_with_app_name(opts->items[i].value)
+                                               : NULL;
+        int rc = pgrest_ctx_set(ctx, key, uri ? uri : opts->items[i].value, &err);
+        free(uri);
+        if (rc != PGREST_OK) {
             fprintf(stderr, "pgrest-server: %s\n", err.message ? err.message : "invalid configuration");
             return -1;
         }

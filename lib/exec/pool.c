@@ -72,14 +72,12 @@ static void ignore_notice(void *arg, const char *message)
     (void)message;
 }
 
-PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
+/* keys[0] is dbname, expanded from conninfo: libpq keeps the last value
+ * of a repeated key, so what follows dbname overrides conninfo and what
+ * precedes it is only a default. */
+static PGconn *connect_params(const char *const *keys, const char *const *vals,
+                              pgrest_arena *a, pgrest_error *err)
 {
-    /* Like PostgREST (Config.hs addFallbackAppName): an application_name
-     * in db-uri wins; otherwise every connection (pool, schema loads,
-     * listener) shows the server's name and version, the line
-     * `pgrest-server --version` prints, in pg_stat_activity. */
-    const char *keys[] = {"dbname", "fallback_application_name", NULL};
-    const char *vals[] = {conninfo, "pgrest " PGREST_VERSION_STRING, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
         const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
@@ -96,6 +94,28 @@ PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
     }
     PQsetNoticeProcessor(pg, ignore_notice, NULL);
     return pg;
+}
+
+/* Like PostgREST (Config.hs addFallbackAppName): an application_name or a
+ * fallback_application_name in db-uri wins; otherwise every connection
+ * (pool, schema loads, listener) shows the library's name and version in
+ * pg_stat_activity. */
+#define PGR_FALLBACK_APP_NAME "pgrest " PGREST_VERSION_STRING
+
+PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
+{
+    const char *keys[] = {"fallback_application_name", "dbname", NULL};
+    const char *vals[] = {PGR_FALLBACK_APP_NAME, conninfo, NULL};
+    return connect_params(keys, vals, a, err);
+}
+
+/* The listener needs the primary when db-uri lists several hosts
+ * (Config.hs addTargetSessionAttrs, which overrides db-uri's own). */
+PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_error *err)
+{
+    const char *keys[] = {"fallback_application_name", "dbname", "target_session_attrs", NULL};
+    const char *vals[] = {PGR_FALLBACK_APP_NAME, conninfo, "read-write", NULL};
+    return connect_params(keys, vals, a, err);
 }
 
 static pgr_conn *take_free(pgr_pool *p)

@@ -28,6 +28,8 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err);
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
+/* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */
+PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* Pool gauges and the acquisition-timeout counter for metrics. */
 typedef struct pgr_pool_stats {
     int max, available, waiting;

@@ -23,6 +23,7 @@
 #include <libpq-fe.h>
 #include <string.h>
 
+#include "db_config.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -515,6 +516,10 @@ static const char introspect_tail[] =
     "  'role_settings', COALESCE((SELECT doc FROM role_settings), '[]'::json)\n"
     ")::text\n"
     "WHERE s.p IS NOT NULL\n"
+    /* PostgREST casts db-schemas and db-extra-search-path to regnamespace:
+     * a schema that does not exist fails the load (3F000) */
+    "  AND (SELECT count(*) FROM unnest($1::text[] || $2::text[]) n\n"
+    "       WHERE quote_ident(n)::regnamespace IS NOT NULL) >= 0\n"
     "    ) AS doc\n"
     "    FROM (SELECT current_setting('search_path') AS orig,\n"
     "                 set_config('search_path', '', true) AS p OFFSET 0) s\n"
@@ -560,11 +565,12 @@ static int schema_cache_error(pgrest_error *err, pgrest_arena *a,
 }
 
 /* Copies the single text value of res into the arena. */
-static int take_document(PGresult *res, pgrest_arena *a, char **json_out,
+static int take_document(PGconn *conn, PGresult *res, pgrest_arena *a, char **json_out,
                          pgrest_error *err)
 {
+    /* the error itself, as PostgREST's SchemaCacheErrorObs shows it */
     if (PQresultStatus(res) != PGRES_TUPLES_OK)
-        return schema_cache_error(err, a, PQresultErrorMessage(res));
+        return pgr_db_query_error(a, conn, res, err);
     if (PQntuples(res) != 1 || PQnfields(res) != 1 || PQgetisnull(res, 0, 0))
         return schema_cache_error(err, a, "unexpected introspection result");
     int len = PQgetlength(res, 0, 0);
@@ -622,7 +628,38 @@ int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
     PGresult *res = PQexecParams(conn, sql, 3, types, params, NULL, NULL, 0);
     if (res == NULL)
         return schema_cache_error(err, a, PQerrorMessage(conn));
-    int rc = take_document(res, a, json_out, err);
+    int rc = take_document(conn, res, a, json_out, err);
+    PQclear(res);
+    return rc;
+}
+
+/* The role_settings CTE alone, for a config reload. */
+static const char role_settings_select[] =
+    "SELECT COALESCE((SELECT doc FROM role_settings), '[]'::json)::text";
+
+int pgr_introspect_role_settings(void *pgconn, pgrest_arena *a, char **json_out,
+                                 pgrest_error *err)
+{
+    PGconn *conn = pgconn;
+    *json_out = NULL;
+    if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+        return schema_cache_error(err, a, conn != NULL ? PQerrorMessage(conn)
+                                                       : "no connection");
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, sizeof role_settings_head + 1024);
+    pgr_sb_puts(&sb, "WITH ");
+    pgr_sb_puts(&sb, role_settings_head);
+    if (PQserverVersion(conn) >= 150000)
+        pgr_sb_puts(&sb, role_settings_pg15);
+    pgr_sb_puts(&sb, role_settings_tail);
+    pgr_sb_puts(&sb, role_settings_select);
+    const char *sql = pgr_sb_finish(&sb);
+    if (sql == NULL)
+        return pgr_error_oom(err);
+    PGresult *res = PQexec(conn, sql);
+    if (res == NULL)
+        return schema_cache_error(err, a, PQerrorMessage(conn));
+    int rc = take_document(conn, res, a, json_out, err);
     PQclear(res);
     return rc;
 }

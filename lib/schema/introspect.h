@@ -29,4 +29,10 @@ typedef struct pgr_introspect_opts {
 int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
                    pgrest_arena *a, char **json_out, pgrest_error *err);
 
+/* Only the snapshot's "role_settings" array (as above with
+ * opts->role_settings), into *json_out: a config reload reads them again
+ * (PostgREST readInDbConfig queryRoleSettings). */
+int pgr_introspect_role_settings(void *pgconn, pgrest_arena *a, char **json_out,
+                                 pgrest_error *err);
+
 #endif

@@ -612,6 +612,31 @@ pgr_schema_cache *pgr_schema_cache_from_json(const char *json,
     return sc;
 }
 
+pgr_schema_cache *pgr_schema_cache_with_role_settings(const pgr_schema_cache *sc,
+                                                      const char *role_settings,
+                                                      const char *const *exposed_schemas,
+                                                      pgrest_error *err)
+{
+    enum json_tokener_error jerr = json_tokener_success;
+    json_object *root = json_tokener_parse_verbose(sc->json, &jerr);
+    json_object *settings = root ? json_tokener_parse_verbose(role_settings, &jerr) : NULL;
+    if (settings == NULL || !json_object_is_type(settings, json_type_array) ||
+        !json_object_is_type(root, json_type_object)) {
+        json_object_put(settings);
+        json_object_put(root);
+        snapshot_error(err, jerr != json_tokener_success ? json_tokener_error_desc(jerr)
+                                                         : "\"role_settings\" is not an array");
+        return NULL;
+    }
+    json_object_object_add(root, "role_settings", settings);
+    const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+    pgr_schema_cache *out = text ? pgr_schema_cache_from_json(text, exposed_schemas, err) : NULL;
+    if (text == NULL)
+        pgr_error_oom(err);
+    json_object_put(root);
+    return out;
+}
+
 void pgr_schema_cache_retain(pgr_schema_cache *sc)
 {
     if (sc != NULL)

@@ -264,6 +264,12 @@ typedef struct pgr_schema_cache {
 pgr_schema_cache *pgr_schema_cache_from_json(const char *json,
                                              const char *const *exposed_schemas,
                                              pgrest_error *err);
+/* A copy of sc whose "role_settings" are role_settings (a JSON array as
+ * in the snapshot); sc is unchanged. NULL and err on failure. */
+pgr_schema_cache *pgr_schema_cache_with_role_settings(const pgr_schema_cache *sc,
+                                                      const char *role_settings,
+                                                      const char *const *exposed_schemas,
+                                                      pgrest_error *err);
 /* Thread-safe (atomic). release frees the cache's arena when the count
  * reaches zero; both accept NULL. */
 void pgr_schema_cache_retain(pgr_schema_cache *sc);

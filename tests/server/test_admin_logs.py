@@ -192,6 +192,47 @@ class SchemaCacheFailingTest(ServerTestCase):
         self.assertIsNotNone(srv.wait_ready(40))
 
 
+    def test_missing_schema_fails_the_load(self):
+        # PostgREST casts db-schemas and db-extra-search-path to
+        # regnamespace: a schema that does not exist is the load's error
+        srv = self.start_server(wait=False, **{"db-schemas": "api,nope"})
+        logs = LogReader(srv)
+        logs.wait_message(
+            r'^Failed to load the schema cache using db-schemas=api,nope and '
+            r'db-extra-search-path=public\. \{"code":"3F000","details":null,"hint":null,'
+            r'"message":"schema \\"nope\\" does not exist"\}$', 20)
+        self.assertEqual(srv.admin("/ready").status, 503)
+        # the API socket opens after the first attempt (App.hs waitForSchemaCacheInit)
+        self.assertIsNotNone(srv.wait_for(lambda: srv.get("/artists").status == 503, 10))
+        self.assertEqual(srv.get("/artists").json()["code"], "PGRST002")
+        logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$")
+        self.cluster.psql("CREATE SCHEMA nope")
+        self.assertIsNotNone(srv.wait_ready(40))
+
+    def test_failed_reload_is_pending_and_retried(self):
+        # internal-schema-cache-query-sleep (PostgREST's test hook) makes
+        # the load outlast the statement_timeout set after it started
+        srv = self.start_server(**{"internal-schema-cache-query-sleep": "600"})
+        self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = 300")
+        srv.signal(signal.SIGUSR1)
+        logs = LogReader(srv)
+        logs.wait_message(r'^Failed to load the schema cache using db-schemas=api and '
+                          r'db-extra-search-path=public\. \{"code":"57014","details":null,'
+                          r'"hint":null,"message":"canceling statement due to statement '
+                          r'timeout"\}$', 20)
+        # QueryErrorCodeHighObs (usePool) came first: a 5xx SQLSTATE
+        msgs = LogReader(srv).messages()
+        first = next(i for i, m in enumerate(msgs) if m.startswith("Failed to load the schema"))
+        self.assertEqual(msgs[first - 1], '{"code":"57014","details":null,"hint":null,'
+                         '"message":"canceling statement due to statement timeout"}')
+        # pending: /ready 503, the cache in force still answers
+        self.assertEqual(srv.admin("/ready").status, 503)
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$")
+        self.cluster.psql("ALTER ROLE authenticator RESET statement_timeout")
+        self.assertIsNotNone(srv.wait_ready(40))
+
+
 class AdminBindingTest(ServerTestCase):
     """admin-server-host takes the forms of server-host (IPv6 literals,
     special values); admin-server-unix-socket wins over the port."""
@@ -437,7 +478,11 @@ class AccessLogLevelsTest(ServerTestCase):
         self.assertEqual((fields[4].group(4), fields[4].group(8)), ("HEAD", "-"))
 
     def test_debug_is_info_plus(self):
-        self.assertEqual(self.statuses(self.requests("debug"), 3), [200, 404, 500])
+        srv = self.requests("debug")
+        self.assertEqual(self.statuses(srv, 3), [200, 404, 500])
+        # WarpServerObs lines are the HTTP server's own errors, not a
+        # complaint about how it was configured
+        self.assertEqual([m for m in LogReader(srv).messages() if "Warp server" in m], [])
 
     def test_failed_jwt_has_no_role(self):
         srv = self.start_server(**{"log-level": "info", "jwt-secret": JWT_SECRET})

@@ -17,11 +17,13 @@ import urllib.error
 from harness import SERVER, Server, ServerTestCase, http, log
 
 
-def library_name():
-    """"pgrest X.Y.Z" from --version ("PostgREST 16.1 (pgrest X.Y.Z)")."""
+def server_app_name():
+    """PostgREST's fallback_application_name, "PostgREST <version>", where
+    <version> is what follows "postgrest/" in the Server header (Config.hs
+    addFallbackAppName with prettyVersion): the --version line."""
     line = subprocess.run([SERVER, "--version"], stdout=subprocess.PIPE,
                           text=True, timeout=10).stdout.strip()
-    return re.search(r"\((pgrest [^)]*)\)", line).group(1)
+    return line
 
 
 class ConnectionFailureTest(ServerTestCase):
@@ -144,8 +146,9 @@ class ApplicationNameTest(ServerTestCase):
 
     def test_application_name_and_listener(self):
         self.assertEqual(self.server.get("/artists?select=id&limit=1").status, 200)
-        name = library_name()
-        self.assertRegex(name, r"^pgrest \d+\.\d+\.\d+$")
+        name = server_app_name()
+        version = self.server.get("/").headers["Server"].split("/", 1)[1]
+        self.assertEqual(name, "PostgREST " + version)
         rows = self.activity()
         self.assertIn('%s|idle|LISTEN "pgrst"' % name, rows)
         self.assertTrue(rows and all(r.startswith(name + "|") for r in rows), rows)
@@ -163,7 +166,7 @@ class ApplicationNameTest(ServerTestCase):
     def test_channel_name_in_listen(self):
         self.server.stop()
         self.start_server(**{"db-channel": "my channel"})
-        self.assertIn('%s|idle|LISTEN "my channel"' % library_name(), self.activity())
+        self.assertIn('%s|idle|LISTEN "my channel"' % server_app_name(), self.activity())
 
     def test_application_name_in_db_uri_wins(self):
         self.server.stop()
@@ -172,6 +175,24 @@ class ApplicationNameTest(ServerTestCase):
         self.assertEqual(srv.get("/artists?select=id&limit=1").status, 200)
         rows = self.activity()
         self.assertTrue(rows and all(r.startswith("my_api|") for r in rows), rows)
+
+    def test_server_name_overrides_a_fallback_in_db_uri(self):
+        # appended after db-uri's own options: libpq keeps the last one
+        for suffix in ("?fallback_application_name=mine", "?", ""):
+            self.server.stop()
+            srv = self.start_server(**{"db-uri": self.cluster.db_uri + suffix})
+            self.assertEqual(srv.get("/artists?select=id&limit=1").status, 200)
+            rows = self.activity()
+            self.assertTrue(rows and all(r.startswith(server_app_name() + "|") for r in rows),
+                            (suffix, rows))
+
+    def test_key_value_db_uri(self):
+        self.server.stop()
+        uri = "host=localhost port=%d dbname=pgrest_test user=authenticator" % self.cluster.port
+        srv = self.start_server(**{"db-uri": uri})
+        self.assertEqual(srv.get("/artists?select=id&limit=1").status, 200)
+        rows = self.activity()
+        self.assertTrue(rows and all(r.startswith(server_app_name() + "|") for r in rows), rows)
 
 
 class Hammer(threading.Thread):

@@ -167,6 +167,30 @@ class ConfigReloadTest(ServerTestCase):
         # PostgREST's schema cache loader reads the in-database config first
         self.in_db_change_applied(lambda: self.server.signal(signal.SIGUSR1), 1)
 
+    def role_timeout_applied(self, trigger):
+        # PostgREST reads the roles' settings with the configuration
+        # (readInDbConfig queryRoleSettings), not with the schema cache
+        self.cluster.psql("ALTER ROLE web_anon SET statement_timeout = '500ms'")
+        self.server.signal(signal.SIGUSR1)
+        slow = "/rpc/slow?seconds=1"
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get(slow).status == 500, RELOAD_TIMEOUT), self.server.log_tail())
+        body = self.server.get(slow).json()
+        self.assertEqual((body["code"], body["message"]),
+                         ("57014", "canceling statement due to statement timeout"))
+        self.cluster.psql("ALTER ROLE web_anon SET statement_timeout = '5s'")
+        reloaded = self.log_text().count("Config reloaded")
+        trigger()
+        self.wait_log("Config reloaded", reloaded + 1)
+        self.assertEqual(self.server.get(slow).status, 200)
+        self.assertNotIn("Schema cache loaded", self.log_text().split("Config reloaded")[-1])
+
+    def test_notify_reload_config_applies_role_settings(self):
+        self.role_timeout_applied(lambda: self.cluster.psql("NOTIFY pgrst, 'reload config'"))
+
+    def test_sigusr2_applies_role_settings(self):
+        self.role_timeout_applied(lambda: self.server.signal(signal.SIGUSR2))
+
     def invalid_in_db_secret_kept(self, trigger):
         self.assertEqual(self.jwt_status(), 200)
         self.role_set("jwt_secret", "short")
@@ -299,6 +323,10 @@ class AdminTest(ServerTestCase):
             self.assertIn(n, names)
         self.assertEqual(metric(r.body, "pgrst_db_pool_max"), 4)
         self.assertGreaterEqual(metric(r.body, 'pgrst_schema_cache_loads_total{status="SUCCESS"}'), 1)
+        # the values are Doubles, shown as Haskell's prometheus-client does
+        self.assertIn("\npgrst_db_pool_max 4.0\n", r.body)
+        self.assertIn('\npgrst_schema_cache_loads_total{status="FAIL"} 0.0\n', r.body)
+        self.assertIn("\npgrst_db_pool_timeouts_total 0.0\n", r.body)
 
     def test_not_found(self):
         for path in ("/", "/nope", "/ready/x", "/metricsx"):

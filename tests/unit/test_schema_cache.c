@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/fuzzy.h"
 #include "schema/schema_cache.h"
 #include "util/arena.h"
 
@@ -639,6 +640,64 @@ START_TEST(summary_counts_as_postgrest)
 }
 END_TEST
 
+/* n tables big.t0 .. and big.projects: a snapshot for the fuzzy hint. */
+static pgr_schema_cache *big_schema(size_t n)
+{
+    size_t cap = 128 + n * 96;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    size_t len = (size_t)snprintf(json, cap, "{\"tables\":[");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(json + len, cap - len,
+                                "{\"schema\":\"big\",\"name\":\"t%zu\",\"kind\":\"r\","
+                                "\"columns\":[]},", i);
+    snprintf(json + len, cap - len,
+             "{\"schema\":\"big\",\"name\":\"projects\",\"kind\":\"r\",\"columns\":[]}]}");
+    pgr_schema_cache *c = from_json(json, NULL);
+    free(json);
+    return c;
+}
+
+/* SchemaCache.hs maxDbTablesForFuzzySearch: no fuzzy index (no hint) for
+ * a schema of 500 tables or more. */
+START_TEST(no_table_hint_in_a_big_schema)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_schema_cache *c = big_schema(498);
+    ck_assert_str_eq(pgr_fuzzy_table(a, c, "big", "projectz"), "projects");
+    pgr_schema_cache_release(c);
+    c = big_schema(499);
+    ck_assert_ptr_null(pgr_fuzzy_table(a, c, "big", "projectz"));
+    pgr_schema_cache_release(c);
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* A config reload replaces the role settings of a copy of the cache. */
+START_TEST(role_settings_replaced_in_a_copy)
+{
+    pgr_schema_cache *c = from_json(
+        "{\"tables\":[{\"schema\":\"a\",\"name\":\"x\",\"kind\":\"r\",\"columns\":[]}],"
+        "\"role_settings\":[{\"role\":\"web\",\"isolation_level\":null,"
+        "\"settings\":[[\"statement_timeout\",\"1s\"]]}]}", NULL);
+    pgrest_error err = {0};
+    pgr_schema_cache *d = pgr_schema_cache_with_role_settings(
+        c, "[{\"role\":\"web\",\"isolation_level\":\"serializable\","
+           "\"settings\":[[\"statement_timeout\",\"5s\"]]}]", NULL, &err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_uint_eq(d->n_tables, 1);
+    const pgr_role_settings *rs = pgr_find_role_settings(d, "web");
+    ck_assert_ptr_nonnull(rs);
+    ck_assert_str_eq(rs->isolation_level, "serializable");
+    ck_assert_str_eq(rs->setting_values[0], "5s");
+    /* the original is unchanged */
+    ck_assert_str_eq(pgr_find_role_settings(c, "web")->setting_values[0], "1s");
+    ck_assert_ptr_null(pgr_schema_cache_with_role_settings(c, "{}", NULL, &err));
+    pgr_schema_cache_release(d);
+    pgr_schema_cache_release(c);
+}
+END_TEST
+
 static Suite *schema_cache_suite(void)
 {
     Suite *s = suite_create("schema_cache");
@@ -668,6 +727,8 @@ static Suite *schema_cache_suite(void)
     tcase_add_test(hw, overloads_keep_order);
     tcase_add_test(hw, invalid_snapshots);
     tcase_add_test(hw, summary_counts_as_postgrest);
+    tcase_add_test(hw, no_table_hint_in_a_big_schema);
+    tcase_add_test(hw, role_settings_replaced_in_a_copy);
     suite_add_tcase(s, hw);
     return s;
 }

@@ -10,6 +10,7 @@
 
 #include "app_config.h"
 #include "config_uri.h"
+#include "conn_string.h"
 #include "hs_show.h"
 #include "jspath_legacy.h"
 #include "schema_dump.h"
@@ -187,6 +188,46 @@ START_TEST(schema_dump_shape)
 }
 END_TEST
 
+/* Config.hs addFallbackAppName's doctests, version "11.1.0 (5a04ec7)" */
+static void expect_added(const char *uri, const char *value, const char *want)
+{
+    char *got = conn_string_add_option(uri, "fallback_application_name", value);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+START_TEST(fallback_application_name)
+{
+    const char *v = "PostgREST 11.1.0 (5a04ec7)";
+    const char *enc = "fallback_application_name=PostgREST%2011.1.0%20%285a04ec7%29";
+    char want[512];
+    snprintf(want, sizeof want, "postgres://user:pass@host:5432/postgres?%s", enc);
+    expect_added("postgres://user:pass@host:5432/postgres", v, want);
+    expect_added("postgres://user:pass@host:5432/postgres?", v, want);
+    snprintf(want, sizeof want, "postgres:///postgres?host=server&port=5432&%s", enc);
+    expect_added("postgres:///postgres?host=server&port=5432", v, want);
+    snprintf(want, sizeof want, "postgresql://?%s", enc);
+    expect_added("postgresql://", v, want);
+    expect_added("postgres:///postgres?host=server&port=5432",
+                 "PostgREST 11'1&0@#$%,.:\"[]{}?+^()=asdfqwer",
+                 "postgres:///postgres?host=server&port=5432&fallback_application_name="
+                 "PostgREST%2011%271%260%40%23%24%25%2C.%3A%22%5B%5D%7B%7D%3F%2B%5E%28%29%3Dasdfqwer");
+    snprintf(want, sizeof want, "postgres://user:invalid_chars[]#@host:5432/postgres?%s", enc);
+    expect_added("postgres://user:invalid_chars[]#@host:5432/postgres", v, want);
+    snprintf(want, sizeof want, "postgres://admin2:?pass?special?@localhost:5432/postgres?%s", enc);
+    expect_added("postgres://admin2:?pass?special?@localhost:5432/postgres", v, want);
+    expect_added("host=localhost port=5432 dbname=postgres", v,
+                 "host=localhost port=5432 dbname=postgres "
+                 "fallback_application_name='PostgREST 11.1.0 (5a04ec7)'");
+    expect_added("host=localhost port=5432 dbname=postgres",
+                 "PostgREST 11'1&0@#$%,.:\"[]{}?+^()=asdfqwer",
+                 "host=localhost port=5432 dbname=postgres "
+                 "fallback_application_name='PostgREST 11\\'1&0@#$%,.:\"[]{}?+^()=asdfqwer'");
+    /* neither a URI nor key/value pairs: left alone */
+    expect_added("mydb", v, "mydb");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server_app_config");
@@ -198,6 +239,7 @@ int main(void)
     tcase_add_test(tc, uris);
     tcase_add_test(tc, haskell_show);
     tcase_add_test(tc, schema_dump_shape);
+    tcase_add_test(tc, fallback_application_name);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include "sql/sql_builder.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 START_TEST(arena_cap_is_enforced)
@@ -97,6 +98,23 @@ START_TEST(error_body_shape)
 }
 END_TEST
 
+/* Haskell's show on Doubles (prometheus-client sample values) */
+START_TEST(doubles_shown_as_haskell)
+{
+    static const struct { double x; const char *want; } cases[] = {
+        {0, "0.0"}, {1, "1.0"}, {10, "10.0"}, {4, "4.0"}, {0.1, "0.1"},
+        {0.223109, "0.223109"}, {0.05, "5.0e-2"}, {0.0123, "1.23e-2"},
+        {1234567, "1234567.0"}, {9999999.5, "9999999.5"}, {10000000, "1.0e7"},
+        {12345678, "1.2345678e7"}, {1.5, "1.5"}, {-2, "-2.0"}, {100, "100.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[PGR_SHOW_DOUBLE_LEN];
+        pgr_show_double(cases[i].x, buf, sizeof buf);
+        ck_assert_str_eq(buf, cases[i].want);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -107,6 +125,7 @@ int main(void)
     tcase_add_test(tc, array_literal_escapes);
     tcase_add_test(tc, sqlstate_to_http);
     tcase_add_test(tc, error_body_shape);
+    tcase_add_test(tc, doubles_shown_as_haskell);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -1,7 +1,7 @@
 /* INSERT / UPDATE / DELETE statements (PostgREST Query/QueryBuilder.hs
  * mutatePlanToQuery, Query/SqlFragment.hs fromJsonBodyF / locationF,
  * Query/Statements.hs mainWrite). The request body is one $n parameter
- * expanded by json_to_recordset in SQL: one statement whatever the number
+ * expanded by json_to_record(set) in SQL: one statement whatever the number
  * of rows, so a failing row leaves nothing behind. */
 #include <string.h>
 
@@ -37,41 +37,37 @@ static const char *body_transform(const pgrest_query_plan *plan,
     return r ? r->function : NULL;
 }
 
-/* "pgrst_body"."col", through its representation function if any */
-static void body_value(pgr_sql *q, const pgrest_query_plan *plan,
-                       const pgr_column *c)
-{
-    const char *fn = body_transform(plan, c);
-    if (fn != NULL) {
-        pgr_sql_put(q, fn);
-        pgr_sql_put(q, "(");
-    }
-    pgr_sql_put(q, "\"pgrst_body\".");
-    pgr_sql_ident(q, c->name);
-    if (fn != NULL)
-        pgr_sql_put(q, ")");
-}
-
-static void column_list(pgr_sql *q, const pgr_mutate_plan *mp)
+static void column_list(pgr_sql *q, const pgr_mutate_plan *mp, const char *qualifier)
 {
     for (size_t i = 0; i < mp->n_columns; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
+        pgr_sql_put(q, qualifier);
         pgr_sql_ident(q, mp->columns[i]->name);
     }
 }
 
-static void body_values(pgr_sql *q, const pgrest_query_plan *plan)
+/* SqlFragment.hs pgFmtCoerceNamed: "col", or fn("col") AS "col" through
+ * its representation function. */
+static void parsed_columns(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     for (size_t i = 0; i < mp->n_columns; i++) {
+        const pgr_column *c = mp->columns[i];
+        const char *fn = body_transform(plan, c);
         if (i > 0)
             pgr_sql_put(q, ", ");
-        body_value(q, plan, mp->columns[i]);
+        if (fn != NULL) {
+            pgr_sql_put(q, fn);
+            pgr_sql_put(q, "(");
+            pgr_sql_ident(q, c->name);
+            pgr_sql_put(q, ") AS ");
+        }
+        pgr_sql_ident(q, c->name);
     }
 }
 
-/* The column definition list of json_to_recordset: declared types keep
+/* The column definition list of json_to_record(set): declared types keep
  * their modifiers (bit(5), character(3)). */
 static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
 {
@@ -87,72 +83,81 @@ static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
     }
 }
 
-static bool has_defaults(const pgr_mutate_plan *mp)
+/* jsonb_build_object('<col>', <default>, ...) of the columns that have a
+ * default. Default expressions come from the catalog (pg_get_expr), never
+ * from the request. */
+static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
 {
-    if (!mp->apply_defaults)
-        return false;
-    for (size_t i = 0; i < mp->n_columns; i++)
-        if (mp->columns[i]->default_expr != NULL)
-            return true;
-    return false;
-}
-
-/* missing=default: jsonb_build_object('<col>', <default>, ...) || elem, so
- * absent keys take the column default. Default expressions come from the
- * catalog (pg_get_expr), never from the request. */
-static void payload_with_defaults(pgr_sql *q, const pgr_mutate_plan *mp)
-{
-    pgr_sql_put(q, "(SELECT jsonb_agg(jsonb_build_object(");
+    pgr_sql_put(q, "jsonb_build_object(");
     bool first = true;
     for (size_t i = 0; i < mp->n_columns; i++) {
         const pgr_column *c = mp->columns[i];
         if (c->default_expr == NULL)
             continue;
         if (!first)
-            pgr_sql_put(q, ", ");
+            pgr_sql_put(q, ",");
         first = false;
         pgr_sb_put_literal(&q->sb, c->name);
         pgr_sql_put(q, ", ");
         pgr_sql_put(q, c->default_expr);
     }
-    pgr_sql_put(q, ") || elem) FROM jsonb_array_elements(CASE WHEN "
-                   "jsonb_typeof(pgrst_payload.json_data) = 'array' THEN "
-                   "pgrst_payload.json_data ELSE jsonb_build_array("
-                   "pgrst_payload.json_data) END) AS elem)");
+    pgr_sql_put(q, ")");
 }
 
-/* FROM (SELECT $1 AS json_data) pgrst_payload, LATERAL (...) pgrst_body */
-static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
-                           bool limit_one)
+/* SqlFragment.hs isJsonObject: the body's first significant byte. */
+static bool payload_is_object(const char *json)
+{
+    if (json == NULL)
+        return false;
+    while (*json == ' ' || *json == '\t' || *json == '\n' || *json == '\r')
+        json++;
+    return *json == '{';
+}
+
+/* SqlFragment.hs fromJsonBodyF:
+ *   FROM (SELECT $1 AS json_data) pgrst_payload,
+ *        [LATERAL (...defaults || body...) pgrst_json_defs,]
+ *        LATERAL (SELECT "a", "b" FROM json_to_record(set)(...) AS _(...)) pgrst_body
+ * an object body is read as one record, an array as a record set; with
+ * missing=default (jsonb) absent keys take the column defaults. */
+static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    bool defaults = has_defaults(mp);
+    bool defaults = mp->apply_defaults;
+    bool object = payload_is_object(plan->api->payload_json);
     const char *j = defaults ? "jsonb" : "json";
+    const char *body = defaults ? "pgrst_json_defs.val" : "pgrst_payload.json_data";
     pgr_sql_put(q, "FROM (SELECT ");
     pgr_sql_param_cast(q, plan->api->payload_json, j);
-    pgr_sql_put(q, " AS json_data) pgrst_payload, LATERAL (SELECT ");
+    pgr_sql_put(q, " AS json_data) pgrst_payload, ");
+    if (defaults) {
+        pgr_sql_put(q, object ? "LATERAL (SELECT " : "LATERAL (SELECT jsonb_agg(");
+        defaults_object(q, mp);
+        pgr_sql_put(q, object ? " || pgrst_payload.json_data AS val) pgrst_json_defs, "
+                              : " || elem) AS val FROM jsonb_array_elements("
+                                "pgrst_payload.json_data) elem) pgrst_json_defs, ");
+    }
+    pgr_sql_put(q, "LATERAL (SELECT ");
+    parsed_columns(q, plan);
+    pgr_sql_put(q, " FROM ");
     if (mp->n_columns == 0) {
-        /* no keys ({} or [{},...]): one row of defaults per object */
-        pgr_sql_put(q, "FROM json_array_elements(CASE WHEN json_typeof("
-                       "pgrst_payload.json_data) = 'array' THEN "
-                       "pgrst_payload.json_data ELSE json_build_array("
-                       "pgrst_payload.json_data) END)");
+        /* no keys ({} or [{},...]): one row per object */
+        if (object) {
+            pgr_sql_put(q, "(values(1)) _");
+        } else {
+            pgr_sql_put(q, j);
+            pgr_sql_put(q, "_array_elements(");
+            pgr_sql_put(q, body);
+            pgr_sql_put(q, ") _");
+        }
     } else {
-        pgr_sql_put(q, "* FROM ");
         pgr_sql_put(q, j);
-        pgr_sql_put(q, "_to_recordset(");
-        if (defaults)
-            payload_with_defaults(q, mp);
-        else
-            pgr_sql_put(q, "CASE WHEN json_typeof(pgrst_payload.json_data) = "
-                           "'array' THEN pgrst_payload.json_data ELSE "
-                           "json_build_array(pgrst_payload.json_data) END");
+        pgr_sql_put(q, object ? "_to_record(" : "_to_recordset(");
+        pgr_sql_put(q, body);
         pgr_sql_put(q, ") AS _(");
         record_columns(q, plan);
         pgr_sql_put(q, ")");
     }
-    if (limit_one)
-        pgr_sql_put(q, " LIMIT 1");
     pgr_sql_put(q, ") pgrst_body");
 }
 
@@ -227,13 +232,13 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
     if (mp->n_columns > 0) {
         pgr_sql_put(q, "(");
-        column_list(q, mp);
+        column_list(q, mp, "");
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    body_values(q, plan);
+    column_list(q, mp, "\"pgrst_body\".");
     pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
-    from_json_body(q, plan, false);
+    from_json_body(q, plan);
     if (mp->count_inserted) {
         pgr_sql_put(q, " WHERE ");
         inserted_counter(q, true);
@@ -276,11 +281,11 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, mp->columns[i]->name);
-        pgr_sql_put(q, " = ");
-        body_value(q, plan, mp->columns[i]);
+        pgr_sql_put(q, " = \"pgrst_body\".");
+        pgr_sql_ident(q, mp->columns[i]->name);
     }
     pgr_sql_put(q, " ");
-    from_json_body(q, plan, true);
+    from_json_body(q, plan);
     pgr_emit_where(q, mp->target, false);
     returning(q, mp);
 }

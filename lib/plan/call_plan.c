@@ -13,7 +13,7 @@
 #include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "plan/embed.h"
-#include "plan/fuzzy.h"
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -258,65 +258,31 @@ static const char *joined_keys(pgrest_arena *a, const call_input *in)
     return pgr_sb_finish(&sb);
 }
 
+/* Error.hs listToText: "(a, b)" of the names in sorted order. */
 static const char *param_list(pgrest_arena *a, const pgr_routine *r)
 {
+    const char **names = PGR_NEW_ARRAY(a, const char *, r->n_params + 1);
+    if (names == NULL)
+        return NULL;
+    for (size_t i = 0; i < r->n_params; i++)
+        names[i] = r->params[i].name;
+    qsort(names, r->n_params, sizeof *names, cmp_str);
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '(');
     for (size_t i = 0; i < r->n_params; i++) {
         if (i > 0)
             pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, r->params[i].name);
+        pgr_sb_puts(&sb, names[i]);
     }
     pgr_sb_putc(&sb, ')');
     return pgr_sb_finish(&sb);
 }
 
-static bool has_bigram(const char *s, size_t n, char x, char y)
-{
-    for (size_t i = 0; i + 1 < n; i++)
-        if (s[i] == x && s[i + 1] == y)
-            return true;
-    return false;
-}
-
-/* FuzzySet only scores candidates sharing an n-gram with the query (the
- * strings padded with '-' at both ends). */
-static bool share_bigram(const char *a, const char *b)
-{
-    char pa[258], pb[258];
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 255 || nb > 255)
-        return false;
-    pa[0] = pb[0] = '-';
-    memcpy(pa + 1, a, na);
-    memcpy(pb + 1, b, nb);
-    pa[na + 1] = pb[nb + 1] = '-';
-    for (size_t i = 0; i + 1 < na + 2; i++)
-        if (has_bigram(pb, nb + 2, pa[i], pa[i + 1]))
-            return true;
-    return false;
-}
-
-/* Keeps the closest candidate as PostgREST's Data.FuzzySet does: the
- * Levenshtein similarity of at least min_score among the candidates
- * sharing an n-gram (getOne: 0.33 for parameter lists; getFuzzyHint
- * HintProcedure: getOneWithMinScore 0.75 for function names). */
+/* Error.hs getFuzzyHint: Fuzzy.getOne (0.33) for parameter lists,
+ * getOneWithMinScore 0.75 for function names. */
 #define PARAMS_MIN_SCORE 0.33
 #define PROCEDURE_MIN_SCORE 0.75
-
-static void consider(const char *want, const char *cand, double min_score,
-                     const char **best, double *best_score)
-{
-    /* NULL: a list the exhausted arena could not build */
-    if (want == NULL || cand == NULL || !share_bigram(want, cand))
-        return;
-    double score = pgr_fuzzy_similarity(want, cand);
-    if (score >= min_score && score > *best_score) {
-        *best_score = score;
-        *best = cand;
-    }
-}
 
 /* Error.hs noRpcHint: with overloads, the closest parameter list; else the
  * closest function name in the schema. */
@@ -325,19 +291,25 @@ static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
                                const pgr_routine *const *ovs, size_t n_ovs,
                                const call_input *in)
 {
-    const char *best = NULL;
-    double score = 0.0;
+    size_t n = n_ovs > 0 ? n_ovs : sc->n_routines;
+    const char **cands = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (cands == NULL)
+        return NULL;
     if (n_ovs > 0) {
-        const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
         for (size_t i = 0; i < n_ovs; i++)
-            consider(want, param_list(a, ovs[i]), PARAMS_MIN_SCORE, &best, &score);
+            cands[i] = param_list(a, ovs[i]);
+        const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
+        const char *best = want ? pgr_fuzzyset_get_one(a, want, cands, n_ovs, PARAMS_MIN_SCORE)
+                                : NULL;
         return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s%s",
                                    api->schema, api->name, best)
                     : NULL;
     }
+    size_t k = 0;
     for (size_t i = 0; i < sc->n_routines; i++)
         if (strcmp(sc->routines[i].schema, api->schema) == 0)
-            consider(api->name, sc->routines[i].name, PROCEDURE_MIN_SCORE, &best, &score);
+            cands[k++] = sc->routines[i].name;
+    const char *best = pgr_fuzzyset_get_one(a, api->name, cands, k, PROCEDURE_MIN_SCORE);
     return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s",
                                api->schema, best)
                 : NULL;

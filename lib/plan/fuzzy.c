@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 
-/* PostgREST's Data.FuzzySet: a candidate is suggested when its similarity
- * (based on character n-grams) is high enough. Approximated with the
- * Levenshtein distance relative to the longer name. */
+/* Relationship hints (pgr_fuzzy_pick) approximate Data.FuzzySet with the
+ * Levenshtein distance relative to the longer name; table and function
+ * hints use plan/fuzzyset.c. */
 static size_t levenshtein(const char *s, const char *t)
 {
     size_t n = strlen(s), m = strlen(t);
@@ -34,49 +35,33 @@ static size_t levenshtein(const char *s, const char *t)
     return row[m];
 }
 
-const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
-                            const char *name)
+/* Error.hs tableNotFoundHint: getFuzzyHint HintTable over the schema's
+ * table names, getOneWithMinScore 0.75. */
+#define TABLE_MIN_SCORE 0.75
+
+static const char *fuzzy_table(pgrest_arena *a, const pgr_schema_cache *sc,
+                               const char *schema, const char *name)
 {
-    const char *best = NULL;
-    double best_score = 0.0;
-    for (size_t i = 0; i < sc->n_tables; i++) {
-        const pgr_table *t = &sc->tables[i];
-        if (strcmp(t->schema, schema) != 0)
-            continue;
-        size_t d = levenshtein(name, t->name);
-        size_t len = strlen(name) > strlen(t->name) ? strlen(name) : strlen(t->name);
-        if (d == (size_t)-1 || len == 0)
-            continue;
-        double score = 1.0 - (double)d / (double)len;
-        if (score > best_score) {
-            best_score = score;
-            best = t->name;
-        }
-    }
-    /* The 0.7 cut-off reproduces the hints PostgREST gives and withholds in
-     * its test suite (ErrorSpec, QuerySpec "nonexistent table"). */
-    return best_score >= 0.7 ? best : NULL;
+    const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
+    if (names == NULL)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < sc->n_tables; i++)
+        if (strcmp(sc->tables[i].schema, schema) == 0)
+            names[n++] = sc->tables[i].name;
+    return pgr_fuzzyset_get_one(a, name, names, n, TABLE_MIN_SCORE);
 }
 
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                         const char *schema, const char *name, pgrest_error *err)
 {
-    const char *best = pgr_fuzzy_table(sc, schema, name);
+    const char *best = fuzzy_table(a, sc, schema, name);
     const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
                                            schema, best)
                             : NULL;
     return pgr_errorf(err, a, 404, "PGRST205", NULL, hint,
                       "Could not find the table '%s.%s' in the schema cache",
                       schema, name);
-}
-
-double pgr_fuzzy_similarity(const char *a, const char *b)
-{
-    size_t d = levenshtein(a, b);
-    size_t len = strlen(a) > strlen(b) ? strlen(a) : strlen(b);
-    if (d == (size_t)-1 || len == 0)
-        return 0.0;
-    return 1.0 - (double)d / (double)len;
 }
 
 const char *pgr_fuzzy_pick(const char *name, const char *const *cands, size_t n)

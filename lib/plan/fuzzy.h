@@ -5,17 +5,9 @@
 
 #include "schema/schema_cache.h"
 
-/* Closest relation name in schema, or NULL if none is close enough. */
-const char *pgr_fuzzy_table(const pgr_schema_cache *sc, const char *schema,
-                            const char *name);
-
 /* 404 PGRST205 with PostgREST's "Perhaps you meant the table" hint. */
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                         const char *schema, const char *name, pgrest_error *err);
-
-/* 1 - Levenshtein distance / longer length, in [0, 1]; 0 for names too
- * long to compare. */
-double pgr_fuzzy_similarity(const char *a, const char *b);
 
 /* Closest of cands[0..n) to name, skipping exact matches (PostgREST's
  * noRelBetweenHint ignores candidates with weight 1.0), or NULL. */

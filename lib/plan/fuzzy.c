@@ -11,28 +11,10 @@
  * hints use plan/fuzzyset.c. */
 static size_t levenshtein(const char *s, const char *t)
 {
-    size_t n = strlen(s), m = strlen(t);
-    if (n > 128 || m > 128)
-        return (size_t)-1;
     size_t row[129];
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t cur = row[j];
-            size_t cost = s[i - 1] == t[j - 1] ? 0 : 1;
-            size_t best = prev + cost;
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[m];
+    if (strlen(s) > 128 || strlen(t) > 128)
+        return (size_t)-1;
+    return pgr_levenshtein(s, t, row);
 }
 
 /* Error.hs tableNotFoundHint: getFuzzyHint HintTable over the schema's

@@ -95,16 +95,9 @@ static int dot_product(const gram_vector *x, const gram_vector *y, size_t size)
     return dot;
 }
 
-/* 1 - Levenshtein distance / the longer length */
-static double levenshtein_score(pgrest_arena *a, const char *s, const char *t)
+size_t pgr_levenshtein(const char *s, const char *t, size_t *row)
 {
     size_t n = strlen(s), m = strlen(t);
-    size_t longer = n > m ? n : m;
-    if (longer == 0)
-        return 1.0;
-    size_t *row = PGR_NEW_ARRAY(a, size_t, m + 1);
-    if (row == NULL)
-        return 0.0;
     for (size_t j = 0; j <= m; j++)
         row[j] = j;
     for (size_t i = 1; i <= n; i++) {
@@ -121,7 +114,20 @@ static double levenshtein_score(pgrest_arena *a, const char *s, const char *t)
             diagonal = above;
         }
     }
-    return 1.0 - (double)row[m] / (double)longer;
+    return row[m];
+}
+
+/* 1 - Levenshtein distance / the longer length */
+static double levenshtein_score(pgrest_arena *a, const char *s, const char *t)
+{
+    size_t n = strlen(s), m = strlen(t);
+    size_t longer = n > m ? n : m;
+    if (longer == 0)
+        return 1.0;
+    size_t *row = PGR_NEW_ARRAY(a, size_t, m + 1);
+    if (row == NULL)
+        return 0.0;
+    return 1.0 - (double)pgr_levenshtein(s, t, row) / (double)longer;
 }
 
 /* Stable descending insertion sort: equal scores keep their order, as

@@ -17,4 +17,8 @@ const char *pgr_fuzzyset_get_one(pgrest_arena *a, const char *query,
                                  const char *const *entries, size_t n,
                                  double min_score);
 
+/* The Levenshtein distance of s and t; row has room for strlen(t) + 1
+ * entries. */
+size_t pgr_levenshtein(const char *s, const char *t, size_t *row);
+
 #endif

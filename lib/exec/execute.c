@@ -140,7 +140,8 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
 }
 
 /* EXPLAIN of the main statement: one JSON document, or one row per line
- * of text (PostgREST MainTx.hs, the plan is the body). */
+ * of text (PostgREST MainTx.hs planRow: BS.unlines of the rows, so every
+ * row, the last too, ends with a line feed). */
 static void read_explain(pgrest_arena *a, const PGresult *r, pgr_main_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -150,9 +151,8 @@ static void read_explain(pgrest_arena *a, const PGresult *r, pgr_main_row *row)
     pgr_sb sb;
     pgr_sb_init(&sb, a, 1024);
     for (int i = 0; i < PQntuples(r); i++) {
-        if (i > 0)
-            pgr_sb_putc(&sb, '\n');
         pgr_sb_putn(&sb, PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0));
+        pgr_sb_putc(&sb, '\n');
     }
     const char *body = pgr_sb_finish(&sb);
     if (body != NULL) {

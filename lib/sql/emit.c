@@ -10,6 +10,8 @@
 #include "util/error.h"
 
 
+/* SqlFragment.hs asJsonF / asJsonSingleF: nulls=stripped strips the
+ * aggregate once (which also drops json_agg's separators). */
 const char *pgr_body_expression(const pgrest_query_plan *plan)
 {
     switch (plan->output) {
@@ -17,7 +19,7 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
         return "''::text";
     case PGR_OUT_OBJECT:
         return plan->nulls_stripped
-                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0, 'null')"
+                   ? "coalesce(json_strip_nulls(json_agg(_postgrest_t)->0), 'null')"
                    : "coalesce(json_agg(_postgrest_t)->0, 'null')";
     case PGR_OUT_GEOJSON:
         /* PostgREST SqlFragment asGeoJsonF */
@@ -33,7 +35,7 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
                " length(_postgrest_t::text) - 2), '\n'), '')";
     default:
         return plan->nulls_stripped
-                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')"
+                   ? "coalesce(json_strip_nulls(json_agg(_postgrest_t)), '[]')"
                    : "coalesce(json_agg(_postgrest_t), '[]')";
     }
 }

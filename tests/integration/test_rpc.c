@@ -280,6 +280,19 @@ START_TEST(unknown_function_and_arguments)
 }
 END_TEST
 
+START_TEST(ambiguous_overloads_in_routine_order)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/pick", "x=1", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 300);
+    ck_assert_str_eq(r.body,
+        "{\"code\":\"PGRST203\",\"details\":null,"
+        "\"hint\":\"Try renaming the parameters or the function itself in the database so function overloading can be resolved\","
+        "\"message\":\"Could not choose the best candidate function between: api.pick(x => integer), api.pick(x => text), api.pick(x => date, y => integer)\"}");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(unsupported_method_and_raw_text)
 {
     test_response r;
@@ -332,6 +345,7 @@ int main(void)
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);
+    tcase_add_test(tc, ambiguous_overloads_in_routine_order);
     tcase_add_test(tc, unsupported_method_and_raw_text);
     suite_add_tcase(s, tc);
     return check_run(s);

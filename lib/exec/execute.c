@@ -104,6 +104,13 @@ static int send_all(PGconn *pg, pgr_stmt_cache *cache,
     return PQpipelineSync(pg) == 1 ? 0 : -1;
 }
 
+/* A count column: NULL or '' (Statements.hs writes '' where it has no
+ * count) is absent. */
+static bool has_count(const PGresult *r, int col)
+{
+    return col >= 0 && !PQgetisnull(r, 0, col) && PQgetvalue(r, 0, col)[0] != '\0';
+}
+
 static void read_main_row(const PGresult *r, pgr_main_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -119,11 +126,11 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
     int c_ins = PQfnumber(r, "response_inserted");
     if (c_loc >= 0 && !PQgetisnull(r, 0, c_loc))
         row->location = PQgetvalue(r, 0, c_loc);
-    if (c_ins >= 0 && !PQgetisnull(r, 0, c_ins)) {
+    if (has_count(r, c_ins)) {
         row->has_inserted = true;
         row->inserted = strtoll(PQgetvalue(r, 0, c_ins), NULL, 10);
     }
-    if (c_total >= 0 && !PQgetisnull(r, 0, c_total)) {
+    if (has_count(r, c_total)) {
         row->has_total = true;
         row->total = strtoll(PQgetvalue(r, 0, c_total), NULL, 10);
     }

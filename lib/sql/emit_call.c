@@ -352,7 +352,7 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
         pgr_emit_body(q, plan);
     else
         pgr_sql_put(q, call_body(plan));
-    pgr_sql_put(q, " AS body, " RESPONSE_GUCS " FROM (");
+    pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", " NOT_INSERTED " FROM (");
     if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
         return rc;
     pgr_sql_put(q, ") _postgrest_t");

@@ -13,9 +13,13 @@
     "nullif(current_setting('response.headers', true), '') AS response_headers, " \
     "nullif(current_setting('response.status', true), '') AS response_status"
 
+/* Statements.hs mainRead / mainCall: no rows are inserted; the column is
+ * there all the same (the same row shape, and plan width, as PostgREST's) */
+#define NOT_INSERTED "'' AS response_inserted"
+
 /* Closes the main SELECT after the body expression. */
 #define BODY_FROM_SOURCE \
-    " AS body, " RESPONSE_GUCS " FROM (SELECT * FROM pgrst_source) _postgrest_t"
+    " AS body, " RESPONSE_GUCS ", " NOT_INSERTED " FROM (SELECT * FROM pgrst_source) _postgrest_t"
 
 /* Statements.hs countF: with count=exact/estimated, the total counts the
  * rows of the pgrst_source_count CTE (the count query of plan->read) when

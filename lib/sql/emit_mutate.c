@@ -387,7 +387,9 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
         emit_delete(q, plan);
         break;
     }
-    pgr_sql_put(q, ") SELECT null::bigint AS total_result_set, "
+    /* Statements.hs mainWrite: no total ('' as text, as PostgREST's, which
+     * keeps the plan's row width the same) */
+    pgr_sql_put(q, ") SELECT '' AS total_result_set, "
                    "pg_catalog.count(_postgrest_t) AS page_total, ");
     location(q, mp);
     pgr_sql_put(q, " AS response_location, ");
@@ -395,7 +397,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");
     pgr_sql_put(q, mp->count_inserted
                        ? "nullif(current_setting('pgrst.inserted', true), '')::int"
-                       : "null::int");
+                       : "''");
     pgr_sql_put(q, " AS response_inserted FROM (");
     int rc = representation(q, plan, err);
     if (rc != PGREST_OK)

@@ -599,12 +599,12 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
 
 /* ------------------------------------------------------------ read tree */
 
-static bool selects_embeds(const pgr_select_item *items)
+static const pgr_select_item *first_embed(const pgr_select_item *items)
 {
     for (const pgr_select_item *it = items; it; it = it->next)
         if (it->kind == PGR_SELECT_EMBED || it->kind == PGR_SELECT_SPREAD)
-            return true;
-    return false;
+            return it;
+    return NULL;
 }
 
 /* The read grammar applies to the rows of a table-valued function
@@ -629,11 +629,12 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
      * relIdentifier), as PostgREST's FROM "pgrst_source" AS "<name>" */
     root->sql_alias = rows && r->return_type != NULL ? r->return_type : r->name;
     root->name_in_request = api->name;
-    const pgr_select_item *select = rows ? api->qp.select : NULL;
-    if (root->table == NULL && selects_embeds(select))
-        return pgr_errorf(err, a, 400, "PGRST200", NULL, NULL,
-                          "Could not find a relationship for the result of '%s' in the schema cache",
-                          api->name);
+    /* the select applies whatever the result: a scalar's single column is
+     * pgrst_scalar (any other name fails in PostgreSQL, as in PostgREST) */
+    const pgr_select_item *select = api->qp.select;
+    const pgr_select_item *embed = first_embed(select);
+    if (root->table == NULL && embed != NULL)
+        return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias, embed, err);
     plan->table = root->table;
     /* RETURNS TABLE(...) / OUT columns: their types resolve JSON paths on
      * composite columns (to_jsonb) like a relation's would */

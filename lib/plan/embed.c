@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/fuzzy.h"
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -219,6 +220,25 @@ static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
                 : NULL;
 }
 
+/* Error.hs noRelBetweenHint for an origin that is no relation (a
+ * function's result): the closest parent among the schema's relations
+ * that have relationships, Fuzzy.getOne. */
+static const char *no_origin_hint(pgrest_arena *a, const pgr_schema_cache *sc,
+                                  const char *schema, const char *origin_name)
+{
+    const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
+    if (names == NULL)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < sc->n_tables; i++)
+        if (strcmp(sc->tables[i].schema, schema) == 0 &&
+            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
+            names[m++] = sc->tables[i].name;
+    const char *best = pgr_fuzzyset_get_one(a, origin_name, names, m, 0.33);
+    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, origin_name)
+                : NULL;
+}
+
 static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
                   const char *schema, const pgr_table *origin,
                   const char *origin_name, const pgr_select_item *item,
@@ -229,7 +249,8 @@ static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
     const char *details = pgr_asprintf(
         a, "Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.",
         origin_name, item->relation, hint_part ? hint_part : "", schema);
-    const char *hint = origin ? no_rel_hint(a, sc, origin, item->relation) : NULL;
+    const char *hint = origin ? no_rel_hint(a, sc, origin, item->relation)
+                              : no_origin_hint(a, sc, schema, origin_name);
     return pgr_errorf(err, a, 400, "PGRST200", details, hint,
                       "Could not find a relationship between '%s' and '%s' in the schema cache",
                       origin_name, item->relation);
@@ -264,6 +285,13 @@ static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
         return ambiguous(a, origin_name, item->relation, found, m, err);
     *out = found[0];
     return PGREST_OK;
+}
+
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc, const char *schema,
+                        const char *origin_name, const pgr_select_item *item,
+                        pgrest_error *err)
+{
+    return no_rel(a, sc, schema, NULL, origin_name, item, err);
 }
 
 /* ------------------------------------------------------------ addRels */

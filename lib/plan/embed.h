@@ -17,6 +17,13 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
 
 #define PGR_EMBED_MAX_DEPTH 64
 
+/* PGRST200 for an embed under something that is no relation (a function's
+ * scalar or record result), named origin_name as PostgREST's findRel
+ * names it. */
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc, const char *schema,
+                        const char *origin_name, const pgr_select_item *item,
+                        pgrest_error *err);
+
 /* Plans a node's select list, embeds and params (used recursively). */
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,

@@ -176,26 +176,45 @@ static void name_set_add(name_set *set, pgrest_arena *a, const char *name)
     set->n++;
 }
 
-static void logic_field_names(name_set *set, pgrest_arena *a, const pgr_logic_tree *t)
+/* A name the read tree needs from the call: a column of the root's
+ * relation (or any name when the columns are unknown). A root name that is
+ * no column (a computed field, evaluated on whole rows here) needs all
+ * columns; a name from an embedded node that is no root column is that
+ * node's own, left out (PostgREST adds it too, and then fails). */
+static void add_needed(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                       bool at_root, const char *name)
+{
+    if (name != NULL && root->table != NULL && pgr_find_column(root->table, name) == NULL) {
+        if (at_root)
+            set->star = true;
+        return;
+    }
+    name_set_add(set, a, name);
+}
+
+static void logic_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                              bool at_root, const pgr_logic_tree *t)
 {
     for (; t != NULL; t = t->next) {
         if (t->is_leaf)
-            name_set_add(set, a, t->filter.field.name);
+            add_needed(set, a, root, at_root, t->filter.field.name);
         else
-            logic_field_names(set, a, t->children);
+            logic_field_names(set, a, root, at_root, t->children);
     }
 }
 
 /* Plan.hs getFilterFieldNames: the filtered columns of every node of the
  * tree, embedded ones included. */
-static void filter_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *node)
+static void filter_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                               const pgr_read_node *node)
 {
+    bool at_root = node == root;
     for (size_t i = 0; i < node->n_filters; i++)
-        name_set_add(set, a, node->filters[i]->field.name);
+        add_needed(set, a, root, at_root, node->filters[i]->field.name);
     for (size_t i = 0; i < node->n_logic; i++)
-        logic_field_names(set, a, node->logic[i]);
+        logic_field_names(set, a, root, at_root, node->logic[i]);
     for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
-        filter_field_names(set, a, e->node);
+        filter_field_names(set, a, root, e->node);
 }
 
 /* Plan.hs inferColsEmbedNeeds: the selected columns plus the parent-side
@@ -228,7 +247,7 @@ static void order_field_names(name_set *set, pgrest_arena *a, const pgr_read_nod
 {
     for (const pgr_order_term *o = root->order; o != NULL; o = o->next)
         if (o->relation == NULL)
-            name_set_add(set, a, o->field.name);
+            add_needed(set, a, root, true, o->field.name);
 }
 
 /* QueryBuilder.hs returnedColumns: the columns the read tree needs from
@@ -245,7 +264,7 @@ static void emit_returned_columns(pgr_sql *q, const pgrest_query_plan *plan)
         pgr_sql_put(q, "*");
         return;
     }
-    filter_field_names(&set, q->arena, plan->read);
+    filter_field_names(&set, q->arena, plan->read, plan->read);
     order_field_names(&set, q->arena, plan->read);
     if (set.star) {
         pgr_sql_put(q, "pgrst_call.*");

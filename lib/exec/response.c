@@ -330,7 +330,11 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     if (plan->body_bytes && !plan->api->is_head &&
         (rc = decode_bytea(a, r, err)) != PGREST_OK)
         return rc;
-    if (plan->api->negotiated_by_profile || pgr_cfg(ctx, a)->n_db_schemas > 1)
+    /* Response.hs contentTypeHeaders: the profile goes out with the
+     * Content-Type only, so not on a 204 write or a void call (and before
+     * response.headers may add a Content-Type of their own) */
+    if ((plan->api->negotiated_by_profile || pgr_cfg(ctx, a)->n_db_schemas > 1) &&
+        pgr_response_get_header(r, "Content-Type") != NULL)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
     if ((rc = pgr_apply_gucs(a, r, row, err)) != PGREST_OK)
         return rc;

@@ -19,7 +19,7 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
     int rc = pgr_check_singular(a, plan, row, err);
     if (rc != PGREST_OK)
         return rc;
-    if (cp != NULL && cp->max_affected >= 0 && row->page_total > cp->max_affected)
+    if (cp != NULL && cp->check_max_affected && row->page_total > cp->max_affected)
         return pgr_error(err, 400, "PGRST124",
                          "Query result exceeds max-affected preference constraint",
                          pgr_asprintf(a, "The query affects %lld rows", row->page_total),

@@ -66,22 +66,22 @@ const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *pla
     if (p->timezone != NULL)
         applied(&sb, pgr_asprintf(a, "timezone=%s", p->timezone));
     if ((show & PGR_PREFS_MAX_AFFECTED) && p->handling == PGR_PREF_HANDLING_STRICT &&
-        p->max_affected >= 0)
+        p->has_max_affected)
         applied(&sb, pgr_asprintf(a, "max-affected=%lld", p->max_affected));
     return sb.len > 0 ? pgr_sb_finish(&sb) : NULL;
 }
 
 
-/* Percent-encoding of http-types urlEncode True (query strings). */
+/* Percent-encoding of http-types urlEncode True (query strings): only
+ * alphanumerics and -_.~ stay, a space is %20 (PostgREST's InsertSpec:
+ * "Rock & R+ll" gives k2=eq.Rock%20%26%20R%2Bll). */
 static void url_encode(pgr_sb *sb, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || strchr("-_.~", *p) != NULL)
+            (*p >= '0' && *p <= '9') || (*p != '\0' && strchr("-_.~", *p) != NULL))
             pgr_sb_putc(sb, (char)*p);
-        else if (*p == ' ')
-            pgr_sb_putc(sb, '+');
         else {
             pgr_sb_putc(sb, '%');
             pgr_sb_putc(sb, hex[*p >> 4]);
@@ -92,8 +92,7 @@ static void url_encode(pgr_sb *sb, const char *s)
 
 /* "/table?k1=eq.v1&k2=is.null" from the JSON array of "k=v" strings
  * (Response.hs renderSimpleQuery over rsLocation). */
-static const char *location_header(pgrest_arena *a, const pgrest_query_plan *plan,
-                                   const char *json)
+const char *pgr_location_header(pgrest_arena *a, const char *table, const char *json)
 {
     json_object *arr = json_tokener_parse(json);
     if (arr == NULL || !json_object_is_type(arr, json_type_array) ||
@@ -104,7 +103,7 @@ static const char *location_header(pgrest_arena *a, const pgrest_query_plan *pla
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '/');
-    pgr_sb_puts(&sb, plan->table->name);
+    pgr_sb_puts(&sb, table);
     for (size_t i = 0; i < json_object_array_length(arr); i++) {
         const char *kv = json_object_get_string(json_object_array_get_idx(arr, i));
         const char *eq = kv ? strchr(kv, '=') : NULL;
@@ -132,7 +131,7 @@ static int post_checks(pgrest_arena *a, const pgrest_query_plan *plan,
         return pgr_error(err, 400, "PGRST115",
                          "Payload values do not match URL in primary key column(s)",
                          NULL, NULL);
-    if (mp->max_affected >= 0 && n > mp->max_affected)
+    if (mp->check_max_affected && n > mp->max_affected)
         return pgr_error(err, 400, "PGRST124",
                          "Query result exceeds max-affected preference constraint",
                          pgr_asprintf(a, "The query affects %lld rows", n), NULL);
@@ -146,10 +145,14 @@ static void add_optional(pgrest_arena *a, pgrest_response *r, const char *name,
         pgr_response_add_header(a, r, name, value);
 }
 
+/* Response.hs: `maybe status200 isInsertIfGTZero rsInserted`, where a
+ * merge-duplicates insert reads pgrst.inserted, NULL when no row reached
+ * the counter (an empty array): 200 unless a row was inserted. Other
+ * inserts read '' there, which decodes as 0: 201. */
 static int create_status(const pgr_mutate_plan *mp, const pgr_main_row *row)
 {
-    if (mp->resolution == PGR_PREF_RESOLUTION_MERGE && row->has_inserted &&
-        row->inserted <= 0)
+    if (mp->resolution == PGR_PREF_RESOLUTION_MERGE &&
+        !(row->has_inserted && row->inserted > 0))
         return 200;
     return 201;
 }
@@ -173,7 +176,7 @@ int pgr_mutation_response(pgrest_ctx *ctx, pgrest_arena *a,
     case PGR_ACTION_CREATE:
         r->status = create_status(mp, row);
         if (row->location != NULL)
-            add_optional(a, r, "Location", location_header(a, plan, row->location));
+            add_optional(a, r, "Location", pgr_location_header(a, plan->table->name, row->location));
         pgr_response_add_header(a, r, "Content-Range", pgr_content_range(a, 1, 0, counted, n));
         add_optional(a, r, "Preference-Applied", pgr_preference_applied(
                          a, plan, base | PGR_PREFS_MISSING |

@@ -240,6 +240,7 @@ typedef struct pgr_preferences {
     pgr_pref_handling handling;
     const char *timezone;     /* NULL if not given */
     long long max_affected;   /* -1 if not given */
+    bool has_max_affected;    /* given, as any Int64 (negative too) */
     const char **invalid;     /* unrecognised preference tokens */
     size_t n_invalid;
 } pgr_preferences;

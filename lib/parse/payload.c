@@ -172,6 +172,34 @@ static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
     return set_keys(a, api, keys, n, err);
 }
 
+/* Strict UTF-8 as Data.Text decodes it (aeson reads strings into Text):
+ * no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
+ * U+10FFFF. json-c's own check lets CESU-8 surrogates through. */
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (len == 0 || i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+        unsigned char d = s[i + 1];
+        if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) ||
+            (c == 0xF0 && d < 0x90) || (c == 0xF4 && d > 0x8F))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
 static void put_json(void *o)
 {
     json_object_put(o);
@@ -184,15 +212,16 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
                                int max_depth, bool *too_deep)
 {
     *too_deep = false;
-    if (len > INT_MAX)
+    if (len > INT_MAX || !valid_utf8((const unsigned char *)body, len))
         return NULL;
     /* json-c counts the innermost scalar as a level too: max_depth
      * containers (objects/arrays) need one more */
     json_tokener *tok = json_tokener_new_ex(max_depth + 1);
     if (tok == NULL)
         return NULL;
-    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ... */
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ...
+     * and strings of valid UTF-8 only (aeson decodes them to Text) */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
     size_t used = json_tokener_get_parse_end(tok);
     /* json-c waits for a delimiter after a bare scalar (5, true, null):
@@ -257,9 +286,12 @@ typedef struct csv_reader {
     const char *p, *end;
 } csv_reader;
 
+typedef enum csv_end { CSV_DELIMITER, CSV_LINE_END, CSV_BODY_END } csv_end;
+
 /* One field (RFC 4180 quoting, "" inside quotes) of *len bytes (NUL
- * bytes kept); *eol set at line end. */
-static const char *csv_field(csv_reader *r, bool *eol, size_t *len)
+ * bytes kept) and what ended it: a comma, a line end (\n, \r\n or \r, as
+ * cassava's endOfLine) or the end of the body. */
+static const char *csv_field(csv_reader *r, csv_end *end, size_t *len)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, r->a, 32);
@@ -280,28 +312,32 @@ static const char *csv_field(csv_reader *r, bool *eol, size_t *len)
     }
     while (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r')
         pgr_sb_putc(&sb, *r->p++);
-    *eol = r->p >= r->end || *r->p != ',';
-    if (r->p < r->end && *r->p == '\r')
+    if (r->p >= r->end)
+        *end = CSV_BODY_END;
+    else if (*r->p == ',') {
+        *end = CSV_DELIMITER;
         r->p++;
-    if (r->p < r->end)
-        r->p++;
+    } else {
+        *end = CSV_LINE_END;
+        if (*r->p++ == '\r' && r->p < r->end && *r->p == '\n')
+            r->p++;
+    }
     *len = sb.len;
     return pgr_sb_finish(&sb);
 }
 
-/* Fields of the next non-empty line with their lengths; returns the
- * count, 0 at the end. */
-static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
+/* The fields of the record at the reader's position with their lengths;
+ * returns the count (at least 1: an empty line is one empty field), 0 when
+ * the arena is exhausted. *ended_line tells whether an end of line (not
+ * the end of the body) closed it. */
+static size_t csv_record(csv_reader *r, const char ***out, size_t **lens,
+                         bool *ended_line)
 {
-    while (r->p < r->end && (*r->p == '\n' || *r->p == '\r'))
-        r->p++;
-    if (r->p >= r->end)
-        return 0;
     size_t n = 0, cap = 8;
     const char **f = PGR_NEW_ARRAY(r->a, const char *, cap);
     size_t *l = PGR_NEW_ARRAY(r->a, size_t, cap);
-    bool eol = false;
-    while (f != NULL && l != NULL && !eol) {
+    csv_end end = CSV_DELIMITER;
+    while (f != NULL && l != NULL && end == CSV_DELIMITER) {
         if (n == cap) {
             f = pgr_realloc(r->a, f, cap * sizeof *f, cap * 2 * sizeof *f);
             l = pgr_realloc(r->a, l, cap * sizeof *l, cap * 2 * sizeof *l);
@@ -310,42 +346,120 @@ static size_t csv_line(csv_reader *r, const char ***out, size_t **lens)
                 return 0;
         }
         /* a field the arena could not hold ends the body (exhausted) */
-        if ((f[n] = csv_field(r, &eol, &l[n])) == NULL)
+        if ((f[n] = csv_field(r, &end, &l[n])) == NULL)
             return 0;
         n++;
     }
+    *ended_line = end == CSV_LINE_END;
     *out = f;
     *lens = l;
     return f && l ? n : 0;
 }
 
-/* text/csv: header row = keys; the literal NULL is SQL null (PostgREST
- * Payload.hs csvToJson). Rows are turned into a JSON array of objects;
- * a NUL byte in a field stays in it (\u0000, which PostgreSQL refuses). */
+/* cassava's blankLine: a record of one empty field, which decodeByName
+ * skips */
+static bool csv_blank(size_t n, const size_t *lens)
+{
+    return n == 1 && lens[0] == 0;
+}
+
+typedef struct csv_names {
+    size_t *next_same;   /* index of the next field of the same name, or nh */
+    size_t *distinct;    /* distinct[k]: distinct names among header[0..k) */
+} csv_names;
+
+/* A name and where it stands (a CSV header field, a form pair), sorted by
+ * name then position to find repeated names in O(n log n). */
+typedef struct name_at {
+    const char *name;
+    size_t pos;
+} name_at;
+
+static int cmp_name_at(const void *x, const void *y)
+{
+    const name_at *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* A record maps the header's names to its first k fields (cassava
+ * toNamedRecord: HM.fromList of the zip), so of repeated names the last
+ * within the prefix wins: field i is kept when next_same[i] >= k. Sorting
+ * keeps a header of many names O(n log n). */
+static bool csv_index_names(pgrest_arena *a, const char *const *header,
+                            size_t nh, csv_names *out)
+{
+    name_at *sorted = PGR_NEW_ARRAY(a, name_at, nh + 1);
+    bool *first = PGR_NEW_ARRAY(a, bool, nh + 1);
+    out->next_same = PGR_NEW_ARRAY(a, size_t, nh + 1);
+    out->distinct = PGR_NEW_ARRAY(a, size_t, nh + 1);
+    if (sorted == NULL || first == NULL || out->next_same == NULL ||
+        out->distinct == NULL)
+        return false;
+    for (size_t i = 0; i < nh; i++)
+        sorted[i] = (name_at){header[i], i};
+    qsort(sorted, nh, sizeof *sorted, cmp_name_at);
+    for (size_t i = 0; i < nh; i++) {
+        bool same_next = i + 1 < nh && strcmp(sorted[i].name, sorted[i + 1].name) == 0;
+        out->next_same[sorted[i].pos] = same_next ? sorted[i + 1].pos : nh;
+        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
+    }
+    out->distinct[0] = 0;
+    for (size_t k = 0; k < nh; k++)
+        out->distinct[k + 1] = out->distinct[k] + first[k];
+    return true;
+}
+
+/* text/csv (PostgREST Payload.hs csvToJson over cassava's decodeByName):
+ * the header record names the fields and must end with a line end; each
+ * record maps the names to its fields, zipped (extra fields are dropped,
+ * missing ones leave their names out); blank lines are skipped; the
+ * literal NULL is SQL null. The records must all carry the same names
+ * (payloadAttributes). A NUL byte in a field stays in it (\u0000, which
+ * PostgreSQL refuses). */
 static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
     csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
     const char **header = NULL, **row;
     size_t *hlen = NULL, *rlen;
-    size_t nh = csv_line(&r, &header, &hlen), nr;
-    if (pgr_arena_exhausted(a))
+    bool ended_line;
+    size_t nh = csv_record(&r, &header, &hlen, &ended_line), nr;
+    if (pgr_arena_exhausted(a) || nh == 0)
         return pgr_error_oom(err);
+    if (!ended_line)
+        /* cassava's header parser ends with endOfLine; its error text */
+        return invalid_body(err, "parse error (not enough input) at \"\"");
     for (size_t i = 0; i < nh; i++)
         if (memchr(header[i], '\0', hlen[i]) != NULL)
             return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
+    csv_names names_of;
+    if (!csv_index_names(a, header, nh, &names_of))
+        return pgr_error_oom(err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '[');
-    bool first = true;
-    while ((nr = csv_line(&r, &row, &rlen)) > 0) {
-        if (nr != nh)
+    size_t rows = 0, names = 0, first_k = 0;
+    while (r.p < r.end) {
+        if ((nr = csv_record(&r, &row, &rlen, &ended_line)) == 0)
+            return pgr_error_oom(err);
+        if (csv_blank(nr, rlen))
+            continue;
+        size_t k = nr < nh ? nr : nh;
+        size_t distinct = names_of.distinct[k];
+        if (rows == 0) {
+            names = distinct;
+            first_k = k;
+        } else if (distinct != names)
             return invalid_body(err, "All lines must have same number of fields");
-        pgr_sb_puts(&sb, first ? "{" : ",{");
-        first = false;
-        for (size_t i = 0; i < nr; i++) {
-            if (i > 0)
+        pgr_sb_puts(&sb, rows++ == 0 ? "{" : ",{");
+        bool first = true;
+        for (size_t i = 0; i < k; i++) {
+            if (names_of.next_same[i] < k)
+                continue;
+            if (!first)
                 pgr_sb_putc(&sb, ',');
+            first = false;
             pgr_sb_put_json_string(&sb, header[i]);
             pgr_sb_putc(&sb, ':');
             if (rlen[i] == 4 && memcmp(row[i], "NULL", 4) == 0)
@@ -360,40 +474,35 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     api->payload_is_array = true;
     if (api->payload_json == NULL || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
-    return set_keys(a, api, header, nh, err);
+    /* no records: the empty array, which has no keys */
+    return set_keys(a, api, header, first_k, err);
 }
 
-typedef struct form_key {
-    const char *name;
-    size_t pos;
-} form_key;
-
-static int cmp_form_key(const void *x, const void *y)
+/* kept[i]: param i is the first (or, with `last`, the last) with its
+ * name. Sorting keeps this O(n log n): a body of many keys must not cost
+ * quadratic time. */
+static bool *kept_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n,
+                              bool last)
 {
-    const form_key *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
-    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-/* first[i]: param i is the first with its name. Sorting keeps this
- * O(n log n): a body of many keys must not cost quadratic time. */
-static bool *first_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n)
-{
-    form_key *sorted = PGR_NEW_ARRAY(a, form_key, n + 1);
+    name_at *sorted = PGR_NEW_ARRAY(a, name_at, n + 1);
     bool *first = PGR_NEW_ARRAY(a, bool, n + 1);
     if (sorted == NULL || first == NULL)
         return NULL;
     size_t i = 0;
     for (const pgr_kv *p = params; p; p = p->next, i++)
-        sorted[i] = (form_key){p->name, i};
-    qsort(sorted, n, sizeof *sorted, cmp_form_key);
-    for (i = 0; i < n; i++)
-        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
+        sorted[i] = (name_at){p->name, i};
+    qsort(sorted, n, sizeof *sorted, cmp_name_at);
+    for (i = 0; i < n; i++) {
+        size_t other = last ? i + 1 : i - 1;
+        first[sorted[i].pos] = (last ? i + 1 == n : i == 0) ||
+                               strcmp(sorted[other].name, sorted[i].name) != 0;
+    }
     return first;
 }
 
-/* x-www-form-urlencoded: one object of text values (the first of repeated
- * names wins). */
+/* x-www-form-urlencoded: one object of text values. For a table the last
+ * of repeated names wins (Payload.hs HM.fromList); a call keeps the first
+ * here, its planner reads the arguments from the body itself. */
 static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                               pgrest_error *err)
 {
@@ -414,7 +523,7 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
                              "\\u0000 cannot be converted to text.", NULL);
     }
     const char **keys = PGR_NEW_ARRAY(a, const char *, n + 1);
-    bool *first = first_occurrences(a, params, n);
+    bool *first = kept_occurrences(a, params, n, api->action != PGR_ACTION_CALL);
     if (keys == NULL || first == NULL)
         return pgr_error_oom(err);
     pgr_sb sb;

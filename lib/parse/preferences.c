@@ -99,8 +99,10 @@ static void prefix_pref(pref_state *st, const char *tok)
         const char *num = tok + strlen("max-affected=");
         pgr_hs_int v;
         bool oom;
-        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom))
+        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom)) {
             st->out->max_affected = pgr_hs_to_int64_wrapped(v);
+            st->out->has_max_affected = true;
+        }
         st->seen_max = true;
     }
 }
@@ -144,23 +146,25 @@ static inline bool is_ws(char c)
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
+/* BS.split ',' then BS.strip: an empty value has no token, but every
+ * comma separates one, so "a,,b" carries an empty (invalid) preference */
 static void parse_value(pref_state *st, const char *v)
 {
-    while (*v) {
+    if (*v == '\0')
+        return;
+    for (;;) {
         size_t n = strcspn(v, ",");
         const char *b = v, *e = v + n;
         while (b < e && is_ws(*b))
             b++;
         while (e > b && is_ws(e[-1]))
             e--;
-        if (e > b) {
-            char *tok = pgr_strndup(st->a, b, (size_t)(e - b));
-            if (tok != NULL)
-                apply_token(st, tok);
-        }
-        v += n;
-        if (*v)
-            v++;
+        char *tok = pgr_strndup(st->a, b, (size_t)(e - b));
+        if (tok != NULL)
+            apply_token(st, tok);
+        if (v[n] == '\0')
+            return;
+        v += n + 1;
     }
 }
 

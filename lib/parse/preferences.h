@@ -13,7 +13,8 @@
  * the first token with that prefix; a non-integer max-affected is
  * ignored). Tokens that are none of these are recorded, in order, in
  * out->invalid (PGRST122 under handling=strict is the caller's job).
- * out is reset first; max_affected is -1 when not given. Strings live in
+ * out is reset first; max_affected is -1 and has_max_affected false when
+ * not given. Strings live in
  * the arena; on OOM the lists may be incomplete. */
 void pgr_parse_preferences(pgrest_arena *a, const pgrest_request *req,
                            pgr_preferences *out);

@@ -299,7 +299,8 @@ static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
         for (size_t i = 0; i < n_ovs; i++)
             cands[i] = param_list(a, ovs[i]);
         const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
-        const char *best = want ? pgr_fuzzyset_get_one(a, want, cands, n_ovs, PARAMS_MIN_SCORE)
+        double score;
+        const char *best = want ? pgr_fuzzyset_best(a, want, cands, n_ovs, PARAMS_MIN_SCORE, &score)
                                 : NULL;
         return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s%s",
                                    api->schema, api->name, best)
@@ -309,7 +310,8 @@ static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
     for (size_t i = 0; i < sc->n_routines; i++)
         if (strcmp(sc->routines[i].schema, api->schema) == 0)
             cands[k++] = sc->routines[i].name;
-    const char *best = pgr_fuzzyset_get_one(a, api->name, cands, k, PROCEDURE_MIN_SCORE);
+    double score;
+    const char *best = pgr_fuzzyset_best(a, api->name, cands, k, PROCEDURE_MIN_SCORE, &score);
     return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s",
                                api->schema, best)
                 : NULL;
@@ -630,11 +632,13 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
     root->sql_alias = rows && r->return_type != NULL ? r->return_type : r->name;
     root->name_in_request = api->name;
     /* the select applies whatever the result: a scalar's single column is
-     * pgrst_scalar (any other name fails in PostgreSQL, as in PostgREST) */
+     * pgrst_scalar (any other name fails in PostgreSQL, as in PostgREST);
+     * an embed fails in findRel with the relIdentifier's name as origin */
     const pgr_select_item *select = api->qp.select;
     const pgr_select_item *embed = first_embed(select);
     if (root->table == NULL && embed != NULL)
-        return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias, embed, err);
+        return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias,
+                                   embed, err);
     plan->table = root->table;
     /* RETURNS TABLE(...) / OUT columns: their types resolve JSON paths on
      * composite columns (to_jsonb) like a relation's would */
@@ -663,8 +667,9 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
         (rc = find_routine(a, plan->schema, api, &in, &cp->routine, err)) != PGREST_OK)
         return rc;
     cp->result = result_shape(cp->routine);
-    cp->max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT
-                           ? api->prefs.max_affected : -1;
+    cp->check_max_affected = api->prefs.handling == PGR_PREF_HANDLING_STRICT &&
+                             api->prefs.has_max_affected;
+    cp->max_affected = api->prefs.max_affected;
     cp->composite_alias = cp->routine->return_composite_alias;
     if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
         (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK ||
@@ -673,7 +678,7 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
     /* Plan.hs failMaxAffectedRpcReturnsSingle: PostgREST counts the rows
      * a function returns for max-affected, so under handling=strict it
      * must return a set */
-    if (cp->max_affected >= 0 && !cp->routine->returns_set)
+    if (cp->check_max_affected && !cp->routine->returns_set)
         return pgr_error(err, 400, "PGRST128",
                          "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
                          NULL, NULL);

@@ -48,7 +48,8 @@ typedef struct pgr_call_plan {
     pgr_call_result result;
     bool composite_alias;          /* domain over a composite: (f()).* */
     /* Prefer max-affected under handling=strict (PGRST124 when the result
-     * has more rows), -1 none */
+     * has more rows); any Int64, negative too */
+    bool check_max_affected;
     long long max_affected;
 } pgr_call_plan;
 

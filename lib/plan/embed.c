@@ -6,7 +6,6 @@
 
 #include <string.h>
 
-#include "plan/fuzzy.h"
 #include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -48,38 +47,33 @@ static bool match_junction(const pgr_relationship *r, const char *name)
            r->junction != NULL && strcmp(r->junction->name, name) == 0;
 }
 
-/* The side of a self relationship that holds the FK (M2O, child O2O). */
-static bool is_child_side(const pgr_relationship *r)
-{
-    return r->cardinality == PGR_REL_M2O ||
-           (r->cardinality == PGR_REL_O2O && !r->is_parent);
-}
-
-static bool match_hint(const pgr_relationship *r, const char *hint)
-{
-    return hint == NULL || match_constraint(r, hint) || match_fk_col(r, hint) ||
-           match_fk_ref_col(r, hint) || match_junction(r, hint);
-}
-
-/* A relationship is a candidate when the target names its table (on a
- * self reference only the one-to-many direction: `children:t(*)`), or --
- * deprecated since v11.1 -- its FK constraint or single FK column, not
- * considering views of the referenced table (`message?select=sender(*)`
- * with a view over person) except a view's own self reference (`job`
- * view over a self-referencing table); then the hint, if
- * any, must name its FK, an FK column, a referenced column or the
- * junction. Computed relationships are found by function name. */
+/* findRel's candidates for `target!hint`, branch by branch. Computed
+ * relationships are found by function name (the hint plays no part). On a
+ * self reference (one FK, an O2M and an M2O) the table name selects the
+ * O2M (`children:family_tree(*)`), narrowed by a hint naming its FK
+ * column (`auditees:organizations!auditor(*)`), and the FK column selects
+ * the M2O (`parent(*)`). Otherwise the target names the table -- or,
+ * deprecated since v11.1, the FK constraint or single FK column, never
+ * through a view of the referenced table -- and a hint must name the FK,
+ * an FK column on either side or the junction. */
 static bool rel_matches(const pgr_relationship *r, const char *target,
                         const char *hint)
 {
     if (r->is_computed)
         return strcmp(r->function_name, target) == 0;
-    bool by_table = strcmp(r->foreign_table->name, target) == 0 &&
-                    !(r->is_self && is_child_side(r));
-    bool via_view = is_view(r->foreign_table) && !r->is_self;
-    bool by_fk = !via_view &&
-                 (match_constraint(r, target) || match_fk_col(r, target));
-    return (by_table || by_fk) && match_hint(r, hint);
+    bool by_table = strcmp(r->foreign_table->name, target) == 0;
+    if (r->is_self) {
+        if (hint != NULL)
+            return by_table && r->cardinality == PGR_REL_O2M &&
+                   match_fk_ref_col(r, hint);
+        return (by_table && r->cardinality == PGR_REL_O2M) ||
+               (match_fk_col(r, target) && r->cardinality == PGR_REL_M2O);
+    }
+    if (hint != NULL)
+        return by_table && (match_constraint(r, hint) || match_fk_col(r, hint) ||
+                            match_fk_ref_col(r, hint) || match_junction(r, hint));
+    return by_table || (!is_view(r->foreign_table) &&
+                        (match_constraint(r, target) || match_fk_col(r, target)));
 }
 
 static const char *cardinality_name(pgr_cardinality c)
@@ -142,18 +136,17 @@ static void put_rel_detail(pgr_sb *sb, pgrest_arena *a, const pgr_relationship *
     pgr_sb_putc(sb, '}');
 }
 
-/* Error.hs relHint: 'target!fk' or 'target!junction' per candidate */
+/* Error.hs relHint: 'target!fk' or 'target!junction' per candidate, an
+ * empty entry for a computed relationship */
 static void put_rel_hint(pgr_sb *sb, const pgr_relationship *r)
 {
+    if (r->is_computed)
+        return;
     pgr_sb_putc(sb, '\'');
-    if (r->is_computed) {
-        pgr_sb_puts(sb, r->function_name);
-    } else {
-        pgr_sb_puts(sb, r->foreign_table->name);
-        pgr_sb_putc(sb, '!');
-        pgr_sb_puts(sb, r->cardinality == PGR_REL_M2M ? r->junction->name
-                                                      : r->constraint_name);
-    }
+    pgr_sb_puts(sb, r->foreign_table->name);
+    pgr_sb_putc(sb, '!');
+    pgr_sb_puts(sb, r->cardinality == PGR_REL_M2M ? r->junction->name
+                                                  : r->constraint_name);
     pgr_sb_putc(sb, '\'');
 }
 
@@ -187,70 +180,56 @@ static int ambiguous(pgrest_arena *a, const char *origin, const char *target,
                       origin, target);
 }
 
-/* Error.hs noRelBetweenHint: suggest a close target among the origin's
- * relationships, or -- when the origin has none -- a close origin. */
+/* Data.FuzzySet's default minimum score (Fuzzy.get / Fuzzy.getOne). */
+#define FUZZY_MIN_SCORE 0.33
+
+/* Error.hs noRelBetweenHint: when the relationships map has the origin's
+ * key, a close target among its relationships (an exact one gives no
+ * hint); otherwise a close origin among the tables having a key in the
+ * schema. */
 static const char *no_rel_hint(pgrest_arena *a, const pgr_schema_cache *sc,
-                               const pgr_table *origin, const char *target)
+                               const char *schema, const char *origin,
+                               const char *target)
 {
-    size_t n = pgr_table_relationships(sc, origin, NULL, 0);
-    if (n > 0) {
-        const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n);
-        const char **names = PGR_NEW_ARRAY(a, const char *, n);
+    const pgr_table *t = pgr_find_table(sc, schema, origin);
+    double score = 0;
+    if (t != NULL && pgr_table_has_rel_key(sc, t, schema)) {
+        size_t n = pgr_table_relationships(sc, t, NULL, 0), m = 0;
+        const pgr_relationship **rels = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
+        const char **names = PGR_NEW_ARRAY(a, const char *, n + 1);
         if (rels == NULL || names == NULL)
             return NULL;
-        pgr_table_relationships(sc, origin, rels, n);
+        pgr_table_relationships(sc, t, rels, n);
         for (size_t i = 0; i < n; i++)
-            names[i] = rels[i]->foreign_table->name;
-        const char *best = pgr_fuzzy_pick(target, names, n);
-        return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
-                                   best, target)
-                    : NULL;
+            if (strcmp(pgr_rel_key_schema(rels[i]), schema) == 0)
+                names[m++] = rels[i]->foreign_table->name;
+        const char *best = pgr_fuzzyset_best(a, target, names, m, FUZZY_MIN_SCORE, &score);
+        return best != NULL && score < 1.0
+            ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, target)
+            : NULL;
     }
     const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
     size_t m = 0;
     if (names == NULL)
         return NULL;
     for (size_t i = 0; i < sc->n_tables; i++)
-        if (strcmp(sc->tables[i].schema, origin->schema) == 0 &&
-            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
+        if (pgr_table_has_rel_key(sc, &sc->tables[i], schema))
             names[m++] = sc->tables[i].name;
-    const char *best = pgr_fuzzy_pick(origin->name, names, m);
-    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.",
-                               best, origin->name)
+    const char *best = pgr_fuzzyset_best(a, origin, names, m, FUZZY_MIN_SCORE, &score);
+    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, origin)
                 : NULL;
 }
 
-/* Error.hs noRelBetweenHint for an origin that is no relation (a
- * function's result): the closest parent among the schema's relations
- * that have relationships, Fuzzy.getOne. */
-static const char *no_origin_hint(pgrest_arena *a, const pgr_schema_cache *sc,
-                                  const char *schema, const char *origin_name)
-{
-    const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
-    if (names == NULL)
-        return NULL;
-    size_t m = 0;
-    for (size_t i = 0; i < sc->n_tables; i++)
-        if (strcmp(sc->tables[i].schema, schema) == 0 &&
-            pgr_table_relationships(sc, &sc->tables[i], NULL, 0) > 0)
-            names[m++] = sc->tables[i].name;
-    const char *best = pgr_fuzzyset_get_one(a, origin_name, names, m, 0.33);
-    return best ? pgr_asprintf(a, "Perhaps you meant '%s' instead of '%s'.", best, origin_name)
-                : NULL;
-}
-
-static int no_rel(pgrest_arena *a, const pgr_schema_cache *sc,
-                  const char *schema, const pgr_table *origin,
-                  const char *origin_name, const pgr_select_item *item,
-                  pgrest_error *err)
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const char *schema, const char *origin_name,
+                        const pgr_select_item *item, pgrest_error *err)
 {
     const char *hint_part = item->hint
         ? pgr_asprintf(a, "' using the hint '%s", item->hint) : "";
     const char *details = pgr_asprintf(
         a, "Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.",
         origin_name, item->relation, hint_part ? hint_part : "", schema);
-    const char *hint = origin ? no_rel_hint(a, sc, origin, item->relation)
-                              : no_origin_hint(a, sc, schema, origin_name);
+    const char *hint = no_rel_hint(a, sc, schema, origin_name, item->relation);
     return pgr_errorf(err, a, 400, "PGRST200", details, hint,
                       "Could not find a relationship between '%s' and '%s' in the schema cache",
                       origin_name, item->relation);
@@ -274,24 +253,17 @@ static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         /* Both ends must be in the request's schema (findRel's lookup key) */
-        if (strcmp(all[i]->foreign_table->schema, schema) != 0)
+        if (strcmp(pgr_rel_key_schema(all[i]), schema) != 0)
             continue;
         if (rel_matches(all[i], item->relation, item->hint))
             found[m++] = all[i];
     }
     if (m == 0)
-        return no_rel(a, sc, schema, origin, origin_name, item, err);
+        return pgr_no_relationship(a, sc, schema, origin_name, item, err);
     if (m > 1)
         return ambiguous(a, origin_name, item->relation, found, m, err);
     *out = found[0];
     return PGREST_OK;
-}
-
-int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc, const char *schema,
-                        const char *origin_name, const pgr_select_item *item,
-                        pgrest_error *err)
-{
-    return no_rel(a, sc, schema, NULL, origin_name, item, err);
 }
 
 /* ------------------------------------------------------------ addRels */
@@ -299,14 +271,6 @@ int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc, const char 
 static bool rel_is_to_one(const pgr_relationship *r)
 {
     return r->cardinality == PGR_REL_M2O || r->cardinality == PGR_REL_O2O;
-}
-
-static size_t count_embeds(const pgr_read_node *node)
-{
-    size_t n = 0;
-    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
-        n++;
-    return n;
 }
 
 /* Plan.hs generateRelSelectField rsEmptyEmbed (hasOnlyNullEmbed): an
@@ -356,11 +320,13 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     e->is_to_one = rel_is_to_one(rel);
     e->hidden = item->children == NULL;
     e->legacy_names = pgr_cfg(ctx, a)->url_use_legacy_target_names;
-    /* Unique among the parent's FROM items; stable for a URL shape. */
-    e->agg_alias = pgr_asprintf(a, "pgrst_%d_%zu", cdepth, count_embeds(node) + 1);
+    /* addRels' aggAlias: origin, output name and depth, so two embeds of
+     * one name clash as in PostgREST (42712) and errors name it alike. */
+    e->agg_alias = pgr_asprintf(a, "%s_%s_%d", rel->table->name,
+                                e->output_name, cdepth);
     if (child->sql_alias == NULL || e->agg_alias == NULL)
         return pgr_error_oom(err);
-    /* Linked before recursing so count_embeds numbers siblings in order. */
+    /* Linked before recursing: siblings stay in request order. */
     **tail = e;
     *tail = &e->next;
     path[depth] = e->output_name;
@@ -442,6 +408,112 @@ static int resolve_path(pgrest_arena *a, pgr_read_node *root,
     return PGREST_OK;
 }
 
+/* Plan.hs addRanges: a mutation's representation takes no ranges, not
+ * even on its embeds (the paths are not resolved either). */
+static bool takes_ranges(pgr_action action)
+{
+    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
+           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
+}
+
+/* ------------------------------------------------------------ paths */
+
+/* updateNode's findNode over the select tree: an embed by its output
+ * name, or with legacy target names also by its relation name. */
+static const pgr_select_item *select_child(const pgr_select_item *items,
+                                           const char *name, bool legacy)
+{
+    for (const pgr_select_item *it = items; it != NULL; it = it->next) {
+        if (it->kind != PGR_SELECT_EMBED && it->kind != PGR_SELECT_SPREAD)
+            continue;
+        const char *out = it->alias != NULL ? it->alias : it->relation;
+        if (strcmp(out, name) == 0 || (legacy && strcmp(it->relation, name) == 0))
+            return it;
+    }
+    return NULL;
+}
+
+static int check_path(pgrest_arena *a, const pgr_select_item *select,
+                      const pgr_embed_path *p, bool legacy, pgrest_error *err)
+{
+    const pgr_select_item *level = select;
+    for (size_t i = 0; i < p->n; i++) {
+        const pgr_select_item *it = select_child(level, p->names[i], legacy);
+        if (it == NULL) {
+            const pgr_select_item *aliased = legacy ? NULL
+                : select_child(level, p->names[i], true);
+            return aliased != NULL
+                ? not_embedded_alias(a, p->names[i], aliased->alias, err)
+                : not_embedded(a, p->names[i], err);
+        }
+        level = it->children;
+    }
+    return PGREST_OK;
+}
+
+/* The paths of one kind of parameter, as foldr reaches them: the last
+ * failing one is reported. */
+static int check_paths(pgrest_arena *a, const pgr_select_item *select,
+                       const pgr_embed_path *const *paths, size_t n,
+                       bool legacy, pgrest_error *err)
+{
+    for (size_t i = n; i-- > 0;) {
+        int rc = check_path(a, select, paths[i], legacy, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+#define COLLECT_PATHS(list, type, out, n)                                   \
+    do {                                                                    \
+        for (const type *x_ = (list); x_ != NULL; x_ = x_->next)            \
+            if (x_->path.n > 0)                                             \
+                (out)[(n)++] = &x_->path;                                   \
+    } while (0)
+
+static size_t count_params(const pgr_query_params *qp)
+{
+    size_t n = 0;
+    for (const pgr_path_filter *f = qp->filters; f; f = f->next)
+        n++;
+    for (const pgr_path_order *o = qp->orders; o; o = o->next)
+        n++;
+    for (const pgr_path_range *r = qp->ranges; r; r = r->next)
+        n++;
+    for (const pgr_path_logic *l = qp->logic; l; l = l->next)
+        n++;
+    return n;
+}
+
+int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
+                          const pgr_select_item *select, bool legacy,
+                          pgrest_error *err)
+{
+    const pgr_query_params *qp = &api->qp;
+    const pgr_embed_path **v = PGR_NEW_ARRAY(a, const pgr_embed_path *,
+                                             count_params(qp) + 1);
+    if (v == NULL)
+        return pgr_error_oom(err);
+    size_t n = 0;
+    int rc;
+    COLLECT_PATHS(qp->filters, pgr_path_filter, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    COLLECT_PATHS(qp->orders, pgr_path_order, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    if (takes_ranges(api->action))
+        COLLECT_PATHS(qp->ranges, pgr_path_range, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    COLLECT_PATHS(qp->logic, pgr_path_logic, v, n);
+    return check_paths(a, select, v, n, legacy, err);
+}
+
 static bool push_ptr(pgrest_arena *a, void ***arr, size_t *n, void *item)
 {
     size_t old = *arr != NULL ? sizeof(void *) * (*n + 1) : 0;
@@ -476,14 +548,6 @@ static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
             return pgr_error_oom(err);
     }
     return PGREST_OK;
-}
-
-/* Plan.hs addRanges: a mutation's representation takes no ranges, not
- * even on its embeds (the paths are not resolved either). */
-static bool takes_ranges(pgr_action action)
-{
-    return action != PGR_ACTION_CREATE && action != PGR_ACTION_UPDATE &&
-           action != PGR_ACTION_UPSERT && action != PGR_ACTION_DELETE;
 }
 
 static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,

@@ -17,18 +17,25 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
 
 #define PGR_EMBED_MAX_DEPTH 64
 
-/* PGRST200 for an embed under something that is no relation (a function's
- * scalar or record result), named origin_name as PostgREST's findRel
- * names it. */
-int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc, const char *schema,
-                        const char *origin_name, const pgr_select_item *item,
-                        pgrest_error *err);
+/* 400 PGRST200 (Error.hs NoRelBetween) for the EMBED/SPREAD item under a
+ * relation named origin_name in schema, with noRelBetweenHint's hint. */
+int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                        const char *schema, const char *origin_name,
+                        const pgr_select_item *item, pgrest_error *err);
 
 /* Plans a node's select list, embeds and params (used recursively). */
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,
                   pgr_read_node *node, const pgr_select_item *items,
                   const char **path, size_t depth, pgrest_error *err);
+
+/* Plan.hs readPlan runs updateNode (addFilters, addOrders, addRanges,
+ * addLogicTrees) before addRels: every embedded path of a parameter must
+ * name embeds of the select tree (PGRST108) before any relationship is
+ * looked up. */
+int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
+                          const pgr_select_item *select, bool legacy,
+                          pgrest_error *err);
 
 /* Attaches the filters, logic trees, order and limit/offset written for
  * embedded paths (`rel.col=eq.1`, `rel.order=`, `rel.limit=`) to their

@@ -6,38 +6,63 @@
 #include "plan/fuzzyset.h"
 #include "util/error.h"
 
-/* Relationship hints (pgr_fuzzy_pick) approximate Data.FuzzySet with the
- * Levenshtein distance relative to the longer name; table and function
- * hints use plan/fuzzyset.c. */
+/* Plain Levenshtein distance, for pgr_fuzzy_similarity (table hints use
+ * fuzzyset.c, Data.FuzzySet itself). */
 static size_t levenshtein(const char *s, const char *t)
 {
-    size_t row[129];
-    if (strlen(s) > 128 || strlen(t) > 128)
+    size_t n = strlen(s), m = strlen(t);
+    if (n > 128 || m > 128)
         return (size_t)-1;
-    return pgr_levenshtein(s, t, row);
+    size_t row[129];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t cur = row[j];
+            size_t cost = s[i - 1] == t[j - 1] ? 0 : 1;
+            size_t best = prev + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[m];
 }
 
-/* Error.hs tableNotFoundHint: getFuzzyHint HintTable over the schema's
- * table names, getOneWithMinScore 0.75. */
-#define TABLE_MIN_SCORE 0.75
+/* SchemaCache.hs builds the fuzzy index only for schemas of fewer
+ * relations than this (maxDbTablesForFuzzySearch). */
+#define FUZZY_MAX_TABLES 500
+/* Error.hs getFuzzyHint HintTable */
+#define TABLE_HINT_MIN_SCORE 0.75
 
-static const char *fuzzy_table(pgrest_arena *a, const pgr_schema_cache *sc,
-                               const char *schema, const char *name)
+const char *pgr_fuzzy_table(pgrest_arena *a, const pgr_schema_cache *sc,
+                            const char *schema, const char *name)
 {
-    const char **names = PGR_NEW_ARRAY(a, const char *, sc->n_tables + 1);
-    if (names == NULL)
-        return NULL;
     size_t n = 0;
     for (size_t i = 0; i < sc->n_tables; i++)
+        n += strcmp(sc->tables[i].schema, schema) == 0;
+    if (n == 0 || n >= FUZZY_MAX_TABLES)
+        return NULL;
+    const char **names = PGR_NEW_ARRAY(a, const char *, n);
+    if (names == NULL)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < sc->n_tables; i++)
         if (strcmp(sc->tables[i].schema, schema) == 0)
-            names[n++] = sc->tables[i].name;
-    return pgr_fuzzyset_get_one(a, name, names, n, TABLE_MIN_SCORE);
+            names[m++] = sc->tables[i].name;
+    double score = 0;
+    return pgr_fuzzyset_best(a, name, names, m, TABLE_HINT_MIN_SCORE, &score);
 }
 
 int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                         const char *schema, const char *name, pgrest_error *err)
 {
-    const char *best = fuzzy_table(a, sc, schema, name);
+    const char *best = pgr_fuzzy_table(a, sc, schema, name);
     const char *hint = best ? pgr_asprintf(a, "Perhaps you meant the table '%s.%s'",
                                            schema, best)
                             : NULL;
@@ -46,22 +71,11 @@ int pgr_table_not_found(pgrest_arena *a, const pgr_schema_cache *sc,
                       schema, name);
 }
 
-const char *pgr_fuzzy_pick(const char *name, const char *const *cands, size_t n)
+double pgr_fuzzy_similarity(const char *a, const char *b)
 {
-    const char *best = NULL;
-    double best_score = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(cands[i], name) == 0)
-            continue;
-        size_t d = levenshtein(name, cands[i]);
-        size_t len = strlen(name) > strlen(cands[i]) ? strlen(name) : strlen(cands[i]);
-        if (d == (size_t)-1 || len == 0)
-            continue;
-        double score = 1.0 - (double)d / (double)len;
-        if (score > best_score) {
-            best_score = score;
-            best = cands[i];
-        }
-    }
-    return best_score >= 0.5 ? best : NULL;
+    size_t d = levenshtein(a, b);
+    size_t len = strlen(a) > strlen(b) ? strlen(a) : strlen(b);
+    if (d == (size_t)-1 || len == 0)
+        return 0.0;
+    return 1.0 - (double)d / (double)len;
 }

@@ -1,209 +1,241 @@
-/* Data.FuzzySet as PostgREST's hints use it (fuzzyset, a port of
- * fuzzyset.js): gram sizes 3 down to 2, Levenshtein re-scoring on. */
+/* Data.FuzzySet (the fuzzyset package PostgREST's hints use), default
+ * set: gram sizes 3 then 2, Levenshtein rescoring.
+ *
+ *   get name = [(1, exact)] when a candidate equals name case-insensitively;
+ *              otherwise, for the largest gram size that yields a result:
+ *              the candidates sharing a gram with name, ranked by the cosine
+ *              of their gram-count vectors, the first 50 rescored by
+ *              1 - levenshtein / longer length (lower-cased), sorted by
+ *              that score, those >= min_score kept.
+ *
+ * Grams are taken from '-' + name + '-', lower-cased and stripped of all
+ * but alphanumerics, spaces and commas.
+ * Strings are compared by code point. */
 #include "plan/fuzzyset.h"
 
-#include <ctype.h>
-#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define GRAM_SIZE_UPPER 3
-#define GRAM_SIZE_LOWER 2
-#define LEVENSHTEIN_CANDIDATES 50
+#define GRAM_MAX 3
+#define RESCORED_MAX 50
 
-typedef struct gram_count {
-    const char *gram;   /* into the padded string */
-    int count;
-} gram_count;
-
-typedef struct gram_vector {
-    gram_count *grams;
+typedef struct cps {
+    uint32_t *v;
     size_t n;
-    double squares;     /* the magnitude squared */
-} gram_vector;
+} cps;
 
-typedef struct scored {
-    const char *entry;  /* as given */
-    const char *lower;  /* its normalized (lower case) form */
-    double score;
-} scored;
-
-static char *lower_copy(pgrest_arena *a, const char *s)
+static uint32_t lower(uint32_t c)
 {
-    size_t n = strlen(s);
-    char *out = pgr_alloc(a, n + 1);
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        out[i] = (char)tolower((unsigned char)s[i]);
-    out[n] = '\0';
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/* UTF-8 → lower-cased code points; a stray byte counts as one. */
+static cps decode_lower(pgrest_arena *a, const char *s)
+{
+    size_t len = strlen(s);
+    cps out = { PGR_NEW_ARRAY(a, uint32_t, len + 1), 0 };
+    if (out.v == NULL)
+        return out;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        uint32_t c = p[i];
+        size_t k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (i + k >= len)
+            k = 0;
+        for (size_t j = 1; j <= k; j++)
+            if ((p[i + j] & 0xC0) != 0x80)
+                k = 0;
+        if (k > 0) {
+            c &= 0x3Fu >> k;
+            for (size_t j = 1; j <= k; j++)
+                c = (c << 6) | (p[i + j] & 0x3F);
+        }
+        out.v[out.n++] = lower(c);
+        i += k + 1;
+    }
     return out;
 }
 
-/* fuzzyset normalized: letters, digits (bytes of non-ASCII characters
- * kept as letters), white space and commas of the lower-cased value,
- * enclosed in '-'. */
-static char *gram_source(pgrest_arena *a, const char *lower)
+static bool cps_eq(cps x, cps y)
 {
-    size_t n = strlen(lower);
-    char *out = pgr_alloc(a, n + 3);
-    if (out == NULL)
-        return NULL;
-    size_t k = 0;
-    out[k++] = '-';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)lower[i];
-        if (isalnum(c) || isspace(c) || c == ',' || c >= 0x80)
-            out[k++] = (char)c;
-    }
-    out[k++] = '-';
-    out[k] = '\0';
+    return x.n == y.n && memcmp(x.v, y.v, x.n * sizeof(*x.v)) == 0;
+}
+
+/* Haskell's isAlphaNum is Unicode-wide: non-ASCII counts as a letter. */
+static bool gram_char(uint32_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == ' ' ||
+           (c >= '\t' && c <= '\r') || c == ',' || c >= 0x80;
+}
+
+/* '-' + stripped + '-' (shorter than the gram size: no grams) */
+static cps gram_source(pgrest_arena *a, cps s)
+{
+    cps out = { PGR_NEW_ARRAY(a, uint32_t, s.n + 2), 0 };
+    if (out.v == NULL)
+        return out;
+    out.v[out.n++] = '-';
+    for (size_t i = 0; i < s.n; i++)
+        if (gram_char(s.v[i]))
+            out.v[out.n++] = s.v[i];
+    out.v[out.n++] = '-';
     return out;
 }
 
-static bool gram_vector_of(pgrest_arena *a, const char *lower, size_t size,
-                           gram_vector *v)
+/* A word's grams of one size, each packed in a uint64 (code points have
+ * 21 bits), sorted so that equal grams are adjacent. */
+typedef struct grams {
+    uint64_t *v;
+    size_t n;
+} grams;
+
+static int key_cmp(const void *pa, const void *pb)
 {
-    const char *src = gram_source(a, lower);
-    if (src == NULL)
-        return false;
-    size_t len = strlen(src);
-    v->n = 0;
-    v->grams = len >= size ? PGR_NEW_ARRAY(a, gram_count, len - size + 1) : NULL;
-    if (len >= size && v->grams == NULL)
-        return false;
-    for (size_t i = 0; len >= size && i + size <= len; i++) {
-        size_t j = 0;
-        while (j < v->n && memcmp(v->grams[j].gram, src + i, size) != 0)
-            j++;
-        if (j == v->n)
-            v->grams[v->n++] = (gram_count){src + i, 0};
-        v->grams[j].count++;
-    }
-    v->squares = 0.0;
-    for (size_t j = 0; j < v->n; j++)
-        v->squares += (double)v->grams[j].count * v->grams[j].count;
-    return true;
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
 }
 
-static int dot_product(const gram_vector *x, const gram_vector *y, size_t size)
+static grams make_grams(pgrest_arena *a, cps word, size_t size)
 {
-    int dot = 0;
-    for (size_t i = 0; i < x->n; i++)
-        for (size_t j = 0; j < y->n; j++)
-            if (memcmp(x->grams[i].gram, y->grams[j].gram, size) == 0)
-                dot += x->grams[i].count * y->grams[j].count;
+    grams g = { NULL, 0 };
+    cps src = gram_source(a, word);
+    if (src.v == NULL)
+        return g;
+    g.v = PGR_NEW_ARRAY(a, uint64_t, src.n);
+    if (g.v == NULL)
+        return g;
+    for (size_t i = 0; i + size <= src.n; i++) {
+        uint64_t k = 0;
+        for (size_t j = 0; j < size; j++)
+            k = (k << 21) | src.v[i + j];
+        g.v[g.n++] = k;
+    }
+    qsort(g.v, g.n, sizeof(*g.v), key_cmp);
+    return g;
+}
+
+/* Dot product of the gram-count vectors (merge of two sorted lists). */
+static double gram_dot(grams x, grams y)
+{
+    double dot = 0;
+    size_t i = 0, j = 0;
+    while (i < x.n && j < y.n) {
+        if (x.v[i] != y.v[j]) {
+            if (x.v[i] < y.v[j])
+                i++;
+            else
+                j++;
+            continue;
+        }
+        uint64_t k = x.v[i];
+        size_t cx = 0, cy = 0;
+        for (; i < x.n && x.v[i] == k; i++)
+            cx++;
+        for (; j < y.n && y.v[j] == k; j++)
+            cy++;
+        dot += (double)cx * (double)cy;
+    }
     return dot;
 }
 
-size_t pgr_levenshtein(const char *s, const char *t, size_t *row)
+static double levenshtein_score(pgrest_arena *a, cps s, cps t)
 {
-    size_t n = strlen(s), m = strlen(t);
-    for (size_t j = 0; j <= m; j++)
+    size_t longer = s.n > t.n ? s.n : t.n;
+    if (longer == 0)
+        return 1.0;
+    size_t *row = PGR_NEW_ARRAY(a, size_t, t.n + 1);
+    if (row == NULL)
+        return 0.0;
+    for (size_t j = 0; j <= t.n; j++)
         row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diagonal = row[0];
+    for (size_t i = 1; i <= s.n; i++) {
+        size_t diag = row[0];
         row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t above = row[j];
-            size_t best = diagonal + (s[i - 1] == t[j - 1] ? 0 : 1);
-            if (above + 1 < best)
-                best = above + 1;
+        for (size_t j = 1; j <= t.n; j++) {
+            size_t up = row[j];
+            size_t best = diag + (s.v[i - 1] != t.v[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
             if (row[j - 1] + 1 < best)
                 best = row[j - 1] + 1;
             row[j] = best;
-            diagonal = above;
+            diag = up;
         }
     }
-    return row[m];
+    return 1.0 - (double)row[t.n] / (double)longer;
 }
 
-/* 1 - Levenshtein distance / the longer length */
-static double levenshtein_score(pgrest_arena *a, const char *s, const char *t)
-{
-    size_t n = strlen(s), m = strlen(t);
-    size_t longer = n > m ? n : m;
-    if (longer == 0)
-        return 1.0;
-    size_t *row = PGR_NEW_ARRAY(a, size_t, m + 1);
-    if (row == NULL)
-        return 0.0;
-    return 1.0 - (double)pgr_levenshtein(s, t, row) / (double)longer;
-}
+typedef struct scored {
+    size_t idx;
+    double score;
+} scored;
 
-/* Stable descending insertion sort: equal scores keep their order, as
- * sortOn (Down . fst) does. */
-static void sort_descending(scored *xs, size_t n)
+/* Descending by score; equal scores keep their order (Haskell's sortOn is
+ * stable). */
+static void sort_desc(scored *v, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        scored x = xs[i];
+        scored x = v[i];
         size_t j = i;
-        while (j > 0 && xs[j - 1].score < x.score) {
-            xs[j] = xs[j - 1];
-            j--;
-        }
-        xs[j] = x;
+        for (; j > 0 && v[j - 1].score < x.score; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
     }
 }
 
-/* getMatches for one gram size; the best entry of at least min_score,
- * NULL when none (the caller then tries the next gram size). */
-static const char *best_match(pgrest_arena *a, const char *key, const scored *set,
-                              size_t n, size_t size, double min_score)
+static const char *best_for_gram_size(pgrest_arena *a, cps q, const cps *lc,
+                                      const char *const *cands, size_t n,
+                                      size_t size, double min_score,
+                                      double *score)
 {
-    gram_vector q;
-    scored *found = PGR_NEW_ARRAY(a, scored, n + 1);
-    if (found == NULL || !gram_vector_of(a, key, size, &q))
+    scored *v = PGR_NEW_ARRAY(a, scored, n + 1);
+    grams qg = make_grams(a, q, size);
+    if (v == NULL || qg.v == NULL)
         return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        gram_vector e;
-        if (!gram_vector_of(a, set[i].lower, size, &e))
-            return NULL;
-        int dot = dot_product(&q, &e, size);
-        if (dot == 0)
-            continue;
-        /* the cosine only orders the candidates: its square orders
-         * them the same */
-        found[k] = set[i];
-        found[k].score = (double)dot * dot / (q.squares * e.squares);
-        k++;
-    }
-    sort_descending(found, k);
-    if (k > LEVENSHTEIN_CANDIDATES)
-        k = LEVENSHTEIN_CANDIDATES;
-    for (size_t i = 0; i < k; i++)
-        found[i].score = levenshtein_score(a, key, found[i].lower);
-    sort_descending(found, k);
-    return k > 0 && found[0].score >= min_score ? found[0].entry : NULL;
-}
-
-const char *pgr_fuzzyset_get_one(pgrest_arena *a, const char *query,
-                                 const char *const *entries, size_t n,
-                                 double min_score)
-{
-    const char *key = lower_copy(a, query);
-    scored *set = PGR_NEW_ARRAY(a, scored, n + 1);
-    if (key == NULL || set == NULL)
-        return NULL;
-    /* fromList: an entry whose normalized form is already there is not
-     * added again */
+    double qnorm2 = gram_dot(qg, qg);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *lower = entries[i] ? lower_copy(a, entries[i]) : NULL;
-        if (lower == NULL)
-            continue;
-        size_t j = 0;
-        while (j < m && strcmp(set[j].lower, lower) != 0)
-            j++;
-        if (j < m)
-            continue;
-        set[m++] = (scored){entries[i], lower, 0.0};
+        grams cg = make_grams(a, lc[i], size);
+        if (cg.v == NULL)
+            return NULL;
+        double dot = gram_dot(qg, cg);
+        if (dot > 0)
+            /* the squared cosine ranks alike */
+            v[m++] = (scored){ i, dot * dot / (qnorm2 * gram_dot(cg, cg)) };
     }
+    sort_desc(v, m);
+    if (m > RESCORED_MAX)
+        m = RESCORED_MAX;
     for (size_t i = 0; i < m; i++)
-        if (strcmp(set[i].lower, key) == 0)
-            return set[i].entry;
-    for (size_t size = GRAM_SIZE_UPPER; size >= GRAM_SIZE_LOWER; size--) {
-        const char *best = best_match(a, key, set, m, size, min_score);
+        v[i].score = levenshtein_score(a, q, lc[v[i].idx]);
+    sort_desc(v, m);
+    if (m == 0 || v[0].score < min_score)
+        return NULL;
+    *score = v[0].score;
+    return cands[v[0].idx];
+}
+
+const char *pgr_fuzzyset_best(pgrest_arena *a, const char *name,
+                              const char *const *cands, size_t n,
+                              double min_score, double *score)
+{
+    cps q = decode_lower(a, name);
+    cps *lc = PGR_NEW_ARRAY(a, cps, n + 1);
+    if (q.v == NULL || lc == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        lc[i] = decode_lower(a, cands[i]);
+        if (lc[i].v == NULL)
+            return NULL;
+        if (cps_eq(q, lc[i])) {
+            *score = 1.0;
+            return cands[i];
+        }
+    }
+    for (size_t size = GRAM_MAX; size >= 2; size--) {
+        const char *best = best_for_gram_size(a, q, lc, cands, n, size,
+                                              min_score, score);
         if (best != NULL)
             return best;
     }

@@ -3,6 +3,7 @@
  * what RETURNING must carry for the representation, and the post-checks. */
 #include "plan/mutate_plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -36,11 +37,24 @@ static bool is_plain_eq(const pgr_filter *f)
            f->expr.quant == PGR_QUANT_NONE && f->field.json_path == NULL;
 }
 
-/* MutatePlan.hs: PUT filters must be exactly the PK columns with eq. */
-static int check_put_filters(const pgr_table *t, const pgr_read_node *target,
-                             pgrest_error *err)
+/* Plan.hs mutatePlan (MutationSingleUpsert): no logic tree (root or
+ * embedded), and the filtered fields, as written in the query string
+ * (an embedded "rel.col" counts), are exactly the PK columns, each with a
+ * plain eq. */
+static bool only_root_filters(const pgrest_api_request *api)
 {
-    bool ok = t->n_pk > 0 && target->n_logic == 0;
+    if (api->qp.logic != NULL)
+        return false;
+    for (const pgr_path_filter *f = api->qp.filters; f != NULL; f = f->next)
+        if (f->path.n > 0)
+            return false;
+    return true;
+}
+
+static int check_put_filters(const pgrest_api_request *api, const pgr_table *t,
+                             const pgr_read_node *target, pgrest_error *err)
+{
+    bool ok = t->n_pk > 0 && target->n_logic == 0 && only_root_filters(api);
     for (size_t i = 0; ok && i < target->n_filters; i++)
         ok = is_plain_eq(target->filters[i]) &&
              is_pk_column(t, target->filters[i]->field.name);
@@ -102,6 +116,11 @@ static void plan_conflict(const pgrest_api_request *api, const pgr_table *t,
 
 /* ------------------------------------------------------------ RETURNING */
 
+static int cmp_name(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 typedef struct returning_set {
     pgrest_arena *a;
     const pgr_table *table;
@@ -145,26 +164,38 @@ static void collect_returning(returning_set *rs, const pgr_read_node *root)
             want_column(rs, o->field.name);
 }
 
-static int plan_returning(pgrest_arena *a, pgr_mutate_plan *mp,
-                          const pgr_read_node *root, pgrest_error *err)
+/* Plan.hs mutatePlan returnings: nothing (RETURNING 1) for return=minimal
+ * or no preference; otherwise inferColsEmbedNeeds: * when the select has
+ * it, else the selected fields, the embeds' join columns and the PK, as a
+ * Data.Set (name order, which the Location header follows). Headers-only
+ * returns them too, so their privileges are checked alike. */
+static int plan_returning(pgrest_arena *a, const pgrest_api_request *api,
+                          pgr_mutate_plan *mp, const pgr_read_node *root,
+                          pgrest_error *err)
 {
     const pgr_table *t = mp->table;
     returning_set rs = {a, t, PGR_NEW_ARRAY(a, bool, t->n_columns + 1), false};
     if (rs.want == NULL)
         return pgr_error_oom(err);
-    if (mp->representation)
-        collect_returning(&rs, root);
-    if (mp->location)
+    /* an explicit empty ?select= selects nothing, so only the PK is
+     * returned (and read back as *), unless the star was expanded into
+     * columns for their representations */
+    bool empty_select = api->qp.has_select && api->qp.select == NULL &&
+                        root->fields == NULL;
+    if (mp->representation || api->prefs.ret == PGR_PREF_RETURN_HEADERS_ONLY) {
+        if (!empty_select)
+            collect_returning(&rs, root);
         for (size_t i = 0; i < t->n_pk; i++)
             want_column(&rs, t->pk[i]);
+    }
     mp->returning_star = rs.star;
     mp->returning = PGR_NEW_ARRAY(a, const char *, t->n_columns + 1);
     if (mp->returning == NULL)
         return pgr_error_oom(err);
-    /* table order, so the Location query string follows the row order */
     for (size_t i = 0; i < t->n_columns; i++)
         if (rs.want[i])
             mp->returning[mp->n_returning++] = t->columns[i].name;
+    qsort(mp->returning, mp->n_returning, sizeof *mp->returning, cmp_name);
     return PGREST_OK;
 }
 
@@ -218,10 +249,12 @@ static void plan_output(const pgrest_api_request *api, pgrest_query_plan *plan,
                    p->ret == PGR_PREF_RETURN_HEADERS_ONLY && mp->table->n_pk > 0;
     if (!mp->representation)
         plan->output = PGR_OUT_NONE;
-    mp->max_affected = -1;
-    if (p->handling == PGR_PREF_HANDLING_STRICT && p->max_affected >= 0 &&
-        (api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE))
-        mp->max_affected = p->max_affected;
+    /* Preferences.hs: max-affected is any Int64, a negative one fails
+     * every write (MainTx.hs failExceedsMaxAffectedPref) */
+    mp->max_affected = p->max_affected;
+    mp->check_max_affected =
+        p->handling == PGR_PREF_HANDLING_STRICT && p->has_max_affected &&
+        (api->action == PGR_ACTION_UPDATE || api->action == PGR_ACTION_DELETE);
 }
 
 int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
@@ -247,13 +280,23 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
      * single-row upsert of PUT inserts what the body gives */
     mp->apply_defaults = api->prefs.missing == PGR_PREF_MISSING_DEFAULT &&
                          api->action != PGR_ACTION_UPSERT;
-    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK ||
-        (rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
+    /* Plan.hs mutateReadPlan: the read plan first, then mutatePlan, where
+     * PUT checks its filters before the payload columns are resolved */
+    if ((rc = plan_representation(ctx, a, api, plan, mp, err)) != PGREST_OK)
         return rc;
     if (api->action == PGR_ACTION_UPSERT &&
-        (rc = check_put_filters(t, mp->target, err)) != PGREST_OK)
+        (rc = check_put_filters(api, t, mp->target, err)) != PGREST_OK)
+        return rc;
+    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK)
         return rc;
     plan_conflict(api, t, mp);
+    return PGREST_OK;
+}
+
+int pgr_plan_mutation_output(pgrest_arena *a, const pgrest_api_request *api,
+                             pgrest_query_plan *plan, pgrest_error *err)
+{
+    pgr_mutate_plan *mp = plan->mutate;
     plan_output(api, plan, mp);
-    return plan_returning(a, mp, plan->read, err);
+    return plan_returning(a, api, mp, plan->read, err);
 }

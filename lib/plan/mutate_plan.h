@@ -31,7 +31,8 @@ typedef struct pgr_mutate_plan {
     bool location;                 /* headers-only insert into a table with a PK */
     /* post-checks that roll back (MainTx.hs) */
     bool singular;                 /* Accept: vnd.pgrst.object: PGRST116 */
-    long long max_affected;        /* PGRST124, -1 none */
+    bool check_max_affected;       /* PGRST124 above max_affected */
+    long long max_affected;
 } pgr_mutate_plan;
 
 #endif

@@ -60,6 +60,45 @@ static int check_table_exists(pgrest_arena *a, const pgrest_api_request *api,
     return pgr_table_not_found(a, plan->schema, api->schema, api->name, err);
 }
 
+/* Plan.hs wrappedReadPlan / mutateReadPlan / callReadPlan each order
+ * their failures: the read plan, then (writes) mutatePlan and the strict
+ * preferences before negotiation, (reads, calls) negotiation before the
+ * strict preferences. inspectPlan (GET /) does not check preferences. */
+static int plan_action(pgrest_ctx *ctx, pgrest_arena *arena,
+                       const pgrest_api_request *api, pgrest_query_plan *plan,
+                       pgrest_error *err)
+{
+    int rc;
+    switch (api->action) {
+    case PGR_ACTION_SCHEMA_READ:
+        return pgr_plan_schema_read(ctx, arena, api, plan, err);
+    case PGR_ACTION_READ:
+        plan->read_only = true;
+        if ((rc = pgr_plan_read(ctx, arena, api, plan, err)) != PGREST_OK ||
+            (rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+            return rc;
+        return pgr_check_strict_preferences(arena, api, err);
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPDATE:
+    case PGR_ACTION_UPSERT:
+    case PGR_ACTION_DELETE:
+        if ((rc = pgr_plan_mutation(ctx, arena, api, plan, err)) != PGREST_OK ||
+            (rc = pgr_check_strict_preferences(arena, api, err)) != PGREST_OK ||
+            (rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
+            return rc;
+        return pgr_plan_mutation_output(arena, api, plan, err);
+    case PGR_ACTION_CALL:
+        /* the routine negotiates itself, knowing its result type */
+        if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK ||
+            (rc = pgr_plan_call(ctx, arena, api, plan, err)) != PGREST_OK)
+            return rc;
+        return pgr_check_strict_preferences(arena, api, err);
+    default:
+        return pgr_error(err, 400, "PGRST127", "Feature not implemented",
+                         "This request is not supported by pgrest yet", NULL);
+    }
+}
+
 static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
                         const pgrest_api_request *api, pgrest_query_plan **out,
                         pgrest_error *err)
@@ -81,37 +120,8 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
     }
     plan_tx_end(pgr_cfg(ctx, arena), api, plan);
     int rc;
-    if ((rc = check_table_exists(arena, api, plan, err)) != PGREST_OK)
-        return rc;
-    if (api->action == PGR_ACTION_SCHEMA_READ)
-        rc = pgr_plan_schema_read(ctx, arena, api, plan, err);
-    else if ((rc = pgr_negotiate(ctx, arena, api, plan, err)) != PGREST_OK)
-        return rc;
-    switch (api->action) {
-    case PGR_ACTION_SCHEMA_READ:
-        break;
-    case PGR_ACTION_READ:
-        plan->read_only = true;
-        rc = pgr_plan_read(ctx, arena, api, plan, err);
-        break;
-    case PGR_ACTION_CREATE:
-    case PGR_ACTION_UPDATE:
-    case PGR_ACTION_UPSERT:
-    case PGR_ACTION_DELETE:
-        rc = pgr_plan_mutation(ctx, arena, api, plan, err);
-        break;
-    case PGR_ACTION_CALL:
-        rc = pgr_plan_call(ctx, arena, api, plan, err);
-        break;
-    default:
-        rc = pgr_error(err, 400, "PGRST127", "Feature not implemented",
-                       "This request is not supported by pgrest yet", NULL);
-    }
-    /* Plan.hs: invalid preferences under handling=strict fail once the
-     * target, its read plan and the media type are resolved */
-    /* Plan.hs inspectPlan (GET /) does not check preferences */
-    if (rc != PGREST_OK || (api->action != PGR_ACTION_SCHEMA_READ &&
-                            (rc = pgr_check_strict_preferences(arena, api, err)) != PGREST_OK))
+    if ((rc = check_table_exists(arena, api, plan, err)) != PGREST_OK ||
+        (rc = plan_action(ctx, arena, api, plan, err)) != PGREST_OK)
         return rc;
     if (api->is_head)
         plan->output = PGR_OUT_NONE;

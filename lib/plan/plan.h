@@ -117,11 +117,17 @@ int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);
 
-/* POST/PATCH/PUT/DELETE on a relation (plan/mutate_plan.c). Runs after
- * negotiation, so it may adjust plan->output for return=... */
+/* POST/PATCH/PUT/DELETE on a relation (plan/mutate_plan.c): the target,
+ * the read tree, the written columns and the conflict target. Runs before
+ * negotiation, as Plan.hs mutateReadPlan does. */
 int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api, pgrest_query_plan *plan,
                       pgrest_error *err);
+
+/* The second half, after negotiation: return=..., the singular object and
+ * RETURNING; may set plan->output to none. */
+int pgr_plan_mutation_output(pgrest_arena *a, const pgrest_api_request *api,
+                             pgrest_query_plan *plan, pgrest_error *err);
 
 /* /rpc/fn calls (plan/call_plan.c). Runs after negotiation. */
 int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,

@@ -29,7 +29,8 @@ static const char *output_name(const pgr_select_item *it)
 
 /* The function of a `CREATE CAST (domain AS json)`: selected columns of
  * that domain are rendered through it (PostgREST api/domain_
- * representations). Not with casts or aggregates, as PostgREST. */
+ * representations), before any cast or aggregate is applied on top
+ * (Plan.resolveOutputField, SqlFragment.pgFmtSelectItem). */
 static const char *output_function(const pgr_schema_cache *sc,
                                    const pgr_column *c)
 {
@@ -63,9 +64,7 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
     if (node->table != NULL && it->field.name != NULL &&
         strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
-    if (it->cast == NULL && it->aggregate == NULL && it->field.json_path == NULL)
-        f->out_fn = output_function(sc, f->column);
-    (void)sc;
+    f->out_fn = output_function(sc, f->column);
     **tail = f;
     *tail = &f->next;
     return PGREST_OK;
@@ -148,6 +147,17 @@ static int add_star(pgrest_arena *a, const pgr_schema_cache *sc,
     return expand_star(a, sc, node, ftail, err);
 }
 
+static bool selects_aggregates(const pgr_read_node *node)
+{
+    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
+        if (f->item->aggregate != NULL)
+            return true;
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (selects_aggregates(e->node))
+            return true;
+    return false;
+}
+
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,
                   pgr_read_node *node, const pgr_select_item *items,
@@ -157,6 +167,10 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
     pgr_plan_field **ftail = &node->fields;
     pgr_embed **etail = &node->embeds;
     node->schema = sc;
+    if (depth == 0 &&
+        (rc = pgr_check_embed_paths(a, api, items, pgr_cfg(ctx, a)->url_use_legacy_target_names,
+                                    err)) != PGREST_OK)
+        return rc;
     if (items == NULL && (rc = add_star(a, sc, node, &ftail, err)) != PGREST_OK)
         return rc;
     for (const pgr_select_item *it = items; it != NULL; it = it->next) {
@@ -166,9 +180,6 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                 return rc;
             break;
         case PGR_SELECT_FIELD:
-            if (it->aggregate != NULL && !pgr_cfg(ctx, a)->db_aggregates_enabled)
-                return pgr_error(err, 400, "PGRST123",
-                                 "Use of aggregate functions is not allowed", NULL, NULL);
             if ((rc = add_field(a, sc, node, it, &ftail, err)) != PGREST_OK)
                 return rc;
             break;
@@ -180,6 +191,10 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
             break;
         }
     }
+    /* validateAggFunctions runs once every relationship is found */
+    if (depth == 0 && !pgr_cfg(ctx, a)->db_aggregates_enabled && selects_aggregates(node))
+        return pgr_error(err, 400, "PGRST123", "Use of aggregate functions is not allowed",
+                         NULL, NULL);
     return attach_params(a, api, node, (const char *const *)path, depth, err);
 }
 

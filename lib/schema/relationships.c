@@ -32,6 +32,9 @@ typedef struct raw_rel {
     /* table.cols[i] = ftable.fcols[i]; M2M: cols are table's columns */
     const char **cols, **fcols;
     size_t n;
+    /* an FK's: the PK of a table outside the cache */
+    const char **table_pk;
+    size_t n_table_pk;
     /* M2M */
     qi junction;
     const char *cons2;
@@ -155,6 +158,8 @@ static void add_fk_rels(derive_ctx *cx)
         r->cols = fk->columns;
         r->fcols = fk->ref_columns;
         r->n = fk->n_columns;
+        r->table_pk = fk->table_pk;
+        r->n_table_pk = fk->n_table_pk;
     }
 }
 
@@ -338,17 +343,18 @@ static bool in_list(const char *const *list, size_t n, const char *s)
     return false;
 }
 
-/* Every junction column of both FKs is part of the junction's PK. */
+/* Every junction column of both FKs is part of the junction's PK (known
+ * from the cache, or for a junction outside it from its FKs). */
 static bool junction_pk_covers(const pgr_table *jt, const raw_rel *r1,
                                const raw_rel *r2)
 {
-    if (jt == NULL)
-        return false;
+    const char **pk = jt != NULL ? jt->pk : r1->table_pk;
+    size_t n_pk = jt != NULL ? jt->n_pk : r1->n_table_pk;
     for (size_t i = 0; i < r1->n; i++)
-        if (!in_list(jt->pk, jt->n_pk, r1->cols[i]))
+        if (!in_list(pk, n_pk, r1->cols[i]))
             return false;
     for (size_t i = 0; i < r2->n; i++)
-        if (!in_list(jt->pk, jt->n_pk, r2->cols[i]))
+        if (!in_list(pk, n_pk, r2->cols[i]))
             return false;
     return true;
 }
@@ -427,7 +433,7 @@ static void add_m2m_rels(derive_ctx *cx)
             e++;
         qi jq = cx->rels.items[idx[g]].table;
         const pgr_table *jt = pgr_find_table(cx->sc, jq.schema, jq.name);
-        for (size_t i = g; i < e && jt != NULL; i++) {
+        for (size_t i = g; i < e; i++) {
             for (size_t j = g; j < e; j++) {
                 raw_rel r1 = cx->rels.items[idx[i]];
                 raw_rel r2 = cx->rels.items[idx[j]];
@@ -724,6 +730,37 @@ static void persist_arrays(pgr_relationship *o, pgrest_arena *a, bool *oom)
     o->cols2 = keep_strv(a, o->cols2, o->n_jcols2, oom);
 }
 
+/* A relationship removeInternal drops -- its target or junction is
+ * internal, or its target missing from the cache -- leaves its key
+ * behind when the origin is exposed (the filter on keys only looks at
+ * the origin). */
+static const pgr_table *emptied_key_table(const derive_ctx *cx, const raw_rel *r)
+{
+    if (r->dropped || !schema_exposed(cx->in->exposed_schemas, r->table.schema))
+        return NULL;
+    return pgr_find_table(cx->sc, r->table.schema, r->table.name);
+}
+
+static bool keep_emptied_keys(derive_ctx *cx, const bool *kept)
+{
+    pgr_schema_cache *sc = cx->sc;
+    size_t n = cx->rels.len, k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !kept[i] && emptied_key_table(cx, &cx->rels.items[i]) != NULL;
+    sc->emptied_rel_keys = PGR_NEW_ARRAY(sc->arena, pgr_rel_key, k ? k : 1);
+    sc->n_emptied_rel_keys = 0;
+    if (sc->emptied_rel_keys == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const raw_rel *r = &cx->rels.items[i];
+        const pgr_table *t = kept[i] ? NULL : emptied_key_table(cx, r);
+        const char *schema = r->computed ? r->function.schema : r->ftable.schema;
+        if (t != NULL && !pgr_table_has_rel_key(sc, t, schema))
+            sc->emptied_rel_keys[sc->n_emptied_rel_keys++] = (pgr_rel_key){ t, schema };
+    }
+    return true;
+}
+
 static bool materialize(derive_ctx *cx)
 {
     pgr_schema_cache *sc = cx->sc;
@@ -732,9 +769,14 @@ static bool materialize(derive_ctx *cx)
     sc->rel_offsets = PGR_NEW_ARRAY(sc->arena, size_t, sc->n_tables + 1);
     if (s == NULL || sc->rel_offsets == NULL)
         return false;
-    for (size_t i = 0; i < n; i++)
-        if (resolve(cx, &cx->rels.items[i], &s[k]))
+    bool *kept = PGR_NEW_ARRAY(cx->tmp, bool, n ? n : 1);
+    if (kept == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        kept[i] = resolve(cx, &cx->rels.items[i], &s[k]);
+        if (kept[i])
             k++;
+    }
     qsort(s, k, sizeof(*s), sorted_rel_cmp);
     sc->relationships = PGR_NEW_ARRAY(sc->arena, pgr_relationship, k ? k : 1);
     if (sc->relationships == NULL)
@@ -751,7 +793,7 @@ static bool materialize(derive_ctx *cx)
             j++;
         sc->rel_offsets[t] = j;
     }
-    return !oom;
+    return !oom && keep_emptied_keys(cx, kept);
 }
 
 int pgr_derive_relationships(pgr_schema_cache *sc, const pgr_rel_input *in,

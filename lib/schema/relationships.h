@@ -20,6 +20,10 @@ typedef struct pgr_fk_def {
     const char **ref_columns;
     size_t n_columns;
     bool one_to_one;
+    /* the PK of schema.table, for a table outside the cache (a junction
+     * in an internal schema); NULL when absent */
+    const char **table_pk;
+    size_t n_table_pk;
 } pgr_fk_def;
 
 /* view_schema.view.view_column comes from table_schema.table.table_column. */

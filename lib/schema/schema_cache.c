@@ -455,6 +455,7 @@ static bool parse_fk(parse_ctx *p, json_object *o, pgr_fk_def *fk)
     fk->columns = str_array(p, o, "columns", &fk->n_columns);
     fk->ref_columns = str_array(p, o, "ref_columns", &nref);
     fk->one_to_one = get_bool(o, "one_to_one", false);
+    fk->table_pk = str_array(p, o, "table_pk", &fk->n_table_pk);
     if (fk->name == NULL || fk->schema == NULL || fk->table == NULL ||
         fk->ref_schema == NULL || fk->ref_table == NULL ||
         fk->n_columns == 0 || nref != fk->n_columns)
@@ -698,6 +699,29 @@ size_t pgr_table_relationships(const pgr_schema_cache *sc, const pgr_table *t,
     return k;
 }
 
+const char *pgr_rel_key_schema(const pgr_relationship *r)
+{
+    return r->is_computed ? r->function_schema : r->foreign_table->schema;
+}
+
+bool pgr_table_has_rel_key(const pgr_schema_cache *sc, const pgr_table *t,
+                           const char *schema)
+{
+    if (sc == NULL || t == NULL)
+        return false;
+    size_t lo = 0, hi = sc->n_relationships;
+    table_rel_range(sc, t, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        if (sc->relationships[i].table == t &&
+            strcmp(pgr_rel_key_schema(&sc->relationships[i]), schema) == 0)
+            return true;
+    for (size_t i = 0; i < sc->n_emptied_rel_keys; i++)
+        if (sc->emptied_rel_keys[i].table == t &&
+            strcmp(sc->emptied_rel_keys[i].schema, schema) == 0)
+            return true;
+    return false;
+}
+
 static int routine_key_cmp(const pgr_routine *r, const char *schema,
                            const char *name)
 {
@@ -768,25 +792,26 @@ const pgr_media_handler *pgr_find_media_handler(const pgr_schema_cache *sc,
     return NULL;
 }
 
-/* Distinct target schemas among the relationships of tables[i]. */
-static size_t target_schemas(const pgr_schema_cache *sc, size_t i)
+/* The keys of PostgREST's relationships map: (table, schema) pairs, some
+ * emptied by removeInternal. */
+static size_t rel_keys(const pgr_schema_cache *sc)
 {
     size_t n = 0;
-    for (size_t r = sc->rel_offsets[i]; r < sc->rel_offsets[i + 1]; r++) {
-        const char *schema = sc->relationships[r].foreign_table->schema;
-        bool seen = false;
-        for (size_t q = sc->rel_offsets[i]; q < r && !seen; q++)
-            seen = strcmp(sc->relationships[q].foreign_table->schema, schema) == 0;
-        n += seen ? 0 : 1;
+    for (size_t i = 0; i < sc->n_tables; i++) {
+        for (size_t r = sc->rel_offsets[i]; r < sc->rel_offsets[i + 1]; r++) {
+            const char *schema = pgr_rel_key_schema(&sc->relationships[r]);
+            bool seen = false;
+            for (size_t q = sc->rel_offsets[i]; q < r && !seen; q++)
+                seen = strcmp(pgr_rel_key_schema(&sc->relationships[q]), schema) == 0;
+            n += seen ? 0 : 1;
+        }
     }
-    return n;
+    return n + sc->n_emptied_rel_keys;
 }
 
 char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a)
 {
-    size_t rels = 0, rpcs = 0;
-    for (size_t i = 0; sc->rel_offsets != NULL && i < sc->n_tables; i++)
-        rels += target_schemas(sc, i);
+    size_t rels = sc->rel_offsets != NULL ? rel_keys(sc) : 0, rpcs = 0;
     for (size_t i = 0; i < sc->n_routines; i++)
         if (i == 0 || strcmp(sc->routines[i].schema, sc->routines[i - 1].schema) != 0 ||
             strcmp(sc->routines[i].name, sc->routines[i - 1].name) != 0)

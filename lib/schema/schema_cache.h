@@ -222,6 +222,15 @@ typedef struct pgr_role_settings {
     size_t n_settings;
 } pgr_role_settings;
 
+/* A (table, schema) key of PostgREST's relationships map all of whose
+ * relationships were internal (to a schema not exposed, or through a
+ * junction there): removeInternal empties the key but keeps it, which
+ * decides the PGRST200 hint and counts in the loaded-cache summary. */
+typedef struct pgr_rel_key {
+    const pgr_table *table;
+    const char *schema;
+} pgr_rel_key;
+
 typedef struct pgr_schema_cache {
     _Atomic int refcount;
     pgrest_arena *arena;
@@ -242,6 +251,8 @@ typedef struct pgr_schema_cache {
     /* internal: relationships of tables[i] are
      * relationships[rel_offsets[i] .. rel_offsets[i + 1]) */
     size_t *rel_offsets;
+    pgr_rel_key *emptied_rel_keys;
+    size_t n_emptied_rel_keys;
 } pgr_schema_cache;
 
 /* Builds a cache from snapshot JSON text (copied; the cache keeps it in
@@ -270,6 +281,12 @@ const pgr_column *pgr_find_column(const pgr_table *t, const char *name);
 /* Relationships whose origin is t, in PostgREST's order: stores at most max
  * pointers in out and returns how many it stored; with out == NULL returns
  * the total count. */
+/* The schema of the relationships-map key r is filed under: the target's,
+ * or a computed relationship's function's. */
+const char *pgr_rel_key_schema(const pgr_relationship *r);
+/* Whether the relationships map has the key (t, schema), even emptied. */
+bool pgr_table_has_rel_key(const pgr_schema_cache *sc, const pgr_table *t,
+                           const char *schema);
 size_t pgr_table_relationships(const pgr_schema_cache *sc, const pgr_table *t,
                                const pgr_relationship **out, size_t max);
 /* Overloads of schema.name in snapshot order: stores at most max in out and

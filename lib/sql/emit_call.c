@@ -348,7 +348,7 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     /* MainTx.hs actionResult for CallReadPlan condemns the transaction
      * when failNotSingular / failExceedsMaxAffectedPref fail: a writing
      * call ends only after the response checked the row count. */
-    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->max_affected >= 0))
+    if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->check_max_affected))
         st->end_after_check = true;
     /* the VARIADIC values of GET / form args as one text[] literal */
     const char *variadic = NULL;

@@ -412,8 +412,8 @@ void pgr_emit_embed_group_refs(pgr_sql *q, const pgr_read_node *node,
                                bool *first)
 {
     for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
-        if (e->hidden)
-            continue;
+        /* groupTermFromRelSelectField names a JSON embed even when it is
+         * empty and not selected (PostgreSQL then reports the column) */
         if (!e->spread) {
             pgr_sql_put(q, *first ? " GROUP BY " : ", ");
             *first = false;

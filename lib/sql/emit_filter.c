@@ -33,8 +33,6 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
     }
 }
 
-/* Composite and array columns are reached through to_jsonb (PostgREST
- * api/tables_views "Composite / Array Columns"). */
 /* Rows of a CTE (returned by a write, or by a function) are records, so a
  * computed field f(table) cannot be reached by attribute notation on them:
  * the row is cast back to its table type first. */
@@ -44,24 +42,34 @@ static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
            node->table->kind != 'F' && column_of(node, f->name) == NULL;
 }
 
+/* A json path reads json and jsonb columns directly (so their indexes
+ * apply); every other value, of a known column or not, goes through
+ * to_jsonb first (PostgREST Plan.resolveTypeOrUnknown). */
+static bool path_via_jsonb(const pgr_read_node *node, const pgr_field *f)
+{
+    if (f->json_path == NULL)
+        return false;
+    const pgr_column *col = column_of(node, f->name);
+    return col == NULL || col->nominal_type == NULL ||
+           (strcmp(col->nominal_type, "json") != 0 &&
+            strcmp(col->nominal_type, "jsonb") != 0);
+}
+
 void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f)
 {
+    bool via_jsonb = path_via_jsonb(node, f);
+    if (via_jsonb)
+        pgr_sql_put(q, "to_jsonb(");
     if (via_row_cast(node, f)) {
         pgr_sql_put(q, "(");
         pgr_emit_node_ref(q, node);
         pgr_sql_put(q, "::");
         pgr_sql_qualified(q, node->table->schema, node->table->name);
         pgr_sql_put(q, ").");
-        pgr_sql_ident(q, f->name);
-        emit_json_path(q, f->json_path);
-        return;
+    } else {
+        pgr_emit_node_ref(q, node);
+        pgr_sql_put(q, ".");
     }
-    const pgr_column *col = f->json_path ? column_of(node, f->name) : NULL;
-    bool via_jsonb = col != NULL && (col->is_composite || col->is_array);
-    if (via_jsonb)
-        pgr_sql_put(q, "to_jsonb(");
-    pgr_emit_node_ref(q, node);
-    pgr_sql_put(q, ".");
     pgr_sql_ident(q, f->name);
     if (via_jsonb)
         pgr_sql_put(q, ")");
@@ -116,21 +124,15 @@ static const char *fts_function(pgr_operator op)
     }
 }
 
-/* PostgREST wraps non-tsvector columns in to_tsvector(); a column we do
- * not know (computed field) or a tsvector domain is used as it is. */
+/* PostgREST wraps every known column whose base type is not tsvector in
+ * to_tsvector(), json paths included; a name that is not a column (a
+ * computed field) is used as it is (Plan.resolveTableFieldName). */
 static bool needs_to_tsvector(const pgr_read_node *node, const pgr_field *f)
 {
-    if (f->json_path != NULL)
-        return true;
     const pgr_column *c = column_of(node, f->name);
     if (c == NULL || c->type == NULL)
         return false;
-    static const char *const textual[] = {"text", "character varying", "character",
-                                          "json", "jsonb", "name"};
-    for (size_t i = 0; i < sizeof textual / sizeof textual[0]; i++)
-        if (strncmp(c->type, textual[i], strlen(textual[i])) == 0)
-            return true;
-    return false;
+    return strcmp(c->type, "tsvector") != 0;
 }
 
 static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
@@ -160,10 +162,11 @@ static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 
 /* A domain with a `CREATE CAST (text AS domain)` function reads filter
  * values through it (PostgREST api/domain_representations, "Domain Filter
- * Format"). */
+ * Format"); the column's type decides, with or without a json path
+ * (Plan.resolveQueryInputField). */
 static const char *input_function(const pgr_read_node *node, const pgr_field *f)
 {
-    if (f->json_path != NULL || node->schema == NULL)
+    if (node->schema == NULL)
         return NULL;
     const pgr_column *c = column_of(node, f->name);
     if (c == NULL || c->nominal_type == NULL)
@@ -173,16 +176,16 @@ static const char *input_function(const pgr_read_node *node, const pgr_field *f)
     return r ? r->function : NULL;
 }
 
-/* Pattern and range operators take the literal as it is: PostgREST leaves
- * them untyped, so e.g. ilike on a domain fails in PostgreSQL. */
-static bool compares_values(pgr_operator op)
+/* like/ilike patterns and isdistinct values are left as untyped literals
+ * (SqlFragment.pgFmtFilter), so e.g. ilike on a domain fails in
+ * PostgreSQL; every other operator reads its value through the parser. */
+static bool parses_value(pgr_operator op)
 {
     switch (op) {
-    case PGR_OP_EQ: case PGR_OP_NEQ: case PGR_OP_GT: case PGR_OP_GTE:
-    case PGR_OP_LT: case PGR_OP_LTE: case PGR_OP_ISDISTINCT:
-        return true;
-    default:
+    case PGR_OP_LIKE: case PGR_OP_ILIKE: case PGR_OP_ISDISTINCT:
         return false;
+    default:
+        return true;
     }
 }
 
@@ -233,20 +236,20 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
     default:
         break;
     }
+    const char *fn = parses_value(e->op) ? input_function(node, &f->field) : NULL;
     pgr_emit_field(q, node, &f->field);
     pgr_sql_put(q, " ");
     pgr_sql_put(q, operator_sql(e->op));
     if (e->quant != PGR_QUANT_NONE) {
         pgr_sql_put(q, e->quant == PGR_QUANT_ANY ? " ANY (" : " ALL (");
-        pgr_sql_param(q, e->n_list > 0 || e->list != NULL
-                             ? pgr_pg_array_literal(q->arena, e->list, e->n_list)
-                             : e->value);
+        emit_value(q, fn, e->n_list > 0 || e->list != NULL
+                              ? pgr_pg_array_literal(q->arena, e->list, e->n_list)
+                              : e->value);
         pgr_sql_put(q, ")");
         return;
     }
     pgr_sql_put(q, " ");
-    emit_value(q, compares_values(e->op) ? input_function(node, &f->field) : NULL,
-               e->value);
+    emit_value(q, fn, e->value);
 }
 
 /* count: inside readPlanToCountQuery, where embeds are not joined and a

@@ -1,7 +1,7 @@
 /* INSERT / UPDATE / DELETE statements (PostgREST Query/QueryBuilder.hs
  * mutatePlanToQuery, Query/SqlFragment.hs fromJsonBodyF / locationF,
  * Query/Statements.hs mainWrite). The request body is one $n parameter
- * expanded by json_to_record(set) in SQL: one statement whatever the number
+ * expanded by json_to_recordset in SQL: one statement whatever the number
  * of rows, so a failing row leaves nothing behind. */
 #include <string.h>
 
@@ -37,37 +37,41 @@ static const char *body_transform(const pgrest_query_plan *plan,
     return r ? r->function : NULL;
 }
 
-static void column_list(pgr_sql *q, const pgr_mutate_plan *mp, const char *qualifier)
+/* "pgrst_body"."col", through its representation function if any */
+static void body_value(pgr_sql *q, const pgrest_query_plan *plan,
+                       const pgr_column *c)
+{
+    const char *fn = body_transform(plan, c);
+    if (fn != NULL) {
+        pgr_sql_put(q, fn);
+        pgr_sql_put(q, "(");
+    }
+    pgr_sql_put(q, "\"pgrst_body\".");
+    pgr_sql_ident(q, c->name);
+    if (fn != NULL)
+        pgr_sql_put(q, ")");
+}
+
+static void column_list(pgr_sql *q, const pgr_mutate_plan *mp)
 {
     for (size_t i = 0; i < mp->n_columns; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
-        pgr_sql_put(q, qualifier);
         pgr_sql_ident(q, mp->columns[i]->name);
     }
 }
 
-/* SqlFragment.hs pgFmtCoerceNamed: "col", or fn("col") AS "col" through
- * its representation function. */
-static void parsed_columns(pgr_sql *q, const pgrest_query_plan *plan)
+static void body_values(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     for (size_t i = 0; i < mp->n_columns; i++) {
-        const pgr_column *c = mp->columns[i];
-        const char *fn = body_transform(plan, c);
         if (i > 0)
             pgr_sql_put(q, ", ");
-        if (fn != NULL) {
-            pgr_sql_put(q, fn);
-            pgr_sql_put(q, "(");
-            pgr_sql_ident(q, c->name);
-            pgr_sql_put(q, ") AS ");
-        }
-        pgr_sql_ident(q, c->name);
+        body_value(q, plan, mp->columns[i]);
     }
 }
 
-/* The column definition list of json_to_record(set): declared types keep
+/* The column definition list of json_to_recordset: declared types keep
  * their modifiers (bit(5), character(3)). */
 static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
 {
@@ -83,9 +87,23 @@ static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
     }
 }
 
-/* jsonb_build_object('<col>', <default>, ...) of the columns that have a
- * default. Default expressions come from the catalog (pg_get_expr), never
- * from the request. */
+/* SqlFragment.hs fromJsonBodyF isJsonObject: the body looks like an
+ * object when its first byte after insignificant whitespace is '{'; the
+ * SQL then reads one record, else a recordset (a scalar body, which only
+ * ?columns= lets through, fails there as it does in PostgREST). */
+static bool body_is_object(const char *json)
+{
+    if (json == NULL)
+        return false;
+    while (*json == ' ' || *json == '\t' || *json == '\n' || *json == '\r')
+        json++;
+    return *json == '{';
+}
+
+/* missing=default: jsonb_build_object('<col>', <default>, ...) with the
+ * defaults of the written columns, so absent keys take them. Default
+ * expressions come from the catalog (pg_get_expr), never from the
+ * request. */
 static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
 {
     pgr_sql_put(q, "jsonb_build_object(");
@@ -95,7 +113,7 @@ static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
         if (c->default_expr == NULL)
             continue;
         if (!first)
-            pgr_sql_put(q, ",");
+            pgr_sql_put(q, ", ");
         first = false;
         pgr_sb_put_literal(&q->sb, c->name);
         pgr_sql_put(q, ", ");
@@ -104,27 +122,15 @@ static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
     pgr_sql_put(q, ")");
 }
 
-/* SqlFragment.hs isJsonObject: the body's first significant byte. */
-static bool payload_is_object(const char *json)
-{
-    if (json == NULL)
-        return false;
-    while (*json == ' ' || *json == '\t' || *json == '\n' || *json == '\r')
-        json++;
-    return *json == '{';
-}
-
-/* SqlFragment.hs fromJsonBodyF:
- *   FROM (SELECT $1 AS json_data) pgrst_payload,
- *        [LATERAL (...defaults || body...) pgrst_json_defs,]
- *        LATERAL (SELECT "a", "b" FROM json_to_record(set)(...) AS _(...)) pgrst_body
- * an object body is read as one record, an array as a record set; with
- * missing=default (jsonb) absent keys take the column defaults. */
+/* FROM (SELECT $1 AS json_data) pgrst_payload, [defaults,] LATERAL (...)
+ * pgrst_body, as SqlFragment.hs fromJsonBodyF builds it for writes: no
+ * LIMIT (includeLimitOne is for calls), so an UPDATE's plan costs what
+ * PostgREST's does */
 static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     bool defaults = mp->apply_defaults;
-    bool object = payload_is_object(plan->api->payload_json);
+    bool object = body_is_object(plan->api->payload_json);
     const char *j = defaults ? "jsonb" : "json";
     const char *body = defaults ? "pgrst_json_defs.val" : "pgrst_payload.json_data";
     pgr_sql_put(q, "FROM (SELECT ");
@@ -138,19 +144,19 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
                                 "pgrst_payload.json_data) elem) pgrst_json_defs, ");
     }
     pgr_sql_put(q, "LATERAL (SELECT ");
-    parsed_columns(q, plan);
-    pgr_sql_put(q, " FROM ");
     if (mp->n_columns == 0) {
-        /* no keys ({} or [{},...]): one row per object */
-        if (object) {
-            pgr_sql_put(q, "(values(1)) _");
-        } else {
+        /* no keys ({} or [{},...]): one row of defaults per object */
+        if (object)
+            pgr_sql_put(q, "FROM (values(1)) _");
+        else {
+            pgr_sql_put(q, "FROM ");
             pgr_sql_put(q, j);
             pgr_sql_put(q, "_array_elements(");
             pgr_sql_put(q, body);
             pgr_sql_put(q, ") _");
         }
     } else {
+        pgr_sql_put(q, "* FROM ");
         pgr_sql_put(q, j);
         pgr_sql_put(q, object ? "_to_record(" : "_to_recordset(");
         pgr_sql_put(q, body);
@@ -232,11 +238,11 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
     if (mp->n_columns > 0) {
         pgr_sql_put(q, "(");
-        column_list(q, mp, "");
+        column_list(q, mp);
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    column_list(q, mp, "\"pgrst_body\".");
+    body_values(q, plan);
     pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
     from_json_body(q, plan);
     if (mp->count_inserted) {
@@ -281,8 +287,8 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, mp->columns[i]->name);
-        pgr_sql_put(q, " = \"pgrst_body\".");
-        pgr_sql_ident(q, mp->columns[i]->name);
+        pgr_sql_put(q, " = ");
+        body_value(q, plan, mp->columns[i]);
     }
     pgr_sql_put(q, " ");
     from_json_body(q, plan);
@@ -362,7 +368,7 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
 static bool needs_post_check(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    return mp->singular || mp->max_affected >= 0 ||
+    return mp->singular || mp->check_max_affected ||
            plan->action == PGR_ACTION_UPSERT;
 }
 

@@ -44,14 +44,21 @@ static bool is_count_star(const pgr_select_item *it)
     return it->field.name == NULL || strcmp(it->field.name, "*") == 0;
 }
 
-/* The value a field reads, with its input cast. */
+/* The value a field reads: through its domain's output function, then
+ * its cast (PostgREST SqlFragment.pgFmtSelectItem). */
 static void emit_cast_value(pgr_sql *q, const pgr_read_node *node,
                             const pgr_plan_field *f)
 {
     const pgr_select_item *it = f->item;
     if (it->cast != NULL)
         pgr_sql_put(q, "CAST(");
+    if (f->out_fn != NULL) {
+        pgr_sql_qualified_text(q, f->out_fn);
+        pgr_sql_put(q, "(");
+    }
     emit_value_expr(q, node, f);
+    if (f->out_fn != NULL)
+        pgr_sql_put(q, ")");
     if (it->cast != NULL) {
         pgr_sql_put(q, " AS ");
         pgr_sql_put(q, it->cast);
@@ -89,11 +96,6 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
             pgr_sql_put(q, it->agg_cast);
             pgr_sql_put(q, ")");
         }
-    } else if (f->out_fn != NULL) {
-        pgr_sql_qualified_text(q, f->out_fn);
-        pgr_sql_put(q, "(");
-        emit_cast_value(q, node, f);
-        pgr_sql_put(q, ")");
     } else {
         emit_cast_value(q, node, f);
     }
@@ -114,6 +116,20 @@ static bool has_aggregate(pgr_sql *q, const pgr_read_node *node)
     return pgr_embed_has_hoisted_aggregate(q, node);
 }
 
+/* SqlFragment pgFmtGroup: a field with an alias -- its own, or the one
+ * addAliases gives a JSON path or a domain representation -- groups by
+ * that name, a plain column by its qualified reference (a bare name could
+ * also be a column of an embed's lateral subquery). */
+static void emit_group_term(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_plan_field *f)
+{
+    const pgr_select_item *it = f->item;
+    if (it->alias != NULL || it->field.json_path != NULL || f->out_fn != NULL)
+        pgr_sql_ident(q, f->output_name);
+    else
+        emit_value_expr(q, node, f);
+}
+
 /* Implicit GROUP BY: every non-aggregated output (PostgREST api/aggregate_
  * functions "Automatic GROUP BY"). */
 static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
@@ -126,7 +142,7 @@ static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
             continue;
         pgr_sql_put(q, first ? " GROUP BY " : ", ");
         first = false;
-        pgr_sql_ident(q, f->output_name);
+        emit_group_term(q, node, f);
     }
     pgr_emit_embed_group_refs(q, node, &first);
 }

@@ -6,10 +6,13 @@
 #include <check.h>
 
 #include "check_run.h"
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "harness.h"
+#include "schema/schema_cache.h"
 
 static pgrest_ctx *ctx;
 
@@ -230,6 +233,36 @@ START_TEST(max_rows_applies_to_embeds)
 }
 END_TEST
 
+/* addM2MRels needs a junction's PK even outside the exposed schemas (so
+ * removeInternal can empty, not lose, its keys): the introspected
+ * snapshot carries it on the FKs of private.label_artists, and only on
+ * those of tables outside the cache. */
+START_TEST(private_junction_pk_is_introspected)
+{
+    pgr_schema_cache *sc = pgr_ctx_schema(ctx);
+    json_object *doc = json_tokener_parse(sc->json), *fks = NULL;
+    ck_assert(json_object_object_get_ex(doc, "foreign_keys", &fks));
+    int private_fks = 0;
+    for (size_t i = 0; i < json_object_array_length(fks); i++) {
+        json_object *fk = json_object_array_get_idx(fks, i), *v, *pk;
+        json_object_object_get_ex(fk, "schema", &v);
+        bool private = strcmp(json_object_get_string(v), "private") == 0;
+        bool has_pk = json_object_object_get_ex(fk, "table_pk", &pk) &&
+                      json_object_is_type(pk, json_type_array);
+        ck_assert_int_eq(has_pk, private);
+        json_object_object_get_ex(fk, "table", &v);
+        if (private && strcmp(json_object_get_string(v), "label_artists") == 0) {
+            ck_assert_str_eq(json_object_to_json_string_ext(pk, JSON_C_TO_STRING_PLAIN),
+                             "[\"label_id\",\"artist_id\"]");
+            private_fks++;
+        }
+    }
+    ck_assert_int_eq(private_fks, 2);
+    json_object_put(doc);
+    pgr_schema_cache_release(sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("embed");
@@ -247,6 +280,7 @@ static Suite *suite(void)
     tcase_add_test(tc, computed_relationships_and_views);
     tcase_add_test(tc, aggregates_with_embeds);
     tcase_add_test(tc, max_rows_applies_to_embeds);
+    tcase_add_test(tc, private_junction_pk_is_introspected);
     suite_add_tcase(s, tc);
     return s;
 }

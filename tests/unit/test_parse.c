@@ -887,7 +887,13 @@ START_TEST(test_preferences)
     ck_assert_int_eq(p.handling, PGR_PREF_HANDLING_STRICT);
     ck_assert_str_eq(p.timezone, "America/Los_Angeles");
     ck_assert_int_eq(p.max_affected, 10);
+    ck_assert(p.has_max_affected);
     ck_assert_uint_eq(p.n_invalid, 0);
+    /* readMaybe :: Int64 reads a negative number too */
+    static const char *const neg[] = {"Prefer", "max-affected=-3"};
+    pgr_parse_preferences(arena, request_with(neg, 2), &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, -3);
 }
 END_TEST
 
@@ -923,10 +929,14 @@ START_TEST(test_preferences_none)
     ck_assert_int_eq(p.max_affected, -1);
     ck_assert_ptr_null(p.timezone);
     ck_assert_uint_eq(p.n_invalid, 0);
-    static const char *const h[] = {"Prefer", "max-affected=abc, ,,"};
-    pgr_parse_preferences(arena, request_with(h, 2), &p);
+    /* Preferences.hs: BS.split ',' keeps the empty pieces, which are not
+     * accepted preferences; an empty header value has none */
+    static const char *const h[] = {"Prefer", "max-affected=abc, ,,", "Prefer", ""};
+    pgr_parse_preferences(arena, request_with(h, 4), &p);
     ck_assert_int_eq(p.max_affected, -1);
-    ck_assert_uint_eq(p.n_invalid, 0);
+    ck_assert_uint_eq(p.n_invalid, 3);
+    ck_assert_str_eq(p.invalid[0], "");
+    ck_assert_str_eq(p.invalid[2], "");
 }
 END_TEST
 

@@ -91,6 +91,16 @@ START_TEST(not_one_json_value_is_invalid)
     /* a NUL after the value is not whitespace: the body is not one value */
     expect_invalid("/items", "application/json", "{}\0x", 4, "Empty or invalid json");
     expect_invalid("/items", "application/json", "5\0", 2, "Empty or invalid json");
+    /* aeson decodes strings to Text: invalid UTF-8 is no JSON */
+    expect_invalid("/items", "application/json", "{\"a\":\"\xff\"}", 9,
+                   "Empty or invalid json");
+    expect_invalid("/items", "application/json", "[\"\xc3\"]", 5, "Empty or invalid json");
+    /* a surrogate (CESU-8), an overlong form, beyond U+10FFFF */
+    expect_invalid("/items", "application/json", "[\"\xed\xa0\x80\"]", 7, "Empty or invalid json");
+    expect_invalid("/items", "application/json", "[\"\xc0\xaf\"]", 6, "Empty or invalid json");
+    expect_invalid("/items", "application/json", "[\"\xf4\x90\x80\x80\"]", 8, "Empty or invalid json");
+    expect_payload("/items", "application/json", "{\"a\":\"\xf0\x9f\x98\x80 \xe6\xa3\x8b\"}",
+                   "{\"a\":\"\xf0\x9f\x98\x80 \xe6\xa3\x8b\"}", 1);
 }
 END_TEST
 
@@ -114,6 +124,39 @@ START_TEST(csv_for_tables_and_functions)
     ck_assert_str_eq(api->payload_json, "[{\"a\":\"1\",\"b\":null}]");
     expect_invalid("/items", "image/png", "x", 1, "Content-Type not acceptable: image/png");
     expect_invalid("/items", "text/plain", "x", 1, "Content-Type not acceptable: text/plain");
+}
+END_TEST
+
+/* cassava's decodeByName as Payload.hs uses it: each record is the zip of
+ * the header and its fields (extra fields dropped, the last of repeated
+ * names kept), blank lines are skipped, every line end (\n, \r\n, \r)
+ * counts, and payloadAttributes wants one key set for all records. */
+START_TEST(csv_records_are_zipped_with_the_header)
+{
+    expect_payload("/items", "text/csv", "a,b\nfoo,bar,extra\n", "[{\"a\":\"foo\",\"b\":\"bar\"}]", 2);
+    expect_payload("/items", "text/csv", "a,b\nfoo\nbar", "[{\"a\":\"foo\"},{\"a\":\"bar\"}]", 1);
+    expect_payload("/items", "text/csv", "a,b\n\nfoo,bar\n\n\n", "[{\"a\":\"foo\",\"b\":\"bar\"}]", 2);
+    expect_payload("/items", "text/csv", "a,a\n1,2", "[{\"a\":\"2\"}]", 1);
+    expect_payload("/items", "text/csv", "a,b\r1,2\r\n3,4\r", "[{\"a\":\"1\",\"b\":\"2\"},{\"a\":\"3\",\"b\":\"4\"}]", 2);
+    expect_payload("/items", "text/csv", "a,b\n\"x,\"\"y\"\"\nz\",NULL\n",
+                   "[{\"a\":\"x,\\\"y\\\"\\nz\",\"b\":null}]", 2);
+    /* no record: the empty array, which has no keys */
+    expect_payload("/items", "text/csv", "x,y\n", "[]", 0);
+    const char *short_row = "a,b\nfoo,bar\nbaz";
+    expect_invalid("/items", "text/csv", short_row, strlen(short_row),
+                   "All lines must have same number of fields");
+    /* the header must end with a line end */
+    expect_invalid("/items", "text/csv", "a,b", 3, "parse error (not enough input) at \"\"");
+    expect_invalid("/items", "text/csv", "", 0, "parse error (not enough input) at \"\"");
+}
+END_TEST
+
+/* Payload.hs: a table's form body is HM.fromList of its pairs, the last
+ * of repeated names wins */
+START_TEST(form_body_keeps_the_last_repeated_name)
+{
+    expect_payload("/items", "application/x-www-form-urlencoded", "a=1&b=x&a=2",
+                   "{\"b\":\"x\",\"a\":\"2\"}", 2);
 }
 END_TEST
 
@@ -148,6 +191,8 @@ int main(void)
     tcase_add_test(tc, not_one_json_value_is_invalid);
     tcase_add_test(tc, arrays_need_objects_with_one_key_set);
     tcase_add_test(tc, csv_for_tables_and_functions);
+    tcase_add_test(tc, csv_records_are_zipped_with_the_header);
+    tcase_add_test(tc, form_body_keeps_the_last_repeated_name);
     tcase_add_test(tc, post_call_reads_no_arguments_from_query);
     suite_add_tcase(s, tc);
     return check_run(s);

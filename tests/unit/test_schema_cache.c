@@ -523,6 +523,33 @@ START_TEST(junction_must_be_exposed)
 }
 END_TEST
 
+/* removeInternal filters x's relationships to b away but keeps the key
+ * (x, "b") of the relationship map -- keyed by the target's schema, so it
+ * is no (x, "a") key for Error.noRelBetweenHint's lookup; a table no
+ * relationship starts from is no key. */
+START_TEST(hidden_relationships_keep_the_key)
+{
+    static const char json[] =
+        "{\"tables\":["
+        "{\"schema\":\"a\",\"name\":\"x\",\"kind\":\"r\",\"pk\":[\"id\"],"
+        " \"columns\":[{\"name\":\"id\",\"type\":\"integer\"}]},"
+        "{\"schema\":\"a\",\"name\":\"lone\",\"kind\":\"r\",\"pk\":[\"id\"],"
+        " \"columns\":[{\"name\":\"id\",\"type\":\"integer\"}]}],"
+        "\"foreign_keys\":["
+        "{\"name\":\"j_x\",\"schema\":\"b\",\"table\":\"j\",\"columns\":[\"x_id\"],"
+        " \"ref_schema\":\"a\",\"ref_table\":\"x\",\"ref_columns\":[\"id\"],"
+        " \"one_to_one\":false}]}";
+    const char *exposed[] = {"a", NULL};
+    pgr_schema_cache *c = from_json(json, exposed);
+    const pgr_table *x = pgr_find_table(c, "a", "x");
+    ck_assert_uint_eq(pgr_table_relationships(c, x, NULL, 0), 0);
+    ck_assert(pgr_table_has_rel_key(c, x, "b"));
+    ck_assert(!pgr_table_has_rel_key(c, x, "a"));
+    ck_assert(!pgr_table_has_rel_key(c, pgr_find_table(c, "a", "lone"), "b"));
+    pgr_schema_cache_release(c);
+}
+END_TEST
+
 START_TEST(overloads_keep_order)
 {
     static const char json[] =
@@ -637,6 +664,7 @@ static Suite *schema_cache_suite(void)
     suite_add_tcase(s, tc);
     TCase *hw = tcase_create("hand_written");
     tcase_add_test(hw, junction_must_be_exposed);
+    tcase_add_test(hw, hidden_relationships_keep_the_key);
     tcase_add_test(hw, overloads_keep_order);
     tcase_add_test(hw, invalid_snapshots);
     tcase_add_test(hw, summary_counts_as_postgrest);

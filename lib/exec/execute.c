@@ -104,6 +104,13 @@ static int send_all(PGconn *pg, pgr_stmt_cache *cache,
     return PQpipelineSync(pg) == 1 ? 0 : -1;
 }
 
+/* A count column: NULL or '' (Statements.hs writes '' where it has no
+ * count) is absent. */
+static bool has_count(const PGresult *r, int col)
+{
+    return col >= 0 && !PQgetisnull(r, 0, col) && PQgetvalue(r, 0, col)[0] != '\0';
+}
+
 static void read_main_row(const PGresult *r, pgr_main_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -119,11 +126,11 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
     int c_ins = PQfnumber(r, "response_inserted");
     if (c_loc >= 0 && !PQgetisnull(r, 0, c_loc))
         row->location = PQgetvalue(r, 0, c_loc);
-    if (c_ins >= 0 && !PQgetisnull(r, 0, c_ins)) {
+    if (has_count(r, c_ins)) {
         row->has_inserted = true;
         row->inserted = strtoll(PQgetvalue(r, 0, c_ins), NULL, 10);
     }
-    if (c_total >= 0 && !PQgetisnull(r, 0, c_total)) {
+    if (has_count(r, c_total)) {
         row->has_total = true;
         row->total = strtoll(PQgetvalue(r, 0, c_total), NULL, 10);
     }
@@ -140,7 +147,8 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
 }
 
 /* EXPLAIN of the main statement: one JSON document, or one row per line
- * of text (PostgREST MainTx.hs, the plan is the body). */
+ * of text (PostgREST MainTx.hs planRow: BS.unlines of the rows, so every
+ * row, the last too, ends with a line feed). */
 static void read_explain(pgrest_arena *a, const PGresult *r, pgr_main_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -150,9 +158,8 @@ static void read_explain(pgrest_arena *a, const PGresult *r, pgr_main_row *row)
     pgr_sb sb;
     pgr_sb_init(&sb, a, 1024);
     for (int i = 0; i < PQntuples(r); i++) {
-        if (i > 0)
-            pgr_sb_putc(&sb, '\n');
         pgr_sb_putn(&sb, PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0));
+        pgr_sb_putc(&sb, '\n');
     }
     const char *body = pgr_sb_finish(&sb);
     if (body != NULL) {

@@ -169,9 +169,32 @@ int pgr_check_singular(pgrest_arena *a, const pgrest_query_plan *plan,
     return PGREST_OK;
 }
 
-int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
-                         const pgr_main_row *row, pgrest_response *r,
-                         pgrest_error *err)
+/* Response.hs: a range starting past the total answers 416 with the
+ * error as the body, the negotiated Content-Type and the other headers of
+ * a read (no Proxy-Status: it is no error response). */
+static int range_not_satisfiable(pgrest_ctx *ctx, pgrest_arena *a,
+                                 const pgrest_query_plan *plan, long long lower,
+                                 const pgr_main_row *row, pgrest_response *r,
+                                 pgrest_error *err)
+{
+    pgrest_error e = {0};
+    pgr_errorf(&e, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
+    e.details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
+                             lower, row->total);
+    const char *body = pgr_error_json(a, &e, pgr_cfg(ctx, a)->client_error_minimal);
+    if (body == NULL || e.details == NULL)
+        return pgr_error_oom(err);
+    r->status = 416;
+    if (!plan->api->is_head) {
+        r->body = body;
+        r->body_len = strlen(body);
+    }
+    return PGREST_OK;
+}
+
+int pgr_read_response(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_query_plan *plan,
+                      const pgr_main_row *row, pgrest_response *r,
+                      pgrest_error *err)
 {
     long long lower = plan->read ? plan->read->offset : 0;
     long long upper = lower + row->page_total - 1;
@@ -182,13 +205,11 @@ int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
     if (rc != PGREST_OK)
         return rc;
     if (row->has_total && lower > row->total) {
-        pgr_errorf(err, a, 416, "PGRST103", NULL, NULL, "Requested range not satisfiable");
-        err->details = pgr_asprintf(a, "An offset of %lld was requested, but there are only %lld rows.",
-                                    lower, row->total);
-        return PGREST_ERR_REQUEST;
-    }
-    if (row->has_total && 1 + upper - lower < row->total)
+        if ((rc = range_not_satisfiable(ctx, a, plan, lower, row, r, err)) != PGREST_OK)
+            return rc;
+    } else if (row->has_total && 1 + upper - lower < row->total) {
         r->status = 206;
+    }
     pgr_response_add_header(a, r, "Content-Range", cr);
     const char *canonical = plan->api->qp.canonical;
     if (plan->action == PGR_ACTION_READ)
@@ -285,7 +306,7 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     }
     switch (plan->action) {
     case PGR_ACTION_READ:
-        rc = pgr_read_response(a, plan, row, r, err);
+        rc = pgr_read_response(ctx, a, plan, row, r, err);
         if (rc == PGREST_OK) {
             const char *pa = pgr_preference_applied(a, plan, 0);
             if (pa != NULL)
@@ -304,19 +325,8 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
     default:
         break;
     }
-    if (rc != PGREST_OK) {
-        /* a 416 still tells the total in Content-Range (PostgREST
-         * Response.hs rangeStatusHeader) */
-        if (err != NULL && err->http_status == 416 && row->has_total) {
-            pgrest_response *e = pgrest_error_response(ctx, a, err);
-            if (e != NULL) {
-                pgr_response_add_header(a, e, "Content-Range",
-                                        pgr_asprintf(a, "*/%lld", row->total));
-                *out = e;
-            }
-        }
+    if (rc != PGREST_OK)
         return rc;
-    }
     if (plan->body_bytes && !plan->api->is_head &&
         (rc = decode_bytea(a, r, err)) != PGREST_OK)
         return rc;

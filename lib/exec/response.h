@@ -80,9 +80,11 @@ const char *pgr_preference_applied(pgrest_arena *a, const pgrest_query_plan *pla
 int pgr_check_singular(pgrest_arena *a, const pgrest_query_plan *plan,
                        const pgr_main_row *row, pgrest_error *err);
 
-/* The read part of a response: Content-Range, 206, PGRST103 (416) and
- * PGRST116 (406) for singular output; also used for function results. */
-int pgr_read_response(pgrest_arena *a, const pgrest_query_plan *plan,
+/* The read part of a response: Content-Range, 206, 416 and PGRST116 (406)
+ * for singular output; also used for function results. A range past the
+ * total is an ordinary response with status 416 and PGRST103 as its body
+ * (Response.hs), not an error. */
+int pgr_read_response(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_query_plan *plan,
                       const pgr_main_row *row, pgrest_response *r,
                       pgrest_error *err);
 

@@ -42,7 +42,7 @@ int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
         r->body_len = 0;
         return PGREST_OK;
     }
-    return pgr_read_response(a, plan, row, r, err);
+    return pgr_read_response(ctx, a, plan, row, r, err);
 }
 
 /* ------------------------------------------------- RAISE SQLSTATE 'PGRST' */

@@ -246,20 +246,44 @@ static int cmp_accept(const void *x, const void *y)
     return p->idx < q->idx ? -1 : p->idx > q->idx;
 }
 
-/* Haskell `reads :: Double` prefix, default 1.0 */
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Haskell `reads :: Double` prefix (an optional minus, digits, an
+ * optional fraction and exponent), default 1.0 when there is none */
 static double read_q(const char *s)
 {
-    if (*s < '0' || *s > '9')
+    bool negative = *s == '-';
+    if (negative)
+        s++;
+    if (!is_digit(*s))
         return 1.0;
     double v = 0;
-    for (; *s >= '0' && *s <= '9'; s++)
+    for (; is_digit(*s); s++)
         v = v * 10 + (*s - '0');
-    if (s[0] == '.' && s[1] >= '0' && s[1] <= '9') {
+    if (s[0] == '.' && is_digit(s[1])) {
         double scale = 0.1;
-        for (s++; *s >= '0' && *s <= '9'; s++, scale /= 10)
+        for (s++; is_digit(*s); s++, scale /= 10)
             v += (*s - '0') * scale;
     }
-    return v;
+    const char *e = s;
+    if (*e == 'e' || *e == 'E') {
+        e++;
+        bool minus = *e == '-';
+        if (*e == '-' || *e == '+')
+            e++;
+        if (is_digit(*e)) {
+            int exp = 0;
+            for (; is_digit(*e); e++)
+                if (exp < 400)
+                    exp = exp * 10 + (*e - '0');
+            for (int i = 0; i < exp && v != 0; i++)
+                v = minus ? v / 10 : v * 10;
+        }
+    }
+    return negative ? -v : v;
 }
 
 /* one comma-separated element: spaces removed, split at ";q=" */
@@ -294,8 +318,13 @@ static pgr_media_type *accept_element(pgrest_arena *a, const char *s, size_t n,
 
 pgr_media_type *pgr_parse_accept(pgrest_arena *a, const char *header)
 {
-    if (header == NULL || *header == '\0')
+    if (header == NULL)
         return NULL;
+    /* an empty Accept accepts nothing (parseHttpAccept gives []): one
+     * empty type, which nothing produces, names the same nothing in
+     * PGRST107 */
+    if (*header == '\0')
+        return pgr_parse_media_type(a, "");
     size_t count = 1;
     for (const char *p = header; *p; p++)
         count += *p == ',';

@@ -24,7 +24,7 @@ pgr_media_type *pgr_parse_media_type(pgrest_arena *a, const char *text);
  * specificity (';' count minus '*' count) descending, otherwise as
  * written. Spaces are removed and anything after ";q=" other than the q
  * value is dropped, as wai does; a missing or unreadable q is 1.0.
- * NULL or empty header gives NULL. */
+ * NULL gives NULL (anything accepted); an empty header one empty type. */
 pgr_media_type *pgr_parse_accept(pgrest_arena *a, const char *header);
 
 /* MediaType.toMime: the canonical text of a parsed media type, as PostgREST

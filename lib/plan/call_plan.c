@@ -13,7 +13,7 @@
 #include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "plan/embed.h"
-#include "plan/fuzzy.h"
+#include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -258,65 +258,31 @@ static const char *joined_keys(pgrest_arena *a, const call_input *in)
     return pgr_sb_finish(&sb);
 }
 
+/* Error.hs listToText: "(a, b)" of the names in sorted order. */
 static const char *param_list(pgrest_arena *a, const pgr_routine *r)
 {
+    const char **names = PGR_NEW_ARRAY(a, const char *, r->n_params + 1);
+    if (names == NULL)
+        return NULL;
+    for (size_t i = 0; i < r->n_params; i++)
+        names[i] = r->params[i].name;
+    qsort(names, r->n_params, sizeof *names, cmp_str);
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '(');
     for (size_t i = 0; i < r->n_params; i++) {
         if (i > 0)
             pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, r->params[i].name);
+        pgr_sb_puts(&sb, names[i]);
     }
     pgr_sb_putc(&sb, ')');
     return pgr_sb_finish(&sb);
 }
 
-static bool has_bigram(const char *s, size_t n, char x, char y)
-{
-    for (size_t i = 0; i + 1 < n; i++)
-        if (s[i] == x && s[i + 1] == y)
-            return true;
-    return false;
-}
-
-/* FuzzySet only scores candidates sharing an n-gram with the query (the
- * strings padded with '-' at both ends). */
-static bool share_bigram(const char *a, const char *b)
-{
-    char pa[258], pb[258];
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 255 || nb > 255)
-        return false;
-    pa[0] = pb[0] = '-';
-    memcpy(pa + 1, a, na);
-    memcpy(pb + 1, b, nb);
-    pa[na + 1] = pb[nb + 1] = '-';
-    for (size_t i = 0; i + 1 < na + 2; i++)
-        if (has_bigram(pb, nb + 2, pa[i], pa[i + 1]))
-            return true;
-    return false;
-}
-
-/* Keeps the closest candidate as PostgREST's Data.FuzzySet does: the
- * Levenshtein similarity of at least min_score among the candidates
- * sharing an n-gram (getOne: 0.33 for parameter lists; getFuzzyHint
- * HintProcedure: getOneWithMinScore 0.75 for function names). */
+/* Error.hs getFuzzyHint: Fuzzy.getOne (0.33) for parameter lists,
+ * getOneWithMinScore 0.75 for function names. */
 #define PARAMS_MIN_SCORE 0.33
 #define PROCEDURE_MIN_SCORE 0.75
-
-static void consider(const char *want, const char *cand, double min_score,
-                     const char **best, double *best_score)
-{
-    /* NULL: a list the exhausted arena could not build */
-    if (want == NULL || cand == NULL || !share_bigram(want, cand))
-        return;
-    double score = pgr_fuzzy_similarity(want, cand);
-    if (score >= min_score && score > *best_score) {
-        *best_score = score;
-        *best = cand;
-    }
-}
 
 /* Error.hs noRpcHint: with overloads, the closest parameter list; else the
  * closest function name in the schema. */
@@ -325,19 +291,27 @@ static const char *no_rpc_hint(pgrest_arena *a, const pgr_schema_cache *sc,
                                const pgr_routine *const *ovs, size_t n_ovs,
                                const call_input *in)
 {
-    const char *best = NULL;
-    double score = 0.0;
+    size_t n = n_ovs > 0 ? n_ovs : sc->n_routines;
+    const char **cands = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (cands == NULL)
+        return NULL;
     if (n_ovs > 0) {
-        const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
         for (size_t i = 0; i < n_ovs; i++)
-            consider(want, param_list(a, ovs[i]), PARAMS_MIN_SCORE, &best, &score);
+            cands[i] = param_list(a, ovs[i]);
+        const char *want = pgr_asprintf(a, "(%s)", joined_keys(a, in));
+        double score;
+        const char *best = want ? pgr_fuzzyset_best(a, want, cands, n_ovs, PARAMS_MIN_SCORE, &score)
+                                : NULL;
         return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s%s",
                                    api->schema, api->name, best)
                     : NULL;
     }
+    size_t k = 0;
     for (size_t i = 0; i < sc->n_routines; i++)
         if (strcmp(sc->routines[i].schema, api->schema) == 0)
-            consider(api->name, sc->routines[i].name, PROCEDURE_MIN_SCORE, &best, &score);
+            cands[k++] = sc->routines[i].name;
+    double score;
+    const char *best = pgr_fuzzyset_best(a, api->name, cands, k, PROCEDURE_MIN_SCORE, &score);
     return best ? pgr_asprintf(a, "Perhaps you meant to call the function %s.%s",
                                api->schema, best)
                 : NULL;
@@ -406,6 +380,63 @@ static int ambiguous_rpc(pgrest_arena *a, const pgr_routine *const *cands,
                      "Try renaming the parameters or the function itself in the database so function overloading can be resolved");
 }
 
+static int cmp_text(const char *x, const char *y)
+{
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* Maybe Text: Nothing before any Just */
+static int cmp_maybe_text(const char *x, const char *y)
+{
+    if (x == NULL || y == NULL)
+        return (x != NULL) - (y != NULL);
+    return strcmp(x, y);
+}
+
+static int cmp_param(const pgr_routine_param *x, const pgr_routine_param *y)
+{
+    int c;
+    if ((c = cmp_text(x->name, y->name)) != 0 || (c = cmp_text(x->type, y->type)) != 0 ||
+        (c = cmp_text(x->cast_type ? x->cast_type : x->type,
+                      y->cast_type ? y->cast_type : y->type)) != 0)
+        return c;
+    if (x->required != y->required)
+        return x->required ? 1 : -1;
+    return (x->variadic > y->variadic) - (x->variadic < y->variadic);
+}
+
+/* Routine.hs: FuncVolatility derives Ord as Volatile < Stable < Immutable */
+static int volatility_rank(char v)
+{
+    return v == 'v' ? 0 : v == 's' ? 1 : 2;
+}
+
+/* Routine.hs instance Ord Routine: fewer params first, then the fields in
+ * order (description, params, return type, volatility); the schema cache
+ * keeps each name's overloads sorted so (decodeFuncs), which orders
+ * PGRST203's candidates. */
+static int cmp_routine(const void *xp, const void *yp)
+{
+    const pgr_routine *x = *(const pgr_routine *const *)xp;
+    const pgr_routine *y = *(const pgr_routine *const *)yp;
+    if (x->n_params != y->n_params)
+        return x->n_params < y->n_params ? -1 : 1;
+    int c = cmp_maybe_text(x->description, y->description);
+    for (size_t i = 0; c == 0 && i < x->n_params; i++)
+        c = cmp_param(&x->params[i], &y->params[i]);
+    if (c != 0)
+        return c;
+    if (x->returns_set != y->returns_set)
+        return x->returns_set ? 1 : -1;
+    bool xc = x->return_kind == PGR_RETURN_COMPOSITE, yc = y->return_kind == PGR_RETURN_COMPOSITE;
+    if (xc != yc)
+        return xc ? 1 : -1;
+    if ((c = cmp_text(x->return_schema, y->return_schema)) != 0 ||
+        (c = cmp_text(x->return_type, y->return_type)) != 0)
+        return c;
+    return volatility_rank(x->volatility) - volatility_rank(y->volatility);
+}
+
 /* findProc: named matches first; the single-unnamed-param fallback only
  * when nothing matches by name. */
 static int find_routine(pgrest_arena *a, const pgr_schema_cache *sc,
@@ -419,6 +450,7 @@ static int find_routine(pgrest_arena *a, const pgr_schema_cache *sc,
     if (ovs == NULL || named == NULL || unnamed == NULL)
         return pgr_error_oom(err);
     n = pgr_find_routines(sc, api->schema, api->name, ovs, n);
+    qsort(ovs, n, sizeof *ovs, cmp_routine);
     size_t nn = 0, nu = 0;
     for (size_t i = 0; i < n; i++) {
         if (matches_params(ovs[i], in))
@@ -599,10 +631,11 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
      * relIdentifier), as PostgREST's FROM "pgrst_source" AS "<name>" */
     root->sql_alias = rows && r->return_type != NULL ? r->return_type : r->name;
     root->name_in_request = api->name;
-    const pgr_select_item *select = rows ? api->qp.select : NULL;
-    /* readPlan still plans the select of a scalar function: an embed
-     * fails in findRel with the relIdentifier's name as origin */
-    const pgr_select_item *embed = first_embed(api->qp.select);
+    /* the select applies whatever the result: a scalar's single column is
+     * pgrst_scalar (any other name fails in PostgreSQL, as in PostgREST);
+     * an embed fails in findRel with the relIdentifier's name as origin */
+    const pgr_select_item *select = api->qp.select;
+    const pgr_select_item *embed = first_embed(select);
     if (root->table == NULL && embed != NULL)
         return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias,
                                    embed, err);

@@ -10,8 +10,9 @@
 
 #include "plan/plan.h"
 
-/* CTE holding the function's result rows; the read node selects from it. */
-#define PGR_CALL_SOURCE "pgrst_call_source"
+/* CTE holding the function's result rows; the read node selects from it
+ * (PostgREST SqlFragment.hs sourceCTE). */
+#define PGR_CALL_SOURCE "pgrst_source"
 
 typedef enum pgr_call_args {
     PGR_CALL_ARGS_NONE,    /* f() */

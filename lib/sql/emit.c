@@ -10,6 +10,8 @@
 #include "util/error.h"
 
 
+/* SqlFragment.hs asJsonF / asJsonSingleF: nulls=stripped strips the
+ * aggregate once (which also drops json_agg's separators). */
 const char *pgr_body_expression(const pgrest_query_plan *plan)
 {
     switch (plan->output) {
@@ -17,20 +19,23 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
         return "''::text";
     case PGR_OUT_OBJECT:
         return plan->nulls_stripped
-                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t)))->0, 'null')"
+                   ? "coalesce(json_strip_nulls(json_agg(_postgrest_t)->0), 'null')"
                    : "coalesce(json_agg(_postgrest_t)->0, 'null')";
     case PGR_OUT_GEOJSON:
         /* PostgREST SqlFragment asGeoJsonF */
         return "json_build_object('type', 'FeatureCollection', 'features',"
                " coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))";
     case PGR_OUT_CSV:
-        return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r) AS k"
+        /* SqlFragment.hs asCsvF: the header from the first row of
+         * pgrst_source; the line ends are literals (constants to the
+         * planner, as PostgREST's) */
+        return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k"
                " FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a)"
-               " || chr(10) || coalesce(string_agg(substring(_postgrest_t::text, 2,"
-               " length(_postgrest_t::text) - 2), chr(10)), '')";
+               " || '\n' || coalesce(string_agg(substring(_postgrest_t::text, 2,"
+               " length(_postgrest_t::text) - 2), '\n'), '')";
     default:
         return plan->nulls_stripped
-                   ? "coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')"
+                   ? "coalesce(json_strip_nulls(json_agg(_postgrest_t)), '[]')"
                    : "coalesce(json_agg(_postgrest_t), '[]')";
     }
 }
@@ -75,19 +80,23 @@ void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan)
         pgr_sql_put(q, pgr_body_expression(plan));
 }
 
-int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
-                         bool cap_estimate, const char *total, pgrest_error *err)
+bool pgr_count_needs_cte(const pgrest_query_plan *plan)
 {
-    if (total != NULL)
-        count = false;
-    pgr_sql_put(q, "pgrst_source AS (");
-    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
-    if (rc != PGREST_OK)
-        return rc;
-    pgr_sql_put(q, ")");
-    if (count) {
+    const pgr_read_node *root = plan->read;
+    return plan->max_rows >= 0 || root->offset > 0 || root->limit >= 0;
+}
+
+int pgr_emit_count_total(pgr_sql *q, const pgrest_query_plan *plan,
+                         bool cap_estimate, const char *page_count,
+                         pgrest_error *err)
+{
+    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
+                 plan->count == PGR_PREF_COUNT_ESTIMATED;
+    bool cte = count && pgr_count_needs_cte(plan);
+    if (cte) {
         pgr_sql_put(q, ", pgrst_source_count AS (");
-        if ((rc = pgr_emit_count_node(q, plan->read, err)) != PGREST_OK)
+        int rc = pgr_emit_count_node(q, plan->read, err);
+        if (rc != PGREST_OK)
             return rc;
         /* estimated: count exactly only up to db-max-rows + 1 */
         if (cap_estimate && plan->count == PGR_PREF_COUNT_ESTIMATED &&
@@ -96,23 +105,27 @@ int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    pgr_sql_put(q, total != NULL ? total
-                   : count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
-                           : "null::bigint");
+    pgr_sql_put(q, cte ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)"
+                   : count ? page_count : "null::bigint");
     pgr_sql_put(q, " AS total_result_set, ");
+    pgr_sql_put(q, page_count);
+    pgr_sql_put(q, " AS page_total, ");
     return PGREST_OK;
 }
 
+/* Statements.hs mainRead: the read tree is pgrst_source; the body reads
+ * it whole. */
 static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
                           pgrest_error *err)
 {
-    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED;
-    pgr_sql_put(q, "WITH ");
-    int rc = pgr_emit_source_ctes(q, plan, count, true, NULL, err);
+    pgr_sql_put(q, "WITH pgrst_source AS (");
+    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
     if (rc != PGREST_OK)
         return rc;
-    pgr_sql_put(q, "pg_catalog.count(_postgrest_t) AS page_total, ");
+    pgr_sql_put(q, ")");
+    rc = pgr_emit_count_total(q, plan, true, "pg_catalog.count(_postgrest_t)", err);
+    if (rc != PGREST_OK)
+        return rc;
     pgr_emit_body(q, plan);
     pgr_sql_put(q, BODY_FROM_SOURCE);
     return PGREST_OK;

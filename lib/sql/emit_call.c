@@ -1,18 +1,21 @@
 /* Function calls (PostgREST QueryBuilder callPlanToQuery,
  * Statements.mainCall):
  *
- *   WITH pgrst_call_source AS (SELECT pgrst_call.* FROM
- *          (SELECT * FROM json_to_record($1::json) AS _("a" integer)) pgrst_body,
- *          LATERAL "s"."f"("a" := pgrst_body."a") pgrst_call),
- *        pgrst_source AS (<read tree over pgrst_call_source>)
+ *   WITH pgrst_source AS (SELECT pgrst_call.* FROM
+ *          (SELECT $1 AS json_data) pgrst_payload,
+ *          LATERAL (SELECT "a" FROM json_to_record(pgrst_payload.json_data)
+ *                   AS _("a" integer) LIMIT 1) pgrst_body,
+ *          LATERAL "s"."f"("a" := pgrst_body."a") pgrst_call)
+ *   [, pgrst_source_count AS (<count query over pgrst_source>)]
  *   SELECT <count>, <page count>, <body>, <response GUCs>
- *   FROM (SELECT * FROM pgrst_source) _postgrest_t
+ *   FROM (<read tree over "pgrst_source" AS "<table or function>">) _postgrest_t
  *
  * A JSON body reaches the function as one JSON parameter typed by
- * json_to_record with the parameters' types; GET and form arguments as
+ * json_to_record(set) with the parameters' types; GET and form arguments as
  * one text parameter each, cast to its parameter's type ("a" := $1::int,
  * QueryBuilder fmtArgs). Either way the SQL text depends only on which
- * parameters are given, never on their values. */
+ * parameters are given (and whether the body is an array), never on their
+ * values. The same shape as PostgREST's keeps EXPLAIN's costs the same. */
 #include <string.h>
 
 #include "plan/call_plan.h"
@@ -108,14 +111,20 @@ static void emit_call_it(pgr_sql *q, const pgr_call_plan *cp, const char *variad
     pgr_sql_put(q, " pgrst_call");
 }
 
-/* fromJsonBodyF: the JSON args as one typed record; an array body is read
- * as a record set of which only the first object counts. */
+/* fromJsonBodyF (no defaults, LIMIT 1): the JSON args as one typed
+ * record, the first object of an array body. */
 static void emit_json_body(pgr_sql *q, const pgr_call_plan *cp)
 {
-    pgr_sql_put(q, cp->args_array ? "(SELECT * FROM json_to_recordset("
-                                  : "(SELECT * FROM json_to_record(");
+    pgr_sql_put(q, "(SELECT ");
     pgr_sql_param_cast(q, cp->arg_value, "json");
-    pgr_sql_put(q, ") AS _(");
+    pgr_sql_put(q, " AS json_data) pgrst_payload, LATERAL (SELECT ");
+    for (size_t i = 0; i < cp->n_params; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, cp->params[i]->name);
+    }
+    pgr_sql_put(q, cp->args_array ? " FROM json_to_recordset(pgrst_payload.json_data) AS _("
+                                  : " FROM json_to_record(pgrst_payload.json_data) AS _(");
     for (size_t i = 0; i < cp->n_params; i++) {
         const pgr_routine_param *p = cp->params[i];
         if (i > 0)
@@ -126,14 +135,159 @@ static void emit_json_body(pgr_sql *q, const pgr_call_plan *cp)
          * function, not the record, reports a too long value */
         pgr_sql_put(q, param_type(p));
     }
-    pgr_sql_put(q, cp->args_array ? ") LIMIT 1) pgrst_body, LATERAL "
-                                  : ")) pgrst_body, LATERAL ");
+    pgr_sql_put(q, ") LIMIT 1) pgrst_body, LATERAL ");
 }
 
-static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp, const char *variadic)
+/* A set of column names kept sorted and unique (PostgREST's Set FieldName,
+ * whose toList is in code point order: byte order of UTF-8). */
+typedef struct name_set {
+    const char **names;
+    size_t n, cap;
+    bool star;        /* "*" (or a column we cannot name): all columns */
+} name_set;
+
+static void name_set_add(name_set *set, pgrest_arena *a, const char *name)
 {
-    pgr_sql_put(q, returns_scalar(cp) ? "SELECT pgrst_call.pgrst_scalar FROM "
-                                      : "SELECT pgrst_call.* FROM ");
+    if (set->star)
+        return;
+    if (name == NULL || strcmp(name, "*") == 0) {
+        set->star = true;
+        return;
+    }
+    size_t i = 0;
+    while (i < set->n && strcmp(set->names[i], name) < 0)
+        i++;
+    if (i < set->n && strcmp(set->names[i], name) == 0)
+        return;
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 8;
+        const char **grown = PGR_NEW_ARRAY(a, const char *, cap);
+        if (grown == NULL) {
+            set->star = true;   /* out of memory: the builder's sticky error reports it */
+            return;
+        }
+        if (set->n > 0)
+            memcpy(grown, set->names, set->n * sizeof *grown);
+        set->names = grown;
+        set->cap = cap;
+    }
+    memmove(set->names + i + 1, set->names + i, (set->n - i) * sizeof *set->names);
+    set->names[i] = name;
+    set->n++;
+}
+
+/* A name the read tree needs from the call: a column of the root's
+ * relation (or any name when the columns are unknown). A root name that is
+ * no column (a computed field, evaluated on whole rows here) needs all
+ * columns; a name from an embedded node that is no root column is that
+ * node's own, left out (PostgREST adds it too, and then fails). */
+static void add_needed(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                       bool at_root, const char *name)
+{
+    if (name != NULL && root->table != NULL && pgr_find_column(root->table, name) == NULL) {
+        if (at_root)
+            set->star = true;
+        return;
+    }
+    name_set_add(set, a, name);
+}
+
+static void logic_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                              bool at_root, const pgr_logic_tree *t)
+{
+    for (; t != NULL; t = t->next) {
+        if (t->is_leaf)
+            add_needed(set, a, root, at_root, t->filter.field.name);
+        else
+            logic_field_names(set, a, root, at_root, t->children);
+    }
+}
+
+/* Plan.hs getFilterFieldNames: the filtered columns of every node of the
+ * tree, embedded ones included. */
+static void filter_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root,
+                               const pgr_read_node *node)
+{
+    bool at_root = node == root;
+    for (size_t i = 0; i < node->n_filters; i++)
+        add_needed(set, a, root, at_root, node->filters[i]->field.name);
+    for (size_t i = 0; i < node->n_logic; i++)
+        logic_field_names(set, a, root, at_root, node->logic[i]);
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        filter_field_names(set, a, root, e->node);
+}
+
+/* Plan.hs inferColsEmbedNeeds: the selected columns plus the parent-side
+ * columns of the embeds' relationships; all columns for "*" or a
+ * computed relationship. A field that is no column (a computed field) is
+ * evaluated by the read tree on whole rows here, so it needs all columns
+ * too. */
+static void returned_names(name_set *set, pgrest_arena *a, const pgr_read_node *root)
+{
+    if (root->select_star)
+        set->star = true;
+    for (const pgr_plan_field *f = root->fields; f != NULL; f = f->next)
+        name_set_add(set, a, f->column == NULL ? NULL : f->item->field.name);
+    for (const pgr_embed *e = root->embeds; e != NULL; e = e->next) {
+        const pgr_relationship *r = e->rel;
+        if (r->is_computed) {
+            set->star = true;
+            continue;
+        }
+        size_t n = r->cardinality == PGR_REL_M2M ? r->n_jcols1 : r->n_cols;
+        for (size_t i = 0; i < n; i++)
+            name_set_add(set, a, r->cols[i]);
+    }
+}
+
+/* The root's ordered columns. PostgREST leaves them out of returnedColumns,
+ * so that ordering by a column that is not selected fails there with
+ * 42703; pgrest returns them so that such a request works. */
+static void order_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root)
+{
+    for (const pgr_order_term *o = root->order; o != NULL; o = o->next)
+        if (o->relation == NULL)
+            add_needed(set, a, root, true, o->field.name);
+}
+
+/* QueryBuilder.hs returnedColumns: the columns the read tree needs from
+ * the call (returnings plus the filtered columns), or all of them. */
+static void emit_returned_columns(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    name_set set = {0};
+    returned_names(&set, q->arena, plan->read);
+    if (set.star) {
+        pgr_sql_put(q, "pgrst_call.*");
+        return;
+    }
+    if (set.n == 0) {
+        pgr_sql_put(q, "*");
+        return;
+    }
+    filter_field_names(&set, q->arena, plan->read, plan->read);
+    order_field_names(&set, q->arena, plan->read);
+    if (set.star) {
+        pgr_sql_put(q, "pgrst_call.*");
+        return;
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sql_put(q, "pgrst_call.");
+        pgr_sql_ident(q, set.names[i]);
+    }
+}
+
+static void emit_call_query(pgr_sql *q, const pgrest_query_plan *plan,
+                            const char *variadic)
+{
+    const pgr_call_plan *cp = plan->call;
+    pgr_sql_put(q, "SELECT ");
+    if (returns_scalar(cp))
+        pgr_sql_put(q, "pgrst_call.pgrst_scalar");
+    else
+        emit_returned_columns(q, plan);
+    pgr_sql_put(q, " FROM ");
     if (cp->args == PGR_CALL_ARGS_JSON)
         emit_json_body(q, cp);
     emit_call_it(q, cp, variadic);
@@ -144,8 +298,8 @@ static void emit_call_query(pgr_sql *q, const pgr_call_plan *cp, const char *var
 static const char *scalar_json(bool first, bool strip)
 {
     if (first)
-        return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
-                     : "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')";
+        return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)->0), 'null')"
+                     : "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')";
     return strip ? "coalesce(json_strip_nulls(json_agg(_postgrest_t.pgrst_scalar)), '[]')"
                  : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')";
 }
@@ -196,37 +350,30 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
      * call ends only after the response checked the row count. */
     if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->check_max_affected))
         st->end_after_check = true;
-    /* Preferences.hs shouldCount: exact or estimated; a call runs no
-     * EXPLAIN, so count=planned gives no total (MainTx actionResult) */
-    bool count = plan->count == PGR_PREF_COUNT_EXACT ||
-                 plan->count == PGR_PREF_COUNT_ESTIMATED;
-    /* SqlFragment.hs pageCountSelectF: a function returning a single
-     * value or row counts as one row, whatever the filters left; countF
-     * reuses it as the total when neither a range nor db-max-rows limits
-     * the page */
-    const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
-    const pgr_read_node *root = plan->read;
-    bool whole = plan->max_rows < 0 && root->offset == 0 && root->limit < 0;
     /* the VARIADIC values of GET / form args as one text[] literal */
     const char *variadic = NULL;
     if (cp->variadic_values != NULL &&
         (variadic = pgr_pg_array_literal(q->arena, cp->variadic_values,
                                          cp->n_variadic_values)) == NULL)
         return pgr_error_oom(err);
-    pgr_sql_put(q, "WITH " PGR_CALL_SOURCE " AS (");
-    emit_call_query(q, cp, variadic);
-    pgr_sql_put(q, "), ");
-    int rc = pgr_emit_source_ctes(q, plan, count, false,
-                                  count && whole && !cp->routine->returns_set ? "1" : NULL,
-                                  err);
+    pgr_sql_put(q, "WITH pgrst_source AS (");
+    emit_call_query(q, plan, variadic);
+    pgr_sql_put(q, ")");
+    /* SqlFragment.hs pageCountSelectF: a function returning a single
+     * value or row counts as one row, whatever the filters left; a call
+     * runs no EXPLAIN, so count=planned gives no total (MainTx
+     * actionResult) */
+    const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
+    int rc = pgr_emit_count_total(q, plan, false, page_count, err);
     if (rc != PGREST_OK)
         return rc;
-    pgr_sql_put(q, page_count);
-    pgr_sql_put(q, " AS page_total, ");
     if (plan->output == PGR_OUT_CUSTOM)
         pgr_emit_body(q, plan);
     else
         pgr_sql_put(q, call_body(plan));
-    pgr_sql_put(q, BODY_FROM_SOURCE);
+    pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", " NOT_INSERTED " FROM (");
+    if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, ") _postgrest_t");
     return PGREST_OK;
 }

@@ -13,18 +13,26 @@
     "nullif(current_setting('response.headers', true), '') AS response_headers, " \
     "nullif(current_setting('response.status', true), '') AS response_status"
 
+/* Statements.hs mainRead / mainCall: no rows are inserted; the column is
+ * there all the same (the same row shape, and plan width, as PostgREST's) */
+#define NOT_INSERTED "'' AS response_inserted"
+
 /* Closes the main SELECT after the body expression. */
 #define BODY_FROM_SOURCE \
-    " AS body, " RESPONSE_GUCS " FROM (SELECT * FROM pgrst_source) _postgrest_t"
+    " AS body, " RESPONSE_GUCS ", " NOT_INSERTED " FROM (SELECT * FROM pgrst_source) _postgrest_t"
 
-/* Appends the pgrst_source CTE (the read node) and, when count, the
- * pgrst_source_count CTE, then opens the main SELECT up to
- * "total_result_set, ". cap_estimate limits an estimated count to
- * db-max-rows + 1. A non-NULL total is the total's expression instead of
- * the count CTE (SqlFragment.hs countF: the page count when nothing
- * limits the page). */
-int pgr_emit_source_ctes(pgr_sql *q, const pgrest_query_plan *plan, bool count,
-                         bool cap_estimate, const char *total, pgrest_error *err);
+/* Statements.hs countF: with count=exact/estimated, the total counts the
+ * rows of the pgrst_source_count CTE (the count query of plan->read) when
+ * a range or db-max-rows limits the page, else it is the page count.
+ * Appends that CTE (after the caller's pgrst_source) and opens the main
+ * SELECT up to "page_total, "; page_count is SqlFragment.hs
+ * pageCountSelectF. cap_estimate limits an estimated count to
+ * db-max-rows + 1. */
+int pgr_emit_count_total(pgr_sql *q, const pgrest_query_plan *plan,
+                         bool cap_estimate, const char *page_count,
+                         pgrest_error *err);
+/* True when a range or db-max-rows limits the page of plan->read. */
+bool pgr_count_needs_cte(const pgrest_query_plan *plan);
 
 /* The body aggregate over _postgrest_t (and pgrst_source for CSV) for the
  * negotiated output. */

@@ -123,9 +123,10 @@ static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
 }
 
 /* FROM (SELECT $1 AS json_data) pgrst_payload, [defaults,] LATERAL (...)
- * pgrst_body, as SqlFragment.hs fromJsonBodyF builds it */
-static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
-                           bool limit_one)
+ * pgrst_body, as SqlFragment.hs fromJsonBodyF builds it for writes: no
+ * LIMIT (includeLimitOne is for calls), so an UPDATE's plan costs what
+ * PostgREST's does */
+static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     bool defaults = mp->apply_defaults;
@@ -163,8 +164,6 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan,
         record_columns(q, plan);
         pgr_sql_put(q, ")");
     }
-    if (limit_one)
-        pgr_sql_put(q, " LIMIT 1");
     pgr_sql_put(q, ") pgrst_body");
 }
 
@@ -245,7 +244,7 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, " SELECT ");
     body_values(q, plan);
     pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
-    from_json_body(q, plan, false);
+    from_json_body(q, plan);
     if (mp->count_inserted) {
         pgr_sql_put(q, " WHERE ");
         inserted_counter(q, true);
@@ -292,7 +291,7 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
         body_value(q, plan, mp->columns[i]);
     }
     pgr_sql_put(q, " ");
-    from_json_body(q, plan, true);
+    from_json_body(q, plan);
     pgr_emit_where(q, mp->target, false);
     returning(q, mp);
 }
@@ -394,7 +393,9 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
         emit_delete(q, plan);
         break;
     }
-    pgr_sql_put(q, ") SELECT null::bigint AS total_result_set, "
+    /* Statements.hs mainWrite: no total ('' as text, as PostgREST's, which
+     * keeps the plan's row width the same) */
+    pgr_sql_put(q, ") SELECT '' AS total_result_set, "
                    "pg_catalog.count(_postgrest_t) AS page_total, ");
     location(q, mp);
     pgr_sql_put(q, " AS response_location, ");
@@ -402,7 +403,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");
     pgr_sql_put(q, mp->count_inserted
                        ? "nullif(current_setting('pgrst.inserted', true), '')::int"
-                       : "null::int");
+                       : "''");
     pgr_sql_put(q, " AS response_inserted FROM (");
     int rc = representation(q, plan, err);
     if (rc != PGREST_OK)

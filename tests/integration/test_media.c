@@ -94,6 +94,8 @@ START_TEST(plan_json_and_text)
                      "application/vnd.pgrst.plan+json; for=\"application/json\"; options=verbose; charset=utf-8");
     ck_assert_ptr_nonnull(strstr(r.body, "\"Plan\""));
     ck_assert_ptr_nonnull(strstr(r.body, "json_agg(ROW(artists.id"));
+    /* MainTx.hs planRow: BS.unlines of the rows */
+    ck_assert(strlen(r.body) > 2 && strcmp(r.body + strlen(r.body) - 2, "]\n") == 0);
     harness_free(&r);
     /* the plan of a media handler's aggregate, as text */
     const char *const t[] = {"Accept", "application/vnd.pgrst.plan; for=\"text/x-roster\"", NULL};
@@ -102,6 +104,7 @@ START_TEST(plan_json_and_text)
     ck_assert_str_eq(harness_header(&r, "Content-Type"),
                      "application/vnd.pgrst.plan+text; for=\"text/x-roster\"; charset=utf-8");
     ck_assert_ptr_nonnull(strstr(r.body, "Aggregate"));
+    ck_assert(r.body[strlen(r.body) - 1] == '\n' && r.body[strlen(r.body) - 2] != '\n');
     harness_free(&r);
     pgrest_ctx_free(pc);
 }

@@ -280,6 +280,41 @@ START_TEST(unknown_function_and_arguments)
 }
 END_TEST
 
+START_TEST(ambiguous_overloads_in_routine_order)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/pick", "x=1", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 300);
+    ck_assert_str_eq(r.body,
+        "{\"code\":\"PGRST203\",\"details\":null,"
+        "\"hint\":\"Try renaming the parameters or the function itself in the database so function overloading can be resolved\","
+        "\"message\":\"Could not choose the best candidate function between: api.pick(x => integer), api.pick(x => text), api.pick(x => date, y => integer)\"}");
+    harness_free(&r);
+}
+END_TEST
+
+/* Plan.hs callReadPlan reads the select over any result: a scalar's one
+ * column is pgrst_scalar, other names fail in PostgreSQL; an embed needs a
+ * relationship of what findRel calls the result (the function here) */
+START_TEST(select_over_scalar_result)
+{
+    test_response r;
+    harness_request(ctx, "GET", "/rpc/add", "a=1&select=pgrst_scalar", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "2");
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/add", "a=1&select=x", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"42703\""));
+    harness_free(&r);
+    harness_request(ctx, "GET", "/rpc/add", "a=1&select=*,artists(*)", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body,
+        "\"message\":\"Could not find a relationship between 'add' and 'artists' in the schema cache\""));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(unsupported_method_and_raw_text)
 {
     test_response r;
@@ -332,6 +367,8 @@ int main(void)
     tcase_add_test(tc, variadic_by_repeated_params_and_array);
     tcase_add_test(tc, void_is_204_without_content_type);
     tcase_add_test(tc, unknown_function_and_arguments);
+    tcase_add_test(tc, ambiguous_overloads_in_routine_order);
+    tcase_add_test(tc, select_over_scalar_result);
     tcase_add_test(tc, unsupported_method_and_raw_text);
     suite_add_tcase(s, tc);
     return check_run(s);

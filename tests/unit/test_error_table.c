@@ -599,10 +599,6 @@ static const response_row response_rows[] = {
       "The result contains 5 rows", NONE, NULL},
      {{0}, CTX_DEFAULT, "GET", "/artists", "", "Accept: application/vnd.pgrst.object+json\n"},
      {.page_total = 5, .body = "[]"}},
-    {{"InvalidRange OutOfBounds", REQ, 416, "PGRST103", "Requested range not satisfiable",
-      "An offset of 10 was requested, but there are only 5 rows.", NONE, NULL},
-     {{0}, CTX_DEFAULT, "GET", "/artists", "offset=10", "Prefer: count=exact\n"},
-     {.has_total = true, .total = 5, .page_total = 0, .body = "[]"}},
     {{"GucHeadersError", PGREST_ERR_DATABASE, 500, "PGRST111",
       "response.headers guc must be a JSON array composed of objects with a single key and a "
       "string value", NONE, NONE, NULL},
@@ -625,6 +621,33 @@ static const response_row response_rows[] = {
       "{\"seconds\":1}"},
      {.page_total = 5, .body = ""}},
 };
+
+/* InvalidRange OutOfBounds: Response.hs answers it as a read whose status
+ * is 416 and whose body is the error (errorPayload), so it has the
+ * negotiated Content-Type and no Proxy-Status (that is errorResponseFor's). */
+START_TEST(range_not_satisfiable_is_a_response)
+{
+    pgrest_ctx *ctx = contexts[CTX_DEFAULT];
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_error err = {0};
+    pgrest_query_plan *plan = NULL;
+    const request_row req = {{0}, CTX_DEFAULT, "GET", "/artists", "offset=10",
+                              "Prefer: count=exact\nAccept: text/csv\n"};
+    ck_assert_int_eq(run_request(ctx, a, build(a, &req), &plan, &err), PGREST_OK);
+    const pgr_main_row row = {.has_total = true, .total = 5, .page_total = 0, .body = ""};
+    pgrest_response *resp = NULL;
+    ck_assert_int_eq(pgr_build_response(ctx, a, plan, &row, &resp, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_response_status(resp), 416);
+    ck_assert_ptr_null(pgr_response_get_header(resp, "Proxy-Status"));
+    ck_assert_str_eq(pgr_response_get_header(resp, "Content-Range"), "*/5");
+    ck_assert_str_eq(pgr_response_get_header(resp, "Content-Type"), "text/csv; charset=utf-8");
+    ck_assert_str_eq(pgr_response_get_header(resp, "Preference-Applied"), "count=exact");
+    ck_assert_str_eq(pgrest_response_body(resp, NULL),
+                     "{\"code\":\"PGRST103\",\"details\":\"An offset of 10 was requested, but there are only 5 rows.\","
+                     "\"hint\":null,\"message\":\"Requested range not satisfiable\"}");
+    pgrest_arena_free(a);
+}
+END_TEST
 
 START_TEST(response_constructors)
 {
@@ -890,6 +913,7 @@ int main(void)
     tcase_add_test(tc, ambiguous_relationship);
     tcase_add_test(tc, ambiguous_function);
     tcase_add_test(tc, response_constructors);
+    tcase_add_test(tc, range_not_satisfiable_is_a_response);
     tcase_add_test(tc, raise_pgrst);
     tcase_add_test(tc, connection_usage_error);
     tcase_add_test(tc, client_error);

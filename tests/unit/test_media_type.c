@@ -95,6 +95,31 @@ START_TEST(accept_removes_spaces)
 }
 END_TEST
 
+/* q is read as Haskell's reads :: Double reads it: a minus sign and an
+ * exponent are part of the number */
+START_TEST(accept_q_reads_sign_and_exponent)
+{
+    pgr_media_type *m = pgr_parse_accept(arena, "text/csv;q=1e-1, application/json;q=-1, text/plain;q=0.5");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(pgr_media_type_mime(arena, m), "text/plain");
+    ck_assert_str_eq(pgr_media_type_mime(arena, m->next), "text/csv");
+    ck_assert(m->next->q > 0.09 && m->next->q < 0.11);
+    ck_assert_str_eq(pgr_media_type_mime(arena, m->next->next), "application/json");
+    ck_assert(m->next->next->q == -1.0);
+}
+END_TEST
+
+/* an empty Accept is no type at all (parseHttpAccept "" == []), unlike a
+ * missing one (which accepts anything) */
+START_TEST(accept_empty_accepts_nothing)
+{
+    pgr_media_type *m = pgr_parse_accept(arena, "");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(pgr_media_type_mime(arena, m), "");
+    ck_assert_ptr_null(m->next);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("media_type");
@@ -104,6 +129,8 @@ int main(void)
                         (int)(sizeof mime_cases / sizeof mime_cases[0]));
     tcase_add_test(tc, accept_keeps_q_zero_last);
     tcase_add_test(tc, accept_removes_spaces);
+    tcase_add_test(tc, accept_q_reads_sign_and_exponent);
+    tcase_add_test(tc, accept_empty_accepts_nothing);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

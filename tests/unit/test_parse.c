@@ -1014,7 +1014,9 @@ END_TEST
 START_TEST(test_accept)
 {
     ck_assert_ptr_null(pgr_parse_accept(arena, NULL));
-    ck_assert_ptr_null(pgr_parse_accept(arena, ""));
+    /* present but empty: parseHttpAccept "" == [], nothing is accepted */
+    ck_assert_ptr_nonnull(pgr_parse_accept(arena, ""));
+    ck_assert_ptr_null(pgr_parse_accept(arena, "")->next);
     /* QuerySpec: "text/csv, *" "/" "*" prefers csv */
     pgr_media_type *m = pgr_parse_accept(arena, "*/*, text/csv");
     ck_assert_int_eq(m->kind, PGR_MEDIA_CSV);

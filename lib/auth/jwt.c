@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "context.h"
@@ -1151,10 +1152,12 @@ static bool cached_auth(pgrest_ctx *ctx, const pgr_config *cfg, const char *toke
 int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
                          const char *token, pgrest_api_request *api, pgrest_error *err)
 {
-    if (token == NULL || *token == '\0')
-        return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
+    /* JwtCache.hs decode: without keys any token, even an empty one, is
+     * refused before Jwt.hs parseToken looks at it */
     if (cfg->jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
+    if (token == NULL || *token == '\0')
+        return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
     pgr_jwt_auth cached;
     if (cached_auth(ctx, cfg, token, a, &cached)) {
         api->role = cached.role;
@@ -1180,6 +1183,24 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
     if (rc == PGREST_OK)
         remember(ctx, cfg, token, claims, api);
     return rc;
+}
+
+/* Word8's isSpace, as wai-extra's extractBearerAuth splits with it. */
+static bool is_word8_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+const char *pgr_jwt_bearer_token(const char *authorization)
+{
+    const char *p = authorization;
+    while (*p != '\0' && !is_word8_space((unsigned char)*p))
+        p++;
+    if (p - authorization != 6 || strncasecmp(authorization, "bearer", 6) != 0)
+        return NULL;
+    while (is_word8_space((unsigned char)*p))
+        p++;
+    return p;
 }
 
 /* Error.hs invalidTokenHeader: the message as Haskell's `show` quotes it. */

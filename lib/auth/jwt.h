@@ -15,6 +15,12 @@
 int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
                          const char *token, pgrest_api_request *api, pgrest_error *err);
 
+/* The token of an Authorization header value as wai-extra's
+ * extractBearerAuth reads it (PostgREST ApiRequest.userBearerAuth): the
+ * scheme "Bearer" in any case, then whitespace, then the rest (possibly
+ * empty); NULL for any other scheme. Points into authorization. */
+const char *pgr_jwt_bearer_token(const char *authorization);
+
 /* The WWW-Authenticate header value PostgREST sends with err:
  * `Bearer error="invalid_token", error_description="<message>"` for
  * PGRST301/PGRST303, "Bearer" for any other 401 (PGRST302, 42501 while

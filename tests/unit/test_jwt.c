@@ -312,9 +312,28 @@ START_TEST(missing_secret)
     fx_init(&f, NULL);
     expect_error(&f, "a.b.c", 500, "PGRST300", "Server lacks JWT secret");
     ck_assert_ptr_null(pgr_jwt_www_authenticate(f.a, &f.err));
-    /* the empty token is reported first (Auth.hs parseToken) */
-    expect_error(&f, "", 401, "PGRST301", "Empty JWT is sent in Authorization header");
+    /* without keys even the empty token is refused so (JwtCache.hs decode
+     * runs before Jwt.hs parseToken) */
+    expect_error(&f, "", 500, "PGRST300", "Server lacks JWT secret");
     fx_free(&f);
+}
+END_TEST
+
+/* wai-extra extractBearerAuth: the scheme in any case, split at Word8
+ * whitespace; other schemes are no token at all. */
+START_TEST(bearer_token_extraction)
+{
+    ck_assert_str_eq(pgr_jwt_bearer_token("Bearer a.b.c"), "a.b.c");
+    ck_assert_str_eq(pgr_jwt_bearer_token("bearer a.b.c"), "a.b.c");
+    ck_assert_str_eq(pgr_jwt_bearer_token("BEARER \t  a.b.c"), "a.b.c");
+    ck_assert_str_eq(pgr_jwt_bearer_token("Bearer\ta.b.c"), "a.b.c");
+    ck_assert_str_eq(pgr_jwt_bearer_token("Bearer"), "");
+    ck_assert_str_eq(pgr_jwt_bearer_token("Bearer   "), "");
+    ck_assert_ptr_null(pgr_jwt_bearer_token("Bearera.b.c"));
+    ck_assert_ptr_null(pgr_jwt_bearer_token("Basic YWxhZGRpbjpvcGVuc2VzYW1l"));
+    ck_assert_ptr_null(pgr_jwt_bearer_token("Beare a.b.c"));
+    ck_assert_ptr_null(pgr_jwt_bearer_token(""));
+    ck_assert_ptr_null(pgr_jwt_bearer_token(" Bearer a.b.c"));
 }
 END_TEST
 
@@ -654,6 +673,7 @@ int main(void)
     tcase_add_test(tc, format_errors);
     tcase_add_test(tc, alg_none_from_libjwt_is_rejected);
     tcase_add_test(tc, missing_secret);
+    tcase_add_test(tc, bearer_token_extraction);
     tcase_add_test(tc, bad_signature);
     tcase_add_test(tc, plain_secret_is_hs256_only);
     tcase_add_test(tc, oct_jwk_with_hs512);

@@ -999,7 +999,8 @@ int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *e
 }
 
 /* The role at jwt-role-claim-key: a string as is, other JSON encoded
- * (PostgREST's `unquoted`); NULL when the path selects nothing. */
+ * (PostgREST's `unquoted`), so a JSON null is the role "null"; NULL when
+ * the path selects nothing. */
 static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
                        const char **role, pgrest_error *err)
 {
@@ -1012,9 +1013,11 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
                           "Invalid jwt-role-claim-key: %s", path);
     json_object *v = NULL;
     *role = NULL;
-    if (!jsp_eval(claims, segs, &v) || v == NULL)
+    if (!jsp_eval(claims, segs, &v))
         return PGREST_OK;
-    if (json_object_is_type(v, json_type_string))
+    if (v == NULL) /* json-c's JSON null */
+        *role = "null";
+    else if (json_object_is_type(v, json_type_string))
         *role = pgr_strndup(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
     else
         *role = pgr_strdup(a, json_object_to_json_string_ext(

@@ -504,7 +504,7 @@ START_TEST(role_claim_key_paths)
     const char *t = hs256(f.a, SECRET,
                           "{\"role\":\"top\",\"app_metadata\":{\"roles\":[\"viewer\",\"admin_x\",\"x_editor\"]},"
                           "\"https://x.com/role\":\"ns\",\"n\":5,\"obj\":{\"a\":[true]},"
-                          "\"a\":{\"b\":[\"first\",\"second\"]}}");
+                          "\"a\":{\"b\":[\"first\",\"second\"]},\"nul\":null}");
     static const struct { const char *path; const char *role; } cases[] = {
         {".role", "top"},
         {"$.role", "top"},
@@ -530,6 +530,10 @@ START_TEST(role_claim_key_paths)
         {".app_metadata.roles[7]", "anon"},
         {".app_metadata.roles[?(@ == \"nope\")]", "anon"},
         {".role.deeper", "anon"},
+        /* a JSON null is selected and encoded (Jwt.hs unquoted) */
+        {".nul", "null"},
+        {"$.nul", "null"},
+        {".nul.deeper", "anon"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         f.cfg.jwt_role_claim_key = cases[i].path;

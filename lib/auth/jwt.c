@@ -1,15 +1,19 @@
 /* JWT verification (PostgREST Auth.hs / Auth/Jwt.hs, jose-jwt's key
- * selection in Jose/Jwk.hs). libjwt checks the signature, OpenSSL turns JWKs
- * into PEM public keys and decodes base64, json-c reads the JSON. */
+ * selection in Jose/Jwk.hs). OpenSSL checks the signature over the token's
+ * first two segments (the payload is not parsed until the signature holds,
+ * as jose-jwt does), turns JWKs into public keys and decodes base64; json-c
+ * reads the JSON. */
 #include "auth/jwt.h"
 #include "auth/jwt_cache.h"
 
-#include <jwt.h>
 #include <json-c/json.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <limits.h>
@@ -143,21 +147,21 @@ typedef enum key_kind { KEY_OCT, KEY_RSA, KEY_EC } key_kind;
 
 typedef struct alg_info {
     const char *name;
-    jwt_alg_t alg;
+    const EVP_MD *(*md)(void);
     key_kind kind;
     const char *crv;          /* EC curve the algorithm requires */
 } alg_info;
 
 static const alg_info ALGS[] = {
-    {"HS256", JWT_ALG_HS256, KEY_OCT, NULL},
-    {"HS384", JWT_ALG_HS384, KEY_OCT, NULL},
-    {"HS512", JWT_ALG_HS512, KEY_OCT, NULL},
-    {"RS256", JWT_ALG_RS256, KEY_RSA, NULL},
-    {"RS384", JWT_ALG_RS384, KEY_RSA, NULL},
-    {"RS512", JWT_ALG_RS512, KEY_RSA, NULL},
-    {"ES256", JWT_ALG_ES256, KEY_EC, "P-256"},
-    {"ES384", JWT_ALG_ES384, KEY_EC, "P-384"},
-    {"ES512", JWT_ALG_ES512, KEY_EC, "P-521"},
+    {"HS256", EVP_sha256, KEY_OCT, NULL},
+    {"HS384", EVP_sha384, KEY_OCT, NULL},
+    {"HS512", EVP_sha512, KEY_OCT, NULL},
+    {"RS256", EVP_sha256, KEY_RSA, NULL},
+    {"RS384", EVP_sha384, KEY_RSA, NULL},
+    {"RS512", EVP_sha512, KEY_RSA, NULL},
+    {"ES256", EVP_sha256, KEY_EC, "P-256"},
+    {"ES384", EVP_sha384, KEY_EC, "P-384"},
+    {"ES512", EVP_sha512, KEY_EC, "P-521"},
 };
 
 static const alg_info *find_alg(const char *name)
@@ -300,22 +304,6 @@ static EVP_PKEY *pkey_fromdata(const char *type, OSSL_PARAM *params)
     return pkey;
 }
 
-static char *pkey_pem(pgrest_arena *a, EVP_PKEY *pkey, size_t *len)
-{
-    char *pem = NULL;
-    BIO *bio = BIO_new(BIO_s_mem());
-    if (bio != NULL && PEM_write_bio_PUBKEY(bio, pkey) == 1) {
-        char *data = NULL;
-        long n = BIO_get_mem_data(bio, &data);
-        if (n > 0 && data != NULL) {
-            pem = pgr_strndup(a, data, (size_t)n);
-            *len = (size_t)n;
-        }
-    }
-    BIO_free(bio);
-    return pem;
-}
-
 /* Builds the OSSL_PARAM list for an RSA public key from n and e. */
 static OSSL_PARAM *rsa_params(OSSL_PARAM_BLD *bld, const BIGNUM *n, const BIGNUM *e)
 {
@@ -326,20 +314,18 @@ static OSSL_PARAM *rsa_params(OSSL_PARAM_BLD *bld, const BIGNUM *n, const BIGNUM
     return OSSL_PARAM_BLD_to_param(bld);
 }
 
-static char *rsa_pem(pgrest_arena *a, json_object *jwk, size_t *len)
+static EVP_PKEY *rsa_pkey(pgrest_arena *a, json_object *jwk)
 {
     BIGNUM *n = jwk_bignum(a, jwk, "n");
     BIGNUM *e = jwk_bignum(a, jwk, "e");
     OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
     OSSL_PARAM *params = rsa_params(bld, n, e);
     EVP_PKEY *pkey = params == NULL ? NULL : pkey_fromdata("RSA", params);
-    char *pem = pkey == NULL ? NULL : pkey_pem(a, pkey, len);
-    EVP_PKEY_free(pkey);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(bld);
     BN_free(n);
     BN_free(e);
-    return pem;
+    return pkey;
 }
 
 /* OpenSSL group name and coordinate size of a JOSE curve. */
@@ -381,7 +367,7 @@ static unsigned char *ec_point(pgrest_arena *a, json_object *jwk, size_t coord,
     return pt;
 }
 
-static char *ec_pem(pgrest_arena *a, json_object *jwk, const char *crv, size_t *len)
+static EVP_PKEY *ec_pkey(pgrest_arena *a, json_object *jwk, const char *crv)
 {
     size_t coord = 0, pt_len = 0;
     const char *group = ec_group(crv, &coord);
@@ -395,43 +381,78 @@ static char *ec_pem(pgrest_arena *a, json_object *jwk, const char *crv, size_t *
         OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pt, pt_len) == 1)
         params = OSSL_PARAM_BLD_to_param(bld);
     EVP_PKEY *pkey = params == NULL ? NULL : pkey_fromdata("EC", params);
-    char *pem = pkey == NULL ? NULL : pkey_pem(a, pkey, len);
-    EVP_PKEY_free(pkey);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(bld);
-    return pem;
+    return pkey;
 }
 
-/* The bytes libjwt wants for k: the HMAC secret or a PEM public key. */
-static const unsigned char *key_material(pgrest_arena *a, const jwt_key *k, size_t *len)
+/* HMAC over the signing input, compared in constant time. */
+static bool hmac_ok(const jwt_key *k, const alg_info *ai, const char *input,
+                    size_t input_len, const unsigned char *sig, size_t sig_len)
 {
-    switch (k->kind) {
-    case KEY_OCT:
-        *len = k->secret_len;
-        return k->secret;
-    case KEY_RSA:
-        return (const unsigned char *)rsa_pem(a, k->jwk, len);
-    case KEY_EC:
-        return (const unsigned char *)ec_pem(a, k->jwk, k->crv, len);
-    }
-    return NULL;
-}
-
-/* libjwt verifies the signature with the algorithm named in the header; the
- * caller has already checked that the key belongs to that algorithm, so an
- * RSA public key can never be used as an HMAC secret. */
-static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
-                        const char *token)
-{
-    size_t len = 0;
-    const unsigned char *material = key_material(a, k, &len);
-    if (material == NULL || len == 0 || len > INT32_MAX)
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mac_len = 0;
+    if (k->secret_len > INT32_MAX ||
+        HMAC(ai->md(), k->secret, (int)k->secret_len, (const unsigned char *)input,
+             input_len, mac, &mac_len) == NULL)
         return false;
-    jwt_t *jwt = NULL;
-    int rc = jwt_decode(&jwt, token, material, (int)len);
-    bool ok = rc == 0 && jwt != NULL && jwt_get_alg(jwt) == ai->alg;
-    if (jwt != NULL)
-        jwt_free(jwt);
+    return mac_len == sig_len && CRYPTO_memcmp(mac, sig, sig_len) == 0;
+}
+
+/* JWS ES* signatures are r || s, each as long as the curve's coordinates;
+ * OpenSSL verifies the DER ECDSA-Sig-Value. */
+static unsigned char *ecdsa_der(pgrest_arena *a, const char *crv,
+                                const unsigned char *sig, size_t sig_len,
+                                size_t *der_len)
+{
+    size_t coord = 0;
+    if (ec_group(crv, &coord) == NULL || sig_len != 2 * coord)
+        return NULL;
+    ECDSA_SIG *es = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(sig, (int)coord, NULL);
+    BIGNUM *sv = BN_bin2bn(sig + coord, (int)coord, NULL);
+    unsigned char *der = NULL;
+    if (es != NULL && r != NULL && sv != NULL && ECDSA_SIG_set0(es, r, sv) == 1) {
+        r = sv = NULL; /* owned by es now */
+        int n = i2d_ECDSA_SIG(es, NULL);
+        der = n > 0 ? pgr_alloc(a, (size_t)n) : NULL;
+        unsigned char *p = der;
+        if (der != NULL && i2d_ECDSA_SIG(es, &p) == n)
+            *der_len = (size_t)n;
+        else
+            der = NULL;
+    }
+    BN_free(r);
+    BN_free(sv);
+    ECDSA_SIG_free(es);
+    return der;
+}
+
+static bool pkey_verify(EVP_PKEY *pkey, const alg_info *ai, const char *input,
+                        size_t input_len, const unsigned char *sig, size_t sig_len)
+{
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md != NULL &&
+              EVP_DigestVerifyInit(md, NULL, ai->md(), NULL, pkey) == 1 &&
+              EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)input, input_len) == 1;
+    EVP_MD_CTX_free(md);
+    return ok;
+}
+
+/* Whether sig is k's signature of input with ai; the caller has already
+ * checked that the key belongs to that algorithm, so an RSA public key can
+ * never be used as an HMAC secret. */
+static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
+                        const char *input, size_t input_len,
+                        const unsigned char *sig, size_t sig_len)
+{
+    if (k->kind == KEY_OCT)
+        return hmac_ok(k, ai, input, input_len, sig, sig_len);
+    EVP_PKEY *pkey = k->kind == KEY_RSA ? rsa_pkey(a, k->jwk) : ec_pkey(a, k->jwk, k->crv);
+    if (k->kind == KEY_EC)
+        sig = ecdsa_der(a, k->crv, sig, sig_len, &sig_len);
+    bool ok = pkey != NULL && sig != NULL && pkey_verify(pkey, ai, input, input_len, sig, sig_len);
+    EVP_PKEY_free(pkey);
     return ok;
 }
 
@@ -442,6 +463,8 @@ typedef struct jwt_parts {
     size_t header_len;
     const char *payload;
     size_t payload_len;
+    const char *signature;
+    size_t signature_len;
 } jwt_parts;
 
 /* PostgREST's splitToken: exactly three dot-separated parts. */
@@ -461,6 +484,8 @@ static int split_token(pgrest_arena *a, const char *token, jwt_parts *p,
     p->header_len = (size_t)(d1 - token);
     p->payload = d1 + 1;
     p->payload_len = (size_t)(d2 - (d1 + 1));
+    p->signature = d2 + 1;
+    p->signature_len = strlen(d2 + 1);
     return PGREST_OK;
 }
 
@@ -501,7 +526,7 @@ static const unsigned char *secret_bytes(pgrest_arena *a, const pgr_config *cfg,
     return b64_decode(a, s, n, len);
 }
 
-static int verify_token(const pgr_config *cfg, pgrest_arena *a, const char *token,
+static int verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,
                         json_object *header, pgrest_error *err)
 {
     const alg_info *ai = NULL;
@@ -517,12 +542,16 @@ static int verify_token(const pgr_config *cfg, pgrest_arena *a, const char *toke
     if (load_keys(a, secret, secret_len, &ks) != 0)
         return pgr_error_oom(err);
     const char *kid = json_str(header, "kid");
+    /* header.payload, the bytes the signature covers */
+    size_t input_len = parts->header_len + 1 + parts->payload_len;
+    size_t sig_len = 0;
+    const unsigned char *sig = b64_decode(a, parts->signature, parts->signature_len, &sig_len);
     bool any = false;
     for (size_t i = 0; i < ks.n; i++) {
         if (!key_fits(&ks.keys[i], ai, kid))
             continue;
         any = true;
-        if (verify_with(a, &ks.keys[i], ai, token))
+        if (sig != NULL && verify_with(a, &ks.keys[i], ai, parts->header, input_len, sig, sig_len))
             return PGREST_OK;
     }
     if (pgr_arena_exhausted(a))
@@ -1168,14 +1197,14 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
         api->authenticated = cached.authenticated;
         return PGREST_OK;
     }
-    jwt_parts parts = {NULL, 0, NULL, 0};
+    jwt_parts parts = {NULL, 0, NULL, 0, NULL, 0};
     int rc = split_token(a, token, &parts, err);
     if (rc != PGREST_OK)
         return rc;
     json_object *header = decode_segment(a, parts.header, parts.header_len);
     if (header == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err) : crypto_error(err);
-    rc = verify_token(cfg, a, token, header, err);
+    rc = verify_token(cfg, a, &parts, header, err);
     if (rc != PGREST_OK)
         return rc;
     json_object *claims = decode_segment(a, parts.payload, parts.payload_len);

@@ -355,6 +355,32 @@ START_TEST(bad_signature)
 }
 END_TEST
 
+/* jose-jwt checks the signature before anything reads the payload, and
+ * Aeson reads any JSON number: a signed payload that is not a JSON object
+ * is PGRST303, numbers beyond int64 or double are claims like others. */
+START_TEST(payload_read_only_after_the_signature)
+{
+    fixture f;
+    fx_init(&f, SECRET);
+    expect_error(&f, raw_hs256(f.a, SECRET, "notjson"), 401, "PGRST303", "Parsing claims failed");
+    expect_error(&f, raw_hs256(f.a, SECRET, "\"str\""), 401, "PGRST303", "Parsing claims failed");
+    expect_error(&f, raw_hs256(f.a, SECRET, "[1]"), 401, "PGRST303", "Parsing claims failed");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"n\":99999999999999999999}"),
+                "author");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"nbf\":-99999999999999999999}"),
+                "author");
+    /* toBoundedInteger fails, the time counts as 0 */
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":99999999999999999999}"),
+                 401, "PGRST303", "JWT expired");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":1e400}"),
+                 401, "PGRST303", "JWT expired");
+    /* a bad signature is still reported first */
+    expect_error(&f, raw_hs256(f.a, "anotheranotheranotheranothersecret", "notjson"), 401,
+                 "PGRST301", "No suitable key or wrong key type");
+    fx_free(&f);
+}
+END_TEST
+
 /* A plain jwt-secret is an HS256 key (Config.hs parseSecret). */
 START_TEST(plain_secret_is_hs256_only)
 {
@@ -679,6 +705,7 @@ int main(void)
     tcase_add_test(tc, missing_secret);
     tcase_add_test(tc, bearer_token_extraction);
     tcase_add_test(tc, bad_signature);
+    tcase_add_test(tc, payload_read_only_after_the_signature);
     tcase_add_test(tc, plain_secret_is_hs256_only);
     tcase_add_test(tc, oct_jwk_with_hs512);
     tcase_add_test(tc, time_claims);

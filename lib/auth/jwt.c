@@ -143,11 +143,11 @@ static const char *json_str(json_object *obj, const char *key)
 
 /* ------------------------------------------------------------ algorithms */
 
-typedef enum key_kind { KEY_OCT, KEY_RSA, KEY_EC } key_kind;
+typedef enum key_kind { KEY_OCT, KEY_RSA, KEY_EC, KEY_OKP } key_kind;
 
 typedef struct alg_info {
     const char *name;
-    const EVP_MD *(*md)(void);
+    const EVP_MD *(*md)(void); /* NULL: EdDSA hashes internally */
     key_kind kind;
     const char *crv;          /* EC curve the algorithm requires */
 } alg_info;
@@ -162,6 +162,7 @@ static const alg_info ALGS[] = {
     {"ES256", EVP_sha256, KEY_EC, "P-256"},
     {"ES384", EVP_sha384, KEY_EC, "P-384"},
     {"ES512", EVP_sha512, KEY_EC, "P-521"},
+    {"EdDSA", NULL, KEY_OKP, NULL},
 };
 
 static const alg_info *find_alg(const char *name)
@@ -209,6 +210,10 @@ static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
     }
     if (strcmp(kty, "EC") == 0) {
         k->kind = KEY_EC;
+        return k->crv != NULL;
+    }
+    if (strcmp(kty, "OKP") == 0) {
+        k->kind = KEY_OKP;
         return k->crv != NULL;
     }
     if (strcmp(kty, "oct") == 0) {
@@ -386,6 +391,20 @@ static EVP_PKEY *ec_pkey(pgrest_arena *a, json_object *jwk, const char *crv)
     return pkey;
 }
 
+/* An Ed25519 or Ed448 public key from the JWK's x (RFC 8037). */
+static EVP_PKEY *okp_pkey(pgrest_arena *a, json_object *jwk, const char *crv)
+{
+    int type = strcmp(crv, "Ed25519") == 0 ? EVP_PKEY_ED25519
+             : strcmp(crv, "Ed448") == 0   ? EVP_PKEY_ED448
+                                           : EVP_PKEY_NONE;
+    const char *xs = json_str(jwk, "x");
+    size_t len = 0;
+    unsigned char *x = xs == NULL ? NULL : b64_decode(a, xs, strlen(xs), &len);
+    if (type == EVP_PKEY_NONE || x == NULL)
+        return NULL;
+    return EVP_PKEY_new_raw_public_key(type, NULL, x, len);
+}
+
 /* HMAC over the signing input, compared in constant time. */
 static bool hmac_ok(const jwt_key *k, const alg_info *ai, const char *input,
                     size_t input_len, const unsigned char *sig, size_t sig_len)
@@ -433,7 +452,7 @@ static bool pkey_verify(EVP_PKEY *pkey, const alg_info *ai, const char *input,
 {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     bool ok = md != NULL &&
-              EVP_DigestVerifyInit(md, NULL, ai->md(), NULL, pkey) == 1 &&
+              EVP_DigestVerifyInit(md, NULL, ai->md ? ai->md() : NULL, NULL, pkey) == 1 &&
               EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)input, input_len) == 1;
     EVP_MD_CTX_free(md);
     return ok;
@@ -448,7 +467,9 @@ static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
 {
     if (k->kind == KEY_OCT)
         return hmac_ok(k, ai, input, input_len, sig, sig_len);
-    EVP_PKEY *pkey = k->kind == KEY_RSA ? rsa_pkey(a, k->jwk) : ec_pkey(a, k->jwk, k->crv);
+    EVP_PKEY *pkey = k->kind == KEY_RSA ? rsa_pkey(a, k->jwk)
+                   : k->kind == KEY_EC  ? ec_pkey(a, k->jwk, k->crv)
+                                        : okp_pkey(a, k->jwk, k->crv);
     if (k->kind == KEY_EC)
         sig = ecdsa_der(a, k->crv, sig, sig_len, &sig_len);
     bool ok = pkey != NULL && sig != NULL && pkey_verify(pkey, ai, input, input_len, sig, sig_len);

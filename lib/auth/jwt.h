@@ -4,7 +4,7 @@
 
 #include "context.h"
 
-/* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*
+/* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*, EdDSA
  * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,
  * extracts the role via jwt-role-claim-key (falling back to db-anon-role),
  * and fills api->role, api->jwt_claims (compact JSON, keys sorted, "role"

@@ -677,6 +677,66 @@ START_TEST(es256_with_jwk)
 }
 END_TEST
 
+/* An EdDSA token signed with priv, its claims sent as written. */
+static const char *eddsa_token(pgrest_arena *a, EVP_PKEY *priv, const char *claims)
+{
+    static const char header[] = "{\"alg\":\"EdDSA\",\"typ\":\"JWT\"}";
+    const char *input = pgr_asprintf(a, "%s.%s",
+                                     b64url(a, (const unsigned char *)header, strlen(header)),
+                                     b64url(a, (const unsigned char *)claims, strlen(claims)));
+    unsigned char sig[128];
+    size_t sig_len = sizeof sig;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    ck_assert_int_eq(EVP_DigestSignInit(md, NULL, NULL, NULL, priv), 1);
+    ck_assert_int_eq(EVP_DigestSign(md, sig, &sig_len, (const unsigned char *)input,
+                                    strlen(input)), 1);
+    EVP_MD_CTX_free(md);
+    return pgr_asprintf(a, "%s.%s", input, b64url(a, sig, sig_len));
+}
+
+static const char *okp_jwk(pgrest_arena *a, EVP_PKEY *pkey, const char *crv)
+{
+    unsigned char raw[64];
+    size_t len = sizeof raw;
+    ck_assert_int_eq(EVP_PKEY_get_raw_public_key(pkey, raw, &len), 1);
+    return pgr_asprintf(a, "{\"kty\":\"OKP\",\"crv\":\"%s\",\"x\":\"%s\"}", crv,
+                        b64url(a, raw, len));
+}
+
+/* jose-jwt verifies EdDSA with Ed25519 and Ed448 OKP keys (RFC 8037). */
+START_TEST(eddsa_with_okp_jwk)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    static const char *curves[][2] = {{"ED25519", "Ed25519"}, {"ED448", "Ed448"}};
+    for (size_t i = 0; i < 2; i++) {
+        EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, curves[i][0]);
+        EVP_PKEY *other = EVP_PKEY_Q_keygen(NULL, NULL, curves[i][0]);
+        ck_assert_ptr_nonnull(key);
+        f.cfg.jwt_secret = okp_jwk(f.a, key, curves[i][1]);
+        expect_role(&f, eddsa_token(f.a, key, "{\"role\":\"ed_user\"}"), "ed_user");
+        expect_error(&f, eddsa_token(f.a, other, "{\"role\":\"ed_user\"}"), 401, "PGRST301",
+                     "No suitable key or wrong key type");
+        ck_assert_str_eq(f.err.details, "None of the keys was able to decode the JWT");
+        /* an HS256 token never reaches an OKP key */
+        expect_error(&f, raw_hs256(f.a, f.cfg.jwt_secret, "{\"role\":\"ed_user\"}"), 401,
+                     "PGRST301", "No suitable key or wrong key type");
+        ck_assert_str_eq(f.err.details, "No suitable key was found to decode the JWT");
+        EVP_PKEY_free(key);
+        EVP_PKEY_free(other);
+    }
+    /* an EdDSA token against an RSA key */
+    keypair kp = rsa_keypair(f.a);
+    EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+    f.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
+    expect_error(&f, eddsa_token(f.a, key, "{\"role\":\"ed_user\"}"), 401, "PGRST301",
+                 "No suitable key or wrong key type");
+    ck_assert_str_eq(f.err.details, "No suitable key was found to decode the JWT");
+    EVP_PKEY_free(key);
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(www_authenticate_header)
 {
     pgrest_arena *a = pgrest_arena_new(0);
@@ -718,6 +778,7 @@ int main(void)
     tcase_add_test(tc, rs256_with_jwk);
     tcase_add_test(tc, rs256_with_jwks_and_kid);
     tcase_add_test(tc, es256_with_jwk);
+    tcase_add_test(tc, eddsa_with_okp_jwk);
     tcase_add_test(tc, www_authenticate_header);
     suite_add_tcase(s, tc);
     return check_run(s);

@@ -565,14 +565,18 @@ static int verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts 
     const char *kid = json_str(header, "kid");
     /* header.payload, the bytes the signature covers */
     size_t input_len = parts->header_len + 1 + parts->payload_len;
-    size_t sig_len = 0;
+    size_t sig_len = 0, payload_len = 0;
     const unsigned char *sig = b64_decode(a, parts->signature, parts->signature_len, &sig_len);
+    /* jose-jwt's per-key decode also fails on a payload that is not
+     * base64url, which then counts as a wrong key */
+    bool decodable = sig != NULL &&
+                     b64_decode(a, parts->payload, parts->payload_len, &payload_len) != NULL;
     bool any = false;
     for (size_t i = 0; i < ks.n; i++) {
         if (!key_fits(&ks.keys[i], ai, kid))
             continue;
         any = true;
-        if (sig != NULL && verify_with(a, &ks.keys[i], ai, parts->header, input_len, sig, sig_len))
+        if (decodable && verify_with(a, &ks.keys[i], ai, parts->header, input_len, sig, sig_len))
             return PGREST_OK;
     }
     if (pgr_arena_exhausted(a))

@@ -374,6 +374,20 @@ START_TEST(payload_read_only_after_the_signature)
                  401, "PGRST303", "JWT expired");
     expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"exp\":1e400}"),
                  401, "PGRST303", "JWT expired");
+    /* a payload that is not base64url fails every key, signed or not */
+    {
+        const char *good = raw_hs256(f.a, SECRET, "{\"role\":\"author\"}");
+        const char *d1 = strchr(good, '.');
+        const char *bad_input = pgr_asprintf(f.a, "%.*s.e30!", (int)(d1 - good), good);
+        unsigned char mac[EVP_MAX_MD_SIZE];
+        size_t maclen = 0;
+        ck_assert_ptr_nonnull(EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, SECRET, strlen(SECRET),
+                                        (const unsigned char *)bad_input, strlen(bad_input),
+                                        mac, sizeof mac, &maclen));
+        expect_error(&f, pgr_asprintf(f.a, "%s.%s", bad_input, b64url(f.a, mac, maclen)), 401,
+                     "PGRST301", "No suitable key or wrong key type");
+        ck_assert_str_eq(f.err.details, "None of the keys was able to decode the JWT");
+    }
     /* a bad signature is still reported first */
     expect_error(&f, raw_hs256(f.a, "anotheranotheranotheranothersecret", "notjson"), 401,
                  "PGRST301", "No suitable key or wrong key type");

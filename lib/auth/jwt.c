@@ -541,10 +541,19 @@ static const unsigned char *secret_bytes(pgrest_arena *a, const pgr_config *cfg,
         *len = strlen(s);
         return (const unsigned char *)s;
     }
+    /* Config.hs decodeSecret: stripped, '.' read as the '=' padding */
+    while (is_space(*s))
+        s++;
     size_t n = strlen(s);
     while (n > 0 && is_space(s[n - 1]))
         n--;
-    return b64_decode(a, s, n, len);
+    char *text = pgr_strndup(a, s, n);
+    if (text == NULL)
+        return NULL;
+    for (char *c = text; *c != '\0'; c++)
+        if (*c == '.')
+            *c = '=';
+    return b64_decode(a, text, n, len);
 }
 
 static int verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,

@@ -701,6 +701,7 @@ typedef struct jsp_seg {
     jsp_op op;
     const char *lit;
     regex_t *re;              /* search / match */
+    bool arrays_only;         /* a deprecated-syntax filter: arrays only */
     struct jsp_seg *next;
 } jsp_seg;
 
@@ -761,21 +762,22 @@ static const char *jsp_quoted(jsp_parser *ps)
     return pgr_sb_finish(&sb);
 }
 
-static bool jsp_name_char(char c)
+/* RFC 9535 name-first: ALPHA / "_" / non-ASCII */
+static bool jsp_name_first(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '@' || c == '-' || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (unsigned char)c >= 0x80;
 }
 
-/* .name or ."quoted name" (legacy) / .name (RFC 9535 shorthand) */
+/* RFC 9535 member-name-shorthand: name-first *(name-first / DIGIT) */
 static const char *jsp_name(jsp_parser *ps)
 {
-    if (*ps->p == '"')
-        return jsp_quoted(ps);
     const char *start = ps->p;
-    while (jsp_name_char(*ps->p))
+    if (!jsp_name_first(*ps->p))
+        return NULL;
+    while (jsp_name_first(*ps->p) || (*ps->p >= '0' && *ps->p <= '9'))
         ps->p++;
-    return ps->p == start ? NULL : pgr_strndup(ps->a, start, (size_t)(ps->p - start));
+    return pgr_strndup(ps->a, start, (size_t)(ps->p - start));
 }
 
 static bool jsp_index(jsp_parser *ps, long long *out)
@@ -838,11 +840,10 @@ static bool jsp_function(jsp_parser *ps, jsp_seg *s)
     return s->re != NULL;
 }
 
-/* @ == 'x' and the legacy ^== (starts with), ==^ (ends with), *== (contains) */
+/* @ == 'x', @ != 'x' */
 static bool jsp_comparison(jsp_parser *ps, jsp_seg *s)
 {
     static const struct { const char *tok; jsp_op op; } ops[] = {
-        {"^==", JSP_PREFIX}, {"==^", JSP_SUFFIX}, {"*==", JSP_CONTAINS},
         {"==", JSP_EQ}, {"!=", JSP_NE},
     };
     if (!jsp_accept(ps, "@"))
@@ -916,19 +917,112 @@ static jsp_seg *jsp_segment(jsp_parser *ps)
     return ok ? s : NULL;
 }
 
-/* Parses a role claim key: RFC 9535 when it starts with '$', PostgREST's
- * legacy JSPath (Config/JSPath.hs) when it starts with '.' or '['. */
+/* ---- the deprecated syntax (Config/DeprecatedJSPath.hs): .name or
+ * ."quoted" keys, [n] indexes and one final [?(@ op "x")] array filter;
+ * quoted text runs to the next '"' with no escapes. */
+
+static const char *legacy_quoted(jsp_parser *ps)
+{
+    if (*ps->p != '"')
+        return NULL;
+    const char *start = ++ps->p;
+    while (*ps->p != '\0' && *ps->p != '"')
+        ps->p++;
+    if (*ps->p != '"')
+        return NULL;
+    return pgr_strndup(ps->a, start, (size_t)(ps->p++ - start));
+}
+
+/* Parsec's alphaNum (non-ASCII bytes stand for Unicode letters) and _$@ */
+static bool legacy_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '@' || (unsigned char)c >= 0x80;
+}
+
+static bool is_parsec_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* [?(@ op "x")] after the "[?(" */
+static bool legacy_filter(jsp_parser *ps, jsp_seg *s)
+{
+    static const struct { const char *tok; jsp_op op; } ops[] = {
+        {"==^", JSP_SUFFIX}, {"==", JSP_EQ}, {"!=", JSP_NE},
+        {"^==", JSP_PREFIX}, {"*==", JSP_CONTAINS},
+    };
+    s->kind = JSP_FILTER;
+    s->arrays_only = true;
+    if (!jsp_accept(ps, "@"))
+        return false;
+    while (is_parsec_space(*ps->p))
+        ps->p++;
+    size_t i = 0;
+    while (i < sizeof ops / sizeof ops[0] && !jsp_accept(ps, ops[i].tok))
+        i++;
+    if (i == sizeof ops / sizeof ops[0])
+        return false;
+    s->op = ops[i].op;
+    while (is_parsec_space(*ps->p))
+        ps->p++;
+    s->lit = legacy_quoted(ps);
+    /* the filter ends the path */
+    return s->lit != NULL && jsp_accept(ps, ")]") && *ps->p == '\0';
+}
+
+/* [digits]; an index beyond any array selects nothing */
+static bool legacy_index(jsp_parser *ps, jsp_seg *s)
+{
+    s->kind = JSP_INDEX;
+    if (*ps->p < '0' || *ps->p > '9')
+        return false;
+    long long v = 0;
+    for (; *ps->p >= '0' && *ps->p <= '9'; ps->p++)
+        v = v > (LLONG_MAX - 9) / 10 ? LLONG_MAX : v * 10 + (*ps->p - '0');
+    s->index = v;
+    return jsp_accept(ps, "]");
+}
+
+static jsp_seg *legacy_segment(jsp_parser *ps)
+{
+    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
+    if (s == NULL)
+        return NULL;
+    bool ok;
+    if (jsp_accept(ps, ".")) {
+        s->kind = JSP_KEY;
+        const char *start = ps->p;
+        while (legacy_name_char(*ps->p))
+            ps->p++;
+        s->key = ps->p > start ? pgr_strndup(ps->a, start, (size_t)(ps->p - start))
+                               : legacy_quoted(ps);
+        ok = s->key != NULL;
+    } else if (jsp_accept(ps, "[?(")) {
+        ok = legacy_filter(ps, s);
+    } else if (jsp_accept(ps, "[")) {
+        ok = legacy_index(ps, s);
+    } else {
+        ok = false;
+    }
+    return ok ? s : NULL;
+}
+
+/* Parses a role claim key as PostgREST's Config.hs parseRoleClaimKey
+ * does: RFC 9535 (Config/JSPath.hs) when it starts with '$', else the
+ * deprecated syntax, one segment at least. */
 static jsp_seg *jsp_parse(pgrest_arena *a, const char *path, bool *ok)
 {
     jsp_parser ps = {a, path, false};
-    if (*ps.p == '$')
+    bool legacy = *ps.p != '$';
+    if (!legacy)
         ps.p++;
-    else if (*ps.p != '.' && *ps.p != '[')
+    else if (*ps.p == '\0')
         ps.failed = true;
     jsp_seg *head = NULL;
     jsp_seg **tail = &head;
     while (!ps.failed && *ps.p != '\0') {
-        jsp_seg *s = jsp_segment(&ps);
+        jsp_seg *s = legacy ? legacy_segment(&ps) : jsp_segment(&ps);
         if (s == NULL) {
             ps.failed = true;
             break;
@@ -974,7 +1068,7 @@ static bool jsp_eval_children(json_object *node, const jsp_seg *s, json_object *
         }
         return false;
     }
-    if (!json_object_is_type(node, json_type_object))
+    if (!json_object_is_type(node, json_type_object) || s->arrays_only)
         return false;
     json_object_object_foreach(node, key, c) {
         (void)key;

@@ -548,7 +548,8 @@ START_TEST(role_claim_key_paths)
     const char *t = hs256(f.a, SECRET,
                           "{\"role\":\"top\",\"app_metadata\":{\"roles\":[\"viewer\",\"admin_x\",\"x_editor\"]},"
                           "\"https://x.com/role\":\"ns\",\"n\":5,\"obj\":{\"a\":[true]},"
-                          "\"a\":{\"b\":[\"first\",\"second\"]},\"nul\":null}");
+                          "\"a\":{\"b\":[\"first\",\"second\"]},\"nul\":null,\"o\":{\"k\":\"admin\"},"
+                          "\"back\\\\slash\":\"bs\"}");
     static const struct { const char *path; const char *role; } cases[] = {
         {".role", "top"},
         {"$.role", "top"},
@@ -578,6 +579,14 @@ START_TEST(role_claim_key_paths)
         {".nul", "null"},
         {"$.nul", "null"},
         {".nul.deeper", "anon"},
+        /* a deprecated-syntax filter looks into arrays only, RFC 9535's
+         * into objects too; quoted keys have no escapes */
+        {".obj[?(@ == \"x\")]", "anon"},
+        {".o[?(@ == \"admin\")]", "anon"},
+        {"$.o[?@ == 'admin']", "admin"},
+        {".\"back\\slash\"", "bs"},
+        {".app_metadata.roles[?(@==\"viewer\")]", "viewer"},
+        {".app_metadata.roles[99999999999999999999]", "anon"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         f.cfg.jwt_role_claim_key = cases[i].path;
@@ -595,7 +604,12 @@ START_TEST(invalid_role_claim_key)
     fixture f;
     fx_init(&f, SECRET);
     static const char *bad[] = {"role", ".", ".a[", ".a[x]", ".a[?(@ = \"x\")]",
-                                "$.a[?(@ == 'x']", "$.a[?search(@)]"};
+                                "$.a[?(@ == 'x']", "$.a[?search(@)]", "",
+                                /* not in the deprecated syntax */
+                                ".a[*]", ".a[-1]", ".my-role", ".a['b']",
+                                ".a[?(@ == 'x')]", ".a[?(@ == \"x\")].b", ".a[?(@ == \"x\") ]",
+                                /* not RFC 9535 */
+                                "$.my-role", "$.0a", "$.\"a\"", "$.a[?(@ ^== 'x')]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(pgr_jwt_check_role_claim_key(f.a, bad[i], &f.err) != PGREST_OK,
                       "%s accepted", bad[i]);

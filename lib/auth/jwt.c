@@ -894,11 +894,8 @@ static bool jsp_bracket(jsp_parser *ps, jsp_seg *s)
     return ok && jsp_accept(ps, "]");
 }
 
-static jsp_seg *jsp_segment(jsp_parser *ps)
+static bool rfc_segment(jsp_parser *ps, jsp_seg *s)
 {
-    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
-    if (s == NULL)
-        return NULL;
     bool ok;
     if (jsp_accept(ps, ".")) {
         if (jsp_accept(ps, "*")) {
@@ -914,7 +911,7 @@ static jsp_seg *jsp_segment(jsp_parser *ps)
     } else {
         ok = false;
     }
-    return ok ? s : NULL;
+    return ok;
 }
 
 /* ---- the deprecated syntax (Config/DeprecatedJSPath.hs): .name or
@@ -984,11 +981,8 @@ static bool legacy_index(jsp_parser *ps, jsp_seg *s)
     return jsp_accept(ps, "]");
 }
 
-static jsp_seg *legacy_segment(jsp_parser *ps)
+static bool legacy_segment(jsp_parser *ps, jsp_seg *s)
 {
-    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
-    if (s == NULL)
-        return NULL;
     bool ok;
     if (jsp_accept(ps, ".")) {
         s->kind = JSP_KEY;
@@ -1005,6 +999,13 @@ static jsp_seg *legacy_segment(jsp_parser *ps)
     } else {
         ok = false;
     }
+    return ok;
+}
+
+static jsp_seg *jsp_segment(jsp_parser *ps, bool legacy)
+{
+    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
+    bool ok = s != NULL && (legacy ? legacy_segment(ps, s) : rfc_segment(ps, s));
     return ok ? s : NULL;
 }
 
@@ -1022,7 +1023,7 @@ static jsp_seg *jsp_parse(pgrest_arena *a, const char *path, bool *ok)
     jsp_seg *head = NULL;
     jsp_seg **tail = &head;
     while (!ps.failed && *ps.p != '\0') {
-        jsp_seg *s = legacy ? legacy_segment(&ps) : jsp_segment(&ps);
+        jsp_seg *s = jsp_segment(&ps, legacy);
         if (s == NULL) {
             ps.failed = true;
             break;

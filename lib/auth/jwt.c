@@ -1056,6 +1056,19 @@ static bool jsp_match(const jsp_seg *s, json_object *v)
 
 static bool jsp_eval(json_object *node, const jsp_seg *s, json_object **out);
 
+/* The smallest member name of obj after prev (the first with NULL), or
+ * NULL: claims objects are small, so no sorted copy is kept. */
+static const char *next_member(json_object *obj, const char *prev)
+{
+    const char *best = NULL;
+    json_object_object_foreach(obj, key, val) {
+        (void)val;
+        if ((prev == NULL || strcmp(key, prev) > 0) && (best == NULL || strcmp(key, best) < 0))
+            best = key;
+    }
+    return best;
+}
+
 /* Children of an array or object, in document order, that the segment
  * selects; the first one the rest of the path resolves wins. */
 static bool jsp_eval_children(json_object *node, const jsp_seg *s, json_object **out)
@@ -1071,8 +1084,9 @@ static bool jsp_eval_children(json_object *node, const jsp_seg *s, json_object *
     }
     if (!json_object_is_type(node, json_type_object) || s->arrays_only)
         return false;
-    json_object_object_foreach(node, key, c) {
-        (void)key;
+    /* Aeson's KeyMap holds members sorted by key, whatever the token's order */
+    for (const char *key = next_member(node, NULL); key != NULL; key = next_member(node, key)) {
+        json_object *c = json_object_object_get(node, key);
         if ((s->kind == JSP_WILDCARD || jsp_match(s, c)) && jsp_eval(c, s->next, out))
             return true;
     }

@@ -595,6 +595,12 @@ START_TEST(role_claim_key_paths)
         ck_assert_msg(strcmp(f.api.role, cases[i].role) == 0, "%s: got %s, want %s",
                       cases[i].path, f.api.role, cases[i].role);
     }
+    /* object members in key order (Aeson's KeyMap), not the token's */
+    const char *unsorted = raw_hs256(f.a, SECRET, "{\"w\":{\"z\":\"from_z\",\"a\":\"from_a\"}}");
+    f.cfg.jwt_role_claim_key = "$.w.*";
+    expect_role(&f, unsorted, "from_a");
+    f.cfg.jwt_role_claim_key = "$.w[?@ != 'x']";
+    expect_role(&f, unsorted, "from_a");
     fx_free(&f);
 }
 END_TEST

@@ -191,8 +191,8 @@ typedef struct jwt_keyset {
     size_t n;
 } jwt_keyset;
 
-/* Reads one JWK; false if it is not a key we can use (skipped, as jose-jwt
- * would refuse it). */
+/* Reads one JWK; false if jose-jwt's Jwk parser would refuse it (unknown
+ * kty or use, a required member missing). */
 static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
 {
     const char *kty = json_str(jwk, "kty");
@@ -204,17 +204,19 @@ static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
     k->use = json_str(jwk, "use");
     k->crv = json_str(jwk, "crv");
     k->jwk = jwk;
+    if (k->use != NULL && strcmp(k->use, "sig") != 0 && strcmp(k->use, "enc") != 0)
+        return false;
     if (strcmp(kty, "RSA") == 0) {
         k->kind = KEY_RSA;
-        return true;
+        return json_str(jwk, "n") != NULL && json_str(jwk, "e") != NULL;
     }
     if (strcmp(kty, "EC") == 0) {
         k->kind = KEY_EC;
-        return k->crv != NULL;
+        return k->crv != NULL && json_str(jwk, "x") != NULL && json_str(jwk, "y") != NULL;
     }
     if (strcmp(kty, "OKP") == 0) {
         k->kind = KEY_OKP;
-        return k->crv != NULL;
+        return k->crv != NULL && json_str(jwk, "x") != NULL;
     }
     if (strcmp(kty, "oct") == 0) {
         const char *ks = json_str(jwk, "k");
@@ -225,6 +227,8 @@ static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
     return false;
 }
 
+/* -1 out of memory, 0 read, 1 some key is not a JWK (so the text is no
+ * JWK Set: a JwkSet parses all its keys or fails). */
 static int keys_from_jwks(pgrest_arena *a, json_object *keys, jwt_keyset *ks)
 {
     size_t n = json_object_array_length(keys);
@@ -233,19 +237,22 @@ static int keys_from_jwks(pgrest_arena *a, json_object *keys, jwt_keyset *ks)
         return -1;
     for (size_t i = 0; i < n; i++) {
         json_object *jwk = json_object_array_get_idx(keys, i);
-        if (json_object_is_type(jwk, json_type_object) &&
-            key_from_jwk(a, jwk, &ks->keys[ks->n]))
-            ks->n++;
+        if (!json_object_is_type(jwk, json_type_object) ||
+            !key_from_jwk(a, jwk, &ks->keys[ks->n]))
+            return 1;
+        ks->n++;
     }
     return 0;
 }
 
 /* The secret as PostgREST's Config.parseSecret reads it: a JWK Set, a JWK,
- * or else an HMAC key pinned to HS256. */
+ * or else (also when the JSON does not parse as either) an HMAC key pinned
+ * to HS256. *is_jwk tells which. */
 static int load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len,
-                     jwt_keyset *ks)
+                     jwt_keyset *ks, bool *is_jwk)
 {
     memset(ks, 0, sizeof *ks);
+    *is_jwk = true;
     size_t i = 0;
     while (i < len && is_space((char)bytes[i]))
         i++;
@@ -254,20 +261,23 @@ static int load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len,
         obj = parse_json_object(a, (const char *)bytes, len);
     json_object *keys;
     if (obj != NULL && json_object_object_get_ex(obj, "keys", &keys) &&
-        json_object_is_type(keys, json_type_array))
-        return keys_from_jwks(a, keys, ks);
+        json_object_is_type(keys, json_type_array)) {
+        int rc = keys_from_jwks(a, keys, ks);
+        if (rc <= 0)
+            return rc;
+    }
     ks->keys = PGR_NEW(a, jwt_key);
     if (ks->keys == NULL)
         return -1;
-    if (obj != NULL && json_str(obj, "kty") != NULL) {
-        ks->n = key_from_jwk(a, obj, &ks->keys[0]) ? 1 : 0;
+    ks->n = 1;
+    if (obj != NULL && key_from_jwk(a, obj, &ks->keys[0]))
         return 0;
-    }
+    *is_jwk = false;
+    memset(&ks->keys[0], 0, sizeof ks->keys[0]);
     ks->keys[0].kind = KEY_OCT;
     ks->keys[0].alg = "HS256";
     ks->keys[0].secret = bytes;
     ks->keys[0].secret_len = len;
-    ks->n = 1;
     return 0;
 }
 
@@ -569,7 +579,8 @@ static int verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts 
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret",
                          "jwt-secret is not valid base64", NULL);
     jwt_keyset ks;
-    if (load_keys(a, secret, secret_len, &ks) != 0)
+    bool is_jwk;
+    if (load_keys(a, secret, secret_len, &ks, &is_jwk) != 0)
         return pgr_error_oom(err);
     const char *kid = json_str(header, "kid");
     /* header.payload, the bytes the signature covers */
@@ -1137,18 +1148,9 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
 /* A JWK Set or a JWK, as load_keys reads them. */
 static bool is_jwk_text(pgrest_arena *a, const unsigned char *bytes, size_t len)
 {
-    size_t i = 0;
-    while (i < len && is_space((char)bytes[i]))
-        i++;
-    if (i == len || bytes[i] != '{')
-        return false;
-    json_object *obj = parse_json_object(a, (const char *)bytes, len);
-    json_object *keys;
-    if (obj == NULL)
-        return false;
-    if (json_object_object_get_ex(obj, "keys", &keys))
-        return json_object_is_type(keys, json_type_array);
-    return json_str(obj, "kty") != NULL;
+    jwt_keyset ks;
+    bool is_jwk = false;
+    return load_keys(a, bytes, len, &ks, &is_jwk) == 0 && is_jwk;
 }
 
 int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *err)

@@ -691,6 +691,35 @@ START_TEST(rs256_with_jwks_and_kid)
 }
 END_TEST
 
+/* Config.hs parseSecret: a JwkSet parses every key or fails, a Jwk fails
+ * on an unknown kty or use or a missing member; the text is then an HS256
+ * secret like any other (at least 32 bytes). */
+START_TEST(unparsable_jwk_text_is_an_hmac_secret)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    keypair kp = rsa_keypair(f.a);
+    const char *texts[] = {
+        pgr_asprintf(f.a, "{\"keys\":[{%s},{\"kty\":\"XYZ\"}]}", kp.jwk_fields),
+        pgr_asprintf(f.a, "{%s,\"use\":\"foo\"}", kp.jwk_fields),
+        "{\"kty\":\"RSA\",\"e\":\"AQAB\",\"comment\":\"no modulus\"}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        f.cfg.jwt_secret = texts[i];
+        ck_assert_int_eq(pgr_jwt_check_secret(f.a, &f.cfg, &f.err), PGREST_OK);
+        expect_error(&f, rs256(f.a, &kp, "{\"role\":\"rsa_user\"}", NULL), 401, "PGRST301",
+                     "No suitable key or wrong key type");
+        ck_assert_str_eq(f.err.details, "No suitable key was found to decode the JWT");
+        expect_role(&f, raw_hs256(f.a, texts[i], "{\"role\":\"hs_user\"}"), "hs_user");
+    }
+    /* so a short one is refused like a short secret */
+    f.cfg.jwt_secret = "{\"kty\":\"RSA\",\"n\":\"AQAB\"}";
+    ck_assert_int_ne(pgr_jwt_check_secret(f.a, &f.cfg, &f.err), PGREST_OK);
+    ck_assert_str_eq(f.err.message, "The JWT secret must be at least 32 characters long.");
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(es256_with_jwk)
 {
     fixture f;
@@ -816,6 +845,7 @@ int main(void)
     tcase_add_test(tc, rs256_with_jwk);
     tcase_add_test(tc, rs256_with_jwks_and_kid);
     tcase_add_test(tc, es256_with_jwk);
+    tcase_add_test(tc, unparsable_jwk_text_is_an_hmac_secret);
     tcase_add_test(tc, eddsa_with_okp_jwk);
     tcase_add_test(tc, www_authenticate_header);
     suite_add_tcase(s, tc);

@@ -527,6 +527,85 @@ static json_object *decode_segment(pgrest_arena *a, const char *s, size_t n)
     return bytes == NULL ? NULL : parse_json_object(a, (const char *)bytes, len);
 }
 
+/* Whether the integer literal's digits exceed what json-c keeps exactly
+ * (uint64 for a positive, int64 for a negative one). */
+static bool beyond_json_c(const char *digits, size_t n, bool negative)
+{
+    const char *limit = negative ? "9223372036854775808" : "18446744073709551615";
+    size_t m = strlen(limit);
+    while (n > 1 && *digits == '0') {
+        digits++;
+        n--;
+    }
+    return n > m || (n == m && memcmp(digits, limit, m) > 0);
+}
+
+/* The claims text with every integer literal json-c would saturate
+ * written as <digits>e0: json-c then keeps it as a double with its
+ * literal, which put_aeson_number prints as the integer Aeson reads. */
+static const char *widen_huge_integers(pgrest_arena *a, const char *text, size_t len,
+                                       size_t *out_len)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, len + 16);
+    bool in_string = false, changed = false;
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (in_string || c == '"') {
+            if (in_string && c == '\\' && i + 1 < len) {
+                pgr_sb_putn(&sb, text + i, 2);
+                i += 2;
+                continue;
+            }
+            if (c == '"')
+                in_string = !in_string;
+            pgr_sb_putc(&sb, c);
+            i++;
+            continue;
+        }
+        bool negative = c == '-';
+        size_t d = negative ? i + 1 : i;
+        size_t digits_end = d;
+        while (digits_end < len && text[digits_end] >= '0' && text[digits_end] <= '9')
+            digits_end++;
+        if (digits_end == d) {
+            pgr_sb_putc(&sb, c);
+            i++;
+            continue;
+        }
+        /* the whole number token: fraction and exponent included */
+        size_t end = digits_end;
+        while (end < len && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.' ||
+                             text[end] == 'e' || text[end] == 'E' || text[end] == '+' ||
+                             text[end] == '-'))
+            end++;
+        pgr_sb_putn(&sb, text + i, end - i);
+        if (end == digits_end && beyond_json_c(text + d, digits_end - d, negative)) {
+            pgr_sb_puts(&sb, "e0");
+            changed = true;
+        }
+        i = end;
+    }
+    size_t n = sb.len;
+    const char *out = pgr_sb_finish(&sb);
+    if (out == NULL || !changed) {
+        *out_len = len;
+        return out == NULL ? NULL : text;
+    }
+    *out_len = n;
+    return out;
+}
+
+/* The payload as claims: one JSON object (Jwt.hs decodeClaims). */
+static json_object *decode_claims(pgrest_arena *a, const char *s, size_t n)
+{
+    size_t len = 0, wide_len = 0;
+    unsigned char *bytes = b64_decode(a, s, n, &len);
+    const char *wide = bytes == NULL ? NULL
+                                     : widen_huge_integers(a, (const char *)bytes, len, &wide_len);
+    return wide == NULL ? NULL : parse_json_object(a, wide, wide_len);
+}
+
 /* The header's algorithm; alg "none" and unknown algorithms are refused
  * before any key is looked at (jose-jwt's BadAlgorithm). */
 static int header_alg(json_object *header, const alg_info **ai, pgrest_error *err)
@@ -1175,6 +1254,8 @@ int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *e
 /* The role at jwt-role-claim-key: a string as is, other JSON encoded
  * (PostgREST's `unquoted`), so a JSON null is the role "null"; NULL when
  * the path selects nothing. */
+static void put_json(pgr_sb *sb, json_object *v);
+
 static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
                        const char **role, pgrest_error *err)
 {
@@ -1193,9 +1274,12 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
         *role = "null";
     else if (json_object_is_type(v, json_type_string))
         *role = pgr_strndup(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
-    else
-        *role = pgr_strdup(a, json_object_to_json_string_ext(
-                                  v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    else {
+        pgr_sb sb;
+        pgr_sb_init(&sb, a, 64);
+        put_json(&sb, v); /* Aeson's JSON.encode */
+        *role = pgr_sb_finish(&sb);
+    }
     return *role == NULL ? pgr_error_oom(err) : PGREST_OK;
 }
 
@@ -1234,6 +1318,101 @@ static void put_json_object(pgr_sb *sb, json_object *obj)
     pgr_sb_putc(sb, '}');
 }
 
+static void put_zeros(pgr_sb *sb, long long n)
+{
+    for (; n > 0; n--)
+        pgr_sb_putc(sb, '0');
+}
+
+/* A JSON number literal as Aeson encodes the Scientific it parses to
+ * (Data.Aeson.Encoding.Builder scientific): an exponent in 0..1024 gives
+ * the integer's digits, any other the Generic format of
+ * Data.Scientific (fixed for a decimal exponent in 0..7, else d.ddde-n).
+ * json-c keeps a parsed double's literal, so the token's text is read. */
+static void put_aeson_number(pgr_sb *sb, const char *lit)
+{
+    bool neg = *lit == '-';
+    const char *p = neg ? lit + 1 : lit;
+    const char *int_digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    size_t n_int = (size_t)(p - int_digits);
+    const char *frac = p;
+    size_t n_frac = 0;
+    if (*p == '.') {
+        frac = ++p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        n_frac = (size_t)(p - frac);
+    }
+    long long exp = 0;
+    bool huge = false; /* |exponent| beyond any digit count */
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (exp > 1000000000LL)
+                huge = true;
+            else
+                exp = exp * 10 + (*p - '0');
+        }
+        exp = eneg ? -exp : exp;
+        if (huge)
+            exp = eneg ? -4000000000LL : 4000000000LL;
+    }
+    /* the coefficient's digits: integer then fraction, leading zeros off */
+    char *digits = pgr_alloc(sb->arena, n_int + n_frac + 1);
+    if (digits == NULL) {
+        sb->failed = true;
+        return;
+    }
+    memcpy(digits, int_digits, n_int);
+    memcpy(digits + n_int, frac, n_frac);
+    size_t n = n_int + n_frac, lead = 0;
+    while (lead < n && digits[lead] == '0')
+        lead++;
+    const char *d = digits + lead;
+    n -= lead;
+    long long e = exp - (long long)n_frac;
+    if (n == 0) { /* zero: Scientific drops the sign */
+        pgr_sb_puts(sb, e >= 0 && e <= 1024 ? "0" : "0.0");
+        return;
+    }
+    if (neg)
+        pgr_sb_putc(sb, '-');
+    if (e >= 0 && e <= 1024) {
+        pgr_sb_putn(sb, d, n);
+        put_zeros(sb, e);
+        return;
+    }
+    while (n > 1 && d[n - 1] == '0') /* toDecimalDigits */
+        n--;
+    long long e10 = (long long)n + e + (long long)(n_int + n_frac - lead - n);
+    if (e10 < 0 || e10 > 7) {
+        pgr_sb_putc(sb, d[0]);
+        pgr_sb_putc(sb, '.');
+        if (n > 1)
+            pgr_sb_putn(sb, d + 1, n - 1);
+        else
+            pgr_sb_putc(sb, '0');
+        pgr_sb_puts(sb, pgr_asprintf(sb->arena, "e%lld", e10 - 1));
+    } else if (e10 == 0) {
+        pgr_sb_puts(sb, "0.");
+        pgr_sb_putn(sb, d, n);
+    } else {
+        size_t whole = (size_t)e10 < n ? (size_t)e10 : n;
+        pgr_sb_putn(sb, d, whole);
+        put_zeros(sb, e10 - (long long)whole);
+        pgr_sb_putc(sb, '.');
+        if (whole < n)
+            pgr_sb_putn(sb, d + whole, n - whole);
+        else
+            pgr_sb_putc(sb, '0');
+    }
+}
+
 static void put_json(pgr_sb *sb, json_object *v)
 {
     if (json_object_is_type(v, json_type_object)) {
@@ -1250,6 +1429,8 @@ static void put_json(pgr_sb *sb, json_object *v)
     } else if (json_object_is_type(v, json_type_string)) {
         pgr_sb_put_json_stringn(sb, json_object_get_string(v),
                                 (size_t)json_object_get_string_len(v));
+    } else if (json_object_is_type(v, json_type_double)) {
+        put_aeson_number(sb, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
     } else {
         pgr_sb_puts(sb, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
     }
@@ -1352,7 +1533,7 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
     rc = verify_token(cfg, a, &parts, header, err);
     if (rc != PGREST_OK)
         return rc;
-    json_object *claims = decode_segment(a, parts.payload, parts.payload_len);
+    json_object *claims = decode_claims(a, parts.payload, parts.payload_len);
     if (claims == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err)
                                       : claims_error(err, "Parsing claims failed");

@@ -539,6 +539,54 @@ START_TEST(claims_are_sorted_and_role_inserted)
 }
 END_TEST
 
+/* request.jwt.claims is Aeson's encoding of the claims: numbers as
+ * Data.Aeson.Encoding.Builder prints the Scientific it read (the integer's
+ * digits for an exponent in 0..1024, else Scientific's Generic format),
+ * integers of any size exact. */
+START_TEST(claims_numbers_as_aeson_encodes_them)
+{
+    fixture f;
+    fx_init(&f, SECRET);
+    static const struct { const char *in; const char *out; } cases[] = {
+        {"1e2", "100"}, {"1.50", "1.5"}, {"1e-7", "1.0e-7"}, {"1.0", "1.0"},
+        {"0.1", "0.1"}, {"100.0", "100.0"}, {"12345678.9", "1.23456789e7"},
+        {"1234567.8", "1234567.8"}, {"0.001", "1.0e-3"}, {"123.456e-2", "1.23456"},
+        {"1e1025", "1.0e1025"}, {"-2.5E+1", "-25"}, {"0.0", "0.0"}, {"-0.0", "0.0"},
+        {"0e5", "0"}, {"-0", "0"}, {"42", "42"}, {"-42", "-42"},
+        {"18446744073709551615", "18446744073709551615"},
+        {"18446744073709551616", "18446744073709551616"},
+        {"99999999999999999999", "99999999999999999999"},
+        {"-9223372036854775808", "-9223372036854775808"},
+        {"-9223372036854775809", "-9223372036854775809"},
+        {"12345678901234567890123", "12345678901234567890123"},
+        {"-1.5e300", "-15ZEROS"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *claims = pgr_asprintf(f.a, "{\"n\":%s,\"role\":\"author\"}", cases[i].in);
+        expect_role(&f, raw_hs256(f.a, SECRET, claims), "author");
+        const char *want = strcmp(cases[i].out, "-15ZEROS") == 0
+                               ? "-1500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                               : cases[i].out;
+        want = pgr_asprintf(f.a, "{\"n\":%s,\"role\":\"author\"}", want);
+        ck_assert_msg(strcmp(f.api.jwt_claims, want) == 0, "%s: got %s, want %s",
+                      cases[i].in, f.api.jwt_claims, want);
+    }
+    /* big integers stay numbers inside strings' neighbourhood */
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"s\":\"99999999999999999999\\\"x\",\"role\":\"author\","
+                                          "\"a\":[99999999999999999999,1e99]}"), "author");
+    ck_assert_str_eq(f.api.jwt_claims,
+                     "{\"a\":[99999999999999999999,1000000000000000000000000000000000000000000"
+                     "000000000000000000000000000000000000000000000000000000000],"
+                     "\"role\":\"author\",\"s\":\"99999999999999999999\\\"x\"}");
+    /* a role that is not a string is that encoding too (Jwt.hs unquoted) */
+    f.cfg.jwt_role_claim_key = ".r";
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"r\":1e2}"), "100");
+    expect_role(&f, raw_hs256(f.a, SECRET, "{\"r\":{\"b\":1.50,\"a\":[true,null]}}"),
+                "{\"a\":[true,null],\"b\":1.5}");
+    fx_free(&f);
+}
+END_TEST
+
 /* ------------------------------------------------------------ JSPath */
 
 START_TEST(role_claim_key_paths)
@@ -840,6 +888,7 @@ int main(void)
     tcase_add_test(tc, time_claims_read_as_postgrest_does);
     tcase_add_test(tc, audience);
     tcase_add_test(tc, claims_are_sorted_and_role_inserted);
+    tcase_add_test(tc, claims_numbers_as_aeson_encodes_them);
     tcase_add_test(tc, role_claim_key_paths);
     tcase_add_test(tc, invalid_role_claim_key);
     tcase_add_test(tc, rs256_with_jwk);

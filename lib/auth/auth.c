@@ -21,12 +21,7 @@ static const char *anon_claims(pgrest_arena *a, const char *role)
 static const char *bearer_token(const pgrest_request *req)
 {
     const char *h = pgr_request_header(req, "Authorization");
-    if (h == NULL || strncasecmp(h, "Bearer", 6) != 0 ||
-        (h[6] != ' ' && h[6] != '\0'))
-        return NULL;
-    h += 6;
-    while (*h == ' ')
-        h++;
+    h = h == NULL ? NULL : pgr_jwt_bearer_token(h);
     return h;
 }
 

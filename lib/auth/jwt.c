@@ -1,15 +1,19 @@
 /* JWT verification (PostgREST Auth.hs / Auth/Jwt.hs, jose-jwt's key
- * selection in Jose/Jwk.hs). libjwt checks the signature, OpenSSL turns JWKs
- * into PEM public keys and decodes base64, json-c reads the JSON. */
+ * selection in Jose/Jwk.hs). OpenSSL checks the signature over the token's
+ * first two segments (the payload is not parsed until the signature holds,
+ * as jose-jwt does), turns JWKs into public keys and decodes base64; json-c
+ * reads the JSON. */
 #include "auth/jwt.h"
 #include "auth/jwt_cache.h"
 
-#include <jwt.h>
 #include <json-c/json.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <limits.h>
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "context.h"
@@ -138,25 +143,26 @@ static const char *json_str(json_object *obj, const char *key)
 
 /* ------------------------------------------------------------ algorithms */
 
-typedef enum key_kind { KEY_OCT, KEY_RSA, KEY_EC } key_kind;
+typedef enum key_kind { KEY_OCT, KEY_RSA, KEY_EC, KEY_OKP } key_kind;
 
 typedef struct alg_info {
     const char *name;
-    jwt_alg_t alg;
+    const EVP_MD *(*md)(void); /* NULL: EdDSA hashes internally */
     key_kind kind;
     const char *crv;          /* EC curve the algorithm requires */
 } alg_info;
 
 static const alg_info ALGS[] = {
-    {"HS256", JWT_ALG_HS256, KEY_OCT, NULL},
-    {"HS384", JWT_ALG_HS384, KEY_OCT, NULL},
-    {"HS512", JWT_ALG_HS512, KEY_OCT, NULL},
-    {"RS256", JWT_ALG_RS256, KEY_RSA, NULL},
-    {"RS384", JWT_ALG_RS384, KEY_RSA, NULL},
-    {"RS512", JWT_ALG_RS512, KEY_RSA, NULL},
-    {"ES256", JWT_ALG_ES256, KEY_EC, "P-256"},
-    {"ES384", JWT_ALG_ES384, KEY_EC, "P-384"},
-    {"ES512", JWT_ALG_ES512, KEY_EC, "P-521"},
+    {"HS256", EVP_sha256, KEY_OCT, NULL},
+    {"HS384", EVP_sha384, KEY_OCT, NULL},
+    {"HS512", EVP_sha512, KEY_OCT, NULL},
+    {"RS256", EVP_sha256, KEY_RSA, NULL},
+    {"RS384", EVP_sha384, KEY_RSA, NULL},
+    {"RS512", EVP_sha512, KEY_RSA, NULL},
+    {"ES256", EVP_sha256, KEY_EC, "P-256"},
+    {"ES384", EVP_sha384, KEY_EC, "P-384"},
+    {"ES512", EVP_sha512, KEY_EC, "P-521"},
+    {"EdDSA", NULL, KEY_OKP, NULL},
 };
 
 static const alg_info *find_alg(const char *name)
@@ -185,8 +191,8 @@ typedef struct jwt_keyset {
     size_t n;
 } jwt_keyset;
 
-/* Reads one JWK; false if it is not a key we can use (skipped, as jose-jwt
- * would refuse it). */
+/* Reads one JWK; false if jose-jwt's Jwk parser would refuse it (unknown
+ * kty or use, a required member missing). */
 static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
 {
     const char *kty = json_str(jwk, "kty");
@@ -198,13 +204,19 @@ static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
     k->use = json_str(jwk, "use");
     k->crv = json_str(jwk, "crv");
     k->jwk = jwk;
+    if (k->use != NULL && strcmp(k->use, "sig") != 0 && strcmp(k->use, "enc") != 0)
+        return false;
     if (strcmp(kty, "RSA") == 0) {
         k->kind = KEY_RSA;
-        return true;
+        return json_str(jwk, "n") != NULL && json_str(jwk, "e") != NULL;
     }
     if (strcmp(kty, "EC") == 0) {
         k->kind = KEY_EC;
-        return k->crv != NULL;
+        return k->crv != NULL && json_str(jwk, "x") != NULL && json_str(jwk, "y") != NULL;
+    }
+    if (strcmp(kty, "OKP") == 0) {
+        k->kind = KEY_OKP;
+        return k->crv != NULL && json_str(jwk, "x") != NULL;
     }
     if (strcmp(kty, "oct") == 0) {
         const char *ks = json_str(jwk, "k");
@@ -215,6 +227,8 @@ static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)
     return false;
 }
 
+/* -1 out of memory, 0 read, 1 some key is not a JWK (so the text is no
+ * JWK Set: a JwkSet parses all its keys or fails). */
 static int keys_from_jwks(pgrest_arena *a, json_object *keys, jwt_keyset *ks)
 {
     size_t n = json_object_array_length(keys);
@@ -223,19 +237,22 @@ static int keys_from_jwks(pgrest_arena *a, json_object *keys, jwt_keyset *ks)
         return -1;
     for (size_t i = 0; i < n; i++) {
         json_object *jwk = json_object_array_get_idx(keys, i);
-        if (json_object_is_type(jwk, json_type_object) &&
-            key_from_jwk(a, jwk, &ks->keys[ks->n]))
-            ks->n++;
+        if (!json_object_is_type(jwk, json_type_object) ||
+            !key_from_jwk(a, jwk, &ks->keys[ks->n]))
+            return 1;
+        ks->n++;
     }
     return 0;
 }
 
 /* The secret as PostgREST's Config.parseSecret reads it: a JWK Set, a JWK,
- * or else an HMAC key pinned to HS256. */
+ * or else (also when the JSON does not parse as either) an HMAC key pinned
+ * to HS256. *is_jwk tells which. */
 static int load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len,
-                     jwt_keyset *ks)
+                     jwt_keyset *ks, bool *is_jwk)
 {
     memset(ks, 0, sizeof *ks);
+    *is_jwk = true;
     size_t i = 0;
     while (i < len && is_space((char)bytes[i]))
         i++;
@@ -244,20 +261,23 @@ static int load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len,
         obj = parse_json_object(a, (const char *)bytes, len);
     json_object *keys;
     if (obj != NULL && json_object_object_get_ex(obj, "keys", &keys) &&
-        json_object_is_type(keys, json_type_array))
-        return keys_from_jwks(a, keys, ks);
+        json_object_is_type(keys, json_type_array)) {
+        int rc = keys_from_jwks(a, keys, ks);
+        if (rc <= 0)
+            return rc;
+    }
     ks->keys = PGR_NEW(a, jwt_key);
     if (ks->keys == NULL)
         return -1;
-    if (obj != NULL && json_str(obj, "kty") != NULL) {
-        ks->n = key_from_jwk(a, obj, &ks->keys[0]) ? 1 : 0;
+    ks->n = 1;
+    if (obj != NULL && key_from_jwk(a, obj, &ks->keys[0]))
         return 0;
-    }
+    *is_jwk = false;
+    memset(&ks->keys[0], 0, sizeof ks->keys[0]);
     ks->keys[0].kind = KEY_OCT;
     ks->keys[0].alg = "HS256";
     ks->keys[0].secret = bytes;
     ks->keys[0].secret_len = len;
-    ks->n = 1;
     return 0;
 }
 
@@ -299,22 +319,6 @@ static EVP_PKEY *pkey_fromdata(const char *type, OSSL_PARAM *params)
     return pkey;
 }
 
-static char *pkey_pem(pgrest_arena *a, EVP_PKEY *pkey, size_t *len)
-{
-    char *pem = NULL;
-    BIO *bio = BIO_new(BIO_s_mem());
-    if (bio != NULL && PEM_write_bio_PUBKEY(bio, pkey) == 1) {
-        char *data = NULL;
-        long n = BIO_get_mem_data(bio, &data);
-        if (n > 0 && data != NULL) {
-            pem = pgr_strndup(a, data, (size_t)n);
-            *len = (size_t)n;
-        }
-    }
-    BIO_free(bio);
-    return pem;
-}
-
 /* Builds the OSSL_PARAM list for an RSA public key from n and e. */
 static OSSL_PARAM *rsa_params(OSSL_PARAM_BLD *bld, const BIGNUM *n, const BIGNUM *e)
 {
@@ -325,20 +329,18 @@ static OSSL_PARAM *rsa_params(OSSL_PARAM_BLD *bld, const BIGNUM *n, const BIGNUM
     return OSSL_PARAM_BLD_to_param(bld);
 }
 
-static char *rsa_pem(pgrest_arena *a, json_object *jwk, size_t *len)
+static EVP_PKEY *rsa_pkey(pgrest_arena *a, json_object *jwk)
 {
     BIGNUM *n = jwk_bignum(a, jwk, "n");
     BIGNUM *e = jwk_bignum(a, jwk, "e");
     OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
     OSSL_PARAM *params = rsa_params(bld, n, e);
     EVP_PKEY *pkey = params == NULL ? NULL : pkey_fromdata("RSA", params);
-    char *pem = pkey == NULL ? NULL : pkey_pem(a, pkey, len);
-    EVP_PKEY_free(pkey);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(bld);
     BN_free(n);
     BN_free(e);
-    return pem;
+    return pkey;
 }
 
 /* OpenSSL group name and coordinate size of a JOSE curve. */
@@ -380,7 +382,7 @@ static unsigned char *ec_point(pgrest_arena *a, json_object *jwk, size_t coord,
     return pt;
 }
 
-static char *ec_pem(pgrest_arena *a, json_object *jwk, const char *crv, size_t *len)
+static EVP_PKEY *ec_pkey(pgrest_arena *a, json_object *jwk, const char *crv)
 {
     size_t coord = 0, pt_len = 0;
     const char *group = ec_group(crv, &coord);
@@ -394,43 +396,94 @@ static char *ec_pem(pgrest_arena *a, json_object *jwk, const char *crv, size_t *
         OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pt, pt_len) == 1)
         params = OSSL_PARAM_BLD_to_param(bld);
     EVP_PKEY *pkey = params == NULL ? NULL : pkey_fromdata("EC", params);
-    char *pem = pkey == NULL ? NULL : pkey_pem(a, pkey, len);
-    EVP_PKEY_free(pkey);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(bld);
-    return pem;
+    return pkey;
 }
 
-/* The bytes libjwt wants for k: the HMAC secret or a PEM public key. */
-static const unsigned char *key_material(pgrest_arena *a, const jwt_key *k, size_t *len)
+/* An Ed25519 or Ed448 public key from the JWK's x (RFC 8037). */
+static EVP_PKEY *okp_pkey(pgrest_arena *a, json_object *jwk, const char *crv)
 {
-    switch (k->kind) {
-    case KEY_OCT:
-        *len = k->secret_len;
-        return k->secret;
-    case KEY_RSA:
-        return (const unsigned char *)rsa_pem(a, k->jwk, len);
-    case KEY_EC:
-        return (const unsigned char *)ec_pem(a, k->jwk, k->crv, len);
-    }
-    return NULL;
-}
-
-/* libjwt verifies the signature with the algorithm named in the header; the
- * caller has already checked that the key belongs to that algorithm, so an
- * RSA public key can never be used as an HMAC secret. */
-static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
-                        const char *token)
-{
+    int type = strcmp(crv, "Ed25519") == 0 ? EVP_PKEY_ED25519
+             : strcmp(crv, "Ed448") == 0   ? EVP_PKEY_ED448
+                                           : EVP_PKEY_NONE;
+    const char *xs = json_str(jwk, "x");
     size_t len = 0;
-    const unsigned char *material = key_material(a, k, &len);
-    if (material == NULL || len == 0 || len > INT32_MAX)
+    unsigned char *x = xs == NULL ? NULL : b64_decode(a, xs, strlen(xs), &len);
+    if (type == EVP_PKEY_NONE || x == NULL)
+        return NULL;
+    return EVP_PKEY_new_raw_public_key(type, NULL, x, len);
+}
+
+/* HMAC over the signing input, compared in constant time. */
+static bool hmac_ok(const jwt_key *k, const alg_info *ai, const char *input,
+                    size_t input_len, const unsigned char *sig, size_t sig_len)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mac_len = 0;
+    if (k->secret_len > INT32_MAX ||
+        HMAC(ai->md(), k->secret, (int)k->secret_len, (const unsigned char *)input,
+             input_len, mac, &mac_len) == NULL)
         return false;
-    jwt_t *jwt = NULL;
-    int rc = jwt_decode(&jwt, token, material, (int)len);
-    bool ok = rc == 0 && jwt != NULL && jwt_get_alg(jwt) == ai->alg;
-    if (jwt != NULL)
-        jwt_free(jwt);
+    return mac_len == sig_len && CRYPTO_memcmp(mac, sig, sig_len) == 0;
+}
+
+/* JWS ES* signatures are r || s, each as long as the curve's coordinates;
+ * OpenSSL verifies the DER ECDSA-Sig-Value. */
+static unsigned char *ecdsa_der(pgrest_arena *a, const char *crv,
+                                const unsigned char *sig, size_t sig_len,
+                                size_t *der_len)
+{
+    size_t coord = 0;
+    if (ec_group(crv, &coord) == NULL || sig_len != 2 * coord)
+        return NULL;
+    ECDSA_SIG *es = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(sig, (int)coord, NULL);
+    BIGNUM *sv = BN_bin2bn(sig + coord, (int)coord, NULL);
+    unsigned char *der = NULL;
+    if (es != NULL && r != NULL && sv != NULL && ECDSA_SIG_set0(es, r, sv) == 1) {
+        r = sv = NULL; /* owned by es now */
+        int n = i2d_ECDSA_SIG(es, NULL);
+        der = n > 0 ? pgr_alloc(a, (size_t)n) : NULL;
+        unsigned char *p = der;
+        if (der != NULL && i2d_ECDSA_SIG(es, &p) == n)
+            *der_len = (size_t)n;
+        else
+            der = NULL;
+    }
+    BN_free(r);
+    BN_free(sv);
+    ECDSA_SIG_free(es);
+    return der;
+}
+
+static bool pkey_verify(EVP_PKEY *pkey, const alg_info *ai, const char *input,
+                        size_t input_len, const unsigned char *sig, size_t sig_len)
+{
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md != NULL &&
+              EVP_DigestVerifyInit(md, NULL, ai->md ? ai->md() : NULL, NULL, pkey) == 1 &&
+              EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)input, input_len) == 1;
+    EVP_MD_CTX_free(md);
+    return ok;
+}
+
+/* Whether sig is k's signature of input with ai; the caller has already
+ * checked that the key belongs to that algorithm, so an RSA public key can
+ * never be used as an HMAC secret. */
+static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
+                        const char *input, size_t input_len,
+                        const unsigned char *sig, size_t sig_len)
+{
+    if (k->kind == KEY_OCT)
+        return hmac_ok(k, ai, input, input_len, sig, sig_len);
+    EVP_PKEY *pkey = k->kind == KEY_RSA ? rsa_pkey(a, k->jwk)
+                   : k->kind == KEY_EC  ? ec_pkey(a, k->jwk, k->crv)
+                                        : okp_pkey(a, k->jwk, k->crv);
+    if (k->kind == KEY_EC)
+        sig = ecdsa_der(a, k->crv, sig, sig_len, &sig_len);
+    bool ok = pkey != NULL && sig != NULL && pkey_verify(pkey, ai, input, input_len, sig, sig_len);
+    EVP_PKEY_free(pkey);
     return ok;
 }
 
@@ -441,6 +494,8 @@ typedef struct jwt_parts {
     size_t header_len;
     const char *payload;
     size_t payload_len;
+    const char *signature;
+    size_t signature_len;
 } jwt_parts;
 
 /* PostgREST's splitToken: exactly three dot-separated parts. */
@@ -460,6 +515,8 @@ static int split_token(pgrest_arena *a, const char *token, jwt_parts *p,
     p->header_len = (size_t)(d1 - token);
     p->payload = d1 + 1;
     p->payload_len = (size_t)(d2 - (d1 + 1));
+    p->signature = d2 + 1;
+    p->signature_len = strlen(d2 + 1);
     return PGREST_OK;
 }
 
@@ -468,6 +525,85 @@ static json_object *decode_segment(pgrest_arena *a, const char *s, size_t n)
     size_t len = 0;
     unsigned char *bytes = b64_decode(a, s, n, &len);
     return bytes == NULL ? NULL : parse_json_object(a, (const char *)bytes, len);
+}
+
+/* Whether the integer literal's digits exceed what json-c keeps exactly
+ * (uint64 for a positive, int64 for a negative one). */
+static bool beyond_json_c(const char *digits, size_t n, bool negative)
+{
+    const char *limit = negative ? "9223372036854775808" : "18446744073709551615";
+    size_t m = strlen(limit);
+    while (n > 1 && *digits == '0') {
+        digits++;
+        n--;
+    }
+    return n > m || (n == m && memcmp(digits, limit, m) > 0);
+}
+
+/* The claims text with every integer literal json-c would saturate
+ * written as <digits>e0: json-c then keeps it as a double with its
+ * literal, which put_aeson_number prints as the integer Aeson reads. */
+static const char *widen_huge_integers(pgrest_arena *a, const char *text, size_t len,
+                                       size_t *out_len)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, len + 16);
+    bool in_string = false, changed = false;
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (in_string || c == '"') {
+            if (in_string && c == '\\' && i + 1 < len) {
+                pgr_sb_putn(&sb, text + i, 2);
+                i += 2;
+                continue;
+            }
+            if (c == '"')
+                in_string = !in_string;
+            pgr_sb_putc(&sb, c);
+            i++;
+            continue;
+        }
+        bool negative = c == '-';
+        size_t d = negative ? i + 1 : i;
+        size_t digits_end = d;
+        while (digits_end < len && text[digits_end] >= '0' && text[digits_end] <= '9')
+            digits_end++;
+        if (digits_end == d) {
+            pgr_sb_putc(&sb, c);
+            i++;
+            continue;
+        }
+        /* the whole number token: fraction and exponent included */
+        size_t end = digits_end;
+        while (end < len && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.' ||
+                             text[end] == 'e' || text[end] == 'E' || text[end] == '+' ||
+                             text[end] == '-'))
+            end++;
+        pgr_sb_putn(&sb, text + i, end - i);
+        if (end == digits_end && beyond_json_c(text + d, digits_end - d, negative)) {
+            pgr_sb_puts(&sb, "e0");
+            changed = true;
+        }
+        i = end;
+    }
+    size_t n = sb.len;
+    const char *out = pgr_sb_finish(&sb);
+    if (out == NULL || !changed) {
+        *out_len = len;
+        return out == NULL ? NULL : text;
+    }
+    *out_len = n;
+    return out;
+}
+
+/* The payload as claims: one JSON object (Jwt.hs decodeClaims). */
+static json_object *decode_claims(pgrest_arena *a, const char *s, size_t n)
+{
+    size_t len = 0, wide_len = 0;
+    unsigned char *bytes = b64_decode(a, s, n, &len);
+    const char *wide = bytes == NULL ? NULL
+                                     : widen_huge_integers(a, (const char *)bytes, len, &wide_len);
+    return wide == NULL ? NULL : parse_json_object(a, wide, wide_len);
 }
 
 /* The header's algorithm; alg "none" and unknown algorithms are refused
@@ -494,13 +630,22 @@ static const unsigned char *secret_bytes(pgrest_arena *a, const pgr_config *cfg,
         *len = strlen(s);
         return (const unsigned char *)s;
     }
+    /* Config.hs decodeSecret: stripped, '.' read as the '=' padding */
+    while (is_space(*s))
+        s++;
     size_t n = strlen(s);
     while (n > 0 && is_space(s[n - 1]))
         n--;
-    return b64_decode(a, s, n, len);
+    char *text = pgr_strndup(a, s, n);
+    if (text == NULL)
+        return NULL;
+    for (char *c = text; *c != '\0'; c++)
+        if (*c == '.')
+            *c = '=';
+    return b64_decode(a, text, n, len);
 }
 
-static int verify_token(const pgr_config *cfg, pgrest_arena *a, const char *token,
+static int verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,
                         json_object *header, pgrest_error *err)
 {
     const alg_info *ai = NULL;
@@ -513,15 +658,24 @@ static int verify_token(const pgr_config *cfg, pgrest_arena *a, const char *toke
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret",
                          "jwt-secret is not valid base64", NULL);
     jwt_keyset ks;
-    if (load_keys(a, secret, secret_len, &ks) != 0)
+    bool is_jwk;
+    if (load_keys(a, secret, secret_len, &ks, &is_jwk) != 0)
         return pgr_error_oom(err);
     const char *kid = json_str(header, "kid");
+    /* header.payload, the bytes the signature covers */
+    size_t input_len = parts->header_len + 1 + parts->payload_len;
+    size_t sig_len = 0, payload_len = 0;
+    const unsigned char *sig = b64_decode(a, parts->signature, parts->signature_len, &sig_len);
+    /* jose-jwt's per-key decode also fails on a payload that is not
+     * base64url, which then counts as a wrong key */
+    bool decodable = sig != NULL &&
+                     b64_decode(a, parts->payload, parts->payload_len, &payload_len) != NULL;
     bool any = false;
     for (size_t i = 0; i < ks.n; i++) {
         if (!key_fits(&ks.keys[i], ai, kid))
             continue;
         any = true;
-        if (verify_with(a, &ks.keys[i], ai, token))
+        if (decodable && verify_with(a, &ks.keys[i], ai, parts->header, input_len, sig, sig_len))
             return PGREST_OK;
     }
     if (pgr_arena_exhausted(a))
@@ -637,6 +791,7 @@ typedef struct jsp_seg {
     jsp_op op;
     const char *lit;
     regex_t *re;              /* search / match */
+    bool arrays_only;         /* a deprecated-syntax filter: arrays only */
     struct jsp_seg *next;
 } jsp_seg;
 
@@ -697,21 +852,22 @@ static const char *jsp_quoted(jsp_parser *ps)
     return pgr_sb_finish(&sb);
 }
 
-static bool jsp_name_char(char c)
+/* RFC 9535 name-first: ALPHA / "_" / non-ASCII */
+static bool jsp_name_first(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '@' || c == '-' || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (unsigned char)c >= 0x80;
 }
 
-/* .name or ."quoted name" (legacy) / .name (RFC 9535 shorthand) */
+/* RFC 9535 member-name-shorthand: name-first *(name-first / DIGIT) */
 static const char *jsp_name(jsp_parser *ps)
 {
-    if (*ps->p == '"')
-        return jsp_quoted(ps);
     const char *start = ps->p;
-    while (jsp_name_char(*ps->p))
+    if (!jsp_name_first(*ps->p))
+        return NULL;
+    while (jsp_name_first(*ps->p) || (*ps->p >= '0' && *ps->p <= '9'))
         ps->p++;
-    return ps->p == start ? NULL : pgr_strndup(ps->a, start, (size_t)(ps->p - start));
+    return pgr_strndup(ps->a, start, (size_t)(ps->p - start));
 }
 
 static bool jsp_index(jsp_parser *ps, long long *out)
@@ -774,11 +930,10 @@ static bool jsp_function(jsp_parser *ps, jsp_seg *s)
     return s->re != NULL;
 }
 
-/* @ == 'x' and the legacy ^== (starts with), ==^ (ends with), *== (contains) */
+/* @ == 'x', @ != 'x' */
 static bool jsp_comparison(jsp_parser *ps, jsp_seg *s)
 {
     static const struct { const char *tok; jsp_op op; } ops[] = {
-        {"^==", JSP_PREFIX}, {"==^", JSP_SUFFIX}, {"*==", JSP_CONTAINS},
         {"==", JSP_EQ}, {"!=", JSP_NE},
     };
     if (!jsp_accept(ps, "@"))
@@ -829,11 +984,8 @@ static bool jsp_bracket(jsp_parser *ps, jsp_seg *s)
     return ok && jsp_accept(ps, "]");
 }
 
-static jsp_seg *jsp_segment(jsp_parser *ps)
+static bool rfc_segment(jsp_parser *ps, jsp_seg *s)
 {
-    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
-    if (s == NULL)
-        return NULL;
     bool ok;
     if (jsp_accept(ps, ".")) {
         if (jsp_accept(ps, "*")) {
@@ -849,22 +1001,119 @@ static jsp_seg *jsp_segment(jsp_parser *ps)
     } else {
         ok = false;
     }
+    return ok;
+}
+
+/* ---- the deprecated syntax (Config/DeprecatedJSPath.hs): .name or
+ * ."quoted" keys, [n] indexes and one final [?(@ op "x")] array filter;
+ * quoted text runs to the next '"' with no escapes. */
+
+static const char *legacy_quoted(jsp_parser *ps)
+{
+    if (*ps->p != '"')
+        return NULL;
+    const char *start = ++ps->p;
+    while (*ps->p != '\0' && *ps->p != '"')
+        ps->p++;
+    if (*ps->p != '"')
+        return NULL;
+    return pgr_strndup(ps->a, start, (size_t)(ps->p++ - start));
+}
+
+/* Parsec's alphaNum (non-ASCII bytes stand for Unicode letters) and _$@ */
+static bool legacy_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '@' || (unsigned char)c >= 0x80;
+}
+
+static bool is_parsec_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* [?(@ op "x")] after the "[?(" */
+static bool legacy_filter(jsp_parser *ps, jsp_seg *s)
+{
+    static const struct { const char *tok; jsp_op op; } ops[] = {
+        {"==^", JSP_SUFFIX}, {"==", JSP_EQ}, {"!=", JSP_NE},
+        {"^==", JSP_PREFIX}, {"*==", JSP_CONTAINS},
+    };
+    s->kind = JSP_FILTER;
+    s->arrays_only = true;
+    if (!jsp_accept(ps, "@"))
+        return false;
+    while (is_parsec_space(*ps->p))
+        ps->p++;
+    size_t i = 0;
+    while (i < sizeof ops / sizeof ops[0] && !jsp_accept(ps, ops[i].tok))
+        i++;
+    if (i == sizeof ops / sizeof ops[0])
+        return false;
+    s->op = ops[i].op;
+    while (is_parsec_space(*ps->p))
+        ps->p++;
+    s->lit = legacy_quoted(ps);
+    /* the filter ends the path */
+    return s->lit != NULL && jsp_accept(ps, ")]") && *ps->p == '\0';
+}
+
+/* [digits]; an index beyond any array selects nothing */
+static bool legacy_index(jsp_parser *ps, jsp_seg *s)
+{
+    s->kind = JSP_INDEX;
+    if (*ps->p < '0' || *ps->p > '9')
+        return false;
+    long long v = 0;
+    for (; *ps->p >= '0' && *ps->p <= '9'; ps->p++)
+        v = v > (LLONG_MAX - 9) / 10 ? LLONG_MAX : v * 10 + (*ps->p - '0');
+    s->index = v;
+    return jsp_accept(ps, "]");
+}
+
+static bool legacy_segment(jsp_parser *ps, jsp_seg *s)
+{
+    bool ok;
+    if (jsp_accept(ps, ".")) {
+        s->kind = JSP_KEY;
+        const char *start = ps->p;
+        while (legacy_name_char(*ps->p))
+            ps->p++;
+        s->key = ps->p > start ? pgr_strndup(ps->a, start, (size_t)(ps->p - start))
+                               : legacy_quoted(ps);
+        ok = s->key != NULL;
+    } else if (jsp_accept(ps, "[?(")) {
+        ok = legacy_filter(ps, s);
+    } else if (jsp_accept(ps, "[")) {
+        ok = legacy_index(ps, s);
+    } else {
+        ok = false;
+    }
+    return ok;
+}
+
+static jsp_seg *jsp_segment(jsp_parser *ps, bool legacy)
+{
+    jsp_seg *s = PGR_NEW(ps->a, jsp_seg);
+    bool ok = s != NULL && (legacy ? legacy_segment(ps, s) : rfc_segment(ps, s));
     return ok ? s : NULL;
 }
 
-/* Parses a role claim key: RFC 9535 when it starts with '$', PostgREST's
- * legacy JSPath (Config/JSPath.hs) when it starts with '.' or '['. */
+/* Parses a role claim key as PostgREST's Config.hs parseRoleClaimKey
+ * does: RFC 9535 (Config/JSPath.hs) when it starts with '$', else the
+ * deprecated syntax, one segment at least. */
 static jsp_seg *jsp_parse(pgrest_arena *a, const char *path, bool *ok)
 {
     jsp_parser ps = {a, path, false};
-    if (*ps.p == '$')
+    bool legacy = *ps.p != '$';
+    if (!legacy)
         ps.p++;
-    else if (*ps.p != '.' && *ps.p != '[')
+    else if (*ps.p == '\0')
         ps.failed = true;
     jsp_seg *head = NULL;
     jsp_seg **tail = &head;
     while (!ps.failed && *ps.p != '\0') {
-        jsp_seg *s = jsp_segment(&ps);
+        jsp_seg *s = jsp_segment(&ps, legacy);
         if (s == NULL) {
             ps.failed = true;
             break;
@@ -897,6 +1146,19 @@ static bool jsp_match(const jsp_seg *s, json_object *v)
 
 static bool jsp_eval(json_object *node, const jsp_seg *s, json_object **out);
 
+/* The smallest member name of obj after prev (the first with NULL), or
+ * NULL: claims objects are small, so no sorted copy is kept. */
+static const char *next_member(json_object *obj, const char *prev)
+{
+    const char *best = NULL;
+    json_object_object_foreach(obj, key, val) {
+        (void)val;
+        if ((prev == NULL || strcmp(key, prev) > 0) && (best == NULL || strcmp(key, best) < 0))
+            best = key;
+    }
+    return best;
+}
+
 /* Children of an array or object, in document order, that the segment
  * selects; the first one the rest of the path resolves wins. */
 static bool jsp_eval_children(json_object *node, const jsp_seg *s, json_object **out)
@@ -910,10 +1172,11 @@ static bool jsp_eval_children(json_object *node, const jsp_seg *s, json_object *
         }
         return false;
     }
-    if (!json_object_is_type(node, json_type_object))
+    if (!json_object_is_type(node, json_type_object) || s->arrays_only)
         return false;
-    json_object_object_foreach(node, key, c) {
-        (void)key;
+    /* Aeson's KeyMap holds members sorted by key, whatever the token's order */
+    for (const char *key = next_member(node, NULL); key != NULL; key = next_member(node, key)) {
+        json_object *c = json_object_object_get(node, key);
         if ((s->kind == JSP_WILDCARD || jsp_match(s, c)) && jsp_eval(c, s->next, out))
             return true;
     }
@@ -964,18 +1227,9 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
 /* A JWK Set or a JWK, as load_keys reads them. */
 static bool is_jwk_text(pgrest_arena *a, const unsigned char *bytes, size_t len)
 {
-    size_t i = 0;
-    while (i < len && is_space((char)bytes[i]))
-        i++;
-    if (i == len || bytes[i] != '{')
-        return false;
-    json_object *obj = parse_json_object(a, (const char *)bytes, len);
-    json_object *keys;
-    if (obj == NULL)
-        return false;
-    if (json_object_object_get_ex(obj, "keys", &keys))
-        return json_object_is_type(keys, json_type_array);
-    return json_str(obj, "kty") != NULL;
+    jwt_keyset ks;
+    bool is_jwk = false;
+    return load_keys(a, bytes, len, &ks, &is_jwk) == 0 && is_jwk;
 }
 
 int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *err)
@@ -998,7 +1252,10 @@ int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *e
 }
 
 /* The role at jwt-role-claim-key: a string as is, other JSON encoded
- * (PostgREST's `unquoted`); NULL when the path selects nothing. */
+ * (PostgREST's `unquoted`), so a JSON null is the role "null"; NULL when
+ * the path selects nothing. */
+static void put_json(pgr_sb *sb, json_object *v);
+
 static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
                        const char **role, pgrest_error *err)
 {
@@ -1011,13 +1268,18 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
                           "Invalid jwt-role-claim-key: %s", path);
     json_object *v = NULL;
     *role = NULL;
-    if (!jsp_eval(claims, segs, &v) || v == NULL)
+    if (!jsp_eval(claims, segs, &v))
         return PGREST_OK;
-    if (json_object_is_type(v, json_type_string))
+    if (v == NULL) /* json-c's JSON null */
+        *role = "null";
+    else if (json_object_is_type(v, json_type_string))
         *role = pgr_strndup(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
-    else
-        *role = pgr_strdup(a, json_object_to_json_string_ext(
-                                  v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    else {
+        pgr_sb sb;
+        pgr_sb_init(&sb, a, 64);
+        put_json(&sb, v); /* Aeson's JSON.encode */
+        *role = pgr_sb_finish(&sb);
+    }
     return *role == NULL ? pgr_error_oom(err) : PGREST_OK;
 }
 
@@ -1056,6 +1318,101 @@ static void put_json_object(pgr_sb *sb, json_object *obj)
     pgr_sb_putc(sb, '}');
 }
 
+static void put_zeros(pgr_sb *sb, long long n)
+{
+    for (; n > 0; n--)
+        pgr_sb_putc(sb, '0');
+}
+
+/* A JSON number literal as Aeson encodes the Scientific it parses to
+ * (Data.Aeson.Encoding.Builder scientific): an exponent in 0..1024 gives
+ * the integer's digits, any other the Generic format of
+ * Data.Scientific (fixed for a decimal exponent in 0..7, else d.ddde-n).
+ * json-c keeps a parsed double's literal, so the token's text is read. */
+static void put_aeson_number(pgr_sb *sb, const char *lit)
+{
+    bool neg = *lit == '-';
+    const char *p = neg ? lit + 1 : lit;
+    const char *int_digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    size_t n_int = (size_t)(p - int_digits);
+    const char *frac = p;
+    size_t n_frac = 0;
+    if (*p == '.') {
+        frac = ++p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        n_frac = (size_t)(p - frac);
+    }
+    long long exp = 0;
+    bool huge = false; /* |exponent| beyond any digit count */
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (exp > 1000000000LL)
+                huge = true;
+            else
+                exp = exp * 10 + (*p - '0');
+        }
+        exp = eneg ? -exp : exp;
+        if (huge)
+            exp = eneg ? -4000000000LL : 4000000000LL;
+    }
+    /* the coefficient's digits: integer then fraction, leading zeros off */
+    char *digits = pgr_alloc(sb->arena, n_int + n_frac + 1);
+    if (digits == NULL) {
+        sb->failed = true;
+        return;
+    }
+    memcpy(digits, int_digits, n_int);
+    memcpy(digits + n_int, frac, n_frac);
+    size_t n = n_int + n_frac, lead = 0;
+    while (lead < n && digits[lead] == '0')
+        lead++;
+    const char *d = digits + lead;
+    n -= lead;
+    long long e = exp - (long long)n_frac;
+    if (n == 0) { /* zero: Scientific drops the sign */
+        pgr_sb_puts(sb, e >= 0 && e <= 1024 ? "0" : "0.0");
+        return;
+    }
+    if (neg)
+        pgr_sb_putc(sb, '-');
+    if (e >= 0 && e <= 1024) {
+        pgr_sb_putn(sb, d, n);
+        put_zeros(sb, e);
+        return;
+    }
+    while (n > 1 && d[n - 1] == '0') /* toDecimalDigits */
+        n--;
+    long long e10 = (long long)n + e + (long long)(n_int + n_frac - lead - n);
+    if (e10 < 0 || e10 > 7) {
+        pgr_sb_putc(sb, d[0]);
+        pgr_sb_putc(sb, '.');
+        if (n > 1)
+            pgr_sb_putn(sb, d + 1, n - 1);
+        else
+            pgr_sb_putc(sb, '0');
+        pgr_sb_puts(sb, pgr_asprintf(sb->arena, "e%lld", e10 - 1));
+    } else if (e10 == 0) {
+        pgr_sb_puts(sb, "0.");
+        pgr_sb_putn(sb, d, n);
+    } else {
+        size_t whole = (size_t)e10 < n ? (size_t)e10 : n;
+        pgr_sb_putn(sb, d, whole);
+        put_zeros(sb, e10 - (long long)whole);
+        pgr_sb_putc(sb, '.');
+        if (whole < n)
+            pgr_sb_putn(sb, d + whole, n - whole);
+        else
+            pgr_sb_putc(sb, '0');
+    }
+}
+
 static void put_json(pgr_sb *sb, json_object *v)
 {
     if (json_object_is_type(v, json_type_object)) {
@@ -1072,6 +1429,8 @@ static void put_json(pgr_sb *sb, json_object *v)
     } else if (json_object_is_type(v, json_type_string)) {
         pgr_sb_put_json_stringn(sb, json_object_get_string(v),
                                 (size_t)json_object_get_string_len(v));
+    } else if (json_object_is_type(v, json_type_double)) {
+        put_aeson_number(sb, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
     } else {
         pgr_sb_puts(sb, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
     }
@@ -1151,10 +1510,12 @@ static bool cached_auth(pgrest_ctx *ctx, const pgr_config *cfg, const char *toke
 int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
                          const char *token, pgrest_api_request *api, pgrest_error *err)
 {
-    if (token == NULL || *token == '\0')
-        return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
+    /* JwtCache.hs decode: without keys any token, even an empty one, is
+     * refused before Jwt.hs parseToken looks at it */
     if (cfg->jwt_secret == NULL)
         return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret", NULL, NULL);
+    if (token == NULL || *token == '\0')
+        return decode_error(err, "Empty JWT is sent in Authorization header", NULL);
     pgr_jwt_auth cached;
     if (cached_auth(ctx, cfg, token, a, &cached)) {
         api->role = cached.role;
@@ -1162,17 +1523,17 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
         api->authenticated = cached.authenticated;
         return PGREST_OK;
     }
-    jwt_parts parts = {NULL, 0, NULL, 0};
+    jwt_parts parts = {NULL, 0, NULL, 0, NULL, 0};
     int rc = split_token(a, token, &parts, err);
     if (rc != PGREST_OK)
         return rc;
     json_object *header = decode_segment(a, parts.header, parts.header_len);
     if (header == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err) : crypto_error(err);
-    rc = verify_token(cfg, a, token, header, err);
+    rc = verify_token(cfg, a, &parts, header, err);
     if (rc != PGREST_OK)
         return rc;
-    json_object *claims = decode_segment(a, parts.payload, parts.payload_len);
+    json_object *claims = decode_claims(a, parts.payload, parts.payload_len);
     if (claims == NULL)
         return pgr_arena_exhausted(a) ? pgr_error_oom(err)
                                       : claims_error(err, "Parsing claims failed");
@@ -1180,6 +1541,24 @@ int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
     if (rc == PGREST_OK)
         remember(ctx, cfg, token, claims, api);
     return rc;
+}
+
+/* Word8's isSpace, as wai-extra's extractBearerAuth splits with it. */
+static bool is_word8_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+const char *pgr_jwt_bearer_token(const char *authorization)
+{
+    const char *p = authorization;
+    while (*p != '\0' && !is_word8_space((unsigned char)*p))
+        p++;
+    if (p - authorization != 6 || strncasecmp(authorization, "bearer", 6) != 0)
+        return NULL;
+    while (is_word8_space((unsigned char)*p))
+        p++;
+    return p;
 }
 
 /* Error.hs invalidTokenHeader: the message as Haskell's `show` quotes it. */

@@ -4,7 +4,7 @@
 
 #include "context.h"
 
-/* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*
+/* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*, EdDSA
  * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,
  * extracts the role via jwt-role-claim-key (falling back to db-anon-role),
  * and fills api->role, api->jwt_claims (compact JSON, keys sorted, "role"
@@ -14,6 +14,12 @@
  * the JWT cache metrics and observations. Thread-safe. */
 int pgr_jwt_authenticate(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
                          const char *token, pgrest_api_request *api, pgrest_error *err);
+
+/* The token of an Authorization header value as wai-extra's
+ * extractBearerAuth reads it (PostgREST ApiRequest.userBearerAuth): the
+ * scheme "Bearer" in any case, then whitespace, then the rest (possibly
+ * empty); NULL for any other scheme. Points into authorization. */
+const char *pgr_jwt_bearer_token(const char *authorization);
 
 /* The WWW-Authenticate header value PostgREST sends with err:
  * `Bearer error="invalid_token", error_description="<message>"` for

@@ -53,6 +53,7 @@ extern "C" {
 /* Feature macros: a host can test for them with #ifdef. */
 #define PGREST_HAS_PIPELINE_EXECUTION 1
 #define PGREST_HAS_SCHEMA_SNAPSHOT 1
+#define PGREST_HAS_AUTH_STAGE 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -75,6 +76,7 @@ typedef struct pgrest_query_plan pgrest_query_plan;
 typedef struct pgrest_statements pgrest_statements;
 typedef struct pgrest_response pgrest_response;
 typedef struct pgrest_pending pgrest_pending;       /* execution in flight */
+typedef struct pgrest_auth pgrest_auth;             /* authentication outcome */
 
 /* Read-only records filled by the library. */
 typedef struct pgrest_error {
@@ -299,13 +301,60 @@ PGREST_API void pgrest_request_add_header_n(pgrest_request *req,
 PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
                                         size_t len);
 
+/* ---------------------------------------------------------------- auth */
+
+/* Authenticates req as PostgREST's Auth.hs does: a bearer token is
+ * verified with jwt-secret (signature, exp/nbf/iat, aud) through the
+ * context's JWT cache (jwt-cache-max-entries, with its metrics and
+ * observations), its role taken at jwt-role-claim-key (db-anon-role when
+ * absent); without a token the role is db-anon-role. *out (in the arena)
+ * is the outcome, success or failure alike: read it with the accessors
+ * below, and attach it to the request with pgrest_request_set_auth so that
+ * parsing uses it. Returns PGREST_OK, or the error (PGRST300 500,
+ * PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
+ * response PostgREST sends, WWW-Authenticate included. *out is NULL only
+ * when the arena is exhausted. Thread-safe. */
+PGREST_API int pgrest_authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
+                                   const pgrest_request *req, pgrest_auth **out,
+                                   pgrest_error *err);
+
+/* An identity the host established itself (a gateway that verified the
+ * token): the transaction runs as role (NULL: db-anon-role; both NULL is
+ * PGRST302 401) with request.jwt.claims = claims_json (a JSON object, or
+ * NULL for {"role": role}) whose "role" member is set to the role. The
+ * request counts as authenticated (401 vs 403 on 42501) when the role is
+ * not db-anon-role. Strings are copied; *out lives in the arena. Claims
+ * that are no JSON object fail with PGREST_ERR_INTERNAL (PGRST500). */
+PGREST_API int pgrest_auth_supply(pgrest_ctx *ctx, pgrest_arena *arena,
+                                  const char *role, const char *claims_json,
+                                  pgrest_auth **out, pgrest_error *err);
+
+/* The outcome: the role and the claims JSON text (NULL when
+ * authentication failed), whether the role is not db-anon-role, and the
+ * error that refused the request (NULL on success). Strings and the error
+ * record live in the arena. */
+PGREST_API const char *pgrest_auth_role(const pgrest_auth *auth);
+PGREST_API const char *pgrest_auth_claims(const pgrest_auth *auth);
+PGREST_API int pgrest_auth_authenticated(const pgrest_auth *auth);
+PGREST_API const pgrest_error *pgrest_auth_error(const pgrest_auth *auth);
+
+/* Makes req run as auth (from pgrest_authenticate or pgrest_auth_supply,
+ * in the same arena, or NULL to undo): pgrest_parse_request,
+ * pgrest_handle and pgrest_task_start then use it instead of reading the
+ * Authorization header; a failed outcome fails them with its error. */
+PGREST_API void pgrest_request_set_auth(pgrest_request *req,
+                                        const pgrest_auth *auth);
+
 /* ---------------------------------------------------------------- stages */
 
 /* Parses the raw request: target, action, select/filter/order trees,
  * range, preferences, payload. Needs no database and no schema cache; reads
- * only the context's configuration. *out lives in the arena. On failure
- * *out is NULL, or, when authentication succeeded, the partly parsed
- * request (only its role is meaningful then). */
+ * only the context's configuration. The identity is the one attached with
+ * pgrest_request_set_auth; without one, the bearer token is verified here
+ * as pgrest_authenticate does but without the JWT cache (nothing shared
+ * is touched; the outcome is not readable). *out lives in the arena. On
+ * failure *out is NULL, or, when authentication succeeded, the partly
+ * parsed request (only its role is meaningful then). */
 PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                                     const pgrest_request *req,
                                     pgrest_api_request **out,

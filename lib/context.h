@@ -110,6 +110,9 @@ struct pgrest_ctx {
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
     atomic_uint retry_delay;          /* seconds, for Retry-After */
+    /* bumped on every schema cache swap: statements prepared before it
+     * are deallocated before the next use of their connection */
+    atomic_uint schema_generation;
     /* Connection events for the host (lib/db_events.c); db_fatal stops the
      * worker's retries after a non-retryable failure. */
     atomic_bool db_fatal;

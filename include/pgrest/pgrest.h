@@ -54,6 +54,7 @@ extern "C" {
 #define PGREST_HAS_PIPELINE_EXECUTION 1
 #define PGREST_HAS_SCHEMA_SNAPSHOT 1
 #define PGREST_HAS_AUTH_STAGE 1
+#define PGREST_HAS_TASK_ENGINE 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -77,6 +78,7 @@ typedef struct pgrest_statements pgrest_statements;
 typedef struct pgrest_response pgrest_response;
 typedef struct pgrest_pending pgrest_pending;       /* execution in flight */
 typedef struct pgrest_auth pgrest_auth;             /* authentication outcome */
+typedef struct pgrest_task pgrest_task;             /* one request in the engine */
 
 /* Read-only records filled by the library. */
 typedef struct pgrest_error {
@@ -409,9 +411,75 @@ PGREST_API int pgrest_pending_wants_write(const pgrest_pending *p);
 PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
                                       pgrest_error *err);
 
+/* ---------------------------------------------------------------- engine */
+
+/* The request engine for hosts with an event loop (pgrest_handle is a
+ * blocking loop over it, as libcurl's easy interface over its multi one).
+ * pgrest_task_start does everything that needs no database: CORS
+ * preflight, authentication (unless pgrest_request_set_auth gave an
+ * identity), parsing, planning, SQL; OPTIONS and errors finish there. A
+ * task that needs the database then takes a pooled connection: when none
+ * is free it queues (first come, first served) and wake(wake_arg) is
+ * called once one has been handed to it -- from whichever thread released
+ * it, with the pool's lock held, so wake may only signal the host's loop
+ * (write an eventfd, push to a queue, set a flag) and must not call into
+ * libpgrest. The host then calls pgrest_task_advance from its loop, which
+ * sends the pipeline and reads results without ever blocking; the return
+ * value says what the task waits for next:
+ *
+ *   PGREST_TASK_DONE        pgrest_task_response is the final response,
+ *                           decorated like pgrest_handle's (CORS,
+ *                           Server-Timing, Retry-After, trace header),
+ *                           counted in the metrics and passed to the
+ *                           query logger
+ *   PGREST_TASK_WAIT_CONN   queued for a connection: advance again after
+ *                           wake, or after pgrest_task_timeout_ms (then it
+ *                           finishes with 504 PGRST003)
+ *   PGREST_TASK_WAIT_READ   pgrest_task_socket readable
+ *   PGREST_TASK_WAIT_WRITE  pgrest_task_socket writable (or readable)
+ *
+ * Advancing at any other moment is harmless. The task lives in the arena;
+ * the arena must not be freed before the task is DONE (a task that holds
+ * or waits for a connection would lose it): pgrest_task_cancel first.
+ * A task belongs to one thread at a time; tasks of one context may run on
+ * many threads. */
+typedef enum pgrest_task_wait {
+    PGREST_TASK_DONE = 0,
+    PGREST_TASK_WAIT_CONN = 1,
+    PGREST_TASK_WAIT_READ = 2,
+    PGREST_TASK_WAIT_WRITE = 3
+} pgrest_task_wait;
+typedef void (*pgrest_task_wake)(void *arg);
+
+/* Starts the task; wake may be NULL for a host that polls. NULL only when
+ * the arena cannot hold the task or an argument is NULL. */
+PGREST_API pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
+                                          const pgrest_request *req,
+                                          pgrest_task_wake wake, void *wake_arg);
+/* Moves the task on without blocking; returns its pgrest_task_wait. */
+PGREST_API int pgrest_task_advance(pgrest_task *task);
+/* What the task waits for now (the last advance's answer). */
+PGREST_API int pgrest_task_wait_state(const pgrest_task *task);
+/* The database socket to watch while WAIT_READ / WAIT_WRITE, else -1. */
+PGREST_API int pgrest_task_socket(const pgrest_task *task);
+/* While WAIT_CONN, milliseconds until the acquisition timeout (advance
+ * then); -1 otherwise. */
+PGREST_API long pgrest_task_timeout_ms(const pgrest_task *task);
+/* The response once DONE (in the arena), NULL before, or on OOM. */
+PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
+/* The client went away or the host's timeout struck: a queued task leaves
+ * the queue and is DONE at once; a running one has its statement cancelled
+ * (PQcancel; this call waits for the cancel request to be delivered, not
+ * for the statement) and finishes after the next advances with the
+ * cancellation's error, its connection back in the pool idle. The
+ * response of a cancelled task is not meant for the client. Returns the
+ * task's wait state. */
+PGREST_API int pgrest_task_cancel(pgrest_task *task);
+
 /* One call for hosts: parse, authenticate, plan, emit, execute on a pooled
- * connection. Always produces a response (errors become PostgREST's JSON
- * error responses); returns NULL only on OOM. */
+ * connection -- a task driven to its end, waiting with poll(). Always
+ * produces a response (errors become PostgREST's JSON error responses);
+ * returns NULL only on OOM. */
 PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
                                           pgrest_arena *arena,
                                           const pgrest_request *req);

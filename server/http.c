@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "engine_loop.h"
 #include "listen_socket.h"
 #include "log.h"
 #include "reuseport.h"
@@ -32,6 +34,7 @@ struct http_server {
     int listen_fd;
     bool reuseport;
     char *unix_path;
+    engine_loops *loops;      /* drive the tasks: no HTTP thread waits on PostgreSQL */
     atomic_int active;        /* requests between first handler call and completion */
     atomic_bool closing;      /* shutting down: answer with Connection: close */
 };
@@ -46,6 +49,11 @@ typedef struct request_state {
     bool too_large;
     size_t discarded; /* body bytes past server-max-body-size */
     bool started;
+    /* the request in the engine: suspended from dispatch until done */
+    struct MHD_Connection *con;
+    pgrest_arena *arena;
+    engine_job job;
+    pgrest_response *resp;   /* set by the loop thread before resuming */
 } request_state;
 
 /* A URI over server-max-url-size is answered 414 from rs->uri alone, so
@@ -88,6 +96,11 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
      * for every request its handler was called for */
     if (rs->started)
         atomic_fetch_sub(&s->active, 1);
+    /* a task still in flight (the daemon stopping under it) keeps its
+     * memory: its loop may yet touch it */
+    if (rs->arena != NULL && !rs->job.finished)
+        return;
+    pgrest_arena_free(rs->arena);
     free(rs->uri);
     free(rs->body);
     free(rs);
@@ -254,31 +267,61 @@ static void access_log(struct MHD_Connection *con, const char *method, const cha
                logged_size(method, resp), ref ? ref : "", ua ? ua : "");
 }
 
-static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
-                                const char *method, const char *version,
-                                request_state *rs)
+static enum MHD_Result respond(http_server *s, struct MHD_Connection *con,
+                               const char *method, const char *version,
+                               request_state *rs)
 {
-    pgrest_arena *arena = pgrest_arena_new(0);
-    if (arena == NULL)
-        return MHD_NO;
-    char *q = strchr(rs->uri, '?');
-    if (q != NULL)
-        *q = '\0';
-    pgrest_request *req = pgrest_request_new(arena, method, rs->uri, q ? q + 1 : "");
-    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
-    pgrest_request_set_body(req, rs->body, rs->body_len);
-    pgrest_response *resp = pgrest_handle(s->ctx, arena, req);
+    pgrest_response *resp = rs->resp;
     enum MHD_Result ret =
         resp ? send_response(s, con, resp,
                              strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
              : MHD_NO;
-    if (resp != NULL) {
-        if (q != NULL)
-            *q = '?';
+    if (resp != NULL)
         access_log(con, method, version, rs->uri, resp);
-    }
-    pgrest_arena_free(arena);
+    pgrest_arena_free(rs->arena);
+    rs->arena = NULL;
+    rs->resp = NULL;
     return ret;
+}
+
+/* From the loop thread: the task is done, the connection goes on. */
+static void task_done(engine_job *job)
+{
+    request_state *rs = (request_state *)((char *)job - offsetof(request_state, job));
+    rs->resp = pgrest_task_response(job->task);
+    MHD_resume_connection(rs->con);
+}
+
+/* The request becomes a task; one that needs the database is suspended
+ * (its HTTP thread goes on with other connections) and handed to an
+ * engine loop, which resumes it when the response is ready. */
+static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
+                                const char *method, const char *version,
+                                request_state *rs)
+{
+    rs->arena = pgrest_arena_new(0);
+    if (rs->arena == NULL)
+        return MHD_NO;
+    char *q = strchr(rs->uri, '?');
+    if (q != NULL)
+        *q = '\0';
+    pgrest_request *req = pgrest_request_new(rs->arena, method, rs->uri, q ? q + 1 : "");
+    if (q != NULL)
+        *q = '?';
+    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
+    pgrest_request_set_body(req, rs->body, rs->body_len);
+    rs->con = con;
+    rs->job.done = task_done;
+    rs->job.loop = engine_pick(s->loops);
+    rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
+    if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
+        rs->job.finished = true;
+        rs->resp = pgrest_task_response(rs->job.task);
+        return respond(s, con, method, version, rs);
+    }
+    MHD_suspend_connection(con);
+    engine_submit(&rs->job);
+    return MHD_YES;
 }
 
 /* libmicrohttpd calls this several times per request; the response is
@@ -315,6 +358,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
+    if (rs->arena != NULL)  /* resumed: the task is done */
+        return respond(s, con, method, version, rs);
     return dispatch(s, con, method, version, rs);
 }
 
@@ -359,9 +404,17 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         free(s);
         return NULL;
     }
+    s->loops = engine_loops_start(lc->engine_loops);
+    if (s->loops == NULL) {
+        snprintf(errbuf, errlen, "cannot start the engine loops");
+        close(s->listen_fd);
+        free(s->unix_path);
+        free(s);
+        return NULL;
+    }
     s->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            MHD_USE_ITC,
+            MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME,
         0, NULL, NULL, on_request, s,
         MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
@@ -375,6 +428,7 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");
+        engine_loops_stop(s->loops);
         close(s->listen_fd);
         free(s->unix_path);
         free(s);
@@ -438,6 +492,7 @@ void http_stop(http_server *s)
         log_msg(LOG_WARN, "Shutting down with %d requests still in flight",
                 atomic_load(&s->active));
     MHD_stop_daemon(s->daemon);
+    engine_loops_stop(s->loops);
     if (s->unix_path != NULL)
         unlink(s->unix_path);
     free(s->unix_path);

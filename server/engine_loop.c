@@ -5,32 +5,57 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #define MAX_EVENTS 64
+#define MAX_HANDED 64
 
-typedef struct engine_loop {
+typedef struct handed_fd {
+    int fd;
+    struct sockaddr_storage addr;
+    socklen_t len;
+} handed_fd;
+
+struct engine_loop {
     pthread_t thread;
+    engine_http http;
     int epoll_fd;
     int event_fd;
-    pthread_mutex_t lock;          /* guards incoming */
-    engine_job *incoming;          /* new or woken jobs, for the loop */
+    pthread_mutex_t lock;          /* guards incoming and handed */
+    engine_job *incoming;          /* woken jobs */
+    handed_fd handed[MAX_HANDED];
+    size_t n_handed;
     engine_job *waiting;           /* queued for a connection (loop-local) */
+    bool finished_some;            /* a task finished: the daemon resumes it */
     atomic_bool stop;
-} engine_loop;
-
-struct engine_loops {
-    engine_loop *loops;
-    unsigned n;
-    atomic_uint next;
 };
 
-/* From any thread (the wake call comes with the pool's lock held: only
- * list work and an eventfd write). */
-static void push_incoming(engine_loop *l, engine_job *job)
+/* epoll data of the two fds that are no job */
+static char event_mark, http_mark;
+
+static _Thread_local engine_loop *current;
+
+engine_loop *engine_loop_current(void)
 {
+    return current;
+}
+
+static void signal_loop(engine_loop *l)
+{
+    uint64_t one = 1;
+    ssize_t w = write(l->event_fd, &one, sizeof one);
+    (void)w;
+}
+
+/* From any thread; the wake comes with the pool's lock held: only list
+ * work and an eventfd write. */
+void engine_wake(void *arg)
+{
+    engine_job *job = arg;
+    engine_loop *l = job->loop;
     pthread_mutex_lock(&l->lock);
     bool first = l->incoming == NULL;
     if (!job->incoming) {
@@ -39,27 +64,26 @@ static void push_incoming(engine_loop *l, engine_job *job)
         l->incoming = job;
     }
     pthread_mutex_unlock(&l->lock);
-    if (first) {
-        uint64_t one = 1;
-        ssize_t w = write(l->event_fd, &one, sizeof one);
-        (void)w;
+    if (first)
+        signal_loop(l);
+}
+
+void engine_add_connection(engine_loop *l, int fd, const struct sockaddr *addr,
+                           socklen_t len)
+{
+    pthread_mutex_lock(&l->lock);
+    bool taken = l->n_handed < MAX_HANDED && len <= sizeof(struct sockaddr_storage);
+    if (taken) {
+        handed_fd *h = &l->handed[l->n_handed++];
+        h->fd = fd;
+        memcpy(&h->addr, addr, len);
+        h->len = len;
     }
-}
-
-/* A hand-over before engine_submit is found by the submitted job's first
- * step; stepping it earlier could finish it before the HTTP side has
- * suspended its connection. */
-void engine_wake(void *arg)
-{
-    engine_job *job = arg;
-    if (atomic_load(&job->submitted))
-        push_incoming(job->loop, job);
-}
-
-void engine_submit(engine_job *job)
-{
-    atomic_store(&job->submitted, true);
-    push_incoming(job->loop, job);
+    pthread_mutex_unlock(&l->lock);
+    if (taken)
+        signal_loop(l);
+    else
+        close(fd);
 }
 
 static void wait_add(engine_loop *l, engine_job *job)
@@ -124,6 +148,7 @@ static void settle(engine_loop *l, engine_job *job, int wait)
     case PGREST_TASK_DONE:
         job->finished = true;
         incoming_remove(l, job);
+        l->finished_some = true;
         job->done(job);
         return;
     case PGREST_TASK_WAIT_CONN:
@@ -135,15 +160,20 @@ static void settle(engine_loop *l, engine_job *job, int wait)
     }
 }
 
+void engine_adopt(engine_job *job)
+{
+    settle(job->loop, job, pgrest_task_wait_state(job->task));
+}
+
 static void step(engine_loop *l, engine_job *job)
 {
     if (!job->finished)
         settle(l, job, pgrest_task_advance(job->task));
 }
 
-static int next_timeout(const engine_loop *l)
+static int next_timeout(engine_loop *l)
 {
-    long best = -1;
+    long best = l->http.timeout_ms(l->http.arg);
     for (const engine_job *j = l->waiting; j != NULL; j = j->next_waiting) {
         long t = pgrest_task_timeout_ms(j->task);
         if (t >= 0 && (best < 0 || t < best))
@@ -157,12 +187,19 @@ static void take_incoming(engine_loop *l)
     uint64_t n;
     ssize_t r = read(l->event_fd, &n, sizeof n);
     (void)r;
+    handed_fd handed[MAX_HANDED];
     pthread_mutex_lock(&l->lock);
     engine_job *list = l->incoming;
     l->incoming = NULL;
     for (engine_job *j = list; j != NULL; j = j->next_incoming)
         j->incoming = false;
+    size_t n_handed = l->n_handed;
+    memcpy(handed, l->handed, n_handed * sizeof handed[0]);
+    l->n_handed = 0;
     pthread_mutex_unlock(&l->lock);
+    for (size_t i = 0; i < n_handed; i++)
+        l->http.add_connection(l->http.arg, handed[i].fd,
+                               (const struct sockaddr *)&handed[i].addr, handed[i].len);
     while (list != NULL) {
         engine_job *next = list->next_incoming;
         step(l, list);
@@ -184,73 +221,65 @@ static void expire_waiting(engine_loop *l)
 static void *run(void *arg)
 {
     engine_loop *l = arg;
+    current = l;
     struct epoll_event evs[MAX_EVENTS];
+    l->http.run(l->http.arg);
     while (!atomic_load(&l->stop)) {
         int n = epoll_wait(l->epoll_fd, evs, MAX_EVENTS, next_timeout(l));
+        bool run_http = n == 0;   /* a timeout may be the daemon's */
         for (int i = 0; i < n; i++) {
-            if (evs[i].data.ptr == NULL)
+            if (evs[i].data.ptr == &event_mark)
                 take_incoming(l);
+            else if (evs[i].data.ptr == &http_mark)
+                run_http = true;
             else
                 step(l, evs[i].data.ptr);
         }
         if (l->waiting != NULL)
             expire_waiting(l);
+        if (run_http || l->finished_some) {
+            l->finished_some = false;
+            l->http.run(l->http.arg);
+        }
     }
+    current = NULL;
     return NULL;
 }
 
-static bool loop_init(engine_loop *l)
+engine_loop *engine_loop_start(const engine_http *http)
 {
+    engine_loop *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    l->http = *http;
     l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     l->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_mutex_init(&l->lock, NULL);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    return l->epoll_fd >= 0 && l->event_fd >= 0 &&
-           epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->event_fd, &ev) == 0 &&
-           pthread_create(&l->thread, NULL, run, l) == 0;
-}
-
-engine_loops *engine_loops_start(unsigned n)
-{
-    engine_loops *ls = calloc(1, sizeof *ls);
-    if (ls == NULL)
-        return NULL;
-    ls->loops = calloc(n, sizeof *ls->loops);
-    if (ls->loops == NULL) {
-        free(ls);
-        return NULL;
-    }
-    for (; ls->n < n; ls->n++)
-        if (!loop_init(&ls->loops[ls->n]))
-            break;
-    if (ls->n == 0) {
-        free(ls->loops);
-        free(ls);
-        return NULL;
-    }
-    return ls;
-}
-
-engine_loop *engine_pick(engine_loops *ls)
-{
-    return &ls->loops[atomic_fetch_add(&ls->next, 1) % ls->n];
-}
-
-void engine_loops_stop(engine_loops *ls)
-{
-    if (ls == NULL)
-        return;
-    for (unsigned i = 0; i < ls->n; i++) {
-        engine_loop *l = &ls->loops[i];
-        atomic_store(&l->stop, true);
-        uint64_t one = 1;
-        ssize_t w = write(l->event_fd, &one, sizeof one);
-        (void)w;
-        pthread_join(l->thread, NULL);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &event_mark};
+    struct epoll_event hv = {.events = EPOLLIN, .data.ptr = &http_mark};
+    if (l->epoll_fd >= 0 && l->event_fd >= 0 &&
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->event_fd, &ev) == 0 &&
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, http->fd, &hv) == 0 &&
+        pthread_create(&l->thread, NULL, run, l) == 0)
+        return l;
+    if (l->epoll_fd >= 0)
         close(l->epoll_fd);
+    if (l->event_fd >= 0)
         close(l->event_fd);
-        pthread_mutex_destroy(&l->lock);
-    }
-    free(ls->loops);
-    free(ls);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+    return NULL;
+}
+
+void engine_loop_stop(engine_loop *l)
+{
+    if (l == NULL)
+        return;
+    atomic_store(&l->stop, true);
+    signal_loop(l);
+    pthread_join(l->thread, NULL);
+    close(l->epoll_fd);
+    close(l->event_fd);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
 }

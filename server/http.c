@@ -2,6 +2,7 @@
 #include "version.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -25,8 +26,17 @@
  * limit so that the client can still be told 413. */
 #define DISCARD_SLACK ((size_t)1 << 20)
 
-struct http_server {
+/* One libmicrohttpd daemon in external-polling mode and the engine loop
+ * that runs it together with its requests' PostgreSQL sockets. */
+typedef struct http_worker {
     struct MHD_Daemon *daemon;
+    engine_loop *loop;
+} http_worker;
+
+struct http_server {
+    http_worker *workers;
+    unsigned n_workers;
+    atomic_uint next_worker;  /* for connections handed over by reuseport */
     pgrest_ctx *ctx;
     size_t max_body_size;
     size_t max_url_size;
@@ -34,7 +44,6 @@ struct http_server {
     int listen_fd;
     bool reuseport;
     char *unix_path;
-    engine_loops *loops;      /* drive the tasks: no HTTP thread waits on PostgreSQL */
     atomic_int active;        /* requests between first handler call and completion */
     atomic_bool closing;      /* shutting down: answer with Connection: close */
 };
@@ -293,8 +302,9 @@ static void task_done(engine_job *job)
 }
 
 /* The request becomes a task; one that needs the database is suspended
- * (its HTTP thread goes on with other connections) and handed to an
- * engine loop, which resumes it when the response is ready. */
+ * (the loop goes on with other connections) and the loop that runs this
+ * daemon drives it on its PostgreSQL socket, resuming it when the
+ * response is ready. */
 static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
                                 const char *method, const char *version,
                                 request_state *rs)
@@ -312,7 +322,7 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     pgrest_request_set_body(req, rs->body, rs->body_len);
     rs->con = con;
     rs->job.done = task_done;
-    rs->job.loop = engine_pick(s->loops);
+    rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
         rs->job.finished = true;
@@ -320,7 +330,7 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
         return respond(s, con, method, version, rs);
     }
     MHD_suspend_connection(con);
-    engine_submit(&rs->job);
+    engine_adopt(&rs->job);
     return MHD_YES;
 }
 
@@ -382,6 +392,69 @@ static size_t memory_limit(const http_listen *lc)
     return n < 32768 ? 32768 : n;
 }
 
+static void worker_run(void *arg)
+{
+    MHD_run(((http_worker *)arg)->daemon);
+}
+
+static long worker_timeout(void *arg)
+{
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout(((http_worker *)arg)->daemon, &ms) != MHD_YES)
+        return -1;
+    return ms > 1000 ? 1000 : (long)ms;
+}
+
+static void worker_add_connection(void *arg, int fd, const struct sockaddr *addr,
+                                  socklen_t len)
+{
+    MHD_add_connection(((http_worker *)arg)->daemon, fd, addr, len);
+}
+
+/* The connection limit is shared out among the daemons as libmicrohttpd's
+ * own thread pool does. */
+static struct MHD_Daemon *start_daemon(http_server *s, const http_listen *lc, unsigned i)
+{
+    unsigned limit = lc->max_connections / s->n_workers +
+                     (i < lc->max_connections % s->n_workers);
+    return MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME,
+        0, NULL, NULL, on_request, s,
+        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_CONNECTION_TIMEOUT, lc->timeout,
+        MHD_OPTION_CONNECTION_LIMIT, limit > 0 ? limit : 1,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
+        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
+        MHD_OPTION_END);
+}
+
+static bool start_worker(http_server *s, const http_listen *lc, unsigned i)
+{
+    http_worker *w = &s->workers[i];
+    w->daemon = start_daemon(s, lc, i);
+    const union MHD_DaemonInfo *info =
+        w->daemon ? MHD_get_daemon_info(w->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+    if (info == NULL)
+        return false;
+    engine_http http = {info->epoll_fd, worker_run, worker_timeout,
+                        worker_add_connection, w};
+    w->loop = engine_loop_start(&http);
+    return w->loop != NULL;
+}
+
+static void stop_workers(http_server *s)
+{
+    for (unsigned i = 0; i < s->n_workers; i++)
+        engine_loop_stop(s->workers[i].loop);
+    for (unsigned i = 0; i < s->n_workers; i++)
+        if (s->workers[i].daemon != NULL)
+            MHD_stop_daemon(s->workers[i].daemon);
+    free(s->workers);
+}
+
 http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
                         size_t errlen)
 {
@@ -404,31 +477,17 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         free(s);
         return NULL;
     }
-    s->loops = engine_loops_start(lc->engine_loops);
-    if (s->loops == NULL) {
-        snprintf(errbuf, errlen, "cannot start the engine loops");
-        close(s->listen_fd);
-        free(s->unix_path);
-        free(s);
-        return NULL;
-    }
-    s->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME,
-        0, NULL, NULL, on_request, s,
-        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
-        MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_CONNECTION_TIMEOUT, lc->timeout,
-        MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
-        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
-        MHD_OPTION_END);
-    if (s->daemon == NULL) {
+    /* every loop's daemon accepts on it: the losers of a race must not block */
+    fcntl(s->listen_fd, F_SETFL, fcntl(s->listen_fd, F_GETFL) | O_NONBLOCK);
+    s->n_workers = lc->threads > 0 ? lc->threads : 1;
+    s->workers = calloc(s->n_workers, sizeof *s->workers);
+    bool ok = s->workers != NULL;
+    for (unsigned i = 0; ok && i < s->n_workers; i++)
+        ok = start_worker(s, lc, i);
+    if (!ok) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");
-        engine_loops_stop(s->loops);
+        if (s->workers != NULL)
+            stop_workers(s);
         close(s->listen_fd);
         free(s->unix_path);
         free(s);
@@ -468,7 +527,8 @@ static void serve_handed_over(void *arg, int fd, const struct sockaddr *addr,
                               socklen_t addrlen)
 {
     http_server *s = arg;
-    MHD_add_connection(s->daemon, fd, addr, addrlen);
+    unsigned i = atomic_fetch_add(&s->next_worker, 1) % s->n_workers;
+    engine_add_connection(s->workers[i].loop, fd, addr, addrlen);
 }
 
 /* Graceful shutdown (PostgREST ref/http_server, warp's graceful close):
@@ -480,7 +540,13 @@ void http_stop(http_server *s)
     if (s == NULL)
         return;
     atomic_store(&s->closing, true);
-    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    /* every daemon stops accepting; the socket they shared is closed once */
+    MHD_socket fd = MHD_INVALID_SOCKET;
+    for (unsigned i = 0; i < s->n_workers; i++) {
+        MHD_socket q = MHD_quiesce_daemon(s->workers[i].daemon);
+        if (q != MHD_INVALID_SOCKET)
+            fd = q;
+    }
     if (fd != MHD_INVALID_SOCKET && s->reuseport)
         reuseport_handover(fd, serve_handed_over, s);
     if (fd != MHD_INVALID_SOCKET)
@@ -491,8 +557,7 @@ void http_stop(http_server *s)
     if (atomic_load(&s->active) > 0)
         log_msg(LOG_WARN, "Shutting down with %d requests still in flight",
                 atomic_load(&s->active));
-    MHD_stop_daemon(s->daemon);
-    engine_loops_stop(s->loops);
+    stop_workers(s);
     if (s->unix_path != NULL)
         unlink(s->unix_path);
     free(s->unix_path);

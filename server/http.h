@@ -16,8 +16,7 @@ typedef struct http_listen {
     int port;
     const char *unix_socket;  /* takes precedence over host/port */
     unsigned unix_mode;
-    unsigned threads;         /* HTTP threads (libmicrohttpd's pool) */
-    unsigned engine_loops;    /* threads driving requests on PostgreSQL sockets */
+    unsigned threads;         /* event loops: HTTP and PostgreSQL sockets */
     bool reuseport;           /* server-reuseport: SO_REUSEPORT + handover */
     /* Resource limits (server-* options; see server/main.c for defaults):
      * bigger requests get a PostgREST-style JSON 413/414/431. */

@@ -201,12 +201,11 @@ static int serve(server_config *cfg)
         .port = port ? atoi(port) : 3000,
         .unix_socket = server_options_get(opts, "server-unix-socket"),
     };
-    /* HTTP threads and engine loops, one of each per core by default: no
-     * thread waits for the database, so the pool size does not matter
-     * here. pgrest's own option server-threads sets the HTTP threads. */
+    /* Event loops (HTTP and PostgreSQL sockets together), one per core by
+     * default: no thread waits for the database, so the pool size does not
+     * matter here. pgrest's own option server-threads sets their number. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     lc.threads = cores > 0 ? (unsigned)cores : 2;
-    lc.engine_loops = lc.threads;
     const char *threads = server_options_get(opts, "server-threads");
     if (threads != NULL)
         lc.threads = (unsigned)atoi(threads);

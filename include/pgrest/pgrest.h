@@ -8,7 +8,11 @@
  *   pgrest_emit_sql       plan -> statements + $n params   (pure)
  *   pgrest_execute        statements -> response           (one round trip)
  *
- * pgrest_handle() chains them on the context's connection pool.
+ * Authentication is a stage of its own (pgrest_authenticate, or an
+ * identity the host supplies with pgrest_auth_supply). The request engine
+ * (pgrest_task_*) runs the whole request -- stages, a pooled connection,
+ * execution, the decorated response -- without ever blocking, for hosts
+ * with an event loop; pgrest_handle() is a blocking loop over it.
  *
  * Memory: every object produced while answering one request lives in a
  * pgrest_arena that the caller creates and frees; freeing the arena frees

@@ -279,7 +279,7 @@ static void run_on(pgrest_task *t, pgr_conn *c)
     }
     t->conn = c;
     int rc = pgr_stage_end(t->arena,
-                           pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg,
+                           pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts,
                                                &t->pending, &t->err), &t->err);
     if (rc != PGREST_OK) {
         t->pending = NULL;

@@ -417,9 +417,9 @@ static void leave_pipeline(pgrest_pending *p)
 }
 
 static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
-                 PGconn *pg, bool blocking, pgrest_pending **out, pgrest_error *err)
+                 PGconn *pg, pgr_stmt_cache *cache, bool blocking,
+                 pgrest_pending **out, pgrest_error *err)
 {
-    pgr_stmt_cache *cache = pgr_conn_stmt_cache(pg);
     pgrest_pending *p = PGR_NEW(a, pgrest_pending);
     sent *sn = PGR_NEW_ARRAY(a, sent, st->n + 1);
     if (p == NULL || sn == NULL)
@@ -513,7 +513,7 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    pgrest_response **out, pgrest_error *err)
 {
     pgrest_pending *p;
-    int rc = start(ctx, a, st, pg, true, &p, err);
+    int rc = start(ctx, a, st, pg, pgr_conn_stmt_cache(pg), true, &p, err);
     if (rc != PGREST_OK)
         return rc;
     return complete(p, advance(p), out, err);
@@ -521,9 +521,10 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
 
 int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_statements *st, PGconn *pg,
-                        pgrest_pending **out, pgrest_error *err)
+                        pgr_stmt_cache *cache, pgrest_pending **out,
+                        pgrest_error *err)
 {
-    return start(ctx, a, st, pg, false, out, err);
+    return start(ctx, a, st, pg, cache, false, out, err);
 }
 
 /* PQcancel: the running statement fails with 57014, the rest of the
@@ -552,7 +553,9 @@ int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute_send");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? start(ctx, arena, st, conn, false, out, err) : rc;
+    return rc == PGREST_OK ? start(ctx, arena, st, conn, pgr_conn_stmt_cache(conn), false,
+                                   out, err)
+                           : rc;
 }
 
 int pgrest_pending_wants_write(const pgrest_pending *p)

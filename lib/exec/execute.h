@@ -14,10 +14,13 @@
 int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_statements *st, PGconn *pg,
                    pgrest_response **out, pgrest_error *err);
-/* pgrest_execute_send without the public checks (the engine's form). */
+/* pgrest_execute_send without the public checks, with the statement
+ * cache given (the engine's form: a pooled connection keeps its cache in
+ * its slot, sparing libpq's per-result event bookkeeping). */
 int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_statements *st, PGconn *pg,
-                        pgrest_pending **out, pgrest_error *err);
+                        pgr_stmt_cache *cache, pgrest_pending **out,
+                        pgrest_error *err);
 /* Asks the server to cancel the running statement (PQcancel); the
  * pending execution goes on to its end, which is then the 57014 error.
  * false when nothing runs or the request could not be sent. */

@@ -44,6 +44,8 @@ static void close_conn(pgr_conn *c)
     if (c->pg != NULL)
         PQfinish(c->pg);
     c->pg = NULL;
+    pgr_stmt_cache_free(c->stmts);
+    c->stmts = NULL;
 }
 
 void pgr_pool_free(pgr_pool *p)
@@ -188,7 +190,9 @@ int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
         close_conn(c);
     if (c->pg == NULL) {
         c->pg = pgr_connect(p->conninfo, a, err);
-        if (c->pg == NULL) {
+        c->stmts = c->pg != NULL ? pgr_stmt_cache_new() : NULL;
+        if (c->pg == NULL || c->stmts == NULL) {
+            close_conn(c);
             pgr_pool_release(p, c);
             return PGREST_ERR_CONNECTION;
         }

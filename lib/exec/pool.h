@@ -14,7 +14,8 @@
 #include "util/arena.h"
 
 typedef struct pgr_conn {
-    PGconn *pg;             /* its statement cache: pgr_conn_stmt_cache */
+    PGconn *pg;
+    pgr_stmt_cache *stmts;  /* prepared on pg */
     bool in_use;
     unsigned generation;   /* schema generation its statements belong to */
 } pgr_conn;

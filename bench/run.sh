@@ -166,17 +166,40 @@ end
 LUA
 }
 
-run_wrk() { # scenario -> one line "rps p50 p99 min non2xx" (or FAIL)
-  local out line mn
+# CPU clock ticks (user + system) used so far by pgrest-server, and by
+# PostgreSQL: the postmaster with the children it reaped, plus every live
+# child (backends); /proc/PID/stat fields 14-17 (counted after the comm).
+CLK_TCK="$(getconf CLK_TCK)"
+proc_ticks() { # pid [with-children] -> ticks
+  awk -v kids="${2:-0}" '{ sub(/^.*\) /, ""); t = $12 + $13; if (kids) t += $14 + $15; print t }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+pg_ticks() {
+  local pm total=0 kid
+  pm="$(head -1 "$WORK/pg/data/postmaster.pid")"
+  total="$(proc_ticks "$pm" 1)"
+  for kid in $(cat "/proc/$pm/task/$pm/children" 2>/dev/null); do
+    total=$((total + $(proc_ticks "$kid")))
+  done
+  echo "$total"
+}
+cpu_snapshot() { echo "$(proc_ticks "$SRV_PID") $(pg_ticks)"; }
+
+run_wrk() { # scenario -> one line "rps p50 p99 min non2xx sockerr requests first srv_us pg_us" (or FAIL)
+  local out line mn before after
+  before="$(cpu_snapshot)"
   out="$(wrk -t1 -c"$CONNS" -d"${DUR}s" --timeout 30s --latency -s "$WORK/$1.lua" "$URL" 2>&1)" || true
+  after="$(cpu_snapshot)"
   line="$(printf '%s\n' "$out" | grep '^BENCH scenario=' | head -1)"
   if [ -z "$line" ]; then printf '%s\n' "$out" | tail -3 >&2; echo FAIL; return; fi
   printf '%s\n' "$out" | grep '^BENCH WARNING' | sed 's/^/  /' | cut -c1-300 >&2 || true
   mn="$(printf '%s\n' "$out" | sed -n 's/^BENCHX min_ms=//p' | head -1)"
   # first unexpected response, as "STATUS/CODE" (e.g. 400/PGRST200), else "-"
   first="$(printf '%s\n' "$out" | sed -n 's/^BENCH WARNING.*first: \([0-9]*\) .*"code":"\([^"]*\)".*/\1\/\2/p; s/^BENCH WARNING.*first: \([0-9]*\).*/\1/p' | head -1)"
-  printf '%s\n' "$line" | awk -v mn="${mn:-nan}" -v first="${first:--}" '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-    printf "%s %s %s %s %d %d %d %s\n", v["rps"], v["p50_ms"], v["p99_ms"], mn, v["non2xx"], v["sockerr"] + v["timeouts"], v["requests"], first }'
+  printf '%s\n' "$line" | awk -v mn="${mn:-nan}" -v first="${first:--}" -v before="$before" -v after="$after" -v hz="$CLK_TCK" '
+    { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      split(before, b, " "); split(after, a, " "); n = v["requests"] > 0 ? v["requests"] : 1
+      printf "%s %s %s %s %d %d %d %s %.1f %.1f\n", v["rps"], v["p50_ms"], v["p99_ms"], mn, v["non2xx"], v["sockerr"] + v["timeouts"], v["requests"], first,
+             (a[1] - b[1]) * 1e6 / hz / n, (a[2] - b[2]) * 1e6 / hz / n }'
 }
 
 run_pgbench() { # file -> tps (or FAIL)
@@ -200,6 +223,7 @@ if [ "$HTTP" = 1 ]; then
   [ "$PIPE" = 1 ] && hdr+="$(printf " %10s" pipe_tps)"
   hdr+="$(printf " %8s %8s" "/pgrst" "/min")"
   [ "$PIPE" = 1 ] && hdr+="$(printf " %8s" "/pipe")"
+  hdr+="$(printf " %7s %7s %7s" srv_us pg_us srv/pg)"
   hdr+="  notes"
   echo "$hdr"
   for s in "${SCEN[@]}"; do
@@ -227,9 +251,11 @@ if [ "$HTTP" = 1 ]; then
     if [ "$okrun" = 1 ]; then rp="$(ratio "$rps" "$p")"; rn="$(ratio "$rps" "$n")"; rq="$(ratio "$rps" "${q:-}")"; else rp=-; rn=-; rq=-; fi
     row+="$(printf " %8s %8s" "$rp" "$rn")"
     [ "$PIPE" = 1 ] && row+="$(printf " %8s" "$rq")"
+    su="$(col 9 | median)"; pu="$(col 10 | median)"
+    row+="$(printf " %7s %7s %7s" "$su" "$pu" "$(ratio "$su" "$pu")")"
     [ "$bad" -gt 0 ] && row+="  non-2xx ${first:-?} ($bad of $reqs)"
     echo "$row"
-    echo "  runs: wrk=[$(col 1 | tr '\n' ' ' | sed 's/ $//')] pgrst=[${P[*]}] min=[${N[*]}]${Q[*]:+ pipe=[${Q[*]}]}$([ "$errs" != 0 ] && echo " sock_err/timeouts=$errs")" >&2
+    echo "  runs: wrk=[$(col 1 | tr '\n' ' ' | sed 's/ $//')] srv_us=[$(col 9 | tr '\n' ' ' | sed 's/ $//')] pg_us=[$(col 10 | tr '\n' ' ' | sed 's/ $//')] pgrst=[${P[*]}] min=[${N[*]}]${Q[*]:+ pipe=[${Q[*]}]}$([ "$errs" != 0 ] && echo " sock_err/timeouts=$errs")" >&2
   done
 fi
 

@@ -155,6 +155,7 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
     pthread_mutex_lock(&ctx->lock);
     pgr_schema_cache *old = ctx->schema;
     ctx->schema = sc;
+    atomic_fetch_add(&ctx->schema_generation, 1);
     pthread_mutex_unlock(&ctx->lock);
     if (old != NULL)
         pgr_schema_cache_release(old);

@@ -114,6 +114,9 @@ struct pgrest_ctx {
      * /ready is 503 and the worker retries with backoff; requests keep
      * the cache in force. Cleared by a successful load. */
     atomic_bool schema_pending;
+    /* bumped on every schema cache swap: statements prepared before it
+     * are deallocated before the next use of their connection */
+    atomic_uint schema_generation;
     /* Connection events for the host (lib/db_events.c); db_fatal stops the
      * worker's retries after a non-retryable failure. */
     atomic_bool db_fatal;

@@ -2,8 +2,10 @@
 #include "version.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "engine_loop.h"
 #include "listen_socket.h"
 #include "log.h"
 #include "reuseport.h"
@@ -23,8 +26,17 @@
  * limit so that the client can still be told 413. */
 #define DISCARD_SLACK ((size_t)1 << 20)
 
-struct http_server {
+/* One libmicrohttpd daemon in external-polling mode and the engine loop
+ * that runs it together with its requests' PostgreSQL sockets. */
+typedef struct http_worker {
     struct MHD_Daemon *daemon;
+    engine_loop *loop;
+} http_worker;
+
+struct http_server {
+    http_worker *workers;
+    unsigned n_workers;
+    atomic_uint next_worker;  /* for connections handed over by reuseport */
     pgrest_ctx *ctx;
     size_t max_body_size;
     size_t max_url_size;
@@ -46,6 +58,11 @@ typedef struct request_state {
     bool too_large;
     size_t discarded; /* body bytes past server-max-body-size */
     bool started;
+    /* the request in the engine: suspended from dispatch until done */
+    struct MHD_Connection *con;
+    pgrest_arena *arena;
+    engine_job job;
+    pgrest_response *resp;   /* set by the loop thread before resuming */
 } request_state;
 
 /* A URI over server-max-url-size is answered 414 from rs->uri alone, so
@@ -88,6 +105,11 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
      * for every request its handler was called for */
     if (rs->started)
         atomic_fetch_sub(&s->active, 1);
+    /* a task still in flight (the daemon stopping under it) keeps its
+     * memory: its loop may yet touch it */
+    if (rs->arena != NULL && !rs->job.finished)
+        return;
+    pgrest_arena_free(rs->arena);
     free(rs->uri);
     free(rs->body);
     free(rs);
@@ -254,31 +276,62 @@ static void access_log(struct MHD_Connection *con, const char *method, const cha
                logged_size(method, resp), ref ? ref : "", ua ? ua : "");
 }
 
-static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
-                                const char *method, const char *version,
-                                request_state *rs)
+static enum MHD_Result respond(http_server *s, struct MHD_Connection *con,
+                               const char *method, const char *version,
+                               request_state *rs)
 {
-    pgrest_arena *arena = pgrest_arena_new(0);
-    if (arena == NULL)
-        return MHD_NO;
-    char *q = strchr(rs->uri, '?');
-    if (q != NULL)
-        *q = '\0';
-    pgrest_request *req = pgrest_request_new(arena, method, rs->uri, q ? q + 1 : "");
-    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
-    pgrest_request_set_body(req, rs->body, rs->body_len);
-    pgrest_response *resp = pgrest_handle(s->ctx, arena, req);
+    pgrest_response *resp = rs->resp;
     enum MHD_Result ret =
         resp ? send_response(s, con, resp,
                              strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
              : MHD_NO;
-    if (resp != NULL) {
-        if (q != NULL)
-            *q = '?';
+    if (resp != NULL)
         access_log(con, method, version, rs->uri, resp);
-    }
-    pgrest_arena_free(arena);
+    pgrest_arena_free(rs->arena);
+    rs->arena = NULL;
+    rs->resp = NULL;
     return ret;
+}
+
+/* From the loop thread: the task is done, the connection goes on. */
+static void task_done(engine_job *job)
+{
+    request_state *rs = (request_state *)((char *)job - offsetof(request_state, job));
+    rs->resp = pgrest_task_response(job->task);
+    MHD_resume_connection(rs->con);
+}
+
+/* The request becomes a task; one that needs the database is suspended
+ * (the loop goes on with other connections) and the loop that runs this
+ * daemon drives it on its PostgreSQL socket, resuming it when the
+ * response is ready. */
+static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
+                                const char *method, const char *version,
+                                request_state *rs)
+{
+    rs->arena = pgrest_arena_new(0);
+    if (rs->arena == NULL)
+        return MHD_NO;
+    char *q = strchr(rs->uri, '?');
+    if (q != NULL)
+        *q = '\0';
+    pgrest_request *req = pgrest_request_new(rs->arena, method, rs->uri, q ? q + 1 : "");
+    if (q != NULL)
+        *q = '?';
+    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
+    pgrest_request_set_body(req, rs->body, rs->body_len);
+    rs->con = con;
+    rs->job.done = task_done;
+    rs->job.loop = engine_loop_current();
+    rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
+    if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
+        rs->job.finished = true;
+        rs->resp = pgrest_task_response(rs->job.task);
+        return respond(s, con, method, version, rs);
+    }
+    MHD_suspend_connection(con);
+    engine_adopt(&rs->job);
+    return MHD_YES;
 }
 
 /* libmicrohttpd calls this several times per request; the response is
@@ -315,6 +368,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
+    if (rs->arena != NULL)  /* resumed: the task is done */
+        return respond(s, con, method, version, rs);
     return dispatch(s, con, method, version, rs);
 }
 
@@ -335,6 +390,70 @@ static size_t memory_limit(const http_listen *lc)
     size_t n = 2 * (lc->max_url_size + lc->max_header_size) +
                arguments * MHD_ARGUMENT_RECORD + 16384;
     return n < 32768 ? 32768 : n;
+}
+
+static void worker_run(void *arg)
+{
+    MHD_run(((http_worker *)arg)->daemon);
+}
+
+static long worker_timeout(void *arg)
+{
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout(((http_worker *)arg)->daemon, &ms) != MHD_YES)
+        return -1;
+    return ms > 1000 ? 1000 : (long)ms;
+}
+
+static void worker_add_connection(void *arg, int fd, const struct sockaddr *addr,
+                                  socklen_t len)
+{
+    MHD_add_connection(((http_worker *)arg)->daemon, fd, addr, len);
+}
+
+/* The connection limit is shared out among the daemons as libmicrohttpd's
+ * own thread pool does. */
+static struct MHD_Daemon *start_daemon(http_server *s, const http_listen *lc, unsigned i)
+{
+    unsigned limit = lc->max_connections / s->n_workers +
+                     (i < lc->max_connections % s->n_workers);
+    return MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME,
+        0, NULL, NULL, on_request, s,
+        /* first, or MHD prints its own complaint about the order */
+        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
+        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_CONNECTION_TIMEOUT, lc->timeout,
+        MHD_OPTION_CONNECTION_LIMIT, limit > 0 ? limit : 1,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
+        MHD_OPTION_END);
+}
+
+static bool start_worker(http_server *s, const http_listen *lc, unsigned i)
+{
+    http_worker *w = &s->workers[i];
+    w->daemon = start_daemon(s, lc, i);
+    const union MHD_DaemonInfo *info =
+        w->daemon ? MHD_get_daemon_info(w->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+    if (info == NULL)
+        return false;
+    engine_http http = {info->epoll_fd, worker_run, worker_timeout,
+                        worker_add_connection, w};
+    w->loop = engine_loop_start(&http);
+    return w->loop != NULL;
+}
+
+static void stop_workers(http_server *s)
+{
+    for (unsigned i = 0; i < s->n_workers; i++)
+        engine_loop_stop(s->workers[i].loop);
+    for (unsigned i = 0; i < s->n_workers; i++)
+        if (s->workers[i].daemon != NULL)
+            MHD_stop_daemon(s->workers[i].daemon);
+    free(s->workers);
 }
 
 http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
@@ -359,23 +478,17 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         free(s);
         return NULL;
     }
-    s->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            MHD_USE_ITC,
-        0, NULL, NULL, on_request, s,
-        /* first, or MHD prints its own complaint about the order */
-        MHD_OPTION_EXTERNAL_LOGGER, log_http_server, NULL,
-        MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
-        MHD_OPTION_THREAD_POOL_SIZE, lc->threads,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_CONNECTION_TIMEOUT, lc->timeout,
-        MHD_OPTION_CONNECTION_LIMIT, lc->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, lc->max_connections_per_ip,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit(lc),
-        MHD_OPTION_END);
-    if (s->daemon == NULL) {
+    /* every loop's daemon accepts on it: the losers of a race must not block */
+    fcntl(s->listen_fd, F_SETFL, fcntl(s->listen_fd, F_GETFL) | O_NONBLOCK);
+    s->n_workers = lc->threads > 0 ? lc->threads : 1;
+    s->workers = calloc(s->n_workers, sizeof *s->workers);
+    bool ok = s->workers != NULL;
+    for (unsigned i = 0; ok && i < s->n_workers; i++)
+        ok = start_worker(s, lc, i);
+    if (!ok) {
         snprintf(errbuf, errlen, "cannot start the HTTP server");
+        if (s->workers != NULL)
+            stop_workers(s);
         close(s->listen_fd);
         free(s->unix_path);
         free(s);
@@ -415,7 +528,8 @@ static void serve_handed_over(void *arg, int fd, const struct sockaddr *addr,
                               socklen_t addrlen)
 {
     http_server *s = arg;
-    MHD_add_connection(s->daemon, fd, addr, addrlen);
+    unsigned i = atomic_fetch_add(&s->next_worker, 1) % s->n_workers;
+    engine_add_connection(s->workers[i].loop, fd, addr, addrlen);
 }
 
 /* Graceful shutdown (PostgREST ref/http_server, warp's graceful close):
@@ -427,7 +541,13 @@ void http_stop(http_server *s)
     if (s == NULL)
         return;
     atomic_store(&s->closing, true);
-    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    /* every daemon stops accepting; the socket they shared is closed once */
+    MHD_socket fd = MHD_INVALID_SOCKET;
+    for (unsigned i = 0; i < s->n_workers; i++) {
+        MHD_socket q = MHD_quiesce_daemon(s->workers[i].daemon);
+        if (q != MHD_INVALID_SOCKET)
+            fd = q;
+    }
     if (fd != MHD_INVALID_SOCKET && s->reuseport)
         reuseport_handover(fd, serve_handed_over, s);
     if (fd != MHD_INVALID_SOCKET)
@@ -438,7 +558,7 @@ void http_stop(http_server *s)
     if (atomic_load(&s->active) > 0)
         log_msg(LOG_WARN, "Shutting down with %d requests still in flight",
                 atomic_load(&s->active));
-    MHD_stop_daemon(s->daemon);
+    stop_workers(s);
     if (s->unix_path != NULL)
         unlink(s->unix_path);
     free(s->unix_path);

@@ -1,5 +1,6 @@
-/* The HTTP side of the reference server: libmicrohttpd in, pgrest_handle,
- * response out. No query logic lives here. */
+/* The HTTP side of the reference server: libmicrohttpd in, a request
+ * task (pgrest_task_*) driven by the engine loops, response out. No query
+ * logic lives here. */
 #ifndef PGRS_HTTP_H
 #define PGRS_HTTP_H
 
@@ -15,7 +16,7 @@ typedef struct http_listen {
     int port;
     const char *unix_socket;  /* takes precedence over host/port */
     unsigned unix_mode;
-    unsigned threads;
+    unsigned threads;         /* event loops: HTTP and PostgreSQL sockets */
     bool reuseport;           /* server-reuseport: SO_REUSEPORT + handover */
     /* Resource limits (server-* options; see server/main.c for defaults):
      * bigger requests get a PostgREST-style JSON 413/414/431. */

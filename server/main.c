@@ -204,15 +204,16 @@ static int serve(server_config *cfg)
     pgrest_ctx *ctx = cfg->ctx;
     const server_options *opts = &cfg->opts;
     const char *port = server_options_get(opts, "server-port");
-    const char *pool = server_options_get(opts, "db-pool");
     http_listen lc = {
         .host = server_options_get(opts, "server-host"),
         .port = port ? atoi(port) : 3000,
         .unix_socket = server_options_get(opts, "server-unix-socket"),
-        .threads = pool ? (unsigned)atoi(pool) : 10,
     };
-    /* pgrest's own option: HTTP worker threads (default: one per pool
-     * connection, since a worker waits for the database) */
+    /* Event loops (HTTP and PostgreSQL sockets together), one per core by
+     * default: no thread waits for the database, so the pool size does not
+     * matter here. pgrest's own option server-threads sets their number. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    lc.threads = cores > 0 ? (unsigned)cores : 2;
     const char *threads = server_options_get(opts, "server-threads");
     if (threads != NULL)
         lc.threads = (unsigned)atoi(threads);

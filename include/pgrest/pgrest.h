@@ -8,7 +8,11 @@
  *   pgrest_emit_sql       plan -> statements + $n params   (pure)
  *   pgrest_execute        statements -> response           (one round trip)
  *
- * pgrest_handle() chains them on the context's connection pool.
+ * Authentication is a stage of its own (pgrest_authenticate, or an
+ * identity the host supplies with pgrest_auth_supply). The request engine
+ * (pgrest_task_*) runs the whole request -- stages, a pooled connection,
+ * execution, the decorated response -- without ever blocking, for hosts
+ * with an event loop; pgrest_handle() is a blocking loop over it.
  *
  * Memory: every object produced while answering one request lives in a
  * pgrest_arena that the caller creates and frees; freeing the arena frees
@@ -53,6 +57,8 @@ extern "C" {
 /* Feature macros: a host can test for them with #ifdef. */
 #define PGREST_HAS_PIPELINE_EXECUTION 1
 #define PGREST_HAS_SCHEMA_SNAPSHOT 1
+#define PGREST_HAS_AUTH_STAGE 1
+#define PGREST_HAS_TASK_ENGINE 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -75,6 +81,8 @@ typedef struct pgrest_query_plan pgrest_query_plan;
 typedef struct pgrest_statements pgrest_statements;
 typedef struct pgrest_response pgrest_response;
 typedef struct pgrest_pending pgrest_pending;       /* execution in flight */
+typedef struct pgrest_auth pgrest_auth;             /* authentication outcome */
+typedef struct pgrest_task pgrest_task;             /* one request in the engine */
 
 /* Read-only records filled by the library. */
 typedef struct pgrest_error {
@@ -299,13 +307,60 @@ PGREST_API void pgrest_request_add_header_n(pgrest_request *req,
 PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
                                         size_t len);
 
+/* ---------------------------------------------------------------- auth */
+
+/* Authenticates req as PostgREST's Auth.hs does: a bearer token is
+ * verified with jwt-secret (signature, exp/nbf/iat, aud) through the
+ * context's JWT cache (jwt-cache-max-entries, with its metrics and
+ * observations), its role taken at jwt-role-claim-key (db-anon-role when
+ * absent); without a token the role is db-anon-role. *out (in the arena)
+ * is the outcome, success or failure alike: read it with the accessors
+ * below, and attach it to the request with pgrest_request_set_auth so that
+ * parsing uses it. Returns PGREST_OK, or the error (PGRST300 500,
+ * PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
+ * response PostgREST sends, WWW-Authenticate included. *out is NULL only
+ * when the arena is exhausted. Thread-safe. */
+PGREST_API int pgrest_authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
+                                   const pgrest_request *req, pgrest_auth **out,
+                                   pgrest_error *err);
+
+/* An identity the host established itself (a gateway that verified the
+ * token): the transaction runs as role (NULL: db-anon-role; both NULL is
+ * PGRST302 401) with request.jwt.claims = claims_json (a JSON object, or
+ * NULL for {"role": role}) whose "role" member is set to the role. The
+ * request counts as authenticated (401 vs 403 on 42501) when the role is
+ * not db-anon-role. Strings are copied; *out lives in the arena. Claims
+ * that are no JSON object fail with PGREST_ERR_INTERNAL (PGRST500). */
+PGREST_API int pgrest_auth_supply(pgrest_ctx *ctx, pgrest_arena *arena,
+                                  const char *role, const char *claims_json,
+                                  pgrest_auth **out, pgrest_error *err);
+
+/* The outcome: the role and the claims JSON text (NULL when
+ * authentication failed), whether the role is not db-anon-role, and the
+ * error that refused the request (NULL on success). Strings and the error
+ * record live in the arena. */
+PGREST_API const char *pgrest_auth_role(const pgrest_auth *auth);
+PGREST_API const char *pgrest_auth_claims(const pgrest_auth *auth);
+PGREST_API int pgrest_auth_authenticated(const pgrest_auth *auth);
+PGREST_API const pgrest_error *pgrest_auth_error(const pgrest_auth *auth);
+
+/* Makes req run as auth (from pgrest_authenticate or pgrest_auth_supply,
+ * in the same arena, or NULL to undo): pgrest_parse_request,
+ * pgrest_handle and pgrest_task_start then use it instead of reading the
+ * Authorization header; a failed outcome fails them with its error. */
+PGREST_API void pgrest_request_set_auth(pgrest_request *req,
+                                        const pgrest_auth *auth);
+
 /* ---------------------------------------------------------------- stages */
 
 /* Parses the raw request: target, action, select/filter/order trees,
  * range, preferences, payload. Needs no database and no schema cache; reads
- * only the context's configuration. *out lives in the arena. On failure
- * *out is NULL, or, when authentication succeeded, the partly parsed
- * request (only its role is meaningful then). */
+ * only the context's configuration. The identity is the one attached with
+ * pgrest_request_set_auth; without one, the bearer token is verified here
+ * as pgrest_authenticate does but without the JWT cache (nothing shared
+ * is touched; the outcome is not readable). *out lives in the arena. On
+ * failure *out is NULL, or, when authentication succeeded, the partly
+ * parsed request (only its role is meaningful then). */
 PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                                     const pgrest_request *req,
                                     pgrest_api_request **out,
@@ -360,9 +415,75 @@ PGREST_API int pgrest_pending_wants_write(const pgrest_pending *p);
 PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
                                       pgrest_error *err);
 
+/* ---------------------------------------------------------------- engine */
+
+/* The request engine for hosts with an event loop (pgrest_handle is a
+ * blocking loop over it, as libcurl's easy interface over its multi one).
+ * pgrest_task_start does everything that needs no database: CORS
+ * preflight, authentication (unless pgrest_request_set_auth gave an
+ * identity), parsing, planning, SQL; OPTIONS and errors finish there. A
+ * task that needs the database then takes a pooled connection: when none
+ * is free it queues (first come, first served) and wake(wake_arg) is
+ * called once one has been handed to it -- from whichever thread released
+ * it, with the pool's lock held, so wake may only signal the host's loop
+ * (write an eventfd, push to a queue, set a flag) and must not call into
+ * libpgrest. The host then calls pgrest_task_advance from its loop, which
+ * sends the pipeline and reads results without ever blocking; the return
+ * value says what the task waits for next:
+ *
+ *   PGREST_TASK_DONE        pgrest_task_response is the final response,
+ *                           decorated like pgrest_handle's (CORS,
+ *                           Server-Timing, Retry-After, trace header),
+ *                           counted in the metrics and passed to the
+ *                           query logger
+ *   PGREST_TASK_WAIT_CONN   queued for a connection: advance again after
+ *                           wake, or after pgrest_task_timeout_ms (then it
+ *                           finishes with 504 PGRST003)
+ *   PGREST_TASK_WAIT_READ   pgrest_task_socket readable
+ *   PGREST_TASK_WAIT_WRITE  pgrest_task_socket writable (or readable)
+ *
+ * Advancing at any other moment is harmless. The task lives in the arena;
+ * the arena must not be freed before the task is DONE (a task that holds
+ * or waits for a connection would lose it): pgrest_task_cancel first.
+ * A task belongs to one thread at a time; tasks of one context may run on
+ * many threads. */
+typedef enum pgrest_task_wait {
+    PGREST_TASK_DONE = 0,
+    PGREST_TASK_WAIT_CONN = 1,
+    PGREST_TASK_WAIT_READ = 2,
+    PGREST_TASK_WAIT_WRITE = 3
+} pgrest_task_wait;
+typedef void (*pgrest_task_wake)(void *arg);
+
+/* Starts the task; wake may be NULL for a host that polls. NULL only when
+ * the arena cannot hold the task or an argument is NULL. */
+PGREST_API pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
+                                          const pgrest_request *req,
+                                          pgrest_task_wake wake, void *wake_arg);
+/* Moves the task on without blocking; returns its pgrest_task_wait. */
+PGREST_API int pgrest_task_advance(pgrest_task *task);
+/* What the task waits for now (the last advance's answer). */
+PGREST_API int pgrest_task_wait_state(const pgrest_task *task);
+/* The database socket to watch while WAIT_READ / WAIT_WRITE, else -1. */
+PGREST_API int pgrest_task_socket(const pgrest_task *task);
+/* While WAIT_CONN, milliseconds until the acquisition timeout (advance
+ * then); -1 otherwise. */
+PGREST_API long pgrest_task_timeout_ms(const pgrest_task *task);
+/* The response once DONE (in the arena), NULL before, or on OOM. */
+PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
+/* The client went away or the host's timeout struck: a queued task leaves
+ * the queue and is DONE at once; a running one has its statement cancelled
+ * (PQcancel; this call waits for the cancel request to be delivered, not
+ * for the statement) and finishes after the next advances with the
+ * cancellation's error, its connection back in the pool idle. The
+ * response of a cancelled task is not meant for the client. Returns the
+ * task's wait state. */
+PGREST_API int pgrest_task_cancel(pgrest_task *task);
+
 /* One call for hosts: parse, authenticate, plan, emit, execute on a pooled
- * connection. Always produces a response (errors become PostgREST's JSON
- * error responses); returns NULL only on OOM. */
+ * connection -- a task driven to its end, waiting with poll(). Always
+ * produces a response (errors become PostgREST's JSON error responses);
+ * returns NULL only on OOM. */
 PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
                                           pgrest_arena *arena,
                                           const pgrest_request *req);

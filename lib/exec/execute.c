@@ -90,10 +90,33 @@ static int connection_error(pgrest_arena *a, PGconn *pg, pgrest_error *err)
     return PGREST_ERR_CONNECTION;
 }
 
-static int send_all(PGconn *pg, pgr_stmt_cache *cache,
+/* After a schema reload the statements a connection prepared may no
+ * longer fit their result types: they go (DEALLOCATE ALL ahead of the
+ * pipeline) and are prepared again under the new generation. */
+static const pgr_stmt deallocate_all = {PGR_STMT_BEGIN, "DEALLOCATE ALL", NULL, 0, false};
+
+static bool stale_statements(pgrest_ctx *ctx, pgr_stmt_cache *cache)
+{
+    if (cache == NULL)
+        return false;
+    unsigned gen = atomic_load(&ctx->schema_generation);
+    if (pgr_stmt_cache_generation(cache) == gen)
+        return false;
+    bool any = pgr_stmt_cache_count(cache) > 0;
+    pgr_stmt_cache_clear(cache);
+    pgr_stmt_cache_set_generation(cache, gen);
+    return any;
+}
+
+static int send_all(PGconn *pg, pgr_stmt_cache *cache, bool deallocate,
                     const pgrest_statements *st, sent *sn, size_t *n_sent)
 {
     *n_sent = 0;
+    if (deallocate) {
+        if (!send_one(pg, NULL, &deallocate_all, &sn[0]))
+            return -1;
+        (*n_sent)++;
+    }
     for (size_t i = 0; i < st->n; i++) {
         if (st->items[i].role == PGR_STMT_END && st->end_after_check)
             continue;
@@ -405,7 +428,7 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
                  pgrest_pending **out, pgrest_error *err)
 {
     pgrest_pending *p = PGR_NEW(a, pgrest_pending);
-    sent *sn = PGR_NEW_ARRAY(a, sent, st->n);
+    sent *sn = PGR_NEW_ARRAY(a, sent, st->n + 1);
     if (p == NULL || sn == NULL)
         return pgr_error_oom(err);
     *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = st, .pg = pg,
@@ -414,7 +437,8 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     p->was_nonblocking = PQisnonblocking(pg) == 1;
     if ((!blocking && PQsetnonblocking(pg, 1) != 0) || PQenterPipelineMode(pg) != 1)
         return connection_error(a, pg, err);
-    if (send_all(pg, cache, st, sn, &p->n_sent) != 0) {
+    bool deallocate = stale_statements(ctx, cache);
+    if (send_all(pg, cache, deallocate, st, sn, &p->n_sent) != 0) {
         leave_pipeline(p);
         if (cache != NULL)
             pgr_stmt_cache_clear(cache);
@@ -493,14 +517,40 @@ static int complete(pgrest_pending *p, int rc, pgrest_response **out,
 
 int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_statements *st, PGconn *pg,
-                   pgr_stmt_cache *cache, pgrest_response **out,
-                   pgrest_error *err)
+                   pgrest_response **out, pgrest_error *err)
 {
     pgrest_pending *p;
-    int rc = start(ctx, a, st, pg, cache, true, &p, err);
+    int rc = start(ctx, a, st, pg, pgr_conn_stmt_cache(pg), true, &p, err);
     if (rc != PGREST_OK)
         return rc;
     return complete(p, advance(p), out, err);
+}
+
+int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
+                        const pgrest_statements *st, PGconn *pg,
+                        pgr_stmt_cache *cache, pgrest_pending **out,
+                        pgrest_error *err)
+{
+    return start(ctx, a, st, pg, cache, false, out, err);
+}
+
+/* PQcancel: the running statement fails with 57014, the rest of the
+ * pipeline is skipped, the Sync ends the implicit transaction (a ROLLBACK
+ * follows if one is open), so the connection comes back idle. */
+bool pgr_pending_cancel(pgrest_pending *p)
+{
+    if (p == NULL || p->stage == STAGE_DONE)
+        return false;
+    PGcancel *c = PQgetCancel(p->pg);
+    char buf[256];
+    bool sent_cancel = c != NULL && PQcancel(c, buf, (int)sizeof buf) == 1;
+    PQfreeCancel(c);
+    return sent_cancel;
+}
+
+bool pgr_pending_done(const pgrest_pending *p)
+{
+    return p->stage == STAGE_DONE;
 }
 
 int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -510,7 +560,9 @@ int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute_send");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? start(ctx, arena, st, conn, NULL, false, out, err) : rc;
+    return rc == PGREST_OK ? start(ctx, arena, st, conn, pgr_conn_stmt_cache(conn), false,
+                                   out, err)
+                           : rc;
 }
 
 int pgrest_pending_wants_write(const pgrest_pending *p)
@@ -536,5 +588,5 @@ int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? pgr_execute_on(ctx, arena, st, conn, NULL, out, err) : rc;
+    return rc == PGREST_OK ? pgr_execute_on(ctx, arena, st, conn, out, err) : rc;
 }

@@ -9,10 +9,23 @@
 #include "exec/stmt_cache.h"
 #include "sql/statements.h"
 
-/* cache may be NULL (statements then run unnamed). */
+/* Blocking execution on pg, prepared statements in pg's own statement
+ * cache (pgr_conn_stmt_cache). */
 int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    const pgrest_statements *st, PGconn *pg,
-                   pgr_stmt_cache *cache, pgrest_response **out,
-                   pgrest_error *err);
+                   pgrest_response **out, pgrest_error *err);
+/* pgrest_execute_send without the public checks, with the statement
+ * cache given (the engine's form: a pooled connection keeps its cache in
+ * its slot, sparing libpq's per-result event bookkeeping). */
+int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
+                        const pgrest_statements *st, PGconn *pg,
+                        pgr_stmt_cache *cache, pgrest_pending **out,
+                        pgrest_error *err);
+/* Asks the server to cancel the running statement (PQcancel); the
+ * pending execution goes on to its end, which is then the 57014 error.
+ * false when nothing runs or the request could not be sent. */
+bool pgr_pending_cancel(pgrest_pending *p);
+/* The execution has read everything and left pipeline mode. */
+bool pgr_pending_done(const pgrest_pending *p);
 
 #endif

@@ -10,7 +10,6 @@
 
 struct pgr_pool {
     pthread_mutex_t lock;
-    pthread_cond_t freed;
     char *conninfo;
     int timeout_seconds;
     int size;
@@ -18,6 +17,7 @@ struct pgr_pool {
     unsigned long long timeouts;
     unsigned flush_generation;
     pgr_conn *conns;
+    pgr_pool_waiter *head, *tail;   /* waiters, first come first served */
 };
 
 pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds)
@@ -36,7 +36,6 @@ pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds)
     p->size = size;
     p->timeout_seconds = timeout_seconds;
     pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->freed, NULL);
     return p;
 }
 
@@ -56,7 +55,6 @@ void pgr_pool_free(pgr_pool *p)
     for (int i = 0; i < p->size; i++)
         close_conn(&p->conns[i]);
     pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->freed);
     free(p->conns);
     free(p->conninfo);
     free(p);
@@ -134,49 +132,129 @@ static pgr_conn *take_free(pgr_pool *p)
     return NULL;
 }
 
-static pgr_conn *wait_for_slot(pgr_pool *p)
+static void enqueue(pgr_pool *p, pgr_pool_waiter *w)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += p->timeout_seconds;
-    pgr_conn *c;
+    w->next = NULL;
+    w->prev = p->tail;
+    if (p->tail != NULL)
+        p->tail->next = w;
+    else
+        p->head = w;
+    p->tail = w;
+    w->queued = true;
     p->waiting++;
-    while ((c = take_free(p)) == NULL) {
-        if (pthread_cond_timedwait(&p->freed, &p->lock, &deadline) == ETIMEDOUT) {
-            c = take_free(p);
-            break;
-        }
-    }
+}
+
+static void dequeue(pgr_pool *p, pgr_pool_waiter *w)
+{
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        p->head = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    else
+        p->tail = w->prev;
+    w->next = w->prev = NULL;
+    w->queued = false;
     p->waiting--;
+}
+
+pgr_conn *pgr_pool_take(pgr_pool *p, pgr_pool_waiter *w)
+{
+    w->conn = NULL;
+    pthread_mutex_lock(&p->lock);
+    /* a waiter already queued goes first: no overtaking */
+    pgr_conn *c = p->head == NULL ? take_free(p) : NULL;
     if (c == NULL)
-        p->timeouts++;
+        enqueue(p, w);
+    pthread_mutex_unlock(&p->lock);
     return c;
 }
 
-pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
+pgr_conn *pgr_pool_leave(pgr_pool *p, pgr_pool_waiter *w, bool timed_out)
 {
     pthread_mutex_lock(&p->lock);
-    pgr_conn *c = wait_for_slot(p);
-    bool stale = c != NULL && c->generation != p->flush_generation;
+    if (w->queued) {
+        dequeue(p, w);
+        if (timed_out)
+            p->timeouts++;
+    }
+    pgr_conn *c = w->conn;
+    w->conn = NULL;
+    pthread_mutex_unlock(&p->lock);
+    return c;
+}
+
+pgr_conn *pgr_pool_handed(pgr_pool *p, pgr_pool_waiter *w)
+{
+    pthread_mutex_lock(&p->lock);
+    pgr_conn *c = w->conn;
+    w->conn = NULL;
+    pthread_mutex_unlock(&p->lock);
+    return c;
+}
+
+int pgr_pool_timeout_seconds(const pgr_pool *p)
+{
+    return p->timeout_seconds;
+}
+
+int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+{
+    pthread_mutex_lock(&p->lock);
+    bool stale = c->generation != p->flush_generation;
     unsigned gen = p->flush_generation;
     pthread_mutex_unlock(&p->lock);
-    if (c == NULL) {
-        pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.", NULL, NULL);
-        return NULL;
-    }
     if (c->pg != NULL && (PQstatus(c->pg) != CONNECTION_OK || stale))
         close_conn(c);
     if (c->pg == NULL) {
         c->pg = pgr_connect(p->conninfo, a, err);
-        c->stmts = c->pg ? pgr_stmt_cache_new() : NULL;
+        c->stmts = c->pg != NULL ? pgr_stmt_cache_new() : NULL;
         if (c->pg == NULL || c->stmts == NULL) {
             close_conn(c);
             pgr_pool_release(p, c);
-            return NULL;
+            return PGREST_ERR_CONNECTION;
         }
     }
     c->generation = gen;
-    return c;
+    return PGREST_OK;
+}
+
+/* The blocking form over the waiter queue: sleeps on a condition the
+ * hand-over signals. */
+typedef struct blocking_waiter {
+    pthread_cond_t cond;
+} blocking_waiter;
+
+static void wake_blocked(void *arg)
+{
+    pthread_cond_signal(&((blocking_waiter *)arg)->cond);
+}
+
+pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
+{
+    blocking_waiter bw;
+    pthread_cond_init(&bw.cond, NULL);
+    pgr_pool_waiter w = {.notify = wake_blocked, .arg = &bw};
+    pgr_conn *c = pgr_pool_take(p, &w);
+    if (c == NULL) {
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += p->timeout_seconds;
+        pthread_mutex_lock(&p->lock);
+        while (w.conn == NULL && w.queued &&
+               pthread_cond_timedwait(&bw.cond, &p->lock, &deadline) != ETIMEDOUT)
+            ;
+        pthread_mutex_unlock(&p->lock);
+        c = pgr_pool_leave(p, &w, true);
+    }
+    pthread_cond_destroy(&bw.cond);
+    if (c == NULL) {
+        pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.", NULL, NULL);
+        return NULL;
+    }
+    return pgr_pool_open(p, c, a, err) == PGREST_OK ? c : NULL;
 }
 
 void pgr_pool_release(pgr_pool *p, pgr_conn *c)
@@ -185,8 +263,15 @@ void pgr_pool_release(pgr_pool *p, pgr_conn *c)
                           PQtransactionStatus(c->pg) != PQTRANS_IDLE))
         close_conn(c);
     pthread_mutex_lock(&p->lock);
-    c->in_use = false;
-    pthread_cond_signal(&p->freed);
+    pgr_pool_waiter *w = p->head;
+    if (w != NULL) {
+        dequeue(p, w);
+        w->conn = c;
+        if (w->notify != NULL)
+            w->notify(w->arg);
+    } else {
+        c->in_use = false;
+    }
     pthread_mutex_unlock(&p->lock);
 }
 

@@ -1,6 +1,8 @@
 /* Connection pool sized by db-pool (PostgREST's AppState/Pool.hs):
  * connections open lazily, a waiter times out after
- * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced. */
+ * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced.
+ * Waiters queue in arrival order and a released connection is handed to
+ * the first of them, so the engine waits without a thread blocking. */
 #ifndef PGR_POOL_H
 #define PGR_POOL_H
 
@@ -13,17 +15,47 @@
 
 typedef struct pgr_conn {
     PGconn *pg;
-    pgr_stmt_cache *stmts;
+    pgr_stmt_cache *stmts;  /* prepared on pg */
     bool in_use;
     unsigned generation;   /* schema generation its statements belong to */
 } pgr_conn;
 
 typedef struct pgr_pool pgr_pool;
 
+/* One request waiting for a connection. notify (may be NULL) is called
+ * when a connection was handed over (w->conn set), with the pool's lock
+ * held: it may only signal its owner (no pool calls). */
+typedef struct pgr_pool_waiter {
+    struct pgr_pool_waiter *next;
+    struct pgr_pool_waiter *prev;
+    pgr_conn *conn;         /* handed over by a release */
+    bool queued;
+    void (*notify)(void *arg);
+    void *arg;
+} pgr_pool_waiter;
+
 pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds);
 void pgr_pool_free(pgr_pool *p);
-/* Borrows a connected connection; on failure fills err (PGRST000/003). */
+/* Borrows a connected connection, waiting up to the acquisition timeout;
+ * on failure fills err (PGRST000/003). */
 pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err);
+/* Without waiting: a free slot, or NULL with w queued (w->notify fires
+ * when a release hands one over). The slot may still need connecting:
+ * pgr_pool_open. */
+pgr_conn *pgr_pool_take(pgr_pool *p, pgr_pool_waiter *w);
+/* The connection a release handed to the queued w, now the caller's, or
+ * NULL (w stays queued). */
+pgr_conn *pgr_pool_handed(pgr_pool *p, pgr_pool_waiter *w);
+/* Leaves the queue (timed_out counts a PGRST003); returns the connection
+ * handed over meanwhile, which the caller then owns, or NULL. After it
+ * returns, w->notify is not called any more. */
+pgr_conn *pgr_pool_leave(pgr_pool *p, pgr_pool_waiter *w, bool timed_out);
+/* Makes a taken slot usable: replaces a broken or flushed connection and
+ * opens a missing one (PQconnectdb: blocks while connecting). On failure
+ * the slot is released and err filled (PGRST000). */
+int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
+/* db-pool-acquisition-timeout in seconds. */
+int pgr_pool_timeout_seconds(const pgr_pool *p);
 /* Returns it; broken connections are closed and reopened lazily. */
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
 /* Opens a new standalone connection (schema loading, LISTEN). */

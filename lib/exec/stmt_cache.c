@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libpq-events.h>
+
 /* Open addressing; bounded so a client cannot grow it without limit
  * (each distinct URL shape is one statement). */
 #define MAX_ENTRIES 4096
@@ -20,6 +22,7 @@ struct pgr_stmt_cache {
     size_t cap;
     size_t count;
     unsigned long next_id;
+    unsigned generation;
 };
 
 static uint64_t hash_text(const char *s)
@@ -141,4 +144,52 @@ void pgr_stmt_cache_forget(pgr_stmt_cache *c, const char *sql)
             insert_entry(n, c->cap, old[i]);
     free(old);
     c->slots = n;
+}
+
+size_t pgr_stmt_cache_count(const pgr_stmt_cache *c)
+{
+    return c->count;
+}
+
+unsigned pgr_stmt_cache_generation(const pgr_stmt_cache *c)
+{
+    return c->generation;
+}
+
+void pgr_stmt_cache_set_generation(pgr_stmt_cache *c, unsigned generation)
+{
+    c->generation = generation;
+}
+
+static int conn_event(PGEventId id, void *info, void *pass_through)
+{
+    (void)pass_through;
+    if (id == PGEVT_CONNDESTROY) {
+        PGconn *pg = ((PGEventConnDestroy *)info)->conn;
+        pgr_stmt_cache_free(PQinstanceData(pg, conn_event));
+    } else if (id == PGEVT_CONNRESET) {
+        /* a reset connection is a new session: nothing is prepared */
+        pgr_stmt_cache *c = PQinstanceData(((PGEventConnReset *)info)->conn, conn_event);
+        if (c != NULL)
+            pgr_stmt_cache_clear(c);
+    }
+    return 1;
+}
+
+pgr_stmt_cache *pgr_conn_stmt_cache(PGconn *pg)
+{
+    pgr_stmt_cache *c = PQinstanceData(pg, conn_event);
+    if (c != NULL)
+        return c;
+    c = pgr_stmt_cache_new();
+    if (c == NULL)
+        return NULL;
+    /* registered once per connection; a second registration (after an
+     * earlier failure to store the cache) is refused by libpq */
+    if (!PQregisterEventProc(pg, conn_event, "pgrest statement cache", NULL) ||
+        !PQsetInstanceData(pg, conn_event, c)) {
+        pgr_stmt_cache_free(c);
+        return NULL;
+    }
+    return c;
 }

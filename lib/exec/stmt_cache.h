@@ -17,5 +17,18 @@ const char *pgr_stmt_cache_lookup(const pgr_stmt_cache *c, const char *sql);
  * entry is provisional until confirmed: a failed PREPARE must be forgotten. */
 const char *pgr_stmt_cache_add(pgr_stmt_cache *c, const char *sql);
 void pgr_stmt_cache_forget(pgr_stmt_cache *c, const char *sql);
+/* Number of statements registered. */
+size_t pgr_stmt_cache_count(const pgr_stmt_cache *c);
+/* The schema generation the statements were prepared under: after a
+ * schema reload they are deallocated (a changed result type would fail
+ * them with 0A000). */
+unsigned pgr_stmt_cache_generation(const pgr_stmt_cache *c);
+void pgr_stmt_cache_set_generation(pgr_stmt_cache *c, unsigned generation);
+
+struct pg_conn;
+/* The statement cache of a connection, created on first use and freed
+ * with it (libpq instance data: PQfinish frees it, PQreset clears it), so
+ * connections the host owns get prepared statements too. NULL on OOM. */
+pgr_stmt_cache *pgr_conn_stmt_cache(struct pg_conn *pg);
 
 #endif

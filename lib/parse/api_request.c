@@ -344,9 +344,33 @@ static int check_body_size(pgrest_arena *a, const pgrest_request *req,
                       NULL, "Request body too large");
 }
 
+int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
+                           const pgrest_request *req, pgrest_error *err)
+{
+    int rc = check_body_size(arena, req, &pgr_cfg(ctx, arena)->limits, err);
+    return rc == PGREST_OK ? check_header_nul(arena, req, err) : rc;
+}
+
+/* The identity the request runs as: the one the host or the engine
+ * established, or else the bearer token verified here without the JWT
+ * cache (parsing touches nothing shared; pgrest_authenticate does). */
+static int identity(pgrest_ctx *ctx, pgrest_arena *arena, const pgrest_request *req,
+                    const pgrest_auth *auth, pgrest_api_request *api,
+                    pgrest_error *err)
+{
+    pgrest_auth *verified = NULL;
+    if (auth == NULL) {
+        int rc = pgr_authenticate(ctx, arena, req, false, &verified, err);
+        if (verified == NULL)
+            return rc;
+        auth = verified;
+    }
+    return pgr_auth_apply(auth, api, err);
+}
+
 static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
-                         const pgrest_request *req, pgrest_api_request **out,
-                         pgrest_error *err)
+                         const pgrest_request *req, const pgrest_auth *auth,
+                         pgrest_api_request **out, pgrest_error *err)
 {
     pgrest_api_request *api = PGR_NEW(arena, pgrest_api_request);
     if (api == NULL)
@@ -355,19 +379,12 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->method = req->method;
     api->prefs.max_affected = -1;
     api->range_limit = -1;
-    int rc = check_body_size(arena, req, &pgr_cfg(ctx, arena)->limits, err);
-    if (rc == PGREST_OK)
-        rc = check_header_nul(arena, req, err);
+    int rc = pgr_request_admissible(ctx, arena, req, err);
     if (rc != PGREST_OK)
         return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs
      * middleware), so JWT errors win over request errors. */
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = pgr_authenticate(ctx, arena, api, err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    api->auth_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-                   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    rc = identity(ctx, arena, req, auth, api, err);
     if (rc != PGREST_OK)
         return rc;
     /* from here on the role is known even if parsing fails: PostgREST's
@@ -402,20 +419,27 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     return PGREST_OK;
 }
 
+int pgr_parse_request_as(pgrest_ctx *ctx, pgrest_arena *arena,
+                         const pgrest_request *req, const pgrest_auth *auth,
+                         pgrest_api_request **out, pgrest_error *err)
+{
+    *out = NULL;
+    /* a header or body the host added may have been dropped by its arena */
+    int rc = pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
+    if (rc == PGREST_OK)
+        rc = pgr_stage_end(arena, parse_request(ctx, arena, req, auth, out, err), err);
+    /* an exhausted arena may hold a half-built request: give none; else a
+     * failed parse keeps the authenticated role (pgrest.h) */
+    if (rc != PGREST_OK && pgr_arena_exhausted(arena))
+        *out = NULL;
+    return rc;
+}
+
 int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, pgrest_api_request **out,
                          pgrest_error *err)
 {
     if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_parse_request");
-    *out = NULL;
-    /* a header or body the host added may have been dropped by its arena */
-    int rc = pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
-    if (rc == PGREST_OK)
-        rc = pgr_stage_end(arena, parse_request(ctx, arena, req, out, err), err);
-    /* an exhausted arena may hold a half-built request: give none; else a
-     * failed parse keeps the authenticated role (pgrest.h) */
-    if (rc != PGREST_OK && pgr_arena_exhausted(arena))
-        *out = NULL;
-    return rc;
+    return pgr_parse_request_as(ctx, arena, req, req->auth, out, err);
 }

@@ -31,6 +31,7 @@ struct pgrest_request {
     pgr_kv *headers_tail;
     const char *body;
     size_t body_len;
+    const pgrest_auth *auth; /* identity set by the host, or NULL */
 };
 
 /* Bounds on what one request may ask the parser to build, so a hostile
@@ -53,6 +54,17 @@ const pgr_parse_limits *pgr_parse_limits_default(void);
 
 /* Case-insensitive header lookup: first value or NULL. */
 const char *pgr_request_header(const pgrest_request *req, const char *name);
+
+/* The checks an HTTP layer makes before anything else (server-max-body-size,
+ * NUL bytes in header values): they win over authentication errors. */
+int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
+                           const pgrest_request *req, pgrest_error *err);
+
+/* pgrest_parse_request with the identity given (auth NULL: the bearer
+ * token is verified without the JWT cache). */
+int pgr_parse_request_as(pgrest_ctx *ctx, pgrest_arena *arena,
+                         const pgrest_request *req, const pgrest_auth *auth,
+                         pgrest_api_request **out, pgrest_error *err);
 
 /* ------------------------------------------------------------ fields */
 
@@ -330,7 +342,6 @@ struct pgrest_api_request {
     const char *role;             /* role to SET for the transaction */
     const char *jwt_claims;       /* JSON text, "{}" if anonymous... */
     bool authenticated;
-    double auth_ms;               /* time spent verifying the JWT */
 };
 
 #endif

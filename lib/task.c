@@ -1,0 +1,413 @@
+/* The request engine (DESIGN.md "request engine"): one request as a state
+ * machine that never blocks on the database. start runs the stages that
+ * need none (CORS preflight, authenticate, parse, plan, emit); then a
+ * pooled connection comes through the pool's waiter queue, the pipeline
+ * goes out and its results come in on PQsocket, and the finished response
+ * gets its decoration. pgrest_handle drives the same machine with poll(). */
+#include <string.h>
+#include <time.h>
+
+#include "auth/auth.h"
+#include "auth/jwt.h"
+#include "context.h"
+#include "db_events.h"
+#include "exec/cors.h"
+#include "exec/execute.h"
+#include "exec/pool.h"
+#include "exec/response.h"
+#include "observe.h"
+#include "util/error.h"
+
+/* Per-stage durations for Server-Timing (PostgREST Response/Performance). */
+typedef struct stage_timer {
+    double jwt, parse, plan, transaction, response;
+} stage_timer;
+
+struct pgrest_task {
+    pgrest_ctx *ctx;
+    pgrest_arena *arena;
+    const pgrest_request *req;
+    int wait;                      /* pgrest_task_wait */
+    stage_timer tm;
+    double tx_start;
+    const pgrest_statements *st;   /* what runs; the query log's statements */
+    const char *role;
+    pgr_pool *pool;
+    pgr_pool_waiter waiter;
+    double deadline;               /* connection acquisition, monotonic ms */
+    pgr_conn *conn;
+    pgrest_pending *pending;
+    int rc;
+    pgrest_response *resp;
+    pgrest_error err;
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------------ decoration */
+
+static void add_server_timing(pgrest_arena *a, pgrest_response *r,
+                              const stage_timer *tm)
+{
+    pgr_response_add_header(a, r, "Server-Timing",
+        pgr_asprintf(a, "jwt;dur=%.1f, parse;dur=%.1f, plan;dur=%.1f, "
+                        "transaction;dur=%.1f, response;dur=%.1f",
+                     tm->jwt, tm->parse, tm->plan, tm->transaction, tm->response));
+}
+
+/* Every 503 tells the client when the connection worker retries next
+ * (PostgREST App.hs addRetryHint). */
+static void add_retry_hint(pgrest_ctx *ctx, pgrest_arena *a, pgrest_response *r)
+{
+    unsigned delay = atomic_load(&ctx->retry_delay);
+    if (r->status == 503)
+        pgr_response_add_header(a, r, "Retry-After",
+                                 pgr_asprintf(a, "%u", delay > 0 ? delay : 1));
+}
+
+/* server-trace-header echo (App.hs traceHeaderMiddleware, outermost: CORS
+ * preflight answers get it too). */
+static void add_trace_header(pgrest_ctx *ctx, pgrest_arena *a,
+                             const pgrest_request *req, pgrest_response *r)
+{
+    const char *trace = pgr_cfg(ctx, a)->server_trace_header;
+    const char *value = trace ? pgr_request_header(req, trace) : NULL;
+    if (value != NULL)
+        pgr_response_add_header(a, r, trace, value);
+}
+
+/* Headers every response gets: trace header echo, CORS, Server-Timing,
+ * Retry-After on 503. */
+static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                     pgrest_response *r, const stage_timer *tm)
+{
+    add_retry_hint(ctx, a, r);
+    add_trace_header(ctx, a, req, r);
+    pgr_cors_annotate(ctx, a, req, r);
+    if (pgr_cfg(ctx, a)->server_timing_enabled)
+        add_server_timing(a, r, tm);
+}
+
+/* decorate, telling whether every header it added is there */
+static bool decorate_fits(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                          pgrest_response *r, const stage_timer *tm)
+{
+    size_t failures = pgr_arena_failures(a);
+    decorate(ctx, a, req, r, tm);
+    return pgr_arena_failures(a) == failures;
+}
+
+/* ------------------------------------------------------------ the end */
+
+/* PostgREST QueryErrorCodeHighObs: a database error answered with 5xx, or
+ * the connection failing under a query. */
+static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *resp,
+                               const pgrest_error *err)
+{
+    if (rc != PGREST_ERR_DATABASE && rc != PGREST_ERR_CONNECTION)
+        return;
+    int status = resp != NULL ? resp->status : err->http_status;
+    if (status >= 500)
+        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
+}
+
+static void account(pgrest_task *t, pgrest_response *resp)
+{
+    pgrest_ctx *ctx = t->ctx;
+    resp->role = t->role;
+    int cls = resp->status / 100;
+    atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
+    if (ctx->query_logger != NULL && t->st != NULL)
+        for (size_t i = 0; i < pgrest_statements_count(t->st); i++)
+            ctx->query_logger(ctx->query_logger_arg, resp->status,
+                              pgrest_statements_sql(t->st, i));
+}
+
+/* The response as pgrest_handle always gave it: the stage's, or the
+ * error's, decorated; an arena too small for that gets the out-of-memory
+ * error, decorated if the error reserve allows, bare otherwise. */
+static void finish(pgrest_task *t, int rc)
+{
+    pgrest_ctx *ctx = t->ctx;
+    pgrest_arena *a = t->arena;
+    rc = pgr_stage_end(a, rc, &t->err);
+    double start = now_ms();
+    pgrest_response *resp = t->resp;
+    /* whatever a stage left in an exhausted arena may be incomplete */
+    if (pgr_arena_exhausted(a))
+        resp = NULL;
+    /* a failed call may still leave a response: RAISE SQLSTATE 'PGRST'
+     * chooses the error's status and headers */
+    if (rc != PGREST_OK || resp == NULL)
+        resp = resp ? resp : pgrest_error_response(ctx, a, &t->err);
+    /* PostgREST SchemaCacheEmptyObs: a request came before any schema cache */
+    if (rc != PGREST_OK && t->err.code != NULL && strcmp(t->err.code, "PGRST002") == 0)
+        pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &t->err);
+    t->tm.response = now_ms() - start;
+    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, &t->tm)) {
+        pgr_error_oom(&t->err);
+        resp = pgrest_error_response(ctx, a, &t->err);
+        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, &t->tm))
+            resp = pgrest_error_response(ctx, a, &t->err);
+    }
+    if (resp != NULL)
+        account(t, resp);
+    t->rc = rc;
+    t->resp = resp;
+    t->wait = PGREST_TASK_DONE;
+}
+
+/* ------------------------------------------------------------ no database */
+
+/* The identity the request runs as: the host's, or the bearer token's
+ * (after the HTTP-layer checks, which win over JWT errors). */
+static int authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
+                        const pgrest_request *req, const pgrest_auth **auth,
+                        pgrest_error *err)
+{
+    *auth = req->auth;
+    if (*auth != NULL)
+        return PGREST_OK;
+    int rc = pgr_request_admissible(ctx, arena, req, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgrest_auth *verified;
+    rc = pgr_authenticate(ctx, arena, req, true, &verified, err);
+    *auth = verified;
+    return rc;
+}
+
+/* Authenticate, parse, plan, emit; OPTIONS answers here. */
+static int prepare(pgrest_task *t)
+{
+    pgrest_ctx *ctx = t->ctx;
+    pgrest_arena *arena = t->arena;
+    pgrest_api_request *api;
+    pgrest_query_plan *plan;
+    pgrest_statements *st;
+    const pgrest_auth *auth;
+    double t0 = now_ms();
+    int rc = authenticate(ctx, arena, t->req, &auth, &t->err);
+    if (rc != PGREST_OK)
+        return rc;
+    double t1 = now_ms();
+    t->tm.jwt = t1 - t0;
+    rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
+    if (api != NULL)
+        t->role = api->role;
+    if (rc != PGREST_OK)
+        return rc;
+    double t2 = now_ms();
+    t->tm.parse = t2 - t1;
+    if (api->action == PGR_ACTION_INFO)
+        return pgr_info_response(ctx, arena, api, &t->resp, &t->err);
+    if ((rc = pgrest_plan(ctx, arena, api, &plan, &t->err)) != PGREST_OK ||
+        (rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
+        return rc;
+    t->tx_start = now_ms();
+    t->tm.plan = t->tx_start - t2;
+    t->st = st;
+    return PGREST_OK;
+}
+
+/* ------------------------------------------------------------ database */
+
+static void end_transaction(pgrest_task *t, int rc)
+{
+    t->tm.transaction = now_ms() - t->tx_start;
+    finish(t, rc);
+}
+
+/* Recovery bookkeeping of a finished execution (PostgREST's connection
+ * worker learns of lost connections from requests). */
+static void executed(pgrest_task *t, int rc)
+{
+    pgr_pool_release(t->pool, t->conn);
+    t->conn = NULL;
+    if (rc != PGREST_OK)
+        pgr_db_check_request_error(t->ctx, &t->err);
+    if (rc == PGREST_ERR_CONNECTION)
+        pgr_ctx_connection_lost(t->ctx);
+    else
+        pgr_ctx_connection_ok(t->ctx);
+    observe_high_error(t->ctx, rc, t->resp, &t->err);
+    end_transaction(t, rc);
+}
+
+static void no_connection(pgrest_task *t)
+{
+    /* PGRST003 (pool timeout) is not a lost database */
+    if (t->err.http_status == 503) {
+        pgr_db_check_request_error(t->ctx, &t->err);
+        pgr_ctx_connection_lost(t->ctx);
+    } else {
+        pgr_observe_error(t->ctx, PGREST_EVENT_POOL_TIMEOUT, "", &t->err);
+    }
+    end_transaction(t, PGREST_ERR_CONNECTION);
+}
+
+static int io_wait(const pgrest_task *t)
+{
+    return pgrest_pending_wants_write(t->pending) ? PGREST_TASK_WAIT_WRITE
+                                                 : PGREST_TASK_WAIT_READ;
+}
+
+static void consume(pgrest_task *t)
+{
+    pgrest_response *resp = NULL;
+    int rc = pgrest_execute_consume(t->pending, &resp, &t->err);
+    if (rc == PGREST_AGAIN) {
+        t->wait = io_wait(t);
+        return;
+    }
+    t->resp = resp;
+    executed(t, rc);
+}
+
+/* A connection is ours: open it if needed, put the pipeline on it. */
+static void run_on(pgrest_task *t, pgr_conn *c)
+{
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    if (pgr_pool_open(t->pool, c, t->arena, &t->err) != PGREST_OK) {
+        no_connection(t);
+        return;
+    }
+    t->conn = c;
+    int rc = pgr_stage_end(t->arena,
+                           pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts,
+                                               &t->pending, &t->err), &t->err);
+    if (rc != PGREST_OK) {
+        t->pending = NULL;
+        executed(t, rc);
+        return;
+    }
+    consume(t);
+}
+
+static void acquire(pgrest_task *t)
+{
+    t->pool = pgr_ctx_pool(t->ctx);
+    if (t->pool == NULL) {
+        end_transaction(t, pgr_error_connection(&t->err, NULL));
+        return;
+    }
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
+    t->deadline = now_ms() + 1e3 * pgr_pool_timeout_seconds(t->pool);
+    pgr_conn *c = pgr_pool_take(t->pool, &t->waiter);
+    if (c != NULL)
+        run_on(t, c);
+    else
+        t->wait = PGREST_TASK_WAIT_CONN;
+}
+
+static void timed_out(pgrest_task *t)
+{
+    pgr_error(&t->err, 504, "PGRST003", "Timed out acquiring connection from connection pool.",
+              NULL, NULL);
+    no_connection(t);
+}
+
+static void check_queue(pgrest_task *t)
+{
+    pgr_conn *c = pgr_pool_handed(t->pool, &t->waiter);
+    if (c == NULL && now_ms() < t->deadline)
+        return;
+    if (c == NULL)
+        c = pgr_pool_leave(t->pool, &t->waiter, true);
+    if (c != NULL)
+        run_on(t, c);
+    else
+        timed_out(t);
+}
+
+/* ------------------------------------------------------------ public API */
+
+pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
+                               const pgrest_request *req,
+                               pgrest_task_wake wake, void *wake_arg)
+{
+    if (ctx == NULL || arena == NULL || req == NULL)
+        return NULL;
+    /* the task itself may use the error reserve: a request that filled
+     * the arena still gets its out-of-memory response */
+    pgrest_task *t = PGR_NEW(arena, pgrest_task);
+    if (t == NULL) {
+        pgr_arena_reserve(arena, sizeof *t + 1024);
+        t = PGR_NEW(arena, pgrest_task);
+    }
+    if (t == NULL)
+        return NULL;
+    *t = (pgrest_task){.ctx = ctx, .arena = arena, .req = req,
+                       .waiter = {.notify = wake, .arg = wake_arg}};
+    pgrest_response *preflight = pgr_cors_preflight(ctx, arena, req);
+    if (preflight != NULL && !pgr_arena_exhausted(arena)) {
+        add_trace_header(ctx, arena, req, preflight);
+        t->resp = preflight;
+        t->wait = PGREST_TASK_DONE;
+        return t;
+    }
+    int rc = pgr_stage_end(arena, prepare(t), &t->err);
+    if (rc != PGREST_OK || t->st == NULL)
+        finish(t, rc);
+    else
+        acquire(t);
+    return t;
+}
+
+int pgrest_task_advance(pgrest_task *t)
+{
+    if (t == NULL)
+        return PGREST_TASK_DONE;
+    if (t->wait == PGREST_TASK_WAIT_CONN)
+        check_queue(t);
+    else if (t->wait != PGREST_TASK_DONE)
+        consume(t);
+    return t->wait;
+}
+
+int pgrest_task_wait_state(const pgrest_task *t)
+{
+    return t != NULL ? t->wait : PGREST_TASK_DONE;
+}
+
+int pgrest_task_socket(const pgrest_task *t)
+{
+    if (t == NULL || (t->wait != PGREST_TASK_WAIT_READ && t->wait != PGREST_TASK_WAIT_WRITE))
+        return -1;
+    return PQsocket(t->conn->pg);
+}
+
+long pgrest_task_timeout_ms(const pgrest_task *t)
+{
+    if (t == NULL || t->wait != PGREST_TASK_WAIT_CONN)
+        return -1;
+    double left = t->deadline - now_ms();
+    return left > 0 ? (long)left + 1 : 0;
+}
+
+pgrest_response *pgrest_task_response(const pgrest_task *t)
+{
+    return t != NULL && t->wait == PGREST_TASK_DONE ? t->resp : NULL;
+}
+
+int pgrest_task_cancel(pgrest_task *t)
+{
+    if (t == NULL)
+        return PGREST_TASK_DONE;
+    if (t->wait == PGREST_TASK_WAIT_CONN) {
+        pgr_conn *c = pgr_pool_leave(t->pool, &t->waiter, false);
+        if (c != NULL)
+            pgr_pool_release(t->pool, c);
+        pgr_error(&t->err, 500, "57014", "canceling statement due to user request",
+                  NULL, NULL);
+        end_transaction(t, PGREST_ERR_DATABASE);
+    } else if (t->wait != PGREST_TASK_DONE) {
+        pgr_pending_cancel(t->pending);
+    }
+    return t->wait;
+}

@@ -1,0 +1,285 @@
+#include "engine_loop.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 64
+#define MAX_HANDED 64
+
+typedef struct handed_fd {
+    int fd;
+    struct sockaddr_storage addr;
+    socklen_t len;
+} handed_fd;
+
+struct engine_loop {
+    pthread_t thread;
+    engine_http http;
+    int epoll_fd;
+    int event_fd;
+    pthread_mutex_t lock;          /* guards incoming and handed */
+    engine_job *incoming;          /* woken jobs */
+    handed_fd handed[MAX_HANDED];
+    size_t n_handed;
+    engine_job *waiting;           /* queued for a connection (loop-local) */
+    bool finished_some;            /* a task finished: the daemon resumes it */
+    atomic_bool stop;
+};
+
+/* epoll data of the two fds that are no job */
+static char event_mark, http_mark;
+
+static _Thread_local engine_loop *current;
+
+engine_loop *engine_loop_current(void)
+{
+    return current;
+}
+
+static void signal_loop(engine_loop *l)
+{
+    uint64_t one = 1;
+    ssize_t w = write(l->event_fd, &one, sizeof one);
+    (void)w;
+}
+
+/* From any thread; the wake comes with the pool's lock held: only list
+ * work and an eventfd write. */
+void engine_wake(void *arg)
+{
+    engine_job *job = arg;
+    engine_loop *l = job->loop;
+    pthread_mutex_lock(&l->lock);
+    bool first = l->incoming == NULL;
+    if (!job->incoming) {
+        job->incoming = true;
+        job->next_incoming = l->incoming;
+        l->incoming = job;
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (first)
+        signal_loop(l);
+}
+
+void engine_add_connection(engine_loop *l, int fd, const struct sockaddr *addr,
+                           socklen_t len)
+{
+    pthread_mutex_lock(&l->lock);
+    bool taken = l->n_handed < MAX_HANDED && len <= sizeof(struct sockaddr_storage);
+    if (taken) {
+        handed_fd *h = &l->handed[l->n_handed++];
+        h->fd = fd;
+        memcpy(&h->addr, addr, len);
+        h->len = len;
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (taken)
+        signal_loop(l);
+    else
+        close(fd);
+}
+
+static void wait_add(engine_loop *l, engine_job *job)
+{
+    if (job->waiting)
+        return;
+    job->waiting = true;
+    job->prev_waiting = NULL;
+    job->next_waiting = l->waiting;
+    if (l->waiting != NULL)
+        l->waiting->prev_waiting = job;
+    l->waiting = job;
+}
+
+static void wait_remove(engine_loop *l, engine_job *job)
+{
+    if (!job->waiting)
+        return;
+    if (job->prev_waiting != NULL)
+        job->prev_waiting->next_waiting = job->next_waiting;
+    else
+        l->waiting = job->next_waiting;
+    if (job->next_waiting != NULL)
+        job->next_waiting->prev_waiting = job->prev_waiting;
+    job->waiting = false;
+}
+
+/* One shot per arming: after an event the socket is disarmed, so once the
+ * task has given its connection back, this loop never sees it again (the
+ * next owner may be another loop). */
+static void arm(engine_loop *l, engine_job *job, int fd, bool write)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT | (write ? EPOLLOUT : 0),
+                             .data.ptr = job};
+    if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* A hand-over can wake a job whose step already took the connection: it
+ * is then back in the incoming list, and must leave it before done()
+ * (after which the HTTP side frees it). No wake comes after DONE. */
+static void incoming_remove(engine_loop *l, engine_job *job)
+{
+    pthread_mutex_lock(&l->lock);
+    if (job->incoming) {
+        engine_job **at = &l->incoming;
+        while (*at != NULL && *at != job)
+            at = &(*at)->next_incoming;
+        if (*at == job)
+            *at = job->next_incoming;
+        job->incoming = false;
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Acts on the task's wait state; after done() the job is not touched. */
+static void settle(engine_loop *l, engine_job *job, int wait)
+{
+    if (wait != PGREST_TASK_WAIT_CONN)
+        wait_remove(l, job);
+    switch (wait) {
+    case PGREST_TASK_DONE:
+        job->finished = true;
+        incoming_remove(l, job);
+        l->finished_some = true;
+        job->done(job);
+        return;
+    case PGREST_TASK_WAIT_CONN:
+        wait_add(l, job);
+        return;
+    default:
+        arm(l, job, pgrest_task_socket(job->task), wait == PGREST_TASK_WAIT_WRITE);
+        return;
+    }
+}
+
+void engine_adopt(engine_job *job)
+{
+    settle(job->loop, job, pgrest_task_wait_state(job->task));
+}
+
+static void step(engine_loop *l, engine_job *job)
+{
+    if (!job->finished)
+        settle(l, job, pgrest_task_advance(job->task));
+}
+
+static int next_timeout(engine_loop *l)
+{
+    long best = l->http.timeout_ms(l->http.arg);
+    for (const engine_job *j = l->waiting; j != NULL; j = j->next_waiting) {
+        long t = pgrest_task_timeout_ms(j->task);
+        if (t >= 0 && (best < 0 || t < best))
+            best = t;
+    }
+    return best > 1000 || best < 0 ? 1000 : (int)best;
+}
+
+static void take_incoming(engine_loop *l)
+{
+    uint64_t n;
+    ssize_t r = read(l->event_fd, &n, sizeof n);
+    (void)r;
+    handed_fd handed[MAX_HANDED];
+    pthread_mutex_lock(&l->lock);
+    engine_job *list = l->incoming;
+    l->incoming = NULL;
+    for (engine_job *j = list; j != NULL; j = j->next_incoming)
+        j->incoming = false;
+    size_t n_handed = l->n_handed;
+    memcpy(handed, l->handed, n_handed * sizeof handed[0]);
+    l->n_handed = 0;
+    pthread_mutex_unlock(&l->lock);
+    for (size_t i = 0; i < n_handed; i++)
+        l->http.add_connection(l->http.arg, handed[i].fd,
+                               (const struct sockaddr *)&handed[i].addr, handed[i].len);
+    while (list != NULL) {
+        engine_job *next = list->next_incoming;
+        step(l, list);
+        list = next;
+    }
+}
+
+static void expire_waiting(engine_loop *l)
+{
+    engine_job *j = l->waiting;
+    while (j != NULL) {
+        engine_job *next = j->next_waiting;
+        if (pgrest_task_timeout_ms(j->task) == 0)
+            step(l, j);
+        j = next;
+    }
+}
+
+static void *run(void *arg)
+{
+    engine_loop *l = arg;
+    current = l;
+    struct epoll_event evs[MAX_EVENTS];
+    l->http.run(l->http.arg);
+    while (!atomic_load(&l->stop)) {
+        int n = epoll_wait(l->epoll_fd, evs, MAX_EVENTS, next_timeout(l));
+        bool run_http = n == 0;   /* a timeout may be the daemon's */
+        for (int i = 0; i < n; i++) {
+            if (evs[i].data.ptr == &event_mark)
+                take_incoming(l);
+            else if (evs[i].data.ptr == &http_mark)
+                run_http = true;
+            else
+                step(l, evs[i].data.ptr);
+        }
+        if (l->waiting != NULL)
+            expire_waiting(l);
+        if (run_http || l->finished_some) {
+            l->finished_some = false;
+            l->http.run(l->http.arg);
+        }
+    }
+    current = NULL;
+    return NULL;
+}
+
+engine_loop *engine_loop_start(const engine_http *http)
+{
+    engine_loop *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    l->http = *http;
+    l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    l->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_mutex_init(&l->lock, NULL);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &event_mark};
+    struct epoll_event hv = {.events = EPOLLIN, .data.ptr = &http_mark};
+    if (l->epoll_fd >= 0 && l->event_fd >= 0 &&
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->event_fd, &ev) == 0 &&
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, http->fd, &hv) == 0 &&
+        pthread_create(&l->thread, NULL, run, l) == 0)
+        return l;
+    if (l->epoll_fd >= 0)
+        close(l->epoll_fd);
+    if (l->event_fd >= 0)
+        close(l->event_fd);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+    return NULL;
+}
+
+void engine_loop_stop(engine_loop *l)
+{
+    if (l == NULL)
+        return;
+    atomic_store(&l->stop, true);
+    signal_loop(l);
+    pthread_join(l->thread, NULL);
+    close(l->epoll_fd);
+    close(l->event_fd);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+}

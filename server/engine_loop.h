@@ -1,0 +1,57 @@
+/* Event loops, one per core: each runs one libmicrohttpd daemon in
+ * external-polling mode and the PostgreSQL sockets of the requests that
+ * daemon started (pgrest_task_*) in one epoll set, so a request goes from
+ * HTTP bytes to the database and back on one thread without a thread ever
+ * blocking on PostgreSQL. Only a pool hand-over between loops (a
+ * connection released on one loop, wanted on another) crosses threads,
+ * through the loop's eventfd. */
+#ifndef PGRS_ENGINE_LOOP_H
+#define PGRS_ENGINE_LOOP_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#include "pgrest/pgrest.h"
+
+typedef struct engine_loop engine_loop;
+
+/* A started task handed to the loop; done(job) is called on the loop's
+ * thread once the task is done (the job is not touched afterwards). */
+typedef struct engine_job {
+    pgrest_task *task;
+    void (*done)(struct engine_job *job);
+    /* the loop's bookkeeping */
+    struct engine_job *next_incoming;
+    struct engine_job *prev_waiting, *next_waiting;
+    engine_loop *loop;
+    bool incoming;
+    bool waiting;
+    bool finished;
+} engine_job;
+
+/* What the loop runs besides the tasks: the HTTP daemon. */
+typedef struct engine_http {
+    int fd;                                   /* readable: run it */
+    void (*run)(void *arg);                   /* also called after tasks finish */
+    long (*timeout_ms)(void *arg);            /* -1: none */
+    void (*add_connection)(void *arg, int fd, const struct sockaddr *addr,
+                           socklen_t len);
+    void *arg;
+} engine_http;
+
+/* Starts a loop thread for http. NULL on failure. */
+engine_loop *engine_loop_start(const engine_http *http);
+/* Stops and joins the loop (tasks still in flight are abandoned). */
+void engine_loop_stop(engine_loop *l);
+/* The loop whose thread is the caller's, or NULL. */
+engine_loop *engine_loop_current(void);
+/* The wake callback for pgrest_task_start: arg is the job (any thread). */
+void engine_wake(void *job);
+/* On the loop's thread: takes over a task started there. */
+void engine_adopt(engine_job *job);
+/* From any thread: a connection for the loop's HTTP daemon (handed over
+ * by a reuseport predecessor). */
+void engine_add_connection(engine_loop *l, int fd, const struct sockaddr *addr,
+                           socklen_t len);
+
+#endif

@@ -1,0 +1,363 @@
+/* The request engine (pgrest_task_*) driven by one thread for many
+ * concurrent requests over a pool smaller than the load, as an event-loop
+ * host does: requests queue for connections, are woken when one is handed
+ * over, and are advanced on their sockets. Every response must be
+ * byte-identical (status, headers, body) to pgrest_handle's for the same
+ * request: pool, authentication, OPTIONS and CORS, errors, RPC, writes
+ * rolled back. Also: cancelling a running task returns its connection
+ * idle, and connections the host owns get prepared statements. */
+#include <check.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "harness.h"
+
+#define N_REQUESTS 120
+#define N_KINDS 12
+/* {"role":"web_user"} signed HS256 with the harness's jwt-secret */
+#define WEB_USER_TOKEN "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoid2ViX3VzZXIifQ." \
+                       "6wrCou4-1o3Bp-OORQWhFf6FJwmF255Bv1kepHf4-BU"
+
+static pgrest_ctx *ctx;
+
+static void setup(void)
+{
+    const char *opts[] = {"db-pool", "2", "db-tx-end", "rollback",
+                          "server-cors-allowed-origins", "http://example.com", NULL};
+    ctx = harness_ctx(opts);
+}
+
+static void teardown(void)
+{
+    pgrest_ctx_free(ctx);
+}
+
+static pgrest_request *request_for(int i, pgrest_arena *a)
+{
+    pgrest_request *req;
+    char q[64];
+    switch (i % N_KINDS) {
+    case 0:
+        snprintf(q, sizeof q, "select=id,name&id=eq.%d", i % 3 + 1);
+        return pgrest_request_new(a, "GET", "/artists", q);
+    case 1:
+        req = pgrest_request_new(a, "GET", "/artists", "select=id&order=id.desc&limit=2");
+        pgrest_request_add_header(req, "Authorization", "Bearer " WEB_USER_TOKEN);
+        return req;
+    case 2: /* a bad token: answered without the database */
+        req = pgrest_request_new(a, "GET", "/artists", "");
+        pgrest_request_add_header(req, "Authorization", "Bearer a.b.c");
+        return req;
+    case 3: /* CORS preflight */
+        req = pgrest_request_new(a, "OPTIONS", "/artists", "");
+        pgrest_request_add_header(req, "Origin", "http://example.com");
+        pgrest_request_add_header(req, "Access-Control-Request-Method", "POST");
+        return req;
+    case 4:
+        return pgrest_request_new(a, "OPTIONS", "/artists", "");
+    case 5: /* a planning error */
+        return pgrest_request_new(a, "GET", "/artists", "select=nope");
+    case 6: /* a database error: integer out of range */
+        return pgrest_request_new(a, "GET", "/artists", "id=eq.99999999999");
+    case 7:
+        return pgrest_request_new(a, "GET", "/rpc/add", "a=1&b=2");
+    case 8:
+        req = pgrest_request_new(a, "POST", "/rpc/add", "");
+        pgrest_request_add_header(req, "Content-Type", "application/json");
+        pgrest_request_set_body(req, "{\"a\":40,\"b\":2}", 13);
+        return req;
+    case 9: /* a write, rolled back */
+        req = pgrest_request_new(a, "POST", "/artists", "");
+        pgrest_request_add_header(req, "Authorization", "Bearer " WEB_USER_TOKEN);
+        pgrest_request_add_header(req, "Prefer", "return=representation");
+        pgrest_request_add_header(req, "Origin", "http://example.com");
+        pgrest_request_set_body(req, "{\"id\":900,\"name\":\"x\"}", 21);
+        return req;
+    case 10:
+        return pgrest_request_new(a, "HEAD", "/artists", "id=eq.2");
+    default: /* permission denied for web_anon (401 as anonymous) */
+        req = pgrest_request_new(a, "DELETE", "/artists", "id=eq.1");
+        return req;
+    }
+}
+
+static char *render(const pgrest_response *resp)
+{
+    ck_assert_ptr_nonnull(resp);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "%d\n", pgrest_response_status(resp));
+    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        fprintf(f, "%s: %s\n", h->name, h->value);
+    }
+    size_t blen;
+    const char *body = pgrest_response_body(resp, &blen);
+    fwrite(body, 1, blen, f);
+    fclose(f);
+    return text;
+}
+
+typedef struct slot {
+    pgrest_arena *arena;
+    pgrest_task *task;
+    atomic_bool woken;
+    char *got;
+} slot;
+
+static void wake(void *arg)
+{
+    atomic_store(&((slot *)arg)->woken, true);
+}
+
+/* Starts every request at once, then one poll() loop until all are done. */
+static void drive(slot *slots, int n, int *max_queued)
+{
+    int done = 0;
+    *max_queued = 0;
+    for (int i = 0; i < n; i++) {
+        slots[i].arena = pgrest_arena_new(0);
+        atomic_init(&slots[i].woken, false);
+        slots[i].task = pgrest_task_start(ctx, slots[i].arena, request_for(i, slots[i].arena),
+                                          wake, &slots[i]);
+        ck_assert_ptr_nonnull(slots[i].task);
+    }
+    struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+    int *who = calloc((size_t)n, sizeof *who);
+    while (done < n) {
+        int np = 0, queued = 0;
+        done = 0;
+        for (int i = 0; i < n; i++) {
+            pgrest_task *t = slots[i].task;
+            int w = pgrest_task_wait_state(t);
+            if (w == PGREST_TASK_WAIT_CONN && atomic_exchange(&slots[i].woken, false))
+                w = pgrest_task_advance(t);
+            if (w == PGREST_TASK_DONE) {
+                done++;
+                if (slots[i].got == NULL)
+                    slots[i].got = render(pgrest_task_response(t));
+            } else if (w == PGREST_TASK_WAIT_CONN) {
+                queued++;
+                ck_assert_int_ge(pgrest_task_timeout_ms(t), 0);
+                ck_assert_int_eq(pgrest_task_socket(t), -1);
+            } else {
+                pfd[np].fd = pgrest_task_socket(t);
+                ck_assert_int_ge(pfd[np].fd, 0);
+                pfd[np].events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0);
+                pfd[np].revents = 0;
+                who[np++] = i;
+            }
+        }
+        if (queued > *max_queued)
+            *max_queued = queued;
+        if (np == 0)
+            continue;
+        ck_assert_int_ge(poll(pfd, (nfds_t)np, 5000), 1);
+        for (int k = 0; k < np; k++)
+            if (pfd[k].revents != 0)
+                pgrest_task_advance(slots[who[k]].task);
+    }
+    free(pfd);
+    free(who);
+}
+
+START_TEST(engine_matches_handle)
+{
+    char *want[N_REQUESTS];
+    for (int i = 0; i < N_REQUESTS; i++) {
+        pgrest_arena *a = pgrest_arena_new(0);
+        want[i] = render(pgrest_handle(ctx, a, request_for(i, a)));
+        pgrest_arena_free(a);
+    }
+    slot *slots = calloc(N_REQUESTS, sizeof *slots);
+    int max_queued;
+    drive(slots, N_REQUESTS, &max_queued);
+    /* the pool of 2 made most requests wait for a hand-over */
+    ck_assert_int_gt(max_queued, 10);
+    for (int i = 0; i < N_REQUESTS; i++) {
+        ck_assert_msg(strcmp(want[i], slots[i].got) == 0,
+                      "request %d (kind %d):\nhandle:\n%s\nengine:\n%s", i, i % N_KINDS,
+                      want[i], slots[i].got);
+        free(want[i]);
+        free(slots[i].got);
+        pgrest_arena_free(slots[i].arena);
+    }
+    free(slots);
+    /* the kinds really are what they claim */
+    pgrest_arena *a = pgrest_arena_new(0);
+    ck_assert_int_eq(pgrest_response_status(pgrest_handle(ctx, a, request_for(2, a))), 401);
+    ck_assert_int_eq(pgrest_response_status(pgrest_handle(ctx, a, request_for(6, a))), 400);
+    pgrest_response *created = pgrest_handle(ctx, a, request_for(9, a));
+    size_t len;
+    ck_assert_msg(pgrest_response_status(created) == 201, "%s", pgrest_response_body(created, &len));
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* A host's gateway identity runs through the engine like a token would. */
+START_TEST(supplied_identity)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, "POST", "/artists", "");
+    pgrest_request_add_header(req, "Prefer", "return=minimal");
+    pgrest_request_set_body(req, "{\"id\":901,\"name\":\"y\"}", 21);
+    ck_assert_int_eq(pgrest_response_status(pgrest_handle(ctx, a, req)), 401);
+    pgrest_auth *auth;
+    pgrest_error err;
+    ck_assert_int_eq(pgrest_auth_supply(ctx, a, "web_user", "{\"sub\":\"gw\"}", &auth, &err),
+                     PGREST_OK);
+    pgrest_request_set_auth(req, auth);
+    pgrest_response *resp = pgrest_handle(ctx, a, req);
+    ck_assert_int_eq(pgrest_response_status(resp), 201);
+    ck_assert_str_eq(pgrest_response_role(resp), "web_user");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+static long long idle_connections(PGconn *admin)
+{
+    PGresult *r = PQexec(admin, "SELECT count(*) FROM pg_stat_activity WHERE "
+                                "application_name LIKE 'pgrest%' AND state = 'idle'");
+    long long n = PQresultStatus(r) == PGRES_TUPLES_OK ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return n;
+}
+
+/* A task cancelled mid-statement finishes with the cancellation and its
+ * connection is reused, idle, by the next request (db-pool is 2). */
+START_TEST(cancel_returns_connection_clean)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    slot s = {.arena = a};
+    atomic_init(&s.woken, false);
+    pgrest_task *t = pgrest_task_start(ctx, a, pgrest_request_new(a, "GET", "/rpc/slow", "seconds=30"),
+                                       wake, &s);
+    ck_assert_int_ge(pgrest_task_wait_state(t), PGREST_TASK_WAIT_READ);
+    struct pollfd pfd = {.fd = pgrest_task_socket(t), .events = POLLIN};
+    ck_assert_int_eq(poll(&pfd, 1, 300), 0);   /* still sleeping */
+    pgrest_task_cancel(t);
+    int w;
+    while ((w = pgrest_task_advance(t)) != PGREST_TASK_DONE) {
+        pfd.fd = pgrest_task_socket(t);
+        pfd.events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0);
+        ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+    }
+    pgrest_response *resp = pgrest_task_response(t);
+    size_t len;
+    ck_assert_ptr_nonnull(strstr(pgrest_response_body(resp, &len), "57014"));
+    pgrest_arena_free(a);
+    PGconn *admin = PQconnectdb(getenv("PGREST_TEST_ADMIN_URI"));
+    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
+    ck_assert_int_ge(idle_connections(admin), 1);
+    PQfinish(admin);
+    /* both pooled connections still serve */
+    for (int i = 0; i < 4; i++) {
+        a = pgrest_arena_new(0);
+        ck_assert_int_eq(pgrest_response_status(pgrest_handle(ctx, a, request_for(7, a))), 200);
+        pgrest_arena_free(a);
+    }
+}
+END_TEST
+
+/* A task still queued for a connection leaves the queue on cancel. */
+START_TEST(cancel_while_queued)
+{
+    pgrest_arena *busy[2];
+    pgrest_task *running[2];
+    slot s[3];
+    for (int i = 0; i < 2; i++) {
+        busy[i] = pgrest_arena_new(0);
+        atomic_init(&s[i].woken, false);
+        running[i] = pgrest_task_start(ctx, busy[i],
+                                       pgrest_request_new(busy[i], "GET", "/rpc/slow", "seconds=0.3"),
+                                       wake, &s[i]);
+    }
+    pgrest_arena *a = pgrest_arena_new(0);
+    atomic_init(&s[2].woken, false);
+    pgrest_task *t = pgrest_task_start(ctx, a, request_for(0, a), wake, &s[2]);
+    ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_WAIT_CONN);
+    ck_assert_int_eq(pgrest_task_cancel(t), PGREST_TASK_DONE);
+    ck_assert_ptr_nonnull(pgrest_task_response(t));
+    pgrest_arena_free(a);
+    for (int i = 0; i < 2; i++) {
+        int w;
+        while ((w = pgrest_task_wait_state(running[i])) != PGREST_TASK_DONE) {
+            struct pollfd pfd = {.fd = pgrest_task_socket(running[i]), .events = POLLIN};
+            poll(&pfd, 1, 2000);
+            pgrest_task_advance(running[i]);
+        }
+        ck_assert_int_eq(pgrest_response_status(pgrest_task_response(running[i])), 200);
+        pgrest_arena_free(busy[i]);
+    }
+    ck_assert_int_eq(atomic_load(&s[2].woken), false);
+}
+END_TEST
+
+static long long prepared_count(PGconn *pg)
+{
+    PGresult *r = PQexec(pg, "SELECT count(*) FROM pg_prepared_statements");
+    long long n = PQresultStatus(r) == PGRES_TUPLES_OK ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return n;
+}
+
+static int execute_on(PGconn *pg, int id)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    char q[32];
+    snprintf(q, sizeof q, "id=eq.%d", id);
+    pgrest_request *req = pgrest_request_new(a, "GET", "/artists", q);
+    pgrest_api_request *api;
+    pgrest_query_plan *plan;
+    pgrest_statements *st;
+    pgrest_response *resp = NULL;
+    pgrest_error err;
+    ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_plan(ctx, a, api, &plan, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_emit_sql(ctx, a, plan, &st, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_execute(ctx, a, st, pg, &resp, &err), PGREST_OK);
+    int status = pgrest_response_status(resp);
+    pgrest_arena_free(a);
+    return status;
+}
+
+/* Connections the host owns prepare their statements too, once per
+ * shape; a schema reload deallocates them before the next use. */
+START_TEST(host_connection_prepares)
+{
+    PGconn *pg = PQconnectdb(harness_db_uri());
+    ck_assert_int_eq(PQstatus(pg), CONNECTION_OK);
+    ck_assert_int_eq(execute_on(pg, 1), 200);
+    long long after_one = prepared_count(pg);
+    ck_assert_int_gt(after_one, 0);
+    ck_assert_int_eq(execute_on(pg, 2), 200);
+    ck_assert_int_eq(prepared_count(pg), after_one);
+    pgrest_error err;
+    ck_assert_int_eq(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    ck_assert_int_eq(execute_on(pg, 3), 200);
+    ck_assert_int_eq(prepared_count(pg), after_one);
+    PQfinish(pg);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("engine");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, engine_matches_handle);
+    tcase_add_test(tc, supplied_identity);
+    tcase_add_test(tc, cancel_returns_connection_clean);
+    tcase_add_test(tc, cancel_while_queued);
+    tcase_add_test(tc, host_connection_prepares);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}

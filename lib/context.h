@@ -109,7 +109,6 @@ struct pgrest_ctx {
      * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */
     atomic_bool db_down;
     atomic_uint db_losses;            /* times a request lost the database */
-    atomic_uint retry_delay;          /* seconds, for Retry-After */
     /* The last schema cache load failed (PostgREST markSchemaCachePending):
      * /ready is 503 and the worker retries with backoff; requests keep
      * the cache in force. Cleared by a successful load. */

@@ -311,7 +311,6 @@ static unsigned retry_pause(pgr_listener *l, unsigned delay, bool listen_failed)
                      "Retrying listening for database notifications in %u seconds...", delay);
     pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
                  "Attempting to reconnect to the database in %u seconds...", delay);
-    atomic_store(&l->ctx->retry_delay, delay);
     backoff(l, delay);
     return delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
 }
@@ -330,10 +329,8 @@ static unsigned retry_schema_load(pgr_listener *l, unsigned delay)
 {
     delay = retry_pause(l, delay, false);
     pgrest_error err = {0};
-    if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK) {
+    if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK)
         delay = 1;
-        atomic_store(&l->ctx->retry_delay, delay);
-    }
     return delay;
 }
 
@@ -367,7 +364,6 @@ static void *run(void *arg)
                 continue;
             }
             delay = 1;
-            atomic_store(&l->ctx->retry_delay, delay);
             /* a loss reported during this attempt needs another round */
             if (atomic_load(&l->ctx->db_losses) == losses)
                 atomic_store(&l->ctx->db_down, false);

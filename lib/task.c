@@ -60,36 +60,39 @@ static void add_server_timing(pgrest_arena *a, pgrest_response *r,
                      tm->jwt, tm->parse, tm->plan, tm->transaction, tm->response));
 }
 
-/* Every 503 tells the client when the connection worker retries next
- * (PostgREST App.hs addRetryHint). */
-static void add_retry_hint(pgrest_ctx *ctx, pgrest_arena *a, pgrest_response *r)
+/* Every 503 carries Retry-After (App.hs addRetryHint) with AppState's
+ * stateNextDelay, which nothing in PostgREST ever writes after its
+ * `newIORef 0`: always 0, whatever connection_pool.rst promises. */
+static void add_retry_hint(pgrest_arena *a, pgrest_response *r)
 {
-    unsigned delay = atomic_load(&ctx->retry_delay);
     if (r->status == 503)
-        pgr_response_add_header(a, r, "Retry-After",
-                                 pgr_asprintf(a, "%u", delay > 0 ? delay : 1));
+        pgr_response_add_header(a, r, "Retry-After", "0");
 }
 
 /* server-trace-header echo (App.hs traceHeaderMiddleware, outermost: CORS
- * preflight answers get it too). */
+ * preflight answers get it too; `fromMaybe mempty`: empty when the request
+ * has none). */
 static void add_trace_header(pgrest_ctx *ctx, pgrest_arena *a,
                              const pgrest_request *req, pgrest_response *r)
 {
     const char *trace = pgr_cfg(ctx, a)->server_trace_header;
-    const char *value = trace ? pgr_request_header(req, trace) : NULL;
-    if (value != NULL)
-        pgr_response_add_header(a, r, trace, value);
+    if (trace == NULL)
+        return;
+    const char *value = pgr_request_header(req, trace);
+    pgr_response_add_header(a, r, trace, value != NULL ? value : "");
 }
 
-/* Headers every response gets: trace header echo, CORS, Server-Timing,
- * Retry-After on 503. */
+/* Headers every response gets: trace header echo, CORS, Retry-After on
+ * 503; Server-Timing only on answers the stages gave (tm), since PostgREST
+ * adds it in toWaiResponse and an error leaves postgrestResponse before
+ * that (App.hs handleError: errorResponseFor alone). */
 static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
                      pgrest_response *r, const stage_timer *tm)
 {
-    add_retry_hint(ctx, a, r);
+    add_retry_hint(a, r);
     add_trace_header(ctx, a, req, r);
     pgr_cors_annotate(ctx, a, req, r);
-    if (pgr_cfg(ctx, a)->server_timing_enabled)
+    if (tm != NULL && pgr_cfg(ctx, a)->server_timing_enabled)
         add_server_timing(a, r, tm);
 }
 
@@ -149,10 +152,11 @@ static void finish(pgrest_task *t, int rc)
     if (rc != PGREST_OK && t->err.code != NULL && strcmp(t->err.code, "PGRST002") == 0)
         pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &t->err);
     t->tm.response = now_ms() - start;
-    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, &t->tm)) {
+    const stage_timer *timing = rc == PGREST_OK ? &t->tm : NULL;
+    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, timing)) {
         pgr_error_oom(&t->err);
         resp = pgrest_error_response(ctx, a, &t->err);
-        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, &t->tm))
+        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, NULL))
             resp = pgrest_error_response(ctx, a, &t->err);
     }
     if (resp != NULL)

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "util/utf8.h"
 
 void pgr_sb_init(pgr_sb *sb, pgrest_arena *arena, size_t initial)
 {
@@ -101,6 +102,40 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
     }
     pgr_sb_putn(sb, s + start, n - start);
     pgr_sb_putc(sb, '"');
+}
+
+/* Client bytes echoed in an error body may not be UTF-8; PostgREST
+ * decodes such text leniently (Data.Text.Encoding lenientDecode), one
+ * U+FFFD per byte that starts no well-formed sequence, so the body stays
+ * valid JSON. */
+void pgr_sb_put_json_string_lenient(pgr_sb *sb, const char *s)
+{
+    if (!piece_ok(sb, s))
+        return;
+    size_t n = strlen(s);
+    if (pgr_utf8_valid(s, n)) {
+        pgr_sb_put_json_stringn(sb, s, n);
+        return;
+    }
+    pgr_sb pieces;
+    pgr_sb_init(&pieces, sb->arena, n + 16);
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = pgr_utf8_seq_len(p + i, n - i);
+        if (k == 0) {
+            pgr_sb_puts(&pieces, "\xEF\xBF\xBD"); /* U+FFFD */
+            i++;
+        } else {
+            pgr_sb_putn(&pieces, s + i, k);
+            i += k;
+        }
+    }
+    char *clean = pgr_sb_finish(&pieces);
+    if (clean == NULL) {
+        sb->failed = true;
+        return;
+    }
+    pgr_sb_put_json_stringn(sb, clean, pieces.len);
 }
 
 void pgr_sb_put_json_string(pgr_sb *sb, const char *s)

@@ -52,8 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pgrest_request_set_body(req, (const char *)r.p, r.left);
     pgrest_api_request *api = NULL;
     pgrest_error err = {0};
-    if (pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK)
+    if (pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK) {
         fuzz_check_error(&err);
+        fuzz_check_error_body(ctx, a, &err);
+    }
     pgrest_arena_free(a);
     return 0;
 }

@@ -19,20 +19,22 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-/* Path -> target: "/" root, "/name" relation, "/rpc/name" routine. */
+/* Path -> target, as PostgREST's getResource reads Wai's pathInfo
+ * (http-types decodePathSegments: "" and "/" are no segment; otherwise one
+ * leading '/' is dropped and every '/' splits, so empty segments count):
+ * [] root, [name] relation, ["rpc", name] routine, anything else -- a
+ * trailing or doubled slash included -- 404 PGRST125. */
 static int parse_target(pgrest_arena *a, const char *path,
                         pgrest_api_request *api, pgrest_error *err)
 {
-    while (*path == '/')
+    if (*path == '/')
         path++;
     size_t n = strlen(path);
-    while (n > 0 && path[n - 1] == '/')
-        n--;
-    const char *slash = memchr(path, '/', n);
     if (n == 0) {
         api->target = PGR_TARGET_ROOT;
         return PGREST_OK;
     }
+    const char *slash = memchr(path, '/', n);
     if (slash == NULL) {
         api->target = PGR_TARGET_RELATION;
         api->name = pgr_percent_decode(a, path, n, false);
@@ -41,7 +43,7 @@ static int parse_target(pgrest_arena *a, const char *path,
     size_t first = (size_t)(slash - path);
     const char *rest = slash + 1;
     size_t rest_n = n - first - 1;
-    if (first == 3 && memcmp(path, "rpc", 3) == 0 && rest_n > 0 &&
+    if (first == 3 && memcmp(path, "rpc", 3) == 0 &&
         memchr(rest, '/', rest_n) == NULL) {
         api->target = PGR_TARGET_ROUTINE;
         api->name = pgr_percent_decode(a, rest, rest_n, false);

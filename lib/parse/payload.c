@@ -12,6 +12,7 @@
 #include "parse/query_string.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 static int invalid_body(pgrest_error *err, const char *message)
 {
@@ -172,34 +173,6 @@ static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
     return set_keys(a, api, keys, n, err);
 }
 
-/* Strict UTF-8 as Data.Text decodes it (aeson reads strings into Text):
- * no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
- * U+10FFFF. json-c's own check lets CESU-8 surrogates through. */
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-        if (len == 0 || i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++)
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-        unsigned char d = s[i + 1];
-        if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) ||
-            (c == 0xF0 && d < 0x90) || (c == 0xF4 && d > 0x8F))
-            return false;
-        i += len;
-    }
-    return true;
-}
-
 static void put_json(void *o)
 {
     json_object_put(o);
@@ -212,7 +185,9 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
                                int max_depth, bool *too_deep)
 {
     *too_deep = false;
-    if (len > INT_MAX || !valid_utf8((const unsigned char *)body, len))
+    /* strict UTF-8 as Data.Text decodes it (aeson reads strings into
+     * Text); json-c's own check lets CESU-8 surrogates through */
+    if (len > INT_MAX || !pgr_utf8_valid(body, len))
         return NULL;
     /* json-c counts the innermost scalar as a level too: max_depth
      * containers (objects/arrays) need one more */

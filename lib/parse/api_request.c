@@ -18,6 +18,15 @@
 #include "parse/ranges.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
+
+/* One path segment as Wai's pathInfo has it (http-types
+ * decodePathSegment): %-decoded, then read as UTF-8 leniently. */
+static const char *path_segment(pgrest_arena *a, const char *s, size_t n)
+{
+    const char *raw = pgr_percent_decode(a, s, n, false);
+    return raw ? pgr_utf8_lenient(a, raw, strlen(raw), NULL) : NULL;
+}
 
 /* Path -> target, as PostgREST's getResource reads Wai's pathInfo
  * (http-types decodePathSegments: "" and "/" are no segment; otherwise one
@@ -37,7 +46,7 @@ static int parse_target(pgrest_arena *a, const char *path,
     const char *slash = memchr(path, '/', n);
     if (slash == NULL) {
         api->target = PGR_TARGET_RELATION;
-        api->name = pgr_percent_decode(a, path, n, false);
+        api->name = path_segment(a, path, n);
         return api->name ? PGREST_OK : pgr_error_oom(err);
     }
     size_t first = (size_t)(slash - path);
@@ -46,7 +55,7 @@ static int parse_target(pgrest_arena *a, const char *path,
     if (first == 3 && memcmp(path, "rpc", 3) == 0 &&
         memchr(rest, '/', rest_n) == NULL) {
         api->target = PGR_TARGET_ROUTINE;
-        api->name = pgr_percent_decode(a, rest, rest_n, false);
+        api->name = path_segment(a, rest, rest_n);
         return api->name ? PGREST_OK : pgr_error_oom(err);
     }
     return pgr_error(err, 404, "PGRST125", "Invalid path specified in request URL",

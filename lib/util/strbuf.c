@@ -112,30 +112,13 @@ void pgr_sb_put_json_string_lenient(pgr_sb *sb, const char *s)
 {
     if (!piece_ok(sb, s))
         return;
-    size_t n = strlen(s);
-    if (pgr_utf8_valid(s, n)) {
-        pgr_sb_put_json_stringn(sb, s, n);
-        return;
-    }
-    pgr_sb pieces;
-    pgr_sb_init(&pieces, sb->arena, n + 16);
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t k = pgr_utf8_seq_len(p + i, n - i);
-        if (k == 0) {
-            pgr_sb_puts(&pieces, "\xEF\xBF\xBD"); /* U+FFFD */
-            i++;
-        } else {
-            pgr_sb_putn(&pieces, s + i, k);
-            i += k;
-        }
-    }
-    char *clean = pgr_sb_finish(&pieces);
+    size_t n;
+    const char *clean = pgr_utf8_lenient(sb->arena, s, strlen(s), &n);
     if (clean == NULL) {
         sb->failed = true;
         return;
     }
-    pgr_sb_put_json_stringn(sb, clean, pieces.len);
+    pgr_sb_put_json_stringn(sb, clean, n);
 }
 
 void pgr_sb_put_json_string(pgr_sb *sb, const char *s)

@@ -1,5 +1,7 @@
 #include "util/utf8.h"
 
+#include "util/strbuf.h"
+
 /* The table of well-formed byte sequences (Unicode 15, table 3-7): the
  * second byte's range depends on the first byte. */
 size_t pgr_utf8_seq_len(const unsigned char *s, size_t n)
@@ -43,4 +45,29 @@ bool pgr_utf8_valid(const char *s, size_t n)
         i += k;
     }
     return true;
+}
+
+const char *pgr_utf8_lenient(pgrest_arena *a, const char *s, size_t n,
+                             size_t *out_len)
+{
+    if (out_len != NULL)
+        *out_len = n;
+    if (pgr_utf8_valid(s, n))
+        return s;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, n + 16);
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = pgr_utf8_seq_len(p + i, n - i);
+        if (k == 0) {
+            pgr_sb_puts(&sb, "\xEF\xBF\xBD"); /* U+FFFD */
+            i++;
+        } else {
+            pgr_sb_putn(&sb, s + i, k);
+            i += k;
+        }
+    }
+    if (out_len != NULL)
+        *out_len = sb.len;
+    return pgr_sb_finish(&sb);
 }

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "pgrest/pgrest.h"
+#include "parse/api_request.h"
 #include "util/utf8.h"
 
 static pgrest_ctx *ctx;
@@ -129,6 +130,27 @@ START_TEST(invalid_utf8_echoed_in_errors)
 }
 END_TEST
 
+/* The resource name itself is the leniently decoded segment: what the
+ * schema cache lookup, the fuzzy hint and the SQL see is well-formed. */
+START_TEST(path_segment_decoded_leniently)
+{
+    static const struct { const char *path, *name; } cases[] = {
+        {"/art%FFists", "art\xef\xbf\xbdists"},
+        {"/art\xffists", "art\xef\xbf\xbdists"},
+        {"/rpc/a%C3%28", "a\xef\xbf\xbd("},
+        {"/caf%C3%A9", "caf\xc3\xa9"},
+        {"/%ED%A0%80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pgrest_request *req = pgrest_request_new(arena, "GET", cases[i].path, "");
+        pgrest_api_request *api = NULL;
+        pgrest_error err = {0};
+        ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+        ck_assert_str_eq(api->name, cases[i].name);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostile_request");
@@ -137,6 +159,7 @@ int main(void)
     tcase_add_test(tc, paths_outside_the_resource_shapes);
     tcase_add_test(tc, paths_of_the_resource_shapes);
     tcase_add_test(tc, invalid_utf8_echoed_in_errors);
+    tcase_add_test(tc, path_segment_decoded_leniently);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

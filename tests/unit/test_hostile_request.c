@@ -151,6 +151,35 @@ START_TEST(path_segment_decoded_leniently)
 }
 END_TEST
 
+/* A call's arguments are the keys the parse stage read: a body nested
+ * deeper than json-c's default 32 levels (within request-max-json-depth)
+ * is planned, not refused as invalid JSON by a second parse. */
+START_TEST(call_body_keys_come_from_the_parse_stage)
+{
+    char body[256] = "{\"a\":";
+    size_t n = strlen(body);
+    for (int i = 0; i < 40; i++)
+        body[n++] = '[';
+    for (int i = 0; i < 40; i++)
+        body[n++] = ']';
+    body[n++] = '}';
+    body[n] = '\0';
+    static const char *const bodies[] = {NULL, "[{\"a\":1},{\"a\":2}]"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *b = bodies[i] ? bodies[i] : body;
+        pgrest_request *req = pgrest_request_new(arena, "POST", "/rpc/add", "");
+        pgrest_request_add_header(req, "Content-Type", "application/json");
+        pgrest_request_set_body(req, b, strlen(b));
+        pgrest_api_request *api = NULL;
+        pgrest_query_plan *plan = NULL;
+        pgrest_error err = {0};
+        ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+        ck_assert_msg(pgrest_plan(ctx, arena, api, &plan, &err) == PGREST_OK, "%s: %s", b,
+                      err.message);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostile_request");
@@ -160,6 +189,7 @@ int main(void)
     tcase_add_test(tc, paths_of_the_resource_shapes);
     tcase_add_test(tc, invalid_utf8_echoed_in_errors);
     tcase_add_test(tc, path_segment_decoded_leniently);
+    tcase_add_test(tc, call_body_keys_come_from_the_parse_stage);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

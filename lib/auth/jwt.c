@@ -102,6 +102,9 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* jansson's JSON_PARSER_MAX_DEPTH, which libjwt parses tokens with */
+#define JWT_JSON_MAX_DEPTH 2048
+
 static void json_put_cb(void *obj)
 {
     json_object_put(obj);
@@ -113,7 +116,10 @@ static json_object *parse_json_object(pgrest_arena *a, const char *s, size_t n)
 {
     if (n > INT32_MAX)
         return NULL;
-    json_tokener *tok = json_tokener_new();
+    /* aeson (PostgREST) reads claims at any depth; json-c's default is 32
+     * levels. Deeper than jansson's 2048 libjwt has refused the token
+     * already, so that bound takes nothing PostgREST would accept. */
+    json_tokener *tok = json_tokener_new_ex(JWT_JSON_MAX_DEPTH + 1);
     if (tok == NULL)
         return NULL;
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);

@@ -18,33 +18,44 @@
 #include "parse/ranges.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
-/* Path -> target: "/" root, "/name" relation, "/rpc/name" routine. */
+/* One path segment as Wai's pathInfo has it (http-types
+ * decodePathSegment): %-decoded, then read as UTF-8 leniently. */
+static const char *path_segment(pgrest_arena *a, const char *s, size_t n)
+{
+    const char *raw = pgr_percent_decode(a, s, n, false);
+    return raw ? pgr_utf8_lenient(a, raw, strlen(raw), NULL) : NULL;
+}
+
+/* Path -> target, as PostgREST's getResource reads Wai's pathInfo
+ * (http-types decodePathSegments: "" and "/" are no segment; otherwise one
+ * leading '/' is dropped and every '/' splits, so empty segments count):
+ * [] root, [name] relation, ["rpc", name] routine, anything else -- a
+ * trailing or doubled slash included -- 404 PGRST125. */
 static int parse_target(pgrest_arena *a, const char *path,
                         pgrest_api_request *api, pgrest_error *err)
 {
-    while (*path == '/')
+    if (*path == '/')
         path++;
     size_t n = strlen(path);
-    while (n > 0 && path[n - 1] == '/')
-        n--;
-    const char *slash = memchr(path, '/', n);
     if (n == 0) {
         api->target = PGR_TARGET_ROOT;
         return PGREST_OK;
     }
+    const char *slash = memchr(path, '/', n);
     if (slash == NULL) {
         api->target = PGR_TARGET_RELATION;
-        api->name = pgr_percent_decode(a, path, n, false);
+        api->name = path_segment(a, path, n);
         return api->name ? PGREST_OK : pgr_error_oom(err);
     }
     size_t first = (size_t)(slash - path);
     const char *rest = slash + 1;
     size_t rest_n = n - first - 1;
-    if (first == 3 && memcmp(path, "rpc", 3) == 0 && rest_n > 0 &&
+    if (first == 3 && memcmp(path, "rpc", 3) == 0 &&
         memchr(rest, '/', rest_n) == NULL) {
         api->target = PGR_TARGET_ROUTINE;
-        api->name = pgr_percent_decode(a, rest, rest_n, false);
+        api->name = path_segment(a, rest, rest_n);
         return api->name ? PGREST_OK : pgr_error_oom(err);
     }
     return pgr_error(err, 404, "PGRST125", "Invalid path specified in request URL",

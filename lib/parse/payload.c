@@ -12,6 +12,7 @@
 #include "parse/query_string.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 static int invalid_body(pgrest_error *err, const char *message)
 {
@@ -172,34 +173,6 @@ static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
     return set_keys(a, api, keys, n, err);
 }
 
-/* Strict UTF-8 as Data.Text decodes it (aeson reads strings into Text):
- * no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
- * U+10FFFF. json-c's own check lets CESU-8 surrogates through. */
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-        if (len == 0 || i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++)
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-        unsigned char d = s[i + 1];
-        if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) ||
-            (c == 0xF0 && d < 0x90) || (c == 0xF4 && d > 0x8F))
-            return false;
-        i += len;
-    }
-    return true;
-}
-
 static void put_json(void *o)
 {
     json_object_put(o);
@@ -208,11 +181,13 @@ static void put_json(void *o)
 /* Strict parse: the whole body must be one JSON value (whitespace around
  * it allowed). NULL when empty or invalid; *too_deep when it nests deeper
  * than max_depth (json-c keeps one parser frame per level). */
-static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
-                               int max_depth, bool *too_deep)
+static json_object *parse_json_value(const char *body, size_t len,
+                                     int max_depth, bool *too_deep)
 {
     *too_deep = false;
-    if (len > INT_MAX || !valid_utf8((const unsigned char *)body, len))
+    /* strict UTF-8 as Data.Text decodes it (aeson reads strings into
+     * Text); json-c's own check lets CESU-8 surrogates through */
+    if (len > INT_MAX || !pgr_utf8_valid(body, len))
         return NULL;
     /* json-c counts the innermost scalar as a level too: max_depth
      * containers (objects/arrays) need one more */
@@ -240,11 +215,164 @@ static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
     ok = ok && doc != NULL;
     for (size_t i = used; ok && i < len; i++)
         ok = body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n';
-    if (!ok || !pgr_arena_on_free(a, put_json, doc)) {
+    if (!ok) {
         json_object_put(doc);
         return NULL;
     }
     return doc;
+}
+
+/* parse_json_value with the document released with the arena. */
+static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
+                               int max_depth, bool *too_deep)
+{
+    json_object *doc = parse_json_value(body, len, max_depth, too_deep);
+    if (doc != NULL && !pgr_arena_on_free(a, put_json, doc)) {
+        json_object_put(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static bool json_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static size_t skip_json_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && json_ws(s[i]))
+        i++;
+    return i;
+}
+
+/* Where the element of an array that starts at s[i] ends, if the text is
+ * valid: a container or string at its matching close (brackets counted
+ * outside strings), a scalar before ',', ']', '}' or whitespace. Only
+ * splits the text; json-c then validates each piece strictly, and the
+ * pieces with the separators between them make up the array exactly. */
+static size_t element_end(const char *s, size_t n, size_t i)
+{
+    if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
+        while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && !json_ws(s[i]))
+            i++;
+        return i;
+    }
+    size_t depth = 0;
+    bool in_string = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0)
+                    return i + 1;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return n;
+}
+
+typedef enum array_verdict { ARRAY_OK, ARRAY_INVALID, ARRAY_TOO_DEEP, ARRAY_MISMATCH,
+                             ARRAY_OOM } array_verdict;
+
+/* The first element's keys, and whether element el carries the same. */
+static array_verdict array_element_keys(pgrest_arena *a, json_object *el, size_t index,
+                                        json_object **first, const char ***keys,
+                                        size_t *n)
+{
+    if (index > 0)
+        return *first != NULL && same_key_set(el, *keys, *n) ? ARRAY_OK : ARRAY_MISMATCH;
+    if (!json_object_is_type(el, json_type_object))
+        return ARRAY_MISMATCH;
+    *first = json_object_get(el);
+    return object_keys(a, el, keys, n) == 0 ? ARRAY_OK : ARRAY_OOM;
+}
+
+/* payloadAttributes of a top-level array, one element at a time: json-c
+ * would hold the whole document (some 800 bytes per empty object), so a
+ * few MB of [{},{},...] cost GBs; now only the first element is kept.
+ * The array's own level counts toward max_depth. A key mismatch is only
+ * reported once the whole text proved valid JSON. */
+static array_verdict json_array_scan(pgrest_arena *a, const char *s, size_t n,
+                                     int max_depth, const char ***keys,
+                                     size_t *nkeys, size_t *count)
+{
+    json_object *first = NULL;
+    array_verdict verdict = ARRAY_OK;
+    *count = 0;
+    size_t i = skip_json_ws(s, n, skip_json_ws(s, n, 0) + 1);
+    bool open = !(i < n && s[i] == ']');
+    if (!open)
+        i++;
+    while (open) {
+        size_t end = i < n ? element_end(s, n, i) : n;
+        bool deep = false;
+        json_object *el = end > i ? parse_json_value(s + i, end - i, max_depth - 1, &deep)
+                                  : NULL;
+        if (el == NULL) {
+            json_object_put(first);
+            return deep ? ARRAY_TOO_DEEP : ARRAY_INVALID;
+        }
+        if (verdict == ARRAY_OK)
+            verdict = array_element_keys(a, el, *count, &first, keys, nkeys);
+        json_object_put(el);
+        (*count)++;
+        i = skip_json_ws(s, n, end);
+        if (i < n && s[i] == ',') {
+            i = skip_json_ws(s, n, i + 1);
+        } else if (i < n && s[i] == ']') {
+            i++;
+            open = false;
+        } else {
+            json_object_put(first);
+            return ARRAY_INVALID;
+        }
+    }
+    json_object_put(first);
+    return skip_json_ws(s, n, i) == n ? verdict : ARRAY_INVALID;
+}
+
+static int too_deep_error(pgrest_arena *a, const pgr_parse_limits *lim,
+                          pgrest_error *err)
+{
+    return pgr_errorf(err, a, 400, "PGRST102",
+                      pgr_asprintf(a, "JSON nesting deeper than %d levels "
+                                   "(request-max-json-depth)", lim->max_json_depth),
+                      NULL, "Empty or invalid json");
+}
+
+static int json_array_payload(pgrest_arena *a, pgrest_api_request *api,
+                              const pgr_parse_limits *lim, pgrest_error *err)
+{
+    const char **keys = NULL;
+    size_t nkeys = 0, count = 0;
+    array_verdict v = api->body_len > INT_MAX || !pgr_utf8_valid(api->body, api->body_len)
+                          ? ARRAY_INVALID
+                          : json_array_scan(a, api->body, api->body_len,
+                                            lim->max_json_depth, &keys, &nkeys, &count);
+    switch (v) {
+    case ARRAY_INVALID: return invalid_body(err, "Empty or invalid json");
+    case ARRAY_TOO_DEEP: return too_deep_error(a, lim, err);
+    case ARRAY_OOM: return pgr_error_oom(err);
+    case ARRAY_MISMATCH: return invalid_body(err, "All object keys must match");
+    case ARRAY_OK: break;
+    }
+    api->payload_is_array = true;
+    api->payload_json = count == 0 ? "[]" : pgr_strndup(a, api->body, api->body_len);
+    if (api->payload_json == NULL)
+        return pgr_error_oom(err);
+    int rc = set_keys(a, api, keys, nkeys, err);
+    const char *bad = rc == PGREST_OK ? json_key_with_nul(a, api->body, api->body_len) : NULL;
+    return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
 }
 
 static int json_payload(pgrest_arena *a, pgrest_api_request *api,
@@ -261,14 +389,14 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
         return set_keys(a, api, NULL, 0, err);
     }
     bool too_deep = false;
-    json_object *doc = api->body_len ? parse_json(a, api->body, api->body_len,
-                                                  lim->max_json_depth, &too_deep)
-                                     : NULL;
+    json_object *doc = NULL;
+    size_t start = skip_json_ws(api->body, api->body_len, 0);
+    if (start < api->body_len && api->body[start] == '[')
+        return json_array_payload(a, api, lim, err);
+    if (api->body_len)
+        doc = parse_json(a, api->body, api->body_len, lim->max_json_depth, &too_deep);
     if (doc == NULL && too_deep)
-        return pgr_errorf(err, a, 400, "PGRST102",
-                          pgr_asprintf(a, "JSON nesting deeper than %d levels "
-                                       "(request-max-json-depth)", lim->max_json_depth),
-                          NULL, "Empty or invalid json");
+        return too_deep_error(a, lim, err);
     if (doc == NULL)
         return invalid_body(err, "Empty or invalid json");
     api->payload_json = pgr_strndup(a, api->body, api->body_len);

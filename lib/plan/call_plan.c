@@ -116,6 +116,19 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
         return pgr_error_oom(err);
     if (api->payload_json == NULL && strlen(in->json_body) != (empty ? 2 : api->body_len))
         return invalid_json(err);
+    /* the parse stage read the keys already (payloadAttributes: every
+     * object of an array has the same): parsing the body again would hold
+     * its whole json-c document, and with json-c's default depth (32)
+     * rather than request-max-json-depth */
+    if (api->payload_json != NULL && !api->qp.has_columns) {
+        in->json_array = api->payload_is_array;
+        in->keys = PGR_NEW_ARRAY(a, const char *, api->n_payload_keys + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        for (size_t i = 0; i < api->n_payload_keys; i++)
+            in->keys[in->n_keys++] = api->payload_keys[i];
+        return PGREST_OK;
+    }
     json_tokener *tok = json_tokener_new();
     if (tok == NULL)
         return pgr_error_oom(err);

@@ -213,7 +213,7 @@ static void put_nullable(pgr_sb *sb, const char *s)
     if (s == NULL)
         pgr_sb_puts(sb, "null");
     else
-        pgr_sb_put_json_string(sb, s);
+        pgr_sb_put_json_string_lenient(sb, s);
 }
 
 /* PGRST201's details is the JSON array of candidate relationships

@@ -13,6 +13,9 @@
 
 #include "pgrest/pgrest.h"
 #include "util/arena.h"
+#include "util/utf8.h"
+
+#include <json-c/json.h>
 
 #define FUZZ_SECRET "reallyreallyreallyreallyverysafe"
 
@@ -96,6 +99,31 @@ static inline void fuzz_check_error(const pgrest_error *err)
                 err->http_status, err->code ? err->code : "(null)");
         abort();
     }
+}
+
+/* The error response a host sends: its body must be one JSON object in
+ * well-formed UTF-8, whatever client bytes the message echoes. */
+static inline void fuzz_check_error_body(pgrest_ctx *ctx, pgrest_arena *a,
+                                         const pgrest_error *err)
+{
+    pgrest_response *resp = pgrest_error_response(ctx, a, err);
+    if (resp == NULL) {
+        if (pgr_arena_exhausted(a))
+            return;
+        abort();
+    }
+    size_t len = 0;
+    const char *body = pgrest_response_body(resp, &len);
+    if (body == NULL || !pgr_utf8_valid(body, len)) {
+        fprintf(stderr, "error body is not UTF-8: %.*s\n", (int)len, body ? body : "");
+        abort();
+    }
+    json_object *o = json_tokener_parse(body);
+    if (o == NULL || !json_object_is_type(o, json_type_object)) {
+        fprintf(stderr, "error body is not a JSON object: %.*s\n", (int)len, body);
+        abort();
+    }
+    json_object_put(o);
 }
 
 static inline bool fuzz_exhausted_ok(pgrest_arena *a, const pgrest_error *err)

@@ -59,6 +59,7 @@ static void plan_and_emit(pgrest_ctx *ctx, pgrest_arena *a,
     pgrest_query_plan *plan = NULL;
     if (pgrest_plan(ctx, a, api, &plan, &err) != PGREST_OK) {
         fuzz_check_error(&err);
+        fuzz_check_error_body(ctx, a, &err);
         return;
     }
     pgrest_statements *st = NULL;
@@ -123,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (resp == NULL)
             abort();
         check_response(resp);
+        fuzz_check_error_body(ctx, a, &err);
     }
     pgrest_response *resp = pgrest_handle(ctx, a, req);
     if (resp == NULL)

@@ -18,6 +18,7 @@
 #include "context.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 #define SECRET "reallyreallyreallyreallyverysafe"
 
@@ -483,6 +484,27 @@ START_TEST(time_claims_read_as_postgrest_does)
 }
 END_TEST
 
+/* aeson reads claims at any depth: a claim nested beyond json-c's
+ * default 32 levels is still a valid token. */
+START_TEST(deeply_nested_claims)
+{
+    fixture f;
+    fx_init(&f, SECRET);
+    for (int depth = 40; depth <= 1000; depth *= 5) {
+        pgr_sb sb;
+        pgr_sb_init(&sb, f.a, 64);
+        pgr_sb_puts(&sb, "{\"role\":\"author\",\"x\":");
+        for (int i = 0; i < depth; i++)
+            pgr_sb_putc(&sb, '[');
+        for (int i = 0; i < depth; i++)
+            pgr_sb_putc(&sb, ']');
+        pgr_sb_putc(&sb, '}');
+        expect_role(&f, raw_hs256(f.a, SECRET, pgr_sb_finish(&sb)), "author");
+    }
+    fx_free(&f);
+}
+END_TEST
+
 /* AudienceJwtSecretSpec, AuthSpec-0022, ErrorSpec-0015 */
 START_TEST(audience)
 {
@@ -899,6 +921,7 @@ int main(void)
     tcase_add_test(tc, unparsable_jwk_text_is_an_hmac_secret);
     tcase_add_test(tc, eddsa_with_okp_jwk);
     tcase_add_test(tc, www_authenticate_header);
+    tcase_add_test(tc, deeply_nested_claims);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

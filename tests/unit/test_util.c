@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/number.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 START_TEST(arena_cap_is_enforced)
 {
@@ -115,6 +116,38 @@ START_TEST(doubles_shown_as_haskell)
 }
 END_TEST
 
+/* Client bytes that are not UTF-8 (a path or header echoed in the
+ * message) still give a valid JSON body: each stray byte is U+FFFD, as
+ * PostgREST's lenient decoding of the path has it. */
+START_TEST(error_body_invalid_utf8)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_error e;
+    pgr_error(&e, 404, "PGRST205", "table 'test.proj\xff\xc3(\xed\xa0\x80s\xc3\xa9'", NULL, NULL);
+    const char *body = pgr_error_json(a, &e, true);
+    ck_assert_str_eq(body, "{\"code\":\"PGRST205\",\"message\":\"table 'test.proj"
+                           "\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                           "s\xc3\xa9'\"}");
+    ck_assert(pgr_utf8_valid(body, strlen(body)));
+    pgrest_arena_free(a);
+}
+END_TEST
+
+START_TEST(utf8_well_formedness)
+{
+    static const struct { const char *s; bool ok; } cases[] = {
+        {"plain", true}, {"\xc3\xa9", true}, {"\xe2\x82\xac", true},
+        {"\xf0\x9f\x98\x80", true}, {"\xf4\x8f\xbf\xbf", true},
+        {"\xff", false}, {"\xc0\xaf", false}, {"\xc3", false},
+        {"\xe0\x80\xaf", false}, {"\xed\xa0\x80", false},
+        {"\xf4\x90\x80\x80", false}, {"\xf8\x88\x80\x80\x80", false},
+        {"\xe2\x82", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(pgr_utf8_valid(cases[i].s, strlen(cases[i].s)) == cases[i].ok, "case %zu", i);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -126,6 +159,8 @@ int main(void)
     tcase_add_test(tc, sqlstate_to_http);
     tcase_add_test(tc, error_body_shape);
     tcase_add_test(tc, doubles_shown_as_haskell);
+    tcase_add_test(tc, error_body_invalid_utf8);
+    tcase_add_test(tc, utf8_well_formedness);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -1,61 +1,13 @@
 /* pgrest_handle: the request engine (lib/task.c) driven to its end by a
- * blocking loop, the way curl_easy_perform sits on the multi interface;
- * and the error responses every stage falls back on. */
+ * blocking loop, the way curl_easy_perform sits on the multi interface. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
-#include "auth/jwt.h"
 #include "context.h"
-#include "exec/response.h"
 #include "util/error.h"
-
-/* What an error response may take beyond an exhausted arena's cap: the
- * out-of-memory error's own response and its decoration fit easily. */
-#define ERROR_RESERVE ((size_t)16 * 1024)
-
-static pgrest_response *build_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
-                                             const pgrest_error *err)
-{
-    int status = err->http_status ? err->http_status : 500;
-    pgrest_response *r = pgr_response_new(arena, status);
-    if (r == NULL)
-        return NULL;
-    const char *body = pgr_error_json(arena, err, pgr_cfg(ctx, arena)->client_error_minimal);
-    pgr_response_add_header(arena, r, "Content-Type", "application/json; charset=utf-8");
-    const char *www = pgr_jwt_www_authenticate(arena, err);
-    if (www != NULL)
-        pgr_response_add_header(arena, r, "WWW-Authenticate", www);
-    if (err->code != NULL)
-        pgr_response_add_header(arena, r, "Proxy-Status",
-                                pgr_asprintf(arena, "PostgREST; error=%s", err->code));
-    r->body = body ? body : "";
-    r->body_len = strlen(r->body);
-    return r;
-}
-
-/* An error whose response does not fit (a long message on an exhausted
- * arena) is answered with the out-of-memory error instead: the host gets
- * a complete response or NULL, never one with pieces missing. */
-pgrest_response *pgrest_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
-                                       const pgrest_error *err)
-{
-    if (ctx == NULL || arena == NULL || err == NULL)
-        return NULL;
-    pgr_arena_reserve(arena, ERROR_RESERVE);
-    size_t failures = pgr_arena_failures(arena);
-    pgrest_response *r = build_error_response(ctx, arena, err);
-    if (r != NULL && pgr_arena_failures(arena) == failures)
-        return r;
-    pgrest_error oom;
-    pgr_error_oom(&oom);
-    pgr_arena_reserve(arena, ERROR_RESERVE);
-    failures = pgr_arena_failures(arena);
-    r = build_error_response(ctx, arena, &oom);
-    return r != NULL && pgr_arena_failures(arena) == failures ? r : NULL;
-}
 
 /* A blocking host's wait for a pooled connection: the engine's wake
  * call (made under the pool's lock) signals it. */

@@ -151,9 +151,8 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/* PostgREST answers a successful HEAD without a Content-Length
- * (Response.hs leaves it out for HEAD reads and calls; its errors keep
- * theirs): a response of unknown size keeps MHD from adding one. */
+/* A HEAD answer without Content-Length (head_without_length): a response
+ * of unknown size keeps MHD from adding one. */
 static struct MHD_Response *head_response(void)
 {
     return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
@@ -235,13 +234,26 @@ static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
     return MHD_YES;
 }
 
-/* The size PostgREST logs is its Content-Length header, which successful
- * HEAD responses do not carry ("-"); errors always do. */
+/* Response.hs leaves Content-Length out of every answer to HEAD it
+ * builds (a 416 range answer too); only Error.hs errorResponseFor, whose
+ * answers carry Proxy-Status, always sets it. */
+static bool head_without_length(const char *method, const pgrest_response *resp)
+{
+    if (strcmp(method, "HEAD") != 0)
+        return false;
+    size_t n = pgrest_response_header_count(resp);
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(pgrest_response_header(resp, i)->name, "Proxy-Status") == 0)
+            return false;
+    return true;
+}
+
+/* The size PostgREST logs is its Content-Length header ("-" without). */
 static long long logged_size(const char *method, const pgrest_response *resp)
 {
     size_t len;
     pgrest_response_body(resp, &len);
-    if (strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
+    if (head_without_length(method, resp))
         return -1;
     return (long long)len;
 }
@@ -282,9 +294,7 @@ static enum MHD_Result respond(http_server *s, struct MHD_Connection *con,
 {
     pgrest_response *resp = rs->resp;
     enum MHD_Result ret =
-        resp ? send_response(s, con, resp,
-                             strcmp(method, "HEAD") == 0 && pgrest_response_status(resp) < 400)
-             : MHD_NO;
+        resp ? send_response(s, con, resp, head_without_length(method, resp)) : MHD_NO;
     if (resp != NULL)
         access_log(con, method, version, rs->uri, resp);
     pgrest_arena_free(rs->arena);

@@ -1,6 +1,7 @@
 """HEAD over HTTP as PostgREST answers it: Response.hs sends no
-Content-Length for a successful HEAD on a relation or a function (Warp then
-sends no body), while its error responses keep their Content-Length."""
+Content-Length for any HEAD answer it builds -- a relation, a function, a
+416 range answer (Warp then sends no body) -- while the error responses of
+Error.hs errorResponseFor keep their Content-Length."""
 import http.client
 
 from harness import ServerTestCase
@@ -8,10 +9,10 @@ from harness import ServerTestCase
 
 class HeadTest(ServerTestCase):
 
-    def head(self, path):
+    def head(self, path, headers=None):
         c = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
         try:
-            c.request("HEAD", path)
+            c.request("HEAD", path, headers=headers or {})
             r = c.getresponse()
             r.read()
             return r.status, {k.lower(): v for k, v in r.getheaders()}
@@ -29,3 +30,10 @@ class HeadTest(ServerTestCase):
         status, headers = self.head("/no_such_table")
         self.assertEqual(status, 404)
         self.assertIn("content-length", headers)
+
+    def test_range_not_satisfiable_has_no_content_length(self):
+        status, headers = self.head("/artists?offset=100000", {"Prefer": "count=exact"})
+        self.assertEqual(status, 416)
+        self.assertNotIn("content-length", headers)
+        self.assertRegex(headers["content-range"], r"^\*/[0-9]+$")
+        self.assertNotIn("proxy-status", headers)

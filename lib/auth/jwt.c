@@ -822,6 +822,23 @@ static bool jsp_accept(jsp_parser *ps, const char *tok)
     return true;
 }
 
+typedef struct jsp_op_token {
+    const char *tok;
+    jsp_op op;
+} jsp_op_token;
+
+/* The first of ops[0..n) that the input starts with (longer tokens that
+ * share a prefix come first), consumed into *op. */
+static bool jsp_accept_op(jsp_parser *ps, const jsp_op_token *ops, size_t n, jsp_op *op)
+{
+    for (size_t i = 0; i < n; i++)
+        if (jsp_accept(ps, ops[i].tok)) {
+            *op = ops[i].op;
+            return true;
+        }
+    return false;
+}
+
 static char jsp_unescape(char c)
 {
     switch (c) {
@@ -939,18 +956,14 @@ static bool jsp_function(jsp_parser *ps, jsp_seg *s)
 /* @ == 'x', @ != 'x' */
 static bool jsp_comparison(jsp_parser *ps, jsp_seg *s)
 {
-    static const struct { const char *tok; jsp_op op; } ops[] = {
+    static const jsp_op_token ops[] = {
         {"==", JSP_EQ}, {"!=", JSP_NE},
     };
     if (!jsp_accept(ps, "@"))
         return false;
     jsp_ws(ps);
-    size_t i = 0;
-    while (i < sizeof ops / sizeof ops[0] && !jsp_accept(ps, ops[i].tok))
-        i++;
-    if (i == sizeof ops / sizeof ops[0])
+    if (!jsp_accept_op(ps, ops, sizeof ops / sizeof ops[0], &s->op))
         return false;
-    s->op = ops[i].op;
     jsp_ws(ps);
     s->lit = jsp_quoted(ps);
     return s->lit != NULL;
@@ -1041,7 +1054,7 @@ static bool is_parsec_space(char c)
 /* [?(@ op "x")] after the "[?(" */
 static bool legacy_filter(jsp_parser *ps, jsp_seg *s)
 {
-    static const struct { const char *tok; jsp_op op; } ops[] = {
+    static const jsp_op_token ops[] = {
         {"==^", JSP_SUFFIX}, {"==", JSP_EQ}, {"!=", JSP_NE},
         {"^==", JSP_PREFIX}, {"*==", JSP_CONTAINS},
     };
@@ -1051,12 +1064,8 @@ static bool legacy_filter(jsp_parser *ps, jsp_seg *s)
         return false;
     while (is_parsec_space(*ps->p))
         ps->p++;
-    size_t i = 0;
-    while (i < sizeof ops / sizeof ops[0] && !jsp_accept(ps, ops[i].tok))
-        i++;
-    if (i == sizeof ops / sizeof ops[0])
+    if (!jsp_accept_op(ps, ops, sizeof ops / sizeof ops[0], &s->op))
         return false;
-    s->op = ops[i].op;
     while (is_parsec_space(*ps->p))
         ps->p++;
     s->lit = legacy_quoted(ps);

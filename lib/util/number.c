@@ -58,7 +58,8 @@ static void shortest_digits(double x, char *digits, size_t len, int *e)
             break;
     }
     char *exp = strchr(buf, 'e');
-    *e = atoi(exp + 1) + 1;
+    /* %e wrote the exponent: at most three digits and a sign */
+    *e = (int)strtol(exp + 1, NULL, 10) + 1;
     size_t n = 0;
     for (const char *p = buf; p < exp && n + 1 < len; p++)
         if (*p != '.')

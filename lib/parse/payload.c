@@ -34,6 +34,15 @@ static bool parses_payload(const pgrest_api_request *api)
     }
 }
 
+/* Only these actions take ?columns (Payload.hs getPayload `columns`): a
+ * PUT writes the body's own keys and a DELETE reads no body. */
+static bool takes_columns(const pgrest_api_request *api)
+{
+    return api->qp.has_columns && (api->action == PGR_ACTION_CREATE ||
+                                   api->action == PGR_ACTION_UPDATE ||
+                                   api->action == PGR_ACTION_CALL);
+}
+
 /* A payload key holding a NUL: no column or argument can be named so.
  * PostgREST's planner answers PGRST204 for a table; a function call is
  * refused like other NULs (22021). `shown` has the NUL as \u0000. */
@@ -380,7 +389,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
 {
     bool is_call = api->action == PGR_ACTION_CALL;
     /* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON) */
-    if (api->qp.has_columns) {
+    if (takes_columns(api)) {
         api->payload_json = pgr_strndup(a, api->body ? api->body : "", api->body_len);
         return set_keys(a, api, api->qp.columns, api->qp.n_columns, err);
     }

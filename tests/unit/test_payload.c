@@ -7,6 +7,7 @@
  * through pgrest_parse_request: no database. */
 #include <check.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,33 @@ START_TEST(post_call_reads_no_arguments_from_query)
 }
 END_TEST
 
+/* Payload.hs getPayload: ?columns names the keys of a POST or PATCH
+ * (the body goes unparsed); a PUT writes its body's own keys */
+START_TEST(columns_are_read_by_post_and_patch_not_put)
+{
+    static const char *const methods[] = {"POST", "PATCH", "PUT"};
+    for (size_t i = 0; i < 3; i++) {
+        pgrest_api_request *api = NULL;
+        pgrest_error err = {0};
+        pgrest_request *req = pgrest_request_new(arena, methods[i], "/items",
+                                                 "id=eq.1&columns=id");
+        pgrest_request_add_header(req, "Content-Type", "application/json");
+        pgrest_request_set_body(req, "{\"id\":1,\"v\":2}", 14);
+        ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+        bool put = strcmp(methods[i], "PUT") == 0;
+        ck_assert_uint_eq(api->n_payload_keys, put ? 2 : 1);
+    }
+    /* so a PUT body is checked as JSON even with ?columns */
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    pgrest_request *req = pgrest_request_new(arena, "PUT", "/items", "id=eq.1&columns=id");
+    pgrest_request_add_header(req, "Content-Type", "application/json");
+    pgrest_request_set_body(req, "xx", 2);
+    ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_str_eq(err.message, "Empty or invalid json");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("payload");
@@ -253,6 +281,7 @@ int main(void)
     tcase_add_test(tc, csv_records_are_zipped_with_the_header);
     tcase_add_test(tc, form_body_keeps_the_last_repeated_name);
     tcase_add_test(tc, post_call_reads_no_arguments_from_query);
+    tcase_add_test(tc, columns_are_read_by_post_and_patch_not_put);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -235,16 +235,22 @@ static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
 }
 
 /* Response.hs leaves Content-Length out of every answer to HEAD it
- * builds (a 416 range answer too); only Error.hs errorResponseFor, whose
- * answers carry Proxy-Status, always sets it. */
+ * builds (a 416 range answer too) but an execution plan's (DbPlanResult
+ * always sets it); Error.hs errorResponseFor, whose answers carry
+ * Proxy-Status, always sets it too. */
 static bool head_without_length(const char *method, const pgrest_response *resp)
 {
     if (strcmp(method, "HEAD") != 0)
         return false;
     size_t n = pgrest_response_header_count(resp);
-    for (size_t i = 0; i < n; i++)
-        if (strcasecmp(pgrest_response_header(resp, i)->name, "Proxy-Status") == 0)
+    for (size_t i = 0; i < n; i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        if (strcasecmp(h->name, "Proxy-Status") == 0)
             return false;
+        if (strcasecmp(h->name, "Content-Type") == 0 &&
+            strncmp(h->value, "application/vnd.pgrst.plan+", 27) == 0)
+            return false;
+    }
     return true;
 }
 

@@ -256,10 +256,10 @@ static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
     pgr_response_add_header(a, r, "Content-Type", plan->content_type);
     if (plan->api->negotiated_by_profile || pgr_cfg(ctx, a)->n_db_schemas > 1)
         pgr_response_add_header(a, r, "Content-Profile", plan->api->schema);
-    if (!plan->api->is_head) {
-        r->body = row->body;
-        r->body_len = row->body_len;
-    }
+    /* a HEAD keeps the plan as the body (DbPlanResult, whose
+     * Content-Length is the plan's); the HTTP layer sends no body */
+    r->body = row->body;
+    r->body_len = row->body_len;
     return r;
 }
 

@@ -96,10 +96,11 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
                        const char *detail, pgrest_response **out,
                        pgrest_error *err);
 
-/* The Location of an insert: "/<table>?k1=eq.v1&..." from the JSON array
- * of "key=value" strings the statement returns, each side percent-encoded
- * as http-types renderSimpleQuery does. NULL for an empty array. */
-const char *pgr_location_header(pgrest_arena *a, const char *table, const char *json);
+/* The Location of an insert: "/<table>?k1=eq.v1&..." from the text[]
+ * of "key=value" strings the statement returns (array_out's text form),
+ * each side percent-encoded as http-types renderSimpleQuery does. NULL
+ * for an empty array or a value that is no such array. */
+const char *pgr_location_header(pgrest_arena *a, const char *table, const char *pairs);
 
 /* Content-Range "lower-upper/total", "*" for an unknown total or an empty
  * range (PostgREST RangeQuery contentRangeH). */

@@ -2,13 +2,13 @@
  * MutationCreate / MutationUpdate / MutationSingleUpsert / MutationDelete)
  * and the post-checks that roll the write back (MainTx.hs failNotSingular,
  * failPut, failExceedsMaxAffectedPref). */
-#include <json-c/json.h>
 #include <string.h>
 
 #include "exec/response.h"
 #include "plan/mutate_plan.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/text_array.h"
 
 static const char *return_text(pgr_pref_return r)
 {
@@ -90,23 +90,21 @@ static void url_encode(pgr_sb *sb, const char *s)
     }
 }
 
-/* "/table?k1=eq.v1&k2=is.null" from the JSON array of "k=v" strings
- * (Response.hs renderSimpleQuery over rsLocation). */
-const char *pgr_location_header(pgrest_arena *a, const char *table, const char *json)
+/* "/table?k1=eq.v1&k2=is.null" from the text[] of "k=v" strings
+ * (Response.hs renderSimpleQuery over rsLocation, splitKeyValue at the
+ * first '='); none for an empty array. */
+const char *pgr_location_header(pgrest_arena *a, const char *table, const char *pairs)
 {
-    json_object *arr = json_tokener_parse(json);
-    if (arr == NULL || !json_object_is_type(arr, json_type_array) ||
-        json_object_array_length(arr) == 0) {
-        json_object_put(arr);
+    pgr_str_list kvs = {0};
+    if (!pgr_text_array_parse(a, pairs, &kvs) || kvs.n == 0)
         return NULL;
-    }
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '/');
     pgr_sb_puts(&sb, table);
-    for (size_t i = 0; i < json_object_array_length(arr); i++) {
-        const char *kv = json_object_get_string(json_object_array_get_idx(arr, i));
-        const char *eq = kv ? strchr(kv, '=') : NULL;
+    for (size_t i = 0; i < kvs.n; i++) {
+        const char *kv = kvs.items[i];
+        const char *eq = strchr(kv, '=');
         if (eq == NULL)
             continue;
         pgr_sb_putc(&sb, i == 0 ? '?' : '&');
@@ -114,7 +112,6 @@ const char *pgr_location_header(pgrest_arena *a, const char *table, const char *
         pgr_sb_putc(&sb, '=');
         url_encode(&sb, eq + 1);
     }
-    json_object_put(arr);
     return pgr_sb_finish(&sb);
 }
 

@@ -608,7 +608,8 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
     if (rc != PGREST_OK)
         return rc;
     plan->handler_on_scalar = plan->output == PGR_OUT_CUSTOM &&
-                              cp->result == PGR_CALL_RESULT_SCALAR;
+                              (cp->result == PGR_CALL_RESULT_SCALAR ||
+                               cp->result == PGR_CALL_RESULT_VOID);
     return PGREST_OK;
 }
 

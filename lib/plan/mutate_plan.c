@@ -245,8 +245,10 @@ static void plan_output(const pgrest_api_request *api, pgrest_query_plan *plan,
     const pgr_preferences *p = &api->prefs;
     mp->singular = plan->output == PGR_OUT_OBJECT;
     mp->representation = p->ret == PGR_PREF_RETURN_REPRESENTATION;
-    mp->location = api->action == PGR_ACTION_CREATE &&
-                   p->ret == PGR_PREF_RETURN_HEADERS_ONLY && mp->table->n_pk > 0;
+    /* Statements.hs mainWrite: every insert (PUT's too) answering
+     * headers only computes it; only POST's response shows it */
+    mp->location = (api->action == PGR_ACTION_CREATE || api->action == PGR_ACTION_UPSERT) &&
+                   p->ret == PGR_PREF_RETURN_HEADERS_ONLY;
     if (!mp->representation)
         plan->output = PGR_OUT_NONE;
     /* Preferences.hs: max-affected is any Int64, a negative one fails

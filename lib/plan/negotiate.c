@@ -163,7 +163,11 @@ static void apply(pgrest_arena *a, const pick *p, pgrest_query_plan *plan)
     plan->content_type = content_type(a, p->mime);
     plan->nulls_stripped = p->nulls_stripped;
     plan->handler = p->handler;
-    plan->body_bytes = p->handler != NULL && !text_like(p->handler->base_type);
+    /* an EXPLAIN returns no body: the handler's call stays as PostgREST
+     * writes it (SqlFragment.hs customFuncF), so the plan and its cost
+     * are the same */
+    plan->body_bytes = !plan->explain && p->handler != NULL &&
+                       !text_like(p->handler->base_type);
 }
 
 int pgr_not_acceptable(pgrest_arena *a, const pgr_media_type *accept, pgrest_error *err)

@@ -158,7 +158,9 @@ static int add_explain_count(pgrest_statements *st, pgrest_arena *a,
                              const pgrest_query_plan *plan, bool prep,
                              pgrest_error *err)
 {
-    bool needed = plan->action == PGR_ACTION_READ && plan->read != NULL &&
+    /* an EXPLAIN request answers with the plan alone (MainTx.hs
+     * actionResult for DbCrud True runs only the main statement) */
+    bool needed = plan->action == PGR_ACTION_READ && plan->read != NULL && !plan->explain &&
                   (plan->count == PGR_PREF_COUNT_PLANNED ||
                    (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0));
     if (!needed)

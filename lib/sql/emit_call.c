@@ -310,13 +310,16 @@ static const char *scalar_json(bool first, bool strip)
 static const char *call_body(const pgrest_query_plan *plan)
 {
     const pgr_call_plan *cp = plan->call;
-    if (plan->output == PGR_OUT_NONE || cp->result == PGR_CALL_RESULT_VOID)
+    /* a void function is a scalar one to the SQL (Routine.hs
+     * funcReturnsScalar); only its response drops the body */
+    if (plan->output == PGR_OUT_NONE)
         return "''::text";
+    bool scalar = cp->result == PGR_CALL_RESULT_SCALAR || cp->result == PGR_CALL_RESULT_VOID;
     bool strip = plan->nulls_stripped;
     if (plan->output == PGR_OUT_OBJECT) {
         /* asJsonSingleF: the value of a scalar function, else the first
          * row (a SETOF scalar's row included) */
-        return cp->result == PGR_CALL_RESULT_SCALAR ? scalar_json(true, strip)
+        return scalar ? scalar_json(true, strip)
                                                      : pgr_body_expression(plan);
     }
     if (plan->output != PGR_OUT_JSON)
@@ -324,6 +327,7 @@ static const char *call_body(const pgrest_query_plan *plan)
     /* asJsonF */
     switch (cp->result) {
     case PGR_CALL_RESULT_SCALAR:
+    case PGR_CALL_RESULT_VOID:
         return scalar_json(true, strip);
     case PGR_CALL_RESULT_SETOF_SCALAR:
         return scalar_json(false, strip);

@@ -308,37 +308,40 @@ static void and_sep(pgr_sql *q, bool *first)
     *first = false;
 }
 
-/* getJoinConditions: parent.col = child.fcol for each FK column pair;
- * through the junction for many-to-many; none for computed (the function
- * call already correlates). */
-bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node)
+/* getJoinConditions: child.fcol = parent.col for each FK column pair
+ * (toJoinCondition puts the embedded side first); for many-to-many the
+ * junction's columns, the target's pairs before the source's; none for
+ * computed (the function call already correlates). They follow the
+ * node's filters (QueryBuilder.hs readPlanToQuery). */
+bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node,
+                                   bool have_where)
 {
     const pgr_embed *e = node->embed;
     if (e == NULL || e->rel->is_computed)
         return false;
     const pgr_relationship *r = e->rel;
     bool first = true;
-    pgr_sql_put(q, " WHERE ");
+    pgr_sql_put(q, have_where ? " AND " : " WHERE ");
     if (r->cardinality == PGR_REL_M2M) {
-        for (size_t i = 0; i < r->n_jcols1; i++) {
-            and_sep(q, &first);
-            junction_col(q, r, r->jcols1[i]);
-            pgr_sql_put(q, " = ");
-            node_col(q, node->parent, r->cols[i]);
-        }
         for (size_t i = 0; i < r->n_jcols2; i++) {
             and_sep(q, &first);
             junction_col(q, r, r->jcols2[i]);
             pgr_sql_put(q, " = ");
             node_col(q, node, r->cols2[i]);
         }
+        for (size_t i = 0; i < r->n_jcols1; i++) {
+            and_sep(q, &first);
+            junction_col(q, r, r->jcols1[i]);
+            pgr_sql_put(q, " = ");
+            node_col(q, node->parent, r->cols[i]);
+        }
         return true;
     }
     for (size_t i = 0; i < r->n_cols; i++) {
         and_sep(q, &first);
-        node_col(q, node->parent, r->cols[i]);
-        pgr_sql_put(q, " = ");
         node_col(q, node, r->fcols[i]);
+        pgr_sql_put(q, " = ");
+        node_col(q, node->parent, r->cols[i]);
     }
     return true;
 }

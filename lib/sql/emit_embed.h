@@ -26,9 +26,10 @@ void pgr_emit_node_row(pgr_sql *q, const pgr_read_node *node);
  * !inner embed of node; have_where says whether WHERE was written. */
 int pgr_emit_embed_exists(pgr_sql *q, const pgr_read_node *node,
                           bool have_where, pgrest_error *err);
-/* Writes " WHERE <join to parent>" when node is an embedded child; returns
- * whether a WHERE was written. */
-bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node);
+/* Writes " WHERE <join to parent>" (" AND ..." after have_where) when
+ * node is an embedded child; returns whether it wrote anything. */
+bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node,
+                                   bool have_where);
 /* If f is `embed=is.null` / `embed=not.is.null` on an embed of node,
  * writes its condition and returns true; false (nothing written) else.
  * count: in a count query, as [NOT] EXISTS (<the embed's count query>). */

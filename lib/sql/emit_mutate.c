@@ -13,6 +13,7 @@
 #include "util/error.h"
 
 #define SOURCE "pgrst_source"
+#define NO_LOCATION "array[]::text[]"
 
 /* pgrst.inserted counts inserted rows in upserts: +1 per candidate row,
  * -1 when ON CONFLICT updates instead (SqlFragment.hs
@@ -305,25 +306,33 @@ static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
     returning(q, mp);
 }
 
-/* Statements.hs locationF: "col=eq.value" (is.null for nulls) for the PK
- * columns of the single inserted row, as a JSON array in row order. */
-static void location(pgr_sql *q, const pgr_mutate_plan *mp)
+/* Statements.hs mainWrite locF: for an insert answering headers only,
+ * "col=eq.value" (is.null for nulls) for the PK columns of the single
+ * inserted row as a text[] (SqlFragment.hs locationF), else an empty
+ * array (noLocationF). */
+static void location(pgr_sql *q, const pgrest_query_plan *plan)
 {
+    const pgr_mutate_plan *mp = plan->mutate;
+    /* PUT's Insert carries no PK columns (Plan.hs mutatePlan) */
+    size_t n_pk = plan->action == PGR_ACTION_CREATE ? mp->table->n_pk : 0;
     if (!mp->location) {
-        pgr_sql_put(q, "null::text");
+        pgr_sql_put(q, NO_LOCATION);
         return;
     }
-    pgr_sql_put(q, "CASE WHEN pg_catalog.count(_postgrest_t) = 1 THEN (WITH data AS "
+    pgr_sql_put(q, "CASE WHEN pg_catalog.count(_postgrest_t) = 1 THEN coalesce((WITH data AS "
                    "(SELECT row_to_json(_) AS row FROM " SOURCE " AS _ LIMIT 1) "
-                   "SELECT json_agg(json_data.key || '=' || coalesce('eq.' || "
-                   "json_data.value, 'is.null'))::text FROM data CROSS JOIN "
+                   "SELECT array_agg(json_data.key || '=' || coalesce('eq.' || "
+                   "json_data.value, 'is.null')) FROM data CROSS JOIN "
                    "json_each_text(data.row) AS json_data WHERE json_data.key IN (");
-    for (size_t i = 0; i < mp->table->n_pk; i++) {
+    for (size_t i = 0; i < n_pk; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sb_put_literal(&q->sb, mp->table->pk[i]);
     }
-    pgr_sql_put(q, ")) END");
+    /* no primary key: IN ('') as fmtPKeys gives, which matches no key */
+    if (n_pk == 0)
+        pgr_sql_put(q, "''");
+    pgr_sql_put(q, ")), " NO_LOCATION ") ELSE " NO_LOCATION " END");
 }
 
 /* The representation: the read tree over the returned rows, the CTE
@@ -397,7 +406,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
      * keeps the plan's row width the same) */
     pgr_sql_put(q, ") SELECT '' AS total_result_set, "
                    "pg_catalog.count(_postgrest_t) AS page_total, ");
-    location(q, mp);
+    location(q, plan);
     pgr_sql_put(q, " AS response_location, ");
     pgr_emit_body(q, plan);
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");

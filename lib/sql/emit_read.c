@@ -197,8 +197,8 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
     emit_from(q, node);
     if ((rc = pgr_emit_embed_joins(q, node, max_rows, err)) != PGREST_OK)
         return rc;
-    bool have_where = pgr_emit_embed_join_condition(q, node);
-    pgr_emit_where(q, node, have_where);
+    pgr_emit_where(q, node, false);
+    pgr_emit_embed_join_condition(q, node, node->n_filters > 0 || node->n_logic > 0);
     emit_group_by(q, node);
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
@@ -210,8 +210,8 @@ int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
 {
     pgr_sql_put(q, "SELECT 1");
     emit_from(q, node);
-    bool have_where = pgr_emit_embed_join_condition(q, node);
-    pgr_emit_where_count(q, node, have_where);
-    have_where = have_where || node->n_filters > 0 || node->n_logic > 0;
+    pgr_emit_where_count(q, node, false);
+    bool have_where = node->n_filters > 0 || node->n_logic > 0;
+    have_where = pgr_emit_embed_join_condition(q, node, have_where) || have_where;
     return pgr_emit_embed_exists(q, node, have_where, err);
 }

@@ -175,6 +175,12 @@ START_TEST(headers_only_location)
     ck_assert_str_eq(harness_header(&r, "Location"),
                      "/playlist_track?playlist_id=eq.1&track_id=eq.2");
     harness_free(&r);
+    /* no primary key: the location query matches no column (locationF
+     * with no PK columns), the empty text[] gives no header */
+    harness_request(rb, "POST", "/tickets", "", h, "{\"number\":1,\"holder\":\"a, \\\"b\\\"\"}", &r);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_ptr_null(harness_header(&r, "Location"));
+    harness_free(&r);
 }
 END_TEST
 

@@ -1,7 +1,8 @@
 """HEAD over HTTP as PostgREST answers it: Response.hs sends no
 Content-Length for any HEAD answer it builds -- a relation, a function, a
-416 range answer (Warp then sends no body) -- while the error responses of
-Error.hs errorResponseFor keep their Content-Length."""
+416 range answer (Warp then sends no body) -- but an execution plan's
+(Response.hs DbPlanResult), while the error responses of Error.hs
+errorResponseFor keep their Content-Length."""
 import http.client
 
 from harness import ServerTestCase
@@ -37,3 +38,14 @@ class HeadTest(ServerTestCase):
         self.assertNotIn("content-length", headers)
         self.assertRegex(headers["content-range"], r"^\*/[0-9]+$")
         self.assertNotIn("proxy-status", headers)
+
+
+class HeadPlanTest(HeadTest):
+    SERVER_CONFIG = {"db-plan-enabled": "true"}
+
+    def test_plan_keeps_content_length(self):
+        status, headers = self.head("/artists", {"Accept": "application/vnd.pgrst.plan+json"})
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"],
+                         'application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8')
+        self.assertGreater(int(headers["content-length"]), 0)

@@ -1,7 +1,8 @@
 /* Golden SQL (PostgreSQL regress / PgBouncer hba_test style): each file in
  * golden/ holds a request and the main statement + parameters pgrest must
  * emit for it, or the error it must give. Planned against the schema
- * snapshot, no database. PGREST_GOLDEN_UPDATE=1 rewrites the expectations
+ * snapshot, no database; leading "Config: key=value" lines set options
+ * for one case. PGREST_GOLDEN_UPDATE=1 rewrites the expectations
  * for review (diff them before committing). */
 #include <check.h>
 
@@ -58,6 +59,28 @@ static pgrest_ctx *golden_ctx(void)
     snprintf(path, sizeof path, "%s/schema_snapshot.json", getenv("PGREST_TEST_FIXTURES"));
     ck_assert_msg(pgrest_ctx_load_schema_file(ctx, path, &err) == PGREST_OK,
                   "snapshot: %s", err.message);
+    return ctx;
+}
+
+/* Leading "Config: key=value" lines give the case a context of its own
+ * with those options set; *request is moved past them. NULL without. */
+static pgrest_ctx *case_ctx(char **request)
+{
+    if (strncmp(*request, "Config: ", 8) != 0)
+        return NULL;
+    pgrest_ctx *ctx = golden_ctx();
+    while (strncmp(*request, "Config: ", 8) == 0) {
+        char *key = *request + 8;
+        char *nl = strchr(key, '\n');
+        char *eq = strchr(key, '=');
+        ck_assert_msg(nl != NULL && eq != NULL && eq < nl, "bad Config line: %s", key);
+        *nl = '\0';
+        *eq = '\0';
+        *request = nl + 1;
+        pgrest_error err;
+        ck_assert_msg(pgrest_ctx_set(ctx, key, eq + 1, &err) == PGREST_OK,
+                      "Config %s: %s", key, err.message);
+    }
     return ctx;
 }
 
@@ -143,7 +166,10 @@ START_TEST(golden_files)
         golden_case gc = {.path = path};
         ck_assert_msg(split_case(text, &gc), "%s: no --- separator", path);
         char *req_copy = strdup(gc.request);
-        char *got = render(ctx, req_copy);
+        char *req_text = req_copy;
+        pgrest_ctx *own = case_ctx(&req_text);
+        char *got = render(own != NULL ? own : ctx, req_text);
+        pgrest_ctx_free(own);
         if (update) {
             FILE *f = fopen(path, "w");
             fprintf(f, "%s\n---\n%s", gc.request, got);

@@ -22,19 +22,24 @@ static void teardown(void)
 }
 
 typedef struct location_case {
-    const char *pairs;     /* the statement's JSON array */
+    const char *pairs;     /* the statement's text[], as array_out prints it */
     const char *expected;  /* NULL: no Location */
 } location_case;
 
 /* urlEncode True keeps alphanumerics and -_.~ only: a space is %20, not
  * '+' (InsertSpec "builds response location header appropriately":
- * "Rock & R+ll" -> k2=eq.Rock%20%26%20R%2Bll), UTF-8 bytes in upper hex */
+ * "Rock & R+ll" -> k2=eq.Rock%20%26%20R%2Bll), UTF-8 bytes in upper hex.
+ * array_out quotes elements with spaces, commas, braces, quotes or
+ * backslashes (the latter two escaped) and the word NULL. */
 static const location_case locations[] = {
-    {"[\"k1=eq.12\",\"k2=eq.Rock & R+ll\"]", "/t?k1=eq.12&k2=eq.Rock%20%26%20R%2Bll"},
-    {"[\"id=eq.1\",\"sponsor_id=is.null\"]", "/t?id=eq.1&sponsor_id=is.null"},
-    {"[\"k=eq.\xe6\xa3\x8b-_.~/?\"]", "/t?k=eq.%E6%A3%8B-_.~%2F%3F"},
-    {"[\"a b=eq.x=y\"]", "/t?a%20b=eq.x%3Dy"},
-    {"[]", NULL},
+    {"{k1=eq.12,\"k2=eq.Rock & R+ll\"}", "/t?k1=eq.12&k2=eq.Rock%20%26%20R%2Bll"},
+    {"{id=eq.1,sponsor_id=is.null}", "/t?id=eq.1&sponsor_id=is.null"},
+    {"{k=eq.\xe6\xa3\x8b-_.~/?}", "/t?k=eq.%E6%A3%8B-_.~%2F%3F"},
+    {"{\"a b=eq.x=y\"}", "/t?a%20b=eq.x%3Dy"},
+    {"{\"k=eq.a,\\\"b\\\\{}\"}", "/t?k=eq.a%2C%22b%5C%7B%7D"},
+    {"{}", NULL},
+    {"", NULL},
+    {"{\"k=eq.open}", NULL},
 };
 
 START_TEST(location_is_url_encoded)

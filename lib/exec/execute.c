@@ -217,8 +217,11 @@ static void apply_planned_count(const pgrest_query_plan *plan,
     if (plan->count == PGR_PREF_COUNT_PLANNED) {
         row->has_total = true;
         row->total = planned;
-    } else if (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0 &&
-               row->has_total && row->total > plan->max_rows) {
+    } else if (plan->count == PGR_PREF_COUNT_ESTIMATED && row->has_total &&
+               (plan->max_rows < 0 || row->total > plan->max_rows)) {
+        /* MainTx.hs: tableTotal > (fromIntegral <$> configDbMaxRows);
+         * without db-max-rows that compares with Nothing, which every
+         * Just exceeds, so the planner's guess wins when it is larger */
         row->total = planned > row->total ? planned : row->total;
     }
 }

@@ -247,6 +247,22 @@ int pgr_ps_error(const pgr_pstate *ps, const char *what, const char *shown,
     return pgr_ps_error_n(ps, what, shown, strlen(shown), err);
 }
 
+/* Parsec's Show SourcePos: the source name between plain quotes, not
+ * `show`n (no escapes), so quotes, backslashes and non-ASCII text appear
+ * as they are.  A NUL byte cannot live in the C string of a message: it
+ * is written as `show` writes it (\NUL). */
+static void put_source_name(pgr_sb *sb, const char *text, size_t n)
+{
+    pgr_sb_putc(sb, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '\0')
+            pgr_sb_puts(sb, "\\NUL");
+        else
+            pgr_sb_putc(sb, text[i]);
+    }
+    pgr_sb_putc(sb, '"');
+}
+
 /* mapError: message = show (errorPos e) of the source name
  * "failed to parse <what> (<text>)", details the messages on one line */
 int pgr_ps_error_n(const pgr_pstate *ps, const char *what, const char *shown,
@@ -269,7 +285,7 @@ int pgr_ps_error_n(const pgr_pstate *ps, const char *what, const char *shown,
         return pgr_error_oom(err);
     long long line, col;
     line_col(ps, &line, &col);
-    hs_show(&msg, n, name_len);
+    put_source_name(&msg, n, name_len);
     pgr_sb_puts(&msg, " (line ");
     pgr_sb_put_long(&msg, line);
     pgr_sb_puts(&msg, ", column ");

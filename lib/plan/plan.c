@@ -123,8 +123,6 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
     if ((rc = check_table_exists(arena, api, plan, err)) != PGREST_OK ||
         (rc = plan_action(ctx, arena, api, plan, err)) != PGREST_OK)
         return rc;
-    if (api->is_head)
-        plan->output = PGR_OUT_NONE;
     *out = plan;
     return PGREST_OK;
 }

@@ -152,8 +152,8 @@ static void add_text(pgrest_statements *st, pgrest_arena *a, pgr_stmt_role role,
     add_stmt(st, role, &q, prepare);
 }
 
-/* count=planned, and count=estimated past db-max-rows, need the planner's
- * row estimate of the count query. */
+/* count=planned and count=estimated need the planner's row estimate of
+ * the count query (Preferences.hs shouldExplainCount). */
 static int add_explain_count(pgrest_statements *st, pgrest_arena *a,
                              const pgrest_query_plan *plan, bool prep,
                              pgrest_error *err)
@@ -162,7 +162,7 @@ static int add_explain_count(pgrest_statements *st, pgrest_arena *a,
      * actionResult for DbCrud True runs only the main statement) */
     bool needed = plan->action == PGR_ACTION_READ && plan->read != NULL && !plan->explain &&
                   (plan->count == PGR_PREF_COUNT_PLANNED ||
-                   (plan->count == PGR_PREF_COUNT_ESTIMATED && plan->max_rows >= 0));
+                   plan->count == PGR_PREF_COUNT_ESTIMATED);
     if (!needed)
         return PGREST_OK;
     pgr_sql q;

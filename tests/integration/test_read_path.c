@@ -182,6 +182,38 @@ START_TEST(singular_and_csv)
 }
 END_TEST
 
+/* MainTx.hs failNotSingular runs for HEAD too: PostgREST's statement
+ * for HEAD is GET's (Statements.hs mainRead knows no headers-only), only
+ * the response drops the body. */
+START_TEST(head_is_singular_like_get)
+{
+    test_response r;
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(ctx, "HEAD", "/artists", "select=id", obj, NULL, &r);
+    ck_assert_int_eq(r.status, 406);
+    harness_free(&r);
+    harness_request(ctx, "HEAD", "/artists", "id=eq.3", obj, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "");
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-0/*");
+    harness_free(&r);
+}
+END_TEST
+
+/* MainTx.hs: count=estimated keeps the exact count unless it exceeds
+ * db-max-rows; without db-max-rows the comparison is with Nothing, which
+ * every count exceeds, so the planner's larger guess is the total. */
+START_TEST(estimated_count_without_max_rows)
+{
+    test_response r;
+    const char *est[] = {"Prefer", "count=estimated", NULL};
+    get("/guessed_numbers", "", est, &r);
+    ck_assert_int_eq(r.status, 206);
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), "0-2/500");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(user_values_are_parameters)
 {
     /* An injection attempt is just a value that matches nothing. */
@@ -229,6 +261,8 @@ static Suite *suite(void)
     tcase_add_test(tc, unknown_table_and_column);
     tcase_add_test(tc, head_has_no_body);
     tcase_add_test(tc, singular_and_csv);
+    tcase_add_test(tc, head_is_singular_like_get);
+    tcase_add_test(tc, estimated_count_without_max_rows);
     tcase_add_test(tc, user_values_are_parameters);
     tcase_add_test(tc, domain_representation_in_output);
     suite_add_tcase(s, tc);

@@ -155,7 +155,8 @@ static const grammar_case errors[] = {
      "unexpected \"1\" expecting \"(\""},
     {"pQuotedValue: many (noneOf \"\\\\\\\"\" <|> char '\\\\' *> anyChar) <* char '\"'",
      "select=%22ab",
-     "\"failed to parse select parameter (\\\"ab)\" (line 1, column 4)",
+     /* Show SourcePos: the name unescaped */
+     "\"failed to parse select parameter (\"ab)\" (line 1, column 4)",
      "unexpected end of input expecting \"\\\\\" or \"\\\"\""},
     /* pLogicPath stops at '>': its last word "x" is the operator */
     {"pLogicPath + pLogicTree: x(a.eq.1)", "x%3E.or=(a.eq.1)",

@@ -145,6 +145,11 @@ START_TEST(embedding_errors)
     expect("/artists", "select=name,albums(title)&albums=eq.1", 400,
            "{\"code\":\"42703\",\"details\":null,\"hint\":null,"
            "\"message\":\"column artists.albums does not exist\"}");
+    /* fromF: a many-to-many target is not aliased (only its junction is
+     * joined beside it), so PostgreSQL names the table itself */
+    expect("/playlists", "select=name,tracks(nope)", 400,
+           "{\"code\":\"42703\",\"details\":null,\"hint\":null,"
+           "\"message\":\"column tracks.nope does not exist\"}");
 }
 END_TEST
 

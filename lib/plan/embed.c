@@ -307,7 +307,12 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
     int cdepth = node->depth + 1;
     child->table = rel->foreign_table;
     child->depth = cdepth;
-    child->sql_alias = pgr_asprintf(a, "%s_%d", rel->foreign_table->name, cdepth);
+    /* addRels: a many-to-many target keeps its own name (the junction is
+     * joined beside it, fromF), so PostgreSQL's errors name "tasks", not
+     * an alias; every other embed is aliased table_depth. */
+    bool unaliased = !rel->is_computed && rel->cardinality == PGR_REL_M2M;
+    child->sql_alias = unaliased ? NULL
+                                 : pgr_asprintf(a, "%s_%d", rel->foreign_table->name, cdepth);
     child->name_in_request = item->relation;
     child->alias_in_request = item->alias;
     child->parent = node;
@@ -324,7 +329,7 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
      * one name clash as in PostgREST (42712) and errors name it alike. */
     e->agg_alias = pgr_asprintf(a, "%s_%s_%d", rel->table->name,
                                 e->output_name, cdepth);
-    if (child->sql_alias == NULL || e->agg_alias == NULL)
+    if ((!unaliased && child->sql_alias == NULL) || e->agg_alias == NULL)
         return pgr_error_oom(err);
     /* Linked before recursing: siblings stay in request order. */
     **tail = e;

@@ -39,7 +39,8 @@ typedef struct pgr_embed {
 
 struct pgr_read_node {
     const pgr_table *table;        /* NULL for a routine call source */
-    const char *sql_alias;         /* alias used in SQL for this relation */
+    const char *sql_alias;         /* alias used in SQL for this relation; NULL: its
+                                      qualified name (the root, a many-to-many target) */
     const char *name_in_request;   /* relation name as written */
     const char *alias_in_request;  /* alias as written (embeds) */
     bool select_star;              /* select=* (or default) */

@@ -278,8 +278,10 @@ bool pgr_emit_embed_from(pgr_sql *q, const pgr_read_node *node)
     } else {
         pgr_sql_qualified(q, node->table->schema, node->table->name);
     }
-    pgr_sql_put(q, " AS ");
-    pgr_sql_ident(q, node->sql_alias);
+    if (node->sql_alias != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_ident(q, node->sql_alias);
+    }
     if (!r->is_computed && r->cardinality == PGR_REL_M2M) {
         pgr_sql_put(q, ", ");
         pgr_sql_qualified(q, r->junction->schema, r->junction->name);

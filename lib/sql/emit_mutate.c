@@ -370,6 +370,8 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     if (rc != PGREST_OK)
         return rc;
     pgr_emit_where(q, root, false);
+    /* readPlanToQuery over the CTE: aggregates group as in a read */
+    pgr_emit_group_by(q, root);
     pgr_emit_order(q, root);
     return PGREST_OK;
 }

@@ -132,7 +132,7 @@ static void emit_group_term(pgr_sql *q, const pgr_read_node *node,
 
 /* Implicit GROUP BY: every non-aggregated output (PostgREST api/aggregate_
  * functions "Automatic GROUP BY"). */
-static void emit_group_by(pgr_sql *q, const pgr_read_node *node)
+void pgr_emit_group_by(pgr_sql *q, const pgr_read_node *node)
 {
     if (!has_aggregate(q, node))
         return;
@@ -199,7 +199,7 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
         return rc;
     pgr_emit_where(q, node, false);
     pgr_emit_embed_join_condition(q, node, node->n_filters > 0 || node->n_logic > 0);
-    emit_group_by(q, node);
+    pgr_emit_group_by(q, node);
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
     return PGREST_OK;

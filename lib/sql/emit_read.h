@@ -13,6 +13,9 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
 /* SELECT 1 FROM <relation> WHERE <filters> for count=exact. */
 int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
                         pgrest_error *err);
+/* " GROUP BY ..." of node's non-aggregated outputs when it aggregates
+ * (SqlFragment groupF); nothing otherwise. */
+void pgr_emit_group_by(pgr_sql *q, const pgr_read_node *node);
 /* The select-list entry for one plan field. */
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
                           const pgr_plan_field *f, pgrest_error *err);

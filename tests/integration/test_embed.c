@@ -145,6 +145,11 @@ START_TEST(embedding_errors)
     expect("/artists", "select=name,albums(title)&albums=eq.1", 400,
            "{\"code\":\"42703\",\"details\":null,\"hint\":null,"
            "\"message\":\"column artists.albums does not exist\"}");
+    /* fromF: a many-to-many target is not aliased (only its junction is
+     * joined beside it), so PostgreSQL names the table itself */
+    expect("/playlists", "select=name,tracks(nope)", 400,
+           "{\"code\":\"42703\",\"details\":null,\"hint\":null,"
+           "\"message\":\"column tracks.nope does not exist\"}");
 }
 END_TEST
 
@@ -219,6 +224,26 @@ START_TEST(aggregates_with_embeds)
 }
 END_TEST
 
+/* A mutation's representation is readPlanToQuery over the mutated rows:
+ * its aggregates group by the other outputs as a read's do (groupF). */
+START_TEST(aggregates_in_a_mutation_representation)
+{
+    static const char *const opts[] = {"db-aggregates-enabled", "true", "db-anon-role",
+                                       "web_user", "db-tx-end", "rollback", NULL};
+    pgrest_ctx *rb = harness_ctx(opts);
+    const char *rep[] = {"Prefer", "return=representation", NULL};
+    test_response r;
+    harness_request(rb, "PATCH", "/tracks",
+                    "album_id=in.(1,3)&select=album_id,n:id.count(),secs:seconds.sum()&order=album_id",
+                    rep, "{\"seconds\":100}", &r);
+    ck_assert_msg(r.status == 200, "status %d, body %s", r.status, r.body);
+    ck_assert_str_eq(r.body, "[{\"album_id\":1,\"n\":2,\"secs\":200}, \n"
+                             " {\"album_id\":3,\"n\":2,\"secs\":200}]");
+    harness_free(&r);
+    pgrest_ctx_free(rb);
+}
+END_TEST
+
 START_TEST(max_rows_applies_to_embeds)
 {
     static const char *const opts[] = {"db-max-rows", "1", NULL};
@@ -279,6 +304,7 @@ static Suite *suite(void)
     tcase_add_test(tc, empty_embeds_at_any_depth);
     tcase_add_test(tc, computed_relationships_and_views);
     tcase_add_test(tc, aggregates_with_embeds);
+    tcase_add_test(tc, aggregates_in_a_mutation_representation);
     tcase_add_test(tc, max_rows_applies_to_embeds);
     tcase_add_test(tc, private_junction_pk_is_introspected);
     suite_add_tcase(s, tc);

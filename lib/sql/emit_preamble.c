@@ -41,7 +41,8 @@ static char *lowercase(pgrest_arena *a, const char *s)
     return r;
 }
 
-/* request.headers: header names lower-cased, first occurrence wins. */
+/* request.headers: header names lower-cased; of repeated headers the last
+ * one wins, like the HashMap.fromList PostgREST encodes them from. */
 static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
 {
     pgr_sb sb;
@@ -49,11 +50,10 @@ static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
     pgr_sb_putc(&sb, '{');
     bool first = true;
     for (const pgr_kv *h = req->headers; h; h = h->next) {
-        bool seen = false;
-        for (const pgr_kv *p = req->headers; p != h; p = p->next)
-            if (strcasecmp(p->name, h->name) == 0)
-                seen = true;
-        if (seen || strcasecmp(h->name, "Cookie") == 0)
+        bool repeated_later = false;
+        for (const pgr_kv *p = h->next; p != NULL && !repeated_later; p = p->next)
+            repeated_later = strcasecmp(p->name, h->name) == 0;
+        if (repeated_later || strcasecmp(h->name, "Cookie") == 0)
             continue;
         if (!first)
             pgr_sb_putc(&sb, ',');

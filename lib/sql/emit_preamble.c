@@ -66,14 +66,23 @@ static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
     return pgr_sb_finish(&sb);
 }
 
+/* request.cookies: as request.headers, a repeated name keeps its last value
+ * (names are case-sensitive here). */
 static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '{');
+    bool first = true;
     for (const pgr_kv *c = cookies; c; c = c->next) {
-        if (c != cookies)
+        bool repeated_later = false;
+        for (const pgr_kv *p = c->next; p != NULL && !repeated_later; p = p->next)
+            repeated_later = strcmp(p->name, c->name) == 0;
+        if (repeated_later)
+            continue;
+        if (!first)
             pgr_sb_putc(&sb, ',');
+        first = false;
         pgr_sb_put_json_string(&sb, c->name);
         pgr_sb_putc(&sb, ':');
         pgr_sb_put_json_string(&sb, c->value);

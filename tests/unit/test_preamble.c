@@ -151,19 +151,20 @@ START_TEST(role_without_settings)
 }
 END_TEST
 
-/* PreQuery.hs encodes request.headers through HashMap.fromList: names
- * lower-cased, the Cookie header left out, and of a repeated header the
- * last value kept. */
+/* PreQuery.hs encodes request.headers and request.cookies through
+ * HashMap.fromList: header names lower-cased, the Cookie header left out,
+ * and of a repeated name the last value kept. */
 START_TEST(request_headers_last_repeated_wins)
 {
     pgrest_request *req = pgrest_request_new(arena, "GET", "/items", "");
     pgrest_request_add_header(req, "X-Multi", "1");
-    pgrest_request_add_header(req, "Cookie", "a=b");
+    pgrest_request_add_header(req, "Cookie", "a=b; c=d; a=e");
     pgrest_request_add_header(req, "x-multi", "2");
     pgrest_statements *st = emit_request(req, "GET", "/items");
     char buf[2048];
     const char *got = settings(st, buf, sizeof buf);
     ck_assert_msg(strstr(got, " request.headers={\"x-multi\":\"2\"} ") != NULL, "%s", got);
+    ck_assert_msg(strstr(got, " request.cookies={\"c\":\"d\",\"a\":\"e\"} ") != NULL, "%s", got);
 }
 END_TEST
 

@@ -649,6 +649,37 @@ START_TEST(range_not_satisfiable_is_a_response)
 }
 END_TEST
 
+/* Response.hs decodeGucStatus reads response.status with Text.Read
+ * decimal: leading digits, the rest ignored; no sign or space first. */
+START_TEST(guc_status_reads_leading_digits)
+{
+    pgrest_ctx *ctx = contexts[CTX_DEFAULT];
+    const struct {
+        const char *guc;
+        int status;
+    } rows[] = {{"201abc", 201}, {"0202", 202}, {"418", 418}, {"720", 720},
+                {" 201", 500}, {"+201", 500}, {"abc", 500}, {"1000", 500}, {"99", 500}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        pgrest_arena *a = pgrest_arena_new(0);
+        pgrest_error err = {0};
+        pgrest_query_plan *plan = NULL;
+        const request_row req = {{0}, CTX_DEFAULT, "GET", "/artists", ""};
+        ck_assert_int_eq(run_request(ctx, a, build(a, &req), &plan, &err), PGREST_OK);
+        const pgr_main_row row = {.page_total = 0, .body = "[]", .guc_status = rows[i].guc};
+        pgrest_response *resp = NULL;
+        int rc = pgr_build_response(ctx, a, plan, &row, &resp, &err);
+        if (rows[i].status == 500) {
+            ck_assert_msg(rc != PGREST_OK && err.code != NULL && strcmp(err.code, "PGRST112") == 0,
+                          "%s: expected PGRST112", rows[i].guc);
+        } else {
+            ck_assert_msg(rc == PGREST_OK, "%s: %s", rows[i].guc, show(err.message));
+            ck_assert_int_eq(pgrest_response_status(resp), rows[i].status);
+        }
+        pgrest_arena_free(a);
+    }
+}
+END_TEST
+
 START_TEST(response_constructors)
 {
     for (size_t i = 0; i < sizeof response_rows / sizeof response_rows[0]; i++) {
@@ -913,6 +944,7 @@ int main(void)
     tcase_add_test(tc, ambiguous_relationship);
     tcase_add_test(tc, ambiguous_function);
     tcase_add_test(tc, response_constructors);
+    tcase_add_test(tc, guc_status_reads_leading_digits);
     tcase_add_test(tc, range_not_satisfiable_is_a_response);
     tcase_add_test(tc, raise_pgrst);
     tcase_add_test(tc, connection_usage_error);

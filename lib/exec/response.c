@@ -100,7 +100,8 @@ static void drop_overridden(pgrest_response *r, json_object *arr)
     }
 }
 
-/* response.headers: a JSON array of single-key objects. */
+/* response.headers: a JSON array of objects with exactly one key each
+ * (GucHeader.hs), whose value is a string. */
 static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                              const char *json, pgrest_error *err)
 {
@@ -110,7 +111,7 @@ static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
         drop_overridden(r, arr);
     for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
         json_object *o = json_object_array_get_idx(arr, i);
-        if (!json_object_is_type(o, json_type_object)) {
+        if (!json_object_is_type(o, json_type_object) || json_object_object_length(o) != 1) {
             ok = false;
             break;
         }

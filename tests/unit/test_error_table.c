@@ -604,6 +604,16 @@ static const response_row response_rows[] = {
       "string value", NONE, NONE, NULL},
      {{0}, CTX_DEFAULT, "GET", "/artists", ""},
      {.page_total = 0, .body = "[]", .guc_headers = "{\"a\":1}"}},
+    {{"GucHeadersError", PGREST_ERR_DATABASE, 500, "PGRST111",
+      "response.headers guc must be a JSON array composed of objects with a single key and a "
+      "string value", NONE, NONE, NULL},
+     {{0}, CTX_DEFAULT, "GET", "/artists", ""},
+     {.page_total = 0, .body = "[]", .guc_headers = "[{\"X-A\":\"1\",\"X-B\":\"2\"}]"}},
+    {{"GucHeadersError", PGREST_ERR_DATABASE, 500, "PGRST111",
+      "response.headers guc must be a JSON array composed of objects with a single key and a "
+      "string value", NONE, NONE, NULL},
+     {{0}, CTX_DEFAULT, "GET", "/artists", ""},
+     {.page_total = 0, .body = "[]", .guc_headers = "[{}]"}},
     {{"GucStatusError", PGREST_ERR_DATABASE, 500, "PGRST112",
       "response.status guc must be a valid status code", NONE, NONE, NULL},
      {{0}, CTX_DEFAULT, "GET", "/artists", ""},

@@ -743,6 +743,23 @@ START_TEST(raise_pgrst)
           "h", NULL},
          "{\"code\":\"123\",\"message\":\"m\",\"details\":\"d\",\"hint\":\"h\"}",
          "{\"status\":401,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        /* status is an aeson Int: an integral number, written 402.0 too,
+         * and not limited to the registered codes */
+        {{"PgError RAISE 'PGRST' (integral status)", PGREST_ERR_DATABASE, 402, "123", "m", NONE,
+          NONE, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":402.0,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        {{"PgError RAISE 'PGRST' (unregistered status)", PGREST_ERR_DATABASE, 720, "123", "m",
+          NONE, NONE, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":720,\"status_text\":null,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        /* status_text, when given, is text (Maybe Text) */
+        {{"PGRSTParseError DetParseError (status_text)", PGREST_ERR_DATABASE, 500, "PGRST121",
+          "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error",
+          "Invalid JSON value for DETAIL: '{\"status\":400,\"status_text\":1,\"headers\":{}}'",
+          RAISE_DETAIL_HINT, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":400,\"status_text\":1,\"headers\":{}}"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         pgrest_arena *a = pgrest_arena_new(0);

@@ -874,7 +874,7 @@ START_TEST(sqlstate_to_http_status)
         {"42501", "permission denied for table t", true, 403},
         /* RAISE SQLSTATE 'PTxyz': the status is xyz (HTTP.mkStatus) */
         {"PT402", "", false, 402}, {"PT418", "", true, 418}, {"PT200", "", false, 200},
-        {"PTabc", "", false, 500},
+        {"PTabc", "", false, 500}, {"PT720", "", false, 720}, {"PT099", "", false, 500},
         /* anything else: 400 */
         {"22P02", "", false, 400}, {"23502", "", false, 400}, {"42703", "", false, 400},
         {"42P10", "", false, 400}, {"2201W", "", false, 400}, {"0A000", "", false, 400},

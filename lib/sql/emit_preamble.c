@@ -41,6 +41,15 @@ static char *lowercase(pgrest_arena *a, const char *s)
     return r;
 }
 
+/* Whether a later entry has kv's name: HashMap.fromList keeps the last. */
+static bool repeated_later(const pgr_kv *kv, bool ignore_case)
+{
+    for (const pgr_kv *p = kv->next; p != NULL; p = p->next)
+        if ((ignore_case ? strcasecmp(p->name, kv->name) : strcmp(p->name, kv->name)) == 0)
+            return true;
+    return false;
+}
+
 /* request.headers: header names lower-cased; of repeated headers the last
  * one wins, like the HashMap.fromList PostgREST encodes them from. */
 static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
@@ -50,10 +59,7 @@ static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
     pgr_sb_putc(&sb, '{');
     bool first = true;
     for (const pgr_kv *h = req->headers; h; h = h->next) {
-        bool repeated_later = false;
-        for (const pgr_kv *p = h->next; p != NULL && !repeated_later; p = p->next)
-            repeated_later = strcasecmp(p->name, h->name) == 0;
-        if (repeated_later || strcasecmp(h->name, "Cookie") == 0)
+        if (repeated_later(h, true) || strcasecmp(h->name, "Cookie") == 0)
             continue;
         if (!first)
             pgr_sb_putc(&sb, ',');
@@ -75,10 +81,7 @@ static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
     pgr_sb_putc(&sb, '{');
     bool first = true;
     for (const pgr_kv *c = cookies; c; c = c->next) {
-        bool repeated_later = false;
-        for (const pgr_kv *p = c->next; p != NULL && !repeated_later; p = p->next)
-            repeated_later = strcmp(p->name, c->name) == 0;
-        if (repeated_later)
+        if (repeated_later(c, false))
             continue;
         if (!first)
             pgr_sb_putc(&sb, ',');

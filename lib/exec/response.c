@@ -100,7 +100,8 @@ static void drop_overridden(pgrest_response *r, json_object *arr)
     }
 }
 
-/* response.headers: a JSON array of single-key objects. */
+/* response.headers: a JSON array of objects with exactly one key each
+ * (GucHeader.hs), whose value is a string. */
 static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                              const char *json, pgrest_error *err)
 {
@@ -110,7 +111,7 @@ static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
         drop_overridden(r, arr);
     for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
         json_object *o = json_object_array_get_idx(arr, i);
-        if (!json_object_is_type(o, json_type_object)) {
+        if (!json_object_is_type(o, json_type_object) || json_object_object_length(o) != 1) {
             ok = false;
             break;
         }
@@ -131,16 +132,23 @@ static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
     return PGREST_OK;
 }
 
+/* response.status: Response.hs decodeGucStatus reads it with
+ * Data.Text.Read.decimal, the leading digits (no sign, no space) with
+ * anything after them ignored. PostgREST takes any number there; three
+ * digits is what an HTTP status line can carry, so others fail too. */
 static int apply_guc_status(pgrest_response *r, const char *text,
                             pgrest_error *err)
 {
-    char *end;
-    long st = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || st < 100 || st > 599)
+    int st = 0;
+    size_t n = 0;
+    for (; text[n] >= '0' && text[n] <= '9'; n++)
+        if (st <= 999)
+            st = st * 10 + (text[n] - '0');
+    if (n == 0 || st < 100 || st > 999)
         return pgr_error(err, 500, "PGRST112",
                          "response.status guc must be a valid status code",
                          NULL, NULL);
-    r->status = (int)st;
+    r->status = st;
     return PGREST_OK;
 }
 

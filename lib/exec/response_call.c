@@ -94,21 +94,41 @@ static bool raise_message(pgrest_arena *a, const char *text, pgrest_error *e)
     return ok && e->code != NULL && e->message != NULL;
 }
 
+/* An aeson Int: a JSON number with an integral value (332 or 332.0),
+ * here within the three digits a status line carries. */
+static bool raise_status(json_object *st, int *status)
+{
+    double d;
+    if (json_object_is_type(st, json_type_int))
+        d = (double)json_object_get_int64(st);
+    else if (json_object_is_type(st, json_type_double))
+        d = json_object_get_double(st);
+    else
+        return false;
+    if (!(d >= 100 && d <= 999) || d != (double)(int)d)
+        return false;
+    *status = (int)d;
+    return true;
+}
+
 /* DETAIL: {status, status_text?, headers{}} (PgRaiseErrDetails) */
 static json_object *raise_detail(pgrest_arena *a, const char *text, int *status)
 {
     json_object *o = parse_object(a, text), *st, *hdrs;
+    bool ok = true;
     if (o == NULL || !json_object_object_get_ex(o, "status", &st) ||
-        !json_object_is_type(st, json_type_int) ||
+        !raise_status(st, status) ||
         !json_object_object_get_ex(o, "headers", &hdrs) ||
         !json_object_is_type(hdrs, json_type_object))
+        return NULL;
+    (void)opt_string(a, o, "status_text", &ok);
+    if (!ok)
         return NULL;
     json_object_object_foreach(hdrs, k, v) {
         (void)k;
         if (!json_object_is_type(v, json_type_string))
             return NULL;
     }
-    *status = json_object_get_int(st);
     return hdrs;
 }
 
@@ -134,7 +154,7 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
         return raise_parse_error(a, "DETAIL is missing in the RAISE statement",
                                  raise_detail_hint, err);
     json_object *hdrs = raise_detail(a, detail, &status);
-    if (hdrs == NULL || status < 100 || status > 599)
+    if (hdrs == NULL)
         return raise_parse_error(a, pgr_asprintf(a, "Invalid JSON value for DETAIL: '%s'", detail),
                                  raise_detail_hint, err);
     e.http_status = status;

@@ -36,9 +36,13 @@ bool pgr_default_select(const pgrest_api_request *api)
     const pgr_select_item *s = api->qp.select;
     if (s == NULL)
         return true;
-    return s->next == NULL && s->kind == PGR_SELECT_FIELD && s->alias == NULL &&
-           s->cast == NULL && s->aggregate == NULL && s->field.json_path == NULL &&
-           s->field.name != NULL && strcmp(s->field.name, "*") == 0;
+    /* hasDefaultSelect: one field named "*", so an explicit `select=*` and
+     * `select=count()` (a "*" field with an aggregate) too. */
+    if (s->next != NULL)
+        return false;
+    return s->kind == PGR_SELECT_STAR ||
+           (s->kind == PGR_SELECT_FIELD && s->field.name != NULL &&
+            strcmp(s->field.name, "*") == 0);
 }
 
 /* MediaType.toMime for the types the builtins answer with. */

@@ -41,7 +41,17 @@ static char *lowercase(pgrest_arena *a, const char *s)
     return r;
 }
 
-/* request.headers: header names lower-cased, first occurrence wins. */
+/* Whether a later entry has kv's name: HashMap.fromList keeps the last. */
+static bool repeated_later(const pgr_kv *kv, bool ignore_case)
+{
+    for (const pgr_kv *p = kv->next; p != NULL; p = p->next)
+        if ((ignore_case ? strcasecmp(p->name, kv->name) : strcmp(p->name, kv->name)) == 0)
+            return true;
+    return false;
+}
+
+/* request.headers: header names lower-cased; of repeated headers the last
+ * one wins, like the HashMap.fromList PostgREST encodes them from. */
 static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
 {
     pgr_sb sb;
@@ -49,11 +59,7 @@ static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
     pgr_sb_putc(&sb, '{');
     bool first = true;
     for (const pgr_kv *h = req->headers; h; h = h->next) {
-        bool seen = false;
-        for (const pgr_kv *p = req->headers; p != h; p = p->next)
-            if (strcasecmp(p->name, h->name) == 0)
-                seen = true;
-        if (seen || strcasecmp(h->name, "Cookie") == 0)
+        if (repeated_later(h, true) || strcasecmp(h->name, "Cookie") == 0)
             continue;
         if (!first)
             pgr_sb_putc(&sb, ',');
@@ -66,14 +72,20 @@ static const char *headers_json(pgrest_arena *a, const pgrest_request *req)
     return pgr_sb_finish(&sb);
 }
 
+/* request.cookies: as request.headers, a repeated name keeps its last value
+ * (names are case-sensitive here). */
 static const char *cookies_json(pgrest_arena *a, const pgr_kv *cookies)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     pgr_sb_putc(&sb, '{');
+    bool first = true;
     for (const pgr_kv *c = cookies; c; c = c->next) {
-        if (c != cookies)
+        if (repeated_later(c, false))
+            continue;
+        if (!first)
             pgr_sb_putc(&sb, ',');
+        first = false;
         pgr_sb_put_json_string(&sb, c->name);
         pgr_sb_putc(&sb, ':');
         pgr_sb_put_json_string(&sb, c->value);

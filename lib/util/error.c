@@ -145,7 +145,8 @@ int pgr_sqlstate_http_status(const char *c, const char *message,
                 return 500;
             st = st * 10 + (c[i] - '0');
         }
-        return st >= 100 && st <= 599 ? st : 500;
+        /* mkStatus of any number: a three-digit code passes (PT720 too) */
+        return st >= 100 ? st : 500;
     }
     static const struct { const char *code; int status; } exact[] = {
         {"23503", 409}, {"23505", 409}, {"25006", 405}, {"53400", 500},

@@ -51,6 +51,18 @@ START_TEST(table_handler_needs_default_select)
 }
 END_TEST
 
+/* hasDefaultSelect: a written `select=*` is the default select too. */
+START_TEST(table_handler_with_explicit_star)
+{
+    test_response r;
+    const char *const h[] = {"Accept", "text/x-roster", NULL};
+    harness_request(ctx, "GET", "/artists", "select=*&id=lt.3&order=id", h, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "1|The Quiet Ones\n2|Blue Note Trio\n");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(function_handler_returns_bytes)
 {
     test_response r;
@@ -117,6 +129,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, aggregate_handler_for_table);
     tcase_add_test(tc, table_handler_needs_default_select);
+    tcase_add_test(tc, table_handler_with_explicit_star);
     tcase_add_test(tc, function_handler_returns_bytes);
     tcase_add_test(tc, plan_disabled_is_not_acceptable);
     tcase_add_test(tc, plan_json_and_text);

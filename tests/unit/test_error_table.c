@@ -604,6 +604,16 @@ static const response_row response_rows[] = {
       "string value", NONE, NONE, NULL},
      {{0}, CTX_DEFAULT, "GET", "/artists", ""},
      {.page_total = 0, .body = "[]", .guc_headers = "{\"a\":1}"}},
+    {{"GucHeadersError", PGREST_ERR_DATABASE, 500, "PGRST111",
+      "response.headers guc must be a JSON array composed of objects with a single key and a "
+      "string value", NONE, NONE, NULL},
+     {{0}, CTX_DEFAULT, "GET", "/artists", ""},
+     {.page_total = 0, .body = "[]", .guc_headers = "[{\"X-A\":\"1\",\"X-B\":\"2\"}]"}},
+    {{"GucHeadersError", PGREST_ERR_DATABASE, 500, "PGRST111",
+      "response.headers guc must be a JSON array composed of objects with a single key and a "
+      "string value", NONE, NONE, NULL},
+     {{0}, CTX_DEFAULT, "GET", "/artists", ""},
+     {.page_total = 0, .body = "[]", .guc_headers = "[{}]"}},
     {{"GucStatusError", PGREST_ERR_DATABASE, 500, "PGRST112",
       "response.status guc must be a valid status code", NONE, NONE, NULL},
      {{0}, CTX_DEFAULT, "GET", "/artists", ""},
@@ -646,6 +656,37 @@ START_TEST(range_not_satisfiable_is_a_response)
                      "{\"code\":\"PGRST103\",\"details\":\"An offset of 10 was requested, but there are only 5 rows.\","
                      "\"hint\":null,\"message\":\"Requested range not satisfiable\"}");
     pgrest_arena_free(a);
+}
+END_TEST
+
+/* Response.hs decodeGucStatus reads response.status with Text.Read
+ * decimal: leading digits, the rest ignored; no sign or space first. */
+START_TEST(guc_status_reads_leading_digits)
+{
+    pgrest_ctx *ctx = contexts[CTX_DEFAULT];
+    const struct {
+        const char *guc;
+        int status;
+    } rows[] = {{"201abc", 201}, {"0202", 202}, {"418", 418}, {"720", 720},
+                {" 201", 500}, {"+201", 500}, {"abc", 500}, {"1000", 500}, {"99", 500}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        pgrest_arena *a = pgrest_arena_new(0);
+        pgrest_error err = {0};
+        pgrest_query_plan *plan = NULL;
+        const request_row req = {{0}, CTX_DEFAULT, "GET", "/artists", ""};
+        ck_assert_int_eq(run_request(ctx, a, build(a, &req), &plan, &err), PGREST_OK);
+        const pgr_main_row row = {.page_total = 0, .body = "[]", .guc_status = rows[i].guc};
+        pgrest_response *resp = NULL;
+        int rc = pgr_build_response(ctx, a, plan, &row, &resp, &err);
+        if (rows[i].status == 500) {
+            ck_assert_msg(rc != PGREST_OK && err.code != NULL && strcmp(err.code, "PGRST112") == 0,
+                          "%s: expected PGRST112", rows[i].guc);
+        } else {
+            ck_assert_msg(rc == PGREST_OK, "%s: %s", rows[i].guc, show(err.message));
+            ck_assert_int_eq(pgrest_response_status(resp), rows[i].status);
+        }
+        pgrest_arena_free(a);
+    }
 }
 END_TEST
 
@@ -702,6 +743,23 @@ START_TEST(raise_pgrst)
           "h", NULL},
          "{\"code\":\"123\",\"message\":\"m\",\"details\":\"d\",\"hint\":\"h\"}",
          "{\"status\":401,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        /* status is an aeson Int: an integral number, written 402.0 too,
+         * and not limited to the registered codes */
+        {{"PgError RAISE 'PGRST' (integral status)", PGREST_ERR_DATABASE, 402, "123", "m", NONE,
+          NONE, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":402.0,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        {{"PgError RAISE 'PGRST' (unregistered status)", PGREST_ERR_DATABASE, 720, "123", "m",
+          NONE, NONE, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":720,\"status_text\":null,\"headers\":{\"X-Raised\":\"yes\"}}"},
+        /* status_text, when given, is text (Maybe Text) */
+        {{"PGRSTParseError DetParseError (status_text)", PGREST_ERR_DATABASE, 500, "PGRST121",
+          "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error",
+          "Invalid JSON value for DETAIL: '{\"status\":400,\"status_text\":1,\"headers\":{}}'",
+          RAISE_DETAIL_HINT, NULL},
+         "{\"code\":\"123\",\"message\":\"m\"}",
+         "{\"status\":400,\"status_text\":1,\"headers\":{}}"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         pgrest_arena *a = pgrest_arena_new(0);
@@ -816,7 +874,7 @@ START_TEST(sqlstate_to_http_status)
         {"42501", "permission denied for table t", true, 403},
         /* RAISE SQLSTATE 'PTxyz': the status is xyz (HTTP.mkStatus) */
         {"PT402", "", false, 402}, {"PT418", "", true, 418}, {"PT200", "", false, 200},
-        {"PTabc", "", false, 500},
+        {"PTabc", "", false, 500}, {"PT720", "", false, 720}, {"PT099", "", false, 500},
         /* anything else: 400 */
         {"22P02", "", false, 400}, {"23502", "", false, 400}, {"42703", "", false, 400},
         {"42P10", "", false, 400}, {"2201W", "", false, 400}, {"0A000", "", false, 400},
@@ -913,6 +971,7 @@ int main(void)
     tcase_add_test(tc, ambiguous_relationship);
     tcase_add_test(tc, ambiguous_function);
     tcase_add_test(tc, response_constructors);
+    tcase_add_test(tc, guc_status_reads_leading_digits);
     tcase_add_test(tc, range_not_satisfiable_is_a_response);
     tcase_add_test(tc, raise_pgrst);
     tcase_add_test(tc, connection_usage_error);

@@ -57,14 +57,9 @@ static void teardown(void)
     pgrest_ctx_free(ctx);
 }
 
-static pgrest_statements *emit(const char *method, const char *path,
-                               const char *bearer)
+static pgrest_statements *emit_request(pgrest_request *req, const char *method,
+                                       const char *path)
 {
-    pgrest_request *req = pgrest_request_new(arena, method, path, "");
-    if (bearer != NULL)
-        pgrest_request_add_header(req, "Authorization", bearer);
-    if (strcmp(method, "POST") == 0)
-        pgrest_request_set_body(req, "{}", 2);
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
@@ -74,6 +69,17 @@ static pgrest_statements *emit(const char *method, const char *path,
                       pgrest_emit_sql(ctx, arena, plan, &st, &err) == PGREST_OK,
                   "%s %s: %s", method, path, err.message);
     return st;
+}
+
+static pgrest_statements *emit(const char *method, const char *path,
+                               const char *bearer)
+{
+    pgrest_request *req = pgrest_request_new(arena, method, path, "");
+    if (bearer != NULL)
+        pgrest_request_add_header(req, "Authorization", bearer);
+    if (strcmp(method, "POST") == 0)
+        pgrest_request_set_body(req, "{}", 2);
+    return emit_request(req, method, path);
 }
 
 static size_t find(const pgrest_statements *st, pgr_stmt_role role)
@@ -142,6 +148,23 @@ START_TEST(role_without_settings)
     const char *got = settings(st, buf, sizeof buf);
     ck_assert_msg(starts_with(got, "search_path=\"api\", \"public\" role=web_user "), "%s", got);
     ck_assert_msg(strstr(got, "work_mem") == NULL, "%s", got);
+}
+END_TEST
+
+/* PreQuery.hs encodes request.headers and request.cookies through
+ * HashMap.fromList: header names lower-cased, the Cookie header left out,
+ * and of a repeated name the last value kept. */
+START_TEST(request_headers_last_repeated_wins)
+{
+    pgrest_request *req = pgrest_request_new(arena, "GET", "/items", "");
+    pgrest_request_add_header(req, "X-Multi", "1");
+    pgrest_request_add_header(req, "Cookie", "a=b; c=d; a=e");
+    pgrest_request_add_header(req, "x-multi", "2");
+    pgrest_statements *st = emit_request(req, "GET", "/items");
+    char buf[2048];
+    const char *got = settings(st, buf, sizeof buf);
+    ck_assert_msg(strstr(got, " request.headers={\"x-multi\":\"2\"} ") != NULL, "%s", got);
+    ck_assert_msg(strstr(got, " request.cookies={\"c\":\"d\",\"a\":\"e\"} ") != NULL, "%s", got);
 }
 END_TEST
 
@@ -227,6 +250,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, role_settings_and_isolation_of_anon);
     tcase_add_test(tc, role_without_settings);
+    tcase_add_test(tc, request_headers_last_repeated_wins);
     tcase_add_test(tc, function_isolation_and_hoisted_settings);
     tcase_add_test(tc, snapshot_role_settings_parsed);
     tcase_add_test(tc, hoisted_settings_option);

@@ -308,12 +308,14 @@ START_TEST(put)
     harness_request(rb, "PUT", "/artists", "id=eq.2", NULL, body2, &r);
     ck_assert_int_eq(r.status, 204);
     harness_free(&r);
-    /* Plan.hs mutatePlan: PUT (MutationSingleUpsert) does not apply
-     * missing=default; the missing owner is NULL, which NOT NULL refuses */
-    const char *missing[] = {"Prefer", "missing=default", NULL};
-    harness_request(rb, "PUT", "/playlists", "id=eq.1&columns=id,name,owner", missing,
+    /* Payload.hs getPayload reads ?columns for POST and PATCH only: PUT
+     * writes its body's keys, so the row keeps its owner (not NULL) */
+    const char *missing[] = {"Prefer", "missing=default", "Prefer", "return=representation", NULL};
+    harness_request(rb, "PUT", "/playlists", "id=eq.1&columns=id,name,owner&select=name,owner", missing,
                     "{\"id\":1,\"name\":\"P\"}", &r);
-    expect_error(&r, 400, "23502");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_null(strstr(r.body, "\"owner\":null"));
+    ck_assert_ptr_nonnull(strstr(r.body, "\"name\":\"P\""));
     harness_free(&r);
 }
 END_TEST

@@ -151,11 +151,28 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/* A HEAD answer without Content-Length (head_without_length): a response
- * of unknown size keeps MHD from adding one. */
-static struct MHD_Response *head_response(void)
+/* A HEAD answer without Content-Length (head_without_length). Only a
+ * response of unknown size keeps MHD 0.9.75 from adding one, and such a
+ * response is sent chunked -- with the chunked terminator "0\r\n\r\n"
+ * written after the headers even for HEAD, a body that a keep-alive client
+ * reads as the start of its next answer. Strict HTTP/1.0 compatibility
+ * turns chunking off: the headers end the answer and MHD closes the
+ * connection after it (announced by "Connection: close"). That close is
+ * the one difference from Warp, which keeps the connection open. A status
+ * that never has a body (1xx, 204) has no length headers at all and keeps
+ * the connection. */
+static struct MHD_Response *head_response(int status)
 {
-    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+    if (status < 200 || status == 204)
+        return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+    if (r != NULL &&
+        MHD_set_response_options(r, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(r);
+        return NULL;
+    }
+    return r;
 }
 
 static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
@@ -164,7 +181,7 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     size_t len;
     const char *body = pgrest_response_body(resp, &len);
     struct MHD_Response *r =
-        head ? head_response()
+        head ? head_response(pgrest_response_status(resp))
              : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
         return MHD_NO;

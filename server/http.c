@@ -18,6 +18,7 @@
 #include "engine_loop.h"
 #include "listen_socket.h"
 #include "log.h"
+#include "malformed.h"
 #include "reuseport.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
@@ -52,6 +53,7 @@ struct http_server {
  * request target, query string included). */
 typedef struct request_state {
     char *uri;
+    raw_target raw;   /* the target as it lay in MHD's buffer */
     char *body;
     size_t body_len;
     size_t body_cap;
@@ -81,12 +83,34 @@ static void keep_mhd_from_splitting(const http_server *s, const char *uri)
         query[1] = '\0';
 }
 
+/* Warp's extractPath: an absolute-form target ("http://host:1/p?q", RFC
+ * 9112 3.2.2) is served as its path, "/" when it has none; the query
+ * stays. */
+static char *origin_form(const char *uri)
+{
+    size_t scheme = strncmp(uri, "http://", 7) == 0    ? 7
+                    : strncmp(uri, "https://", 8) == 0 ? 8
+                                                       : 0;
+    if (scheme == 0)
+        return strdup(uri);
+    const char *authority = uri + scheme;
+    size_t path_end = strcspn(authority, "?");
+    const char *path = memchr(authority, '/', path_end);
+    const char *rest = path != NULL ? path : authority + path_end;
+    char *out = malloc(strlen(rest) + 2);
+    if (out != NULL)
+        snprintf(out, strlen(rest) + 2, "%s%s", path != NULL ? "" : "/", rest);
+    return out;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
     (void)con;
     request_state *rs = calloc(1, sizeof *rs);
+    if (rs != NULL && uri != NULL)
+        rs->raw = (raw_target){uri, strlen(uri)};
     if (rs != NULL)
-        rs->uri = strdup(uri ? uri : "/");
+        rs->uri = origin_form(uri ? uri : "/");
     if (rs != NULL && rs->uri != NULL && uri != NULL)
         keep_mhd_from_splitting(cls, uri);
     return rs;
@@ -192,8 +216,9 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     }
     /* PostgREST's Warp setServerName (App.hs), see version.h */
     MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
-    /* a keep-alive client learns the server is going away */
-    if (atomic_load(&s->closing))
+    /* a keep-alive client learns the server is going away; a request
+     * framed both ways leaves the connection in doubt */
+    if (atomic_load(&s->closing) || framing_is_ambiguous(con))
         MHD_add_response_header(r, "Connection", "close");
     enum MHD_Result ret = MHD_queue_response(con, (unsigned)pgrest_response_status(resp), r);
     MHD_destroy_response(r);
@@ -217,6 +242,24 @@ static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *c
     pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
     enum MHD_Result ret = resp ? send_response(s, con, resp, false) : MHD_NO;
     pgrest_arena_free(arena);
+    return ret;
+}
+
+/* Warp's answer to a request it cannot parse (defaultOnExceptionResponse
+ * for InvalidRequest). Queued before the body is read, so MHD closes the
+ * connection after it. */
+static enum MHD_Result send_bad_request(struct MHD_Connection *con)
+{
+    static const char body[] = "Bad Request";
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
+    MHD_add_response_header(r, "Connection", "close");
+    enum MHD_Result ret = MHD_queue_response(con, MHD_HTTP_BAD_REQUEST, r);
+    MHD_destroy_response(r);
     return ret;
 }
 
@@ -377,6 +420,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (!rs->started) {
         rs->started = true;
         atomic_fetch_add(&s->active, 1);
+        if (request_hides_bytes(con, method, version, &rs->raw) ||
+            body_length_unknowable(con))
+            return send_bad_request(con);
         bool refused;
         enum MHD_Result ret = check_limits(s, con, rs, &refused);
         return refused ? ret : MHD_YES;

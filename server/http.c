@@ -19,6 +19,7 @@
 #include "listen_socket.h"
 #include "log.h"
 #include "malformed.h"
+#include "origin_form.h"
 #include "reuseport.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
@@ -81,26 +82,6 @@ static void keep_mhd_from_splitting(const http_server *s, const char *uri)
     char *query = strchr(uri, '?');
     if (query != NULL)
         query[1] = '\0';
-}
-
-/* Warp's extractPath: an absolute-form target ("http://host:1/p?q", RFC
- * 9112 3.2.2) is served as its path, "/" when it has none; the query
- * stays. */
-static char *origin_form(const char *uri)
-{
-    size_t scheme = strncmp(uri, "http://", 7) == 0    ? 7
-                    : strncmp(uri, "https://", 8) == 0 ? 8
-                                                       : 0;
-    if (scheme == 0)
-        return strdup(uri);
-    const char *authority = uri + scheme;
-    size_t path_end = strcspn(authority, "?");
-    const char *path = memchr(authority, '/', path_end);
-    const char *rest = path != NULL ? path : authority + path_end;
-    char *out = malloc(strlen(rest) + 2);
-    if (out != NULL)
-        snprintf(out, strlen(rest) + 2, "%s%s", path != NULL ? "" : "/", rest);
-    return out;
 }
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)

@@ -385,7 +385,7 @@ fi
 # ---- fuzz ----------------------------------------------------------------------
 # A short bounded run of every libFuzzer target (tests/fuzz/README.md has the
 # long runs). Needs clang and its fuzzer runtime; skipped without them.
-fuzz_targets=(request grammar payload jwt config headers)
+fuzz_targets=(request grammar payload jwt config headers target)
 if [ "$use_fuzz" -eq 1 ]; then
   echo "== fuzz (tests/fuzz, ${FUZZ_SECONDS:-20} s per target)"
   "$repo/tests/fuzz/build.sh" "$repo/build-fuzz"

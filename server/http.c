@@ -18,6 +18,8 @@
 #include "engine_loop.h"
 #include "listen_socket.h"
 #include "log.h"
+#include "malformed.h"
+#include "origin_form.h"
 #include "reuseport.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
@@ -52,6 +54,7 @@ struct http_server {
  * request target, query string included). */
 typedef struct request_state {
     char *uri;
+    raw_target raw;   /* the target as it lay in MHD's buffer */
     char *body;
     size_t body_len;
     size_t body_cap;
@@ -85,8 +88,10 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
     (void)con;
     request_state *rs = calloc(1, sizeof *rs);
+    if (rs != NULL && uri != NULL)
+        rs->raw = (raw_target){uri, strlen(uri)};
     if (rs != NULL)
-        rs->uri = strdup(uri ? uri : "/");
+        rs->uri = origin_form(uri ? uri : "/");
     if (rs != NULL && rs->uri != NULL && uri != NULL)
         keep_mhd_from_splitting(cls, uri);
     return rs;
@@ -151,11 +156,28 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/* A HEAD answer without Content-Length (head_without_length): a response
- * of unknown size keeps MHD from adding one. */
-static struct MHD_Response *head_response(void)
+/* A HEAD answer without Content-Length (head_without_length). Only a
+ * response of unknown size keeps MHD 0.9.75 from adding one, and such a
+ * response is sent chunked -- with the chunked terminator "0\r\n\r\n"
+ * written after the headers even for HEAD, a body that a keep-alive client
+ * reads as the start of its next answer. Strict HTTP/1.0 compatibility
+ * turns chunking off: the headers end the answer and MHD closes the
+ * connection after it (announced by "Connection: close"). That close is
+ * the one difference from Warp, which keeps the connection open. A status
+ * that never has a body (1xx, 204) has no length headers at all and keeps
+ * the connection. */
+static struct MHD_Response *head_response(int status)
 {
-    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+    if (status < 200 || status == 204)
+        return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+    if (r != NULL &&
+        MHD_set_response_options(r, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(r);
+        return NULL;
+    }
+    return r;
 }
 
 static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
@@ -164,7 +186,7 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     size_t len;
     const char *body = pgrest_response_body(resp, &len);
     struct MHD_Response *r =
-        head ? head_response()
+        head ? head_response(pgrest_response_status(resp))
              : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
         return MHD_NO;
@@ -175,8 +197,9 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     }
     /* PostgREST's Warp setServerName (App.hs), see version.h */
     MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
-    /* a keep-alive client learns the server is going away */
-    if (atomic_load(&s->closing))
+    /* a keep-alive client learns the server is going away; a request
+     * framed both ways leaves the connection in doubt */
+    if (atomic_load(&s->closing) || framing_is_ambiguous(con))
         MHD_add_response_header(r, "Connection", "close");
     enum MHD_Result ret = MHD_queue_response(con, (unsigned)pgrest_response_status(resp), r);
     MHD_destroy_response(r);
@@ -200,6 +223,24 @@ static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *c
     pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
     enum MHD_Result ret = resp ? send_response(s, con, resp, false) : MHD_NO;
     pgrest_arena_free(arena);
+    return ret;
+}
+
+/* Warp's answer to a request it cannot parse (defaultOnExceptionResponse
+ * for InvalidRequest). Queued before the body is read, so MHD closes the
+ * connection after it. */
+static enum MHD_Result send_bad_request(struct MHD_Connection *con)
+{
+    static const char body[] = "Bad Request";
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
+    MHD_add_response_header(r, "Connection", "close");
+    enum MHD_Result ret = MHD_queue_response(con, MHD_HTTP_BAD_REQUEST, r);
+    MHD_destroy_response(r);
     return ret;
 }
 
@@ -366,6 +407,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (!rs->started) {
         rs->started = true;
         atomic_fetch_add(&s->active, 1);
+        if (request_hides_bytes(con, method, version, &rs->raw) ||
+            body_length_unknowable(con))
+            return send_bad_request(con);
         bool refused;
         enum MHD_Result ret = check_limits(s, con, rs, &refused);
         return refused ? ret : MHD_YES;

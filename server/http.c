@@ -41,6 +41,7 @@ struct http_server {
     size_t max_body_size;
     size_t max_url_size;
     size_t max_header_size;
+    unsigned timeout;         /* server-timeout, seconds */
     int listen_fd;
     bool reuseport;
     char *unix_path;
@@ -332,6 +333,12 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     pgrest_request_set_body(req, rs->body, rs->body_len);
     rs->con = con;
     rs->job.done = task_done;
+    /* MHD watches no suspended connection: the loop sees the client go
+     * away, and server-timeout applies while the database works */
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+    rs->job.client_fd = ci != NULL ? ci->connect_fd : -1;
+    rs->job.expires = engine_now_ms() + 1e3 * s->timeout;
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
@@ -378,7 +385,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
-    if (rs->arena != NULL)  /* resumed: the task is done */
+    /* resumed: the task is done; a cancelled one answers nobody, and the
+     * connection closes as on MHD's own timeout */
+    if (rs->arena != NULL && rs->job.cancelled)
+        return MHD_NO;
+    if (rs->arena != NULL)
         return respond(s, con, method, version, rs);
     return dispatch(s, con, method, version, rs);
 }
@@ -476,6 +487,7 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
     s->max_body_size = lc->max_body_size;
     s->max_url_size = lc->max_url_size;
     s->max_header_size = lc->max_header_size;
+    s->timeout = lc->timeout;
     if (lc->unix_socket != NULL) {
         s->listen_fd = listen_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);

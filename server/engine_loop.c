@@ -293,8 +293,10 @@ static void take_incoming(engine_loop *l)
  * due time. Settling a job only moves that job. */
 static void expire_waiting(engine_loop *l)
 {
+    if (l->next_due == 0)
+        return;
     double now = engine_now_ms();
-    if (l->next_due == 0 || now < l->next_due)
+    if (now < l->next_due)
         return;
     l->next_due = 0;
     engine_job *j = l->waiting;

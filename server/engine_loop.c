@@ -41,7 +41,7 @@ static char event_mark, http_mark;
 
 static _Thread_local engine_loop *current;
 
-double engine_now_ms(void)
+static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -179,15 +179,11 @@ static void unwatch_client(engine_loop *l, engine_job *job)
     job->client_watched = false;
 }
 
-/* The earliest moment the job needs a step without an event: the task's
- * own timeout, or the host's deadline for it. */
+/* The moment the task needs a step without an event, 0 for none. */
 static double job_due(const engine_job *job)
 {
     long ms = pgrest_task_timeout_ms(job->task);
-    double due = ms >= 0 ? engine_now_ms() + (double)ms : 0;
-    if (!job->cancelled && job->expires > 0 && (due == 0 || job->expires < due))
-        due = job->expires;
-    return due;
+    return ms >= 0 ? now_ms() + (double)ms : 0;
 }
 
 /* Acts on the task's wait state; after done() the job is not touched. */
@@ -230,7 +226,7 @@ static void step(engine_loop *l, engine_job *job)
         settle(l, job, pgrest_task_advance(job->task));
 }
 
-/* The client went away or its time is up: nobody waits for the answer. */
+/* The client went away: nobody waits for the answer. */
 static void cancel_job(engine_loop *l, engine_job *job)
 {
     if (job->finished || job->cancelled)
@@ -256,7 +252,7 @@ static int next_timeout(engine_loop *l)
 {
     long best = l->http.timeout_ms(l->http.arg);
     if (l->next_due > 0) {
-        double left = l->next_due - engine_now_ms();
+        double left = l->next_due - now_ms();
         long t = left > 0 ? (long)left + 1 : 0;
         if (best < 0 || t < best)
             best = t;
@@ -289,13 +285,13 @@ static void take_incoming(engine_loop *l)
     }
 }
 
-/* Steps (or cancels) the jobs that are due; the others give the next
- * due time. Settling a job only moves that job. */
+/* Steps the jobs that are due; the others give the next due time.
+ * Settling a job only moves that job. */
 static void expire_waiting(engine_loop *l)
 {
     if (l->next_due == 0)
         return;
-    double now = engine_now_ms();
+    double now = now_ms();
     if (now < l->next_due)
         return;
     l->next_due = 0;
@@ -305,8 +301,6 @@ static void expire_waiting(engine_loop *l)
         if (j->due > now) {
             if (l->next_due == 0 || j->due < l->next_due)
                 l->next_due = j->due;
-        } else if (!j->cancelled && j->expires > 0 && now >= j->expires) {
-            cancel_job(l, j);
         } else {
             step(l, j);
         }

@@ -19,13 +19,11 @@ typedef struct engine_loop engine_loop;
  * thread once the task is done (the job is not touched afterwards). The
  * loop cancels the task (pgrest_task_cancel, job->cancelled set before
  * done) when the client's socket reports the peer gone -- EOF, as nginx
- * takes it: a client that half-closes after its request counts as gone
- * -- or when expires passes. */
+ * takes it: a client that half-closes after its request counts as gone. */
 typedef struct engine_job {
     pgrest_task *task;
     void (*done)(struct engine_job *job);
     int client_fd;         /* watched while the task runs; -1: none */
-    double expires;        /* engine_now_ms() deadline, 0: none */
     bool cancelled;
     /* the loop's bookkeeping */
     struct engine_job *next_incoming;
@@ -51,8 +49,6 @@ typedef struct engine_http {
     void *arg;
 } engine_http;
 
-/* Monotonic milliseconds, the clock of engine_job.expires. */
-double engine_now_ms(void);
 /* Starts a loop thread for http. NULL on failure. */
 engine_loop *engine_loop_start(const engine_http *http);
 /* Stops and joins the loop (tasks still in flight are abandoned). */

@@ -41,7 +41,6 @@ struct http_server {
     size_t max_body_size;
     size_t max_url_size;
     size_t max_header_size;
-    unsigned timeout;         /* server-timeout, seconds */
     int listen_fd;
     bool reuseport;
     char *unix_path;
@@ -334,11 +333,11 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     rs->con = con;
     rs->job.done = task_done;
     /* MHD watches no suspended connection: the loop sees the client go
-     * away, and server-timeout applies while the database works */
+     * away. Like Warp, which pauses its timeout while the application
+     * runs, server-timeout does not cut off a response being computed. */
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
     rs->job.client_fd = ci != NULL ? ci->connect_fd : -1;
-    rs->job.expires = engine_now_ms() + 1e3 * s->timeout;
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
@@ -385,8 +384,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
-    /* resumed: the task is done; a cancelled one answers nobody, and the
-     * connection closes as on MHD's own timeout */
+    /* resumed: the task is done; a cancelled one answers nobody */
     if (rs->arena != NULL && rs->job.cancelled)
         return MHD_NO;
     if (rs->arena != NULL)
@@ -487,7 +485,6 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
     s->max_body_size = lc->max_body_size;
     s->max_url_size = lc->max_url_size;
     s->max_header_size = lc->max_header_size;
-    s->timeout = lc->timeout;
     if (lc->unix_socket != NULL) {
         s->listen_fd = listen_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);

@@ -1,8 +1,8 @@
 """A request the client gave up on (issue 16 "Cancel"): while pgrest-server
-waits for PostgreSQL, a client that closes its connection, or a request
-that outlives server-timeout, has its statement cancelled (PQcancel) and
-the pooled connection comes back clean -- the same backend, idle, serving
-the next request."""
+waits for PostgreSQL, a client that closes its connection has its
+statement cancelled (PQcancel) and the pooled connection comes back clean
+-- the same backend, idle, serving the next request. (server-timeout cuts
+off no response being computed, as Warp's: tests/limits.)"""
 import socket
 import time
 
@@ -92,16 +92,5 @@ class CancelTest(ServerTestCase):
         self.assertEqual(data.count(b"HTTP/1.1 200"), 2, data)
 
 
-class ServerTimeoutCancelTest(CancelTest):
-    SERVER_CONFIG = {"db-pool": "4", "server-timeout": "2"}
-
-    def test_server_timeout_cancels_the_statement(self):
-        started = time.time()
-        s, pid = self.start_slow()
-        # no answer: the connection closes, as on an idle timeout
-        self.assertEqual(s.recv(65536), b"")
-        s.close()
-        went_idle = self.idle_since(pid)
-        self.assertGreaterEqual(went_idle - started, 2.0)
-        self.assertLess(went_idle - started, 4.0)
-        self.assert_pool_serves(pid)
+class CancelLargerPoolTest(CancelTest):
+    SERVER_CONFIG = {"db-pool": "4"}

@@ -4,6 +4,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+/* PQcancel needs little stack (its address is resolved already); while
+ * a database host is unreachable, deliveries pile up for the TCP connect
+ * timeout, so each thread reserves little. */
+#define DELIVERY_STACK ((size_t)256 * 1024)
+
 struct pgr_cancel {
     pthread_mutex_t lock;
     PGcancel *pgc;
@@ -60,6 +65,7 @@ pgr_cancel *pgr_cancel_start(PGconn *pg, void (*notify)(void *arg), void *arg)
     bool started = false;
     if (pthread_attr_init(&attr) == 0) {
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, DELIVERY_STACK);
         started = pthread_create(&thread, &attr, delivery_thread, c) == 0;
         pthread_attr_destroy(&attr);
     }

@@ -48,7 +48,8 @@ static void wait_socket(const pgrest_task *t, int wait)
     struct pollfd pfd = {.fd = pgrest_task_socket(t), .events = POLLIN};
     if (wait == PGREST_TASK_WAIT_WRITE)
         pfd.events |= POLLOUT;
-    while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+    /* a connect_timeout or a cancel's grace may end the wait */
+    while (poll(&pfd, 1, (int)pgrest_task_timeout_ms(t)) < 0 && errno == EINTR)
         ;
 }
 

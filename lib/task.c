@@ -4,6 +4,7 @@
  * pooled connection comes through the pool's waiter queue, the pipeline
  * goes out and its results come in on PQsocket, and the finished response
  * gets its decoration. pgrest_handle drives the same machine with poll(). */
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,12 +12,28 @@
 #include "auth/jwt.h"
 #include "context.h"
 #include "db_events.h"
+#include "exec/cancel.h"
 #include "exec/cors.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
 #include "exec/response.h"
 #include "observe.h"
 #include "util/error.h"
+
+/* How long a cancelled statement may take to stop and its pipeline to
+ * drain before its connection is closed instead (a statement deaf to
+ * interrupts, a database gone silent). */
+#define CANCEL_GRACE_MS 2000.0
+
+/* Where the task is; the wait state tells the host what it waits for. */
+typedef enum phase {
+    PHASE_PREPARE,
+    PHASE_QUEUED,      /* in the pool's waiter queue */
+    PHASE_CONNECTING,  /* its slot's connection is opening */
+    PHASE_RUNNING,     /* the pipeline is out, results coming in */
+    PHASE_CLEARING,    /* results in, the cancel request not yet delivered */
+    PHASE_DONE
+} phase;
 
 /* Per-stage durations for Server-Timing (PostgREST Response/Performance). */
 typedef struct stage_timer {
@@ -28,6 +45,7 @@ struct pgrest_task {
     pgrest_arena *arena;
     const pgrest_request *req;
     int wait;                      /* pgrest_task_wait */
+    phase phase;
     stage_timer tm;
     double tx_start;
     const pgrest_statements *st;   /* what runs; the query log's statements */
@@ -36,7 +54,11 @@ struct pgrest_task {
     pgr_pool_waiter waiter;
     double deadline;               /* connection acquisition, monotonic ms */
     pgr_conn *conn;
+    double connect_deadline;       /* 0: no connect_timeout */
     pgrest_pending *pending;
+    bool cancelled;                /* by the host: the response is nobody's */
+    pgr_cancel *cancel;            /* the cancel request for the statement */
+    double cancel_deadline;        /* then the connection is closed instead */
     int rc;
     pgrest_response *resp;
     pgrest_error err;
@@ -163,6 +185,7 @@ static void finish(pgrest_task *t, int rc)
         account(t, resp);
     t->rc = rc;
     t->resp = resp;
+    t->phase = PHASE_DONE;
     t->wait = PGREST_TASK_DONE;
 }
 
@@ -227,24 +250,30 @@ static void end_transaction(pgrest_task *t, int rc)
     finish(t, rc);
 }
 
-/* Recovery bookkeeping of a finished execution (PostgREST's connection
- * worker learns of lost connections from requests). */
+/* The connection goes back (pgr_pool_release keeps only a clean one);
+ * PostgREST's connection worker learns of lost connections from requests,
+ * not from the ones a host cancelled. */
 static void executed(pgrest_task *t, int rc)
 {
+    pgr_cancel_forget(t->cancel);
+    t->cancel = NULL;
     pgr_pool_release(t->pool, t->conn);
     t->conn = NULL;
-    if (rc != PGREST_OK)
-        pgr_db_check_request_error(t->ctx, &t->err);
-    if (rc == PGREST_ERR_CONNECTION)
-        pgr_ctx_connection_lost(t->ctx);
-    else
-        pgr_ctx_connection_ok(t->ctx);
-    observe_high_error(t->ctx, rc, t->resp, &t->err);
+    if (!t->cancelled) {
+        if (rc != PGREST_OK)
+            pgr_db_check_request_error(t->ctx, &t->err);
+        if (rc == PGREST_ERR_CONNECTION)
+            pgr_ctx_connection_lost(t->ctx);
+        else
+            pgr_ctx_connection_ok(t->ctx);
+        observe_high_error(t->ctx, rc, t->resp, &t->err);
+    }
     end_transaction(t, rc);
 }
 
 static void no_connection(pgrest_task *t)
 {
+    t->conn = NULL;
     /* PGRST003 (pool timeout) is not a lost database */
     if (t->err.http_status == 503) {
         pgr_db_check_request_error(t->ctx, &t->err);
@@ -255,14 +284,58 @@ static void no_connection(pgrest_task *t)
     end_transaction(t, PGREST_ERR_CONNECTION);
 }
 
+static void cancelled_error(pgrest_task *t)
+{
+    t->resp = NULL;
+    pgr_error(&t->err, 500, "57014", "canceling statement due to user request",
+              NULL, NULL);
+}
+
+/* A cancelled task whose connection cannot be cleaned in time: closed. */
+static void give_up(pgrest_task *t)
+{
+    pgr_cancel_forget(t->cancel);
+    t->cancel = NULL;
+    pgr_pool_discard(t->pool, t->conn);
+    t->conn = NULL;
+    cancelled_error(t);
+    end_transaction(t, PGREST_ERR_DATABASE);
+}
+
 static int io_wait(const pgrest_task *t)
 {
     return pgrest_pending_wants_write(t->pending) ? PGREST_TASK_WAIT_WRITE
                                                  : PGREST_TASK_WAIT_READ;
 }
 
+/* The results are in; a cancelled statement's connection is only
+ * released once the cancel request has reached the server, or a late one
+ * could cancel the next user's statement. */
+static void drained(pgrest_task *t, int rc)
+{
+    if (t->cancel == NULL || pgr_cancel_delivered(t->cancel)) {
+        executed(t, rc);
+        return;
+    }
+    t->rc = rc;
+    t->phase = PHASE_CLEARING;
+    t->wait = PGREST_TASK_WAIT_CONN;
+}
+
+static void check_cleared(pgrest_task *t)
+{
+    if (pgr_cancel_delivered(t->cancel))
+        executed(t, t->rc);
+    else if (now_ms() >= t->cancel_deadline)
+        give_up(t);
+}
+
 static void consume(pgrest_task *t)
 {
+    if (t->cancel != NULL && now_ms() >= t->cancel_deadline) {
+        give_up(t);
+        return;
+    }
     pgrest_response *resp = NULL;
     int rc = pgrest_execute_consume(t->pending, &resp, &t->err);
     if (rc == PGREST_AGAIN) {
@@ -270,18 +343,14 @@ static void consume(pgrest_task *t)
         return;
     }
     t->resp = resp;
-    executed(t, rc);
+    drained(t, rc);
 }
 
-/* A connection is ours: open it if needed, put the pipeline on it. */
-static void run_on(pgrest_task *t, pgr_conn *c)
+/* The connection is open: put the pipeline on it. */
+static void send_pipeline(pgrest_task *t)
 {
-    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
-    if (pgr_pool_open(t->pool, c, t->arena, &t->err) != PGREST_OK) {
-        no_connection(t);
-        return;
-    }
-    t->conn = c;
+    pgr_conn *c = t->conn;
+    t->phase = PHASE_RUNNING;
     int rc = pgr_stage_end(t->arena,
                            pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts,
                                                &t->pending, &t->err), &t->err);
@@ -291,6 +360,54 @@ static void run_on(pgrest_task *t, pgr_conn *c)
         return;
     }
     consume(t);
+}
+
+static void connect_wait(pgrest_task *t)
+{
+    t->phase = PHASE_CONNECTING;
+    t->wait = t->conn->connect_write ? PGREST_TASK_WAIT_WRITE : PGREST_TASK_WAIT_READ;
+}
+
+/* PQconnectPoll only when the socket is ready: asked early it takes a
+ * connect() still in progress for a completed one. */
+static bool connect_ready(const pgrest_task *t)
+{
+    struct pollfd pfd = {.fd = PQsocket(t->conn->pg),
+                         .events = t->conn->connect_write ? POLLOUT : POLLIN};
+    return poll(&pfd, 1, 0) != 0;
+}
+
+static void connect_step(pgrest_task *t)
+{
+    int rc;
+    if (t->connect_deadline > 0 && now_ms() >= t->connect_deadline)
+        rc = pgr_pool_open_expired(t->pool, t->conn, t->arena, &t->err);
+    else if (!connect_ready(t))
+        return;
+    else
+        rc = pgr_pool_open_poll(t->pool, t->conn, t->arena, &t->err);
+    if (rc == PGREST_AGAIN)
+        connect_wait(t);
+    else if (rc == PGREST_OK)
+        send_pipeline(t);
+    else
+        no_connection(t);
+}
+
+/* A connection slot is ours: open it without blocking if needed. */
+static void run_on(pgrest_task *t, pgr_conn *c)
+{
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    t->conn = c;
+    int rc = pgr_pool_open_start(t->pool, c, t->arena, &t->err);
+    if (rc == PGREST_AGAIN) {
+        t->connect_deadline = c->connect_timeout > 0 ? now_ms() + 1e3 * c->connect_timeout : 0;
+        connect_wait(t);
+    } else if (rc == PGREST_OK) {
+        send_pipeline(t);
+    } else {
+        no_connection(t);
+    }
 }
 
 static void acquire(pgrest_task *t)
@@ -303,10 +420,12 @@ static void acquire(pgrest_task *t)
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     t->deadline = now_ms() + 1e3 * pgr_pool_timeout_seconds(t->pool);
     pgr_conn *c = pgr_pool_take(t->pool, &t->waiter);
-    if (c != NULL)
+    if (c != NULL) {
         run_on(t, c);
-    else
+    } else {
+        t->phase = PHASE_QUEUED;
         t->wait = PGREST_TASK_WAIT_CONN;
+    }
 }
 
 static void timed_out(pgrest_task *t)
@@ -327,6 +446,19 @@ static void check_queue(pgrest_task *t)
         run_on(t, c);
     else
         timed_out(t);
+}
+
+/* The host gave up on a running statement: a cancel request goes out
+ * (off this thread) and the task drains the pipeline as usual. */
+static void cancel_running(pgrest_task *t)
+{
+    if (t->cancel != NULL)
+        return;
+    t->cancel = pgr_cancel_start(t->conn->pg, t->waiter.notify, t->waiter.arg);
+    if (t->cancel == NULL)
+        give_up(t);
+    else
+        t->cancel_deadline = now_ms() + CANCEL_GRACE_MS;
 }
 
 /* ------------------------------------------------------------ public API */
@@ -352,6 +484,7 @@ pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
     if (preflight != NULL && !pgr_arena_exhausted(arena)) {
         add_trace_header(ctx, arena, req, preflight);
         t->resp = preflight;
+        t->phase = PHASE_DONE;
         t->wait = PGREST_TASK_DONE;
         return t;
     }
@@ -367,10 +500,22 @@ int pgrest_task_advance(pgrest_task *t)
 {
     if (t == NULL)
         return PGREST_TASK_DONE;
-    if (t->wait == PGREST_TASK_WAIT_CONN)
+    switch (t->phase) {
+    case PHASE_QUEUED:
         check_queue(t);
-    else if (t->wait != PGREST_TASK_DONE)
+        break;
+    case PHASE_CONNECTING:
+        connect_step(t);
+        break;
+    case PHASE_RUNNING:
         consume(t);
+        break;
+    case PHASE_CLEARING:
+        check_cleared(t);
+        break;
+    default:
+        break;
+    }
     return t->wait;
 }
 
@@ -386,11 +531,29 @@ int pgrest_task_socket(const pgrest_task *t)
     return PQsocket(t->conn->pg);
 }
 
+/* The moment the task needs an advance without an event, 0 for none. */
+static double due(const pgrest_task *t)
+{
+    switch (t->phase) {
+    case PHASE_QUEUED:
+        return t->deadline;
+    case PHASE_CONNECTING:
+        return t->connect_deadline;
+    case PHASE_RUNNING:
+        return t->cancel != NULL ? t->cancel_deadline : 0;
+    case PHASE_CLEARING:
+        return t->cancel_deadline;
+    default:
+        return 0;
+    }
+}
+
 long pgrest_task_timeout_ms(const pgrest_task *t)
 {
-    if (t == NULL || t->wait != PGREST_TASK_WAIT_CONN)
+    double at = t != NULL ? due(t) : 0;
+    if (at == 0)
         return -1;
-    double left = t->deadline - now_ms();
+    double left = at - now_ms();
     return left > 0 ? (long)left + 1 : 0;
 }
 
@@ -403,15 +566,29 @@ int pgrest_task_cancel(pgrest_task *t)
 {
     if (t == NULL)
         return PGREST_TASK_DONE;
-    if (t->wait == PGREST_TASK_WAIT_CONN) {
+    if (t->phase != PHASE_DONE)
+        t->cancelled = true;
+    switch (t->phase) {
+    case PHASE_QUEUED: {
         pgr_conn *c = pgr_pool_leave(t->pool, &t->waiter, false);
         if (c != NULL)
             pgr_pool_release(t->pool, c);
-        pgr_error(&t->err, 500, "57014", "canceling statement due to user request",
-                  NULL, NULL);
+        cancelled_error(t);
         end_transaction(t, PGREST_ERR_DATABASE);
-    } else if (t->wait != PGREST_TASK_DONE) {
-        pgr_pending_cancel(t->pending);
+        break;
+    }
+    case PHASE_CONNECTING:
+        /* a half-open connection is of no use to anybody */
+        pgr_pool_discard(t->pool, t->conn);
+        t->conn = NULL;
+        cancelled_error(t);
+        end_transaction(t, PGREST_ERR_DATABASE);
+        break;
+    case PHASE_RUNNING:
+        cancel_running(t);
+        break;
+    default:
+        break;
     }
     return t->wait;
 }

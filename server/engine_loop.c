@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_EVENTS 64
@@ -28,7 +30,8 @@ struct engine_loop {
     engine_job *incoming;          /* woken jobs */
     handed_fd handed[MAX_HANDED];
     size_t n_handed;
-    engine_job *waiting;           /* queued for a connection (loop-local) */
+    engine_job *waiting;           /* jobs with a due time (loop-local) */
+    double next_due;               /* the earliest of their due times, 0: none */
     bool finished_some;            /* a task finished: the daemon resumes it */
     atomic_bool stop;
 };
@@ -37,6 +40,13 @@ struct engine_loop {
 static char event_mark, http_mark;
 
 static _Thread_local engine_loop *current;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 engine_loop *engine_loop_current(void)
 {
@@ -117,9 +127,19 @@ static void wait_remove(engine_loop *l, engine_job *job)
 static void arm(engine_loop *l, engine_job *job, int fd, bool write)
 {
     struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT | (write ? EPOLLOUT : 0),
-                             .data.ptr = job};
+                             .data.ptr = &job->db_mark};
     if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
         epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    job->armed_fd = fd;
+}
+
+/* A task can finish without its armed socket firing (stepped by a wake or
+ * a timer): the event must not come after the job is gone. */
+static void disarm(engine_loop *l, engine_job *job)
+{
+    if (job->armed_fd >= 0)
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, job->armed_fd, NULL);
+    job->armed_fd = -1;
 }
 
 /* A hand-over can wake a job whose step already took the connection: it
@@ -139,29 +159,64 @@ static void incoming_remove(engine_loop *l, engine_job *job)
     pthread_mutex_unlock(&l->lock);
 }
 
+/* While the task runs, the client's socket is in this loop's set (MHD
+ * takes a suspended connection out of its own), for the peer's EOF only:
+ * a pipelined next request is no event. */
+static void watch_client(engine_loop *l, engine_job *job)
+{
+    if (job->client_fd < 0 || job->client_watched)
+        return;
+    struct epoll_event ev = {.events = EPOLLRDHUP, .data.ptr = &job->client_mark};
+    job->client_watched = epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, job->client_fd, &ev) == 0;
+}
+
+/* Before MHD resumes the connection (and may close it or reuse its fd). */
+static void unwatch_client(engine_loop *l, engine_job *job)
+{
+    if (!job->client_watched)
+        return;
+    epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, job->client_fd, NULL);
+    job->client_watched = false;
+}
+
+/* The moment the task needs a step without an event, 0 for none. */
+static double job_due(const engine_job *job)
+{
+    long ms = pgrest_task_timeout_ms(job->task);
+    return ms >= 0 ? now_ms() + (double)ms : 0;
+}
+
 /* Acts on the task's wait state; after done() the job is not touched. */
 static void settle(engine_loop *l, engine_job *job, int wait)
 {
-    if (wait != PGREST_TASK_WAIT_CONN)
+    if (wait == PGREST_TASK_DONE) {
         wait_remove(l, job);
-    switch (wait) {
-    case PGREST_TASK_DONE:
+        unwatch_client(l, job);
+        disarm(l, job);
         job->finished = true;
         incoming_remove(l, job);
         l->finished_some = true;
         job->done(job);
         return;
-    case PGREST_TASK_WAIT_CONN:
-        wait_add(l, job);
-        return;
-    default:
-        arm(l, job, pgrest_task_socket(job->task), wait == PGREST_TASK_WAIT_WRITE);
-        return;
     }
+    job->due = job_due(job);
+    if (job->due > 0) {
+        wait_add(l, job);
+        if (l->next_due == 0 || job->due < l->next_due)
+            l->next_due = job->due;
+    } else {
+        wait_remove(l, job);
+    }
+    if (wait != PGREST_TASK_WAIT_CONN)
+        arm(l, job, pgrest_task_socket(job->task), wait == PGREST_TASK_WAIT_WRITE);
 }
 
 void engine_adopt(engine_job *job)
 {
+    job->db_mark = 'd';
+    job->client_mark = 'c';
+    job->armed_fd = -1;
+    watch_client(job->loop, job);
     settle(job->loop, job, pgrest_task_wait_state(job->task));
 }
 
@@ -171,12 +226,35 @@ static void step(engine_loop *l, engine_job *job)
         settle(l, job, pgrest_task_advance(job->task));
 }
 
+/* The client went away: nobody waits for the answer. */
+static void cancel_job(engine_loop *l, engine_job *job)
+{
+    if (job->finished || job->cancelled)
+        return;
+    job->cancelled = true;
+    unwatch_client(l, job);
+    settle(l, job, pgrest_task_cancel(job->task));
+}
+
+/* A job's socket event: the database's or the client's. */
+static void job_event(engine_loop *l, char *mark)
+{
+    if (*mark == 'c')
+        cancel_job(l, (engine_job *)(mark - offsetof(engine_job, client_mark)));
+    else {
+        engine_job *job = (engine_job *)(mark - offsetof(engine_job, db_mark));
+        job->armed_fd = -1;   /* one shot */
+        step(l, job);
+    }
+}
+
 static int next_timeout(engine_loop *l)
 {
     long best = l->http.timeout_ms(l->http.arg);
-    for (const engine_job *j = l->waiting; j != NULL; j = j->next_waiting) {
-        long t = pgrest_task_timeout_ms(j->task);
-        if (t >= 0 && (best < 0 || t < best))
+    if (l->next_due > 0) {
+        double left = l->next_due - now_ms();
+        long t = left > 0 ? (long)left + 1 : 0;
+        if (best < 0 || t < best)
             best = t;
     }
     return best > 1000 || best < 0 ? 1000 : (int)best;
@@ -207,13 +285,25 @@ static void take_incoming(engine_loop *l)
     }
 }
 
+/* Steps the jobs that are due; the others give the next due time.
+ * Settling a job only moves that job. */
 static void expire_waiting(engine_loop *l)
 {
+    if (l->next_due == 0)
+        return;
+    double now = now_ms();
+    if (now < l->next_due)
+        return;
+    l->next_due = 0;
     engine_job *j = l->waiting;
     while (j != NULL) {
         engine_job *next = j->next_waiting;
-        if (pgrest_task_timeout_ms(j->task) == 0)
+        if (j->due > now) {
+            if (l->next_due == 0 || j->due < l->next_due)
+                l->next_due = j->due;
+        } else {
             step(l, j);
+        }
         j = next;
     }
 }
@@ -233,10 +323,9 @@ static void *run(void *arg)
             else if (evs[i].data.ptr == &http_mark)
                 run_http = true;
             else
-                step(l, evs[i].data.ptr);
+                job_event(l, evs[i].data.ptr);
         }
-        if (l->waiting != NULL)
-            expire_waiting(l);
+        expire_waiting(l);
         if (run_http || l->finished_some) {
             l->finished_some = false;
             l->http.run(l->http.arg);

@@ -16,17 +16,27 @@
 typedef struct engine_loop engine_loop;
 
 /* A started task handed to the loop; done(job) is called on the loop's
- * thread once the task is done (the job is not touched afterwards). */
+ * thread once the task is done (the job is not touched afterwards). The
+ * loop cancels the task (pgrest_task_cancel, job->cancelled set before
+ * done) when the client's socket reports the peer gone -- EOF, as nginx
+ * takes it: a client that half-closes after its request counts as gone. */
 typedef struct engine_job {
     pgrest_task *task;
     void (*done)(struct engine_job *job);
+    int client_fd;         /* watched while the task runs; -1: none */
+    bool cancelled;
     /* the loop's bookkeeping */
     struct engine_job *next_incoming;
-    struct engine_job *prev_waiting, *next_waiting;
+    struct engine_job *prev_waiting, *next_waiting;  /* jobs with a due time */
     engine_loop *loop;
+    double due;            /* when the job needs a step without an event */
     bool incoming;
     bool waiting;
     bool finished;
+    bool client_watched;
+    int armed_fd;          /* the task's socket while armed, else -1 */
+    char db_mark;          /* epoll data of the task's socket: 'd' */
+    char client_mark;      /* ... of client_fd: 'c' */
 } engine_job;
 
 /* What the loop runs besides the tasks: the HTTP daemon. */

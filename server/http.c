@@ -379,6 +379,12 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     pgrest_request_set_body(req, rs->body, rs->body_len);
     rs->con = con;
     rs->job.done = task_done;
+    /* MHD watches no suspended connection: the loop sees the client go
+     * away. Like Warp, which pauses its timeout while the application
+     * runs, server-timeout does not cut off a response being computed. */
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+    rs->job.client_fd = ci != NULL ? ci->connect_fd : -1;
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
@@ -428,7 +434,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
-    if (rs->arena != NULL)  /* resumed: the task is done */
+    /* resumed: the task is done; a cancelled one answers nobody */
+    if (rs->arena != NULL && rs->job.cancelled)
+        return MHD_NO;
+    if (rs->arena != NULL)
         return respond(s, con, method, version, rs);
     return dispatch(s, con, method, version, rs);
 }

@@ -427,26 +427,32 @@ PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
  * called once one has been handed to it -- from whichever thread released
  * it, with the pool's lock held, so wake may only signal the host's loop
  * (write an eventfd, push to a queue, set a flag) and must not call into
- * libpgrest. The host then calls pgrest_task_advance from its loop, which
- * sends the pipeline and reads results without ever blocking; the return
- * value says what the task waits for next:
+ * libpgrest; wake also comes, under the same rule, when the cancel
+ * request of a cancelled task has been delivered. The host then calls
+ * pgrest_task_advance from its loop, which opens the connection if it
+ * needs one (PQconnectStartParams / PQconnectPoll, bounded by db-uri's
+ * connect_timeout; only the host name lookup, when db-uri names a host
+ * without hostaddr, is libpq's blocking one), sends the pipeline and
+ * reads results without ever blocking; the return value says what the
+ * task waits for next:
  *
  *   PGREST_TASK_DONE        pgrest_task_response is the final response,
  *                           decorated like pgrest_handle's (CORS,
  *                           Server-Timing, Retry-After, trace header),
  *                           counted in the metrics and passed to the
  *                           query logger
- *   PGREST_TASK_WAIT_CONN   queued for a connection: advance again after
- *                           wake, or after pgrest_task_timeout_ms (then it
- *                           finishes with 504 PGRST003)
+ *   PGREST_TASK_WAIT_CONN   waits for the pool: advance again after wake
+ *                           (a queued task finishes with 504 PGRST003 at
+ *                           the acquisition timeout)
  *   PGREST_TASK_WAIT_READ   pgrest_task_socket readable
  *   PGREST_TASK_WAIT_WRITE  pgrest_task_socket writable (or readable)
  *
- * Advancing at any other moment is harmless. The task lives in the arena;
- * the arena must not be freed before the task is DONE (a task that holds
- * or waits for a connection would lose it): pgrest_task_cancel first.
- * A task belongs to one thread at a time; tasks of one context may run on
- * many threads. */
+ * In every state, also advance once pgrest_task_timeout_ms (when not -1)
+ * has passed. Advancing at any other moment is harmless. The task lives
+ * in the arena; the arena must not be freed before the task is DONE (a
+ * task that holds or waits for a connection would lose it):
+ * pgrest_task_cancel first. A task belongs to one thread at a time; tasks
+ * of one context may run on many threads. */
 typedef enum pgrest_task_wait {
     PGREST_TASK_DONE = 0,
     PGREST_TASK_WAIT_CONN = 1,
@@ -464,20 +470,26 @@ PGREST_API pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
 PGREST_API int pgrest_task_advance(pgrest_task *task);
 /* What the task waits for now (the last advance's answer). */
 PGREST_API int pgrest_task_wait_state(const pgrest_task *task);
-/* The database socket to watch while WAIT_READ / WAIT_WRITE, else -1. */
+/* The database socket to watch while WAIT_READ / WAIT_WRITE, else -1
+ * (while connecting it may change from one advance to the next). */
 PGREST_API int pgrest_task_socket(const pgrest_task *task);
-/* While WAIT_CONN, milliseconds until the acquisition timeout (advance
- * then); -1 otherwise. */
+/* Milliseconds until the task needs an advance without any event (the
+ * pool acquisition timeout, a connect_timeout, the grace a cancelled
+ * statement gets), 0 when that moment has come, -1 when there is none. */
 PGREST_API long pgrest_task_timeout_ms(const pgrest_task *task);
 /* The response once DONE (in the arena), NULL before, or on OOM. */
 PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
-/* The client went away or the host's timeout struck: a queued task leaves
- * the queue and is DONE at once; a running one has its statement cancelled
- * (PQcancel; this call waits for the cancel request to be delivered, not
- * for the statement) and finishes after the next advances with the
- * cancellation's error, its connection back in the pool idle. The
- * response of a cancelled task is not meant for the client. Returns the
- * task's wait state. */
+/* The client went away or the host's timeout struck: a queued or
+ * connecting task is DONE at once (a half-open connection is closed); a
+ * running one has its statement cancelled and finishes after the next
+ * advances, once its pipeline has drained (the cancellation's 57014, or
+ * whatever the statement gave if it ended first) and the cancel request
+ * has been delivered, with its connection back in the pool clean -- or,
+ * when that takes longer than 2 seconds, closed, to be reopened by its
+ * next user. libpq 15 has no non-blocking cancel (PQcancelStart is
+ * libpq 17's), so PQcancel runs on a short-lived thread of its own: this
+ * call never blocks. The response of a cancelled task is not meant for
+ * the client. Returns the task's wait state. */
 PGREST_API int pgrest_task_cancel(pgrest_task *task);
 
 /* One call for hosts: parse, authenticate, plan, emit, execute on a pooled

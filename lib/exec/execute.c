@@ -537,20 +537,6 @@ int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
     return start(ctx, a, st, pg, cache, false, out, err);
 }
 
-/* PQcancel: the running statement fails with 57014, the rest of the
- * pipeline is skipped, the Sync ends the implicit transaction (a ROLLBACK
- * follows if one is open), so the connection comes back idle. */
-bool pgr_pending_cancel(pgrest_pending *p)
-{
-    if (p == NULL || p->stage == STAGE_DONE)
-        return false;
-    PGcancel *c = PQgetCancel(p->pg);
-    char buf[256];
-    bool sent_cancel = c != NULL && PQcancel(c, buf, (int)sizeof buf) == 1;
-    PQfreeCancel(c);
-    return sent_cancel;
-}
-
 bool pgr_pending_done(const pgrest_pending *p)
 {
     return p->stage == STAGE_DONE;

@@ -21,10 +21,6 @@ int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_statements *st, PGconn *pg,
                         pgr_stmt_cache *cache, pgrest_pending **out,
                         pgrest_error *err);
-/* Asks the server to cancel the running statement (PQcancel); the
- * pending execution goes on to its end, which is then the 57014 error.
- * false when nothing runs or the request could not be sent. */
-bool pgr_pending_cancel(pgrest_pending *p);
 /* The execution has read everything and left pipeline mode. */
 bool pgr_pending_done(const pgrest_pending *p);
 

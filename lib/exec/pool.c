@@ -1,6 +1,7 @@
 #include "exec/pool.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ static void close_conn(pgr_conn *c)
     c->pg = NULL;
     pgr_stmt_cache_free(c->stmts);
     c->stmts = NULL;
+    c->connecting = false;
 }
 
 void pgr_pool_free(pgr_pool *p)
@@ -70,6 +72,21 @@ static void ignore_notice(void *arg, const char *message)
     (void)message;
 }
 
+/* The error of a failed connection attempt: libpq's message, its
+ * trailing newline and blanks cut, after `extra` (may be NULL). */
+static void connect_failed(const PGconn *pg, const char *extra, pgrest_arena *a,
+                           pgrest_error *err)
+{
+    const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
+    char *m = extra != NULL ? pgr_asprintf(a, "%s%s", msg, extra) : pgr_strdup(a, msg);
+    if (m != NULL) {
+        size_t n = strlen(m);
+        while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+            m[--n] = '\0';
+    }
+    pgr_error_connection(err, m);
+}
+
 /* keys[0] is dbname, expanded from conninfo: libpq keeps the last value
  * of a repeated key, so what follows dbname overrides conninfo and what
  * precedes it is only a default. */
@@ -78,14 +95,7 @@ static PGconn *connect_params(const char *const *keys, const char *const *vals,
 {
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
-        const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
-        char *m = pgr_strdup(a, msg);
-        if (m != NULL) {
-            size_t n = strlen(m);
-            while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
-                m[--n] = '\0';
-        }
-        pgr_error_connection(err, m);
+        connect_failed(pg, NULL, a, err);
         if (pg != NULL)
             PQfinish(pg);
         return NULL;
@@ -200,25 +210,117 @@ int pgr_pool_timeout_seconds(const pgr_pool *p)
     return p->timeout_seconds;
 }
 
-int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+/* Drops a broken connection, or one opened before the last flush; the
+ * generation the slot belongs to from now on. */
+static unsigned refresh_slot(pgr_pool *p, pgr_conn *c)
 {
     pthread_mutex_lock(&p->lock);
     bool stale = c->generation != p->flush_generation;
     unsigned gen = p->flush_generation;
     pthread_mutex_unlock(&p->lock);
-    if (c->pg != NULL && (PQstatus(c->pg) != CONNECTION_OK || stale))
+    if (c->pg != NULL && !c->connecting && (PQstatus(c->pg) != CONNECTION_OK || stale))
         close_conn(c);
-    if (c->pg == NULL) {
-        c->pg = pgr_connect(p->conninfo, a, err);
-        c->stmts = c->pg != NULL ? pgr_stmt_cache_new() : NULL;
-        if (c->pg == NULL || c->stmts == NULL) {
-            close_conn(c);
-            pgr_pool_release(p, c);
-            return PGREST_ERR_CONNECTION;
-        }
+    return gen;
+}
+
+static int open_failed(pgr_pool *p, pgr_conn *c, const char *extra, pgrest_arena *a,
+                       pgrest_error *err)
+{
+    connect_failed(c->pg, extra, a, err);
+    close_conn(c);
+    pgr_pool_release(p, c);
+    return PGREST_ERR_CONNECTION;
+}
+
+/* libpq's connect_timeout (db-uri or PGCONNECT_TIMEOUT), which only its
+ * blocking connect enforces: at least 2 seconds when set, 0 for none. */
+static int connect_timeout_of(const PGconn *pg)
+{
+    PQconninfoOption *opts = PQconninfo((PGconn *)pg);
+    int seconds = 0;
+    for (PQconninfoOption *o = opts; o != NULL && o->keyword != NULL; o++)
+        if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL)
+            seconds = atoi(o->val);
+    PQconninfoFree(opts);
+    return seconds <= 0 ? 0 : seconds < 2 ? 2 : seconds;
+}
+
+int pgr_pool_open_start(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+{
+    c->generation = refresh_slot(p, c);
+    if (c->pg != NULL)
+        return c->connecting ? PGREST_AGAIN : PGREST_OK;
+    const char *keys[] = {"fallback_application_name", "dbname", NULL};
+    const char *vals[] = {PGR_FALLBACK_APP_NAME, p->conninfo, NULL};
+    c->pg = PQconnectStartParams(keys, vals, 1);
+    if (c->pg == NULL || PQstatus(c->pg) == CONNECTION_BAD)
+        return open_failed(p, c, NULL, a, err);
+    c->connecting = true;
+    c->connect_write = true;   /* libpq's first wait, PQconnectPoll's docs */
+    c->connect_timeout = connect_timeout_of(c->pg);
+    return PGREST_AGAIN;
+}
+
+int pgr_pool_open_poll(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+{
+    switch (PQconnectPoll(c->pg)) {
+    case PGRES_POLLING_READING:
+        c->connect_write = false;
+        return PGREST_AGAIN;
+    case PGRES_POLLING_WRITING:
+        c->connect_write = true;
+        return PGREST_AGAIN;
+    case PGRES_POLLING_OK:
+        break;
+    default:
+        return open_failed(p, c, NULL, a, err);
     }
-    c->generation = gen;
+    c->connecting = false;
+    PQsetNoticeProcessor(c->pg, ignore_notice, NULL);
+    c->stmts = pgr_stmt_cache_new();
+    if (c->stmts == NULL) {
+        close_conn(c);
+        pgr_pool_release(p, c);
+        return pgr_error_connection(err, "out of memory");
+    }
     return PGREST_OK;
+}
+
+int pgr_pool_open_expired(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+{
+    /* libpq's own words for it (pqSocketCheck), after the host it tried */
+    return open_failed(p, c, "timeout expired", a, err);
+}
+
+static double monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
+{
+    int rc = pgr_pool_open_start(p, c, a, err);
+    double deadline = monotonic_ms() + 1e3 * c->connect_timeout;
+    while (rc == PGREST_AGAIN) {
+        struct pollfd pfd = {.fd = PQsocket(c->pg),
+                             .events = c->connect_write ? POLLOUT : POLLIN};
+        int left = (int)(deadline - monotonic_ms());
+        int n = poll(&pfd, 1, c->connect_timeout == 0 ? -1 : left > 0 ? left : 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            return pgr_pool_open_expired(p, c, a, err);
+        rc = pgr_pool_open_poll(p, c, a, err);
+    }
+    return rc;
+}
+
+void pgr_pool_discard(pgr_pool *p, pgr_conn *c)
+{
+    close_conn(c);
+    pgr_pool_release(p, c);
 }
 
 /* The blocking form over the waiter queue: sleeps on a condition the
@@ -259,8 +361,10 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
 
 void pgr_pool_release(pgr_pool *p, pgr_conn *c)
 {
-    if (c->pg != NULL && (PQstatus(c->pg) != CONNECTION_OK ||
-                          PQtransactionStatus(c->pg) != PQTRANS_IDLE))
+    /* only a clean connection is pooled: no transaction, no results */
+    if (c->pg != NULL && (c->connecting || PQstatus(c->pg) != CONNECTION_OK ||
+                          PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
+                          PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF))
         close_conn(c);
     pthread_mutex_lock(&p->lock);
     pgr_pool_waiter *w = p->head;

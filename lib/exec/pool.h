@@ -18,6 +18,9 @@ typedef struct pgr_conn {
     pgr_stmt_cache *stmts;  /* prepared on pg */
     bool in_use;
     unsigned generation;   /* schema generation its statements belong to */
+    bool connecting;       /* pg is opening (PQconnectPoll) */
+    bool connect_write;    /* ... and waits for its socket to be writable */
+    int connect_timeout;   /* seconds libpq's connect_timeout allows, 0: none */
 } pgr_conn;
 
 typedef struct pgr_pool pgr_pool;
@@ -51,12 +54,26 @@ pgr_conn *pgr_pool_handed(pgr_pool *p, pgr_pool_waiter *w);
  * returns, w->notify is not called any more. */
 pgr_conn *pgr_pool_leave(pgr_pool *p, pgr_pool_waiter *w, bool timed_out);
 /* Makes a taken slot usable: replaces a broken or flushed connection and
- * opens a missing one (PQconnectdb: blocks while connecting). On failure
- * the slot is released and err filled (PGRST000). */
+ * opens a missing one, blocking while it connects (at most
+ * connect_timeout). On failure the slot is released and err filled
+ * (PGRST000). */
 int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
+/* The same without blocking: PGREST_OK when c is usable now,
+ * PGREST_AGAIN while c->pg connects -- then call pgr_pool_open_poll
+ * whenever PQsocket(c->pg) is writable (c->connect_write) or readable,
+ * and pgr_pool_open_expired once c->connect_timeout has passed since the
+ * start -- or the error, the slot released. The host name lookup, if
+ * db-uri names a host and no hostaddr, is libpq's and blocks. */
+int pgr_pool_open_start(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
+int pgr_pool_open_poll(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
+int pgr_pool_open_expired(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
+/* Closes c's connection (it cannot be cleaned, or is half open) and
+ * releases the slot, to be reopened by its next user. */
+void pgr_pool_discard(pgr_pool *p, pgr_conn *c);
 /* db-pool-acquisition-timeout in seconds. */
 int pgr_pool_timeout_seconds(const pgr_pool *p);
-/* Returns it; broken connections are closed and reopened lazily. */
+/* Returns it; a connection that is not clean (broken, in a transaction,
+ * in pipeline mode, half open) is closed and reopened lazily. */
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);

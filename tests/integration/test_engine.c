@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "harness.h"
@@ -168,17 +173,20 @@ static void drive(slot *slots, int n, int *max_queued)
     free(who);
 }
 
+/* The engine goes first, on a pool with no connection open yet: the
+ * first tasks open theirs on the loop (PQconnectPoll) while the others
+ * queue for them. */
 START_TEST(engine_matches_handle)
 {
+    slot *slots = calloc(N_REQUESTS, sizeof *slots);
+    int max_queued;
+    drive(slots, N_REQUESTS, &max_queued);
     char *want[N_REQUESTS];
     for (int i = 0; i < N_REQUESTS; i++) {
         pgrest_arena *a = pgrest_arena_new(0);
         want[i] = render(pgrest_handle(ctx, a, request_for(i, a)));
         pgrest_arena_free(a);
     }
-    slot *slots = calloc(N_REQUESTS, sizeof *slots);
-    int max_queued;
-    drive(slots, N_REQUESTS, &max_queued);
     /* the pool of 2 made most requests wait for a hand-over */
     ck_assert_int_gt(max_queued, 10);
     for (int i = 0; i < N_REQUESTS; i++) {
@@ -230,39 +238,218 @@ static long long idle_connections(PGconn *admin)
     return n;
 }
 
-/* A task cancelled mid-statement finishes with the cancellation and its
- * connection is reused, idle, by the next request (db-pool is 2). */
-START_TEST(cancel_returns_connection_clean)
+static double now_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Advances t as a host loop would -- on its socket, on its wake, at its
+ * timeout -- until it is DONE or ms have passed; returns its wait state. */
+static int drive_task(pgrest_task *t, slot *s, double ms)
+{
+    double end = now_ms() + ms;
+    int w = pgrest_task_wait_state(t);
+    while (w != PGREST_TASK_DONE && now_ms() < end) {
+        long left = (long)(end - now_ms()) + 1;
+        long due = pgrest_task_timeout_ms(t);
+        if (due >= 0 && due < left)
+            left = due;
+        if (w == PGREST_TASK_WAIT_CONN) {
+            if (!atomic_exchange(&s->woken, false))
+                poll(NULL, 0, left < 5 ? (int)left : 5);
+        } else {
+            struct pollfd pfd = {.fd = pgrest_task_socket(t),
+                                 .events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0)};
+            ck_assert_int_ge(pfd.fd, 0);
+            poll(&pfd, 1, (int)left);
+        }
+        w = pgrest_task_advance(t);
+    }
+    return w;
+}
+
+static long long admin_count(PGconn *admin, const char *sql)
+{
+    PGresult *r = PQexec(admin, sql);
+    long long n = PQresultStatus(r) == PGRES_TUPLES_OK ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    return n;
+}
+
+#define RUNNING_SLOW "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' " \
+                     "AND query LIKE '%slow%' AND pid <> pg_backend_pid()"
+
+/* Cancels a task running api.slow(30) on c's pool: within a second it is
+ * DONE with the cancellation, no backend runs the statement any more and
+ * the connection is pooled idle; then the pool serves again. */
+static void cancel_slow_statement(pgrest_ctx *c, int pool_size)
+{
+    PGconn *admin = PQconnectdb(getenv("PGREST_TEST_ADMIN_URI"));
+    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
     pgrest_arena *a = pgrest_arena_new(0);
     slot s = {.arena = a};
     atomic_init(&s.woken, false);
-    pgrest_task *t = pgrest_task_start(ctx, a, pgrest_request_new(a, "GET", "/rpc/slow", "seconds=30"),
+    pgrest_task *t = pgrest_task_start(c, a, pgrest_request_new(a, "GET", "/rpc/slow", "seconds=30"),
                                        wake, &s);
-    ck_assert_int_ge(pgrest_task_wait_state(t), PGREST_TASK_WAIT_READ);
-    struct pollfd pfd = {.fd = pgrest_task_socket(t), .events = POLLIN};
-    ck_assert_int_eq(poll(&pfd, 1, 300), 0);   /* still sleeping */
+    /* connecting (a fresh pool), then the statement sleeps */
+    ck_assert_int_ne(drive_task(t, &s, 700), PGREST_TASK_DONE);
+    ck_assert_int_eq(admin_count(admin, RUNNING_SLOW), 1);
+    double t0 = now_ms();
     pgrest_task_cancel(t);
-    int w;
-    while ((w = pgrest_task_advance(t)) != PGREST_TASK_DONE) {
-        pfd.fd = pgrest_task_socket(t);
-        pfd.events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0);
-        ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
-    }
-    pgrest_response *resp = pgrest_task_response(t);
+    ck_assert_int_eq(drive_task(t, &s, 5000), PGREST_TASK_DONE);
+    ck_assert_double_lt(now_ms() - t0, 1000);
     size_t len;
-    ck_assert_ptr_nonnull(strstr(pgrest_response_body(resp, &len), "57014"));
+    ck_assert_ptr_nonnull(strstr(pgrest_response_body(pgrest_task_response(t), &len), "57014"));
     pgrest_arena_free(a);
-    PGconn *admin = PQconnectdb(getenv("PGREST_TEST_ADMIN_URI"));
-    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
+    ck_assert_int_eq(admin_count(admin, RUNNING_SLOW), 0);
     ck_assert_int_ge(idle_connections(admin), 1);
-    PQfinish(admin);
-    /* both pooled connections still serve */
-    for (int i = 0; i < 4; i++) {
+    /* the same backends serve on: none was replaced */
+    long long backends = admin_count(admin, "SELECT count(*) FROM pg_stat_activity "
+                                           "WHERE application_name LIKE 'pgrest%'");
+    for (int i = 0; i < 2 * pool_size; i++) {
         a = pgrest_arena_new(0);
-        ck_assert_int_eq(pgrest_response_status(pgrest_handle(ctx, a, request_for(7, a))), 200);
+        ck_assert_int_eq(pgrest_response_status(pgrest_handle(c, a, request_for(7, a))), 200);
         pgrest_arena_free(a);
     }
+    ck_assert_int_le(admin_count(admin, "SELECT count(*) FROM pg_stat_activity "
+                                        "WHERE application_name LIKE 'pgrest%'"),
+                     pool_size);
+    ck_assert_int_ge(backends, 1);
+    PQfinish(admin);
+}
+
+/* A task cancelled mid-statement finishes with the cancellation and its
+ * connection is reused, idle, by the next requests (db-pool is 2). */
+START_TEST(cancel_returns_connection_clean)
+{
+    cancel_slow_statement(ctx, 2);
+}
+END_TEST
+
+/* The same with a single pooled connection: had the cancel left it
+ * dirty or taken, the next request would wait for it in vain. */
+START_TEST(cancel_with_pool_of_one)
+{
+    const char *opts[] = {"db-pool", "1", "db-pool-acquisition-timeout", "2", NULL};
+    pgrest_ctx *one = harness_ctx(opts);
+    cancel_slow_statement(one, 1);
+    pgrest_ctx_free(one);
+}
+END_TEST
+
+/* A database that accepts TCP connections and never answers: the
+ * kernel completes the handshake for the listen backlog. */
+static int stalled_database(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(fd, 16), 0);
+    socklen_t len = sizeof sa;
+    getsockname(fd, (struct sockaddr *)&sa, &len);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* A context whose database stalls, planning from a snapshot of the real
+ * one's schema; its first load (blocking, the host's choice) creates the
+ * pool and times out. */
+static pgrest_ctx *stalled_ctx(int port)
+{
+    char path[] = "/tmp/pgrest-engine-schema-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    pgrest_error err;
+    ck_assert_int_eq(pgrest_ctx_save_schema_file(ctx, path, &err), PGREST_OK);
+    pgrest_ctx *c = pgrest_ctx_new();
+    char uri[160];
+    snprintf(uri, sizeof uri,
+             "postgresql://authenticator@127.0.0.1:%d/pgrest_test?connect_timeout=2", port);
+    const char *opts[][2] = {{"db-uri", uri}, {"db-schemas", "api"},
+                             {"db-anon-role", "web_anon"}, {"db-pool", "2"},
+                             {"db-config", "false"}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        ck_assert_int_eq(pgrest_ctx_set(c, opts[i][0], opts[i][1], &err), PGREST_OK);
+    ck_assert_int_ne(pgrest_ctx_load_schema(c, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_load_schema_file(c, path, &err), PGREST_OK);
+    unlink(path);
+    return c;
+}
+
+/* Opening a pooled connection never blocks the host's loop: while one
+ * context's database stalls, the requests of another, driven by the same
+ * thread, are answered; the stalled one ends at connect_timeout with
+ * libpq's "timeout expired" (503 PGRST000), and pgrest_handle, the same
+ * engine driven by poll(), gives that answer too. */
+START_TEST(stalled_connect_does_not_block)
+{
+    int port;
+    int listener = stalled_database(&port);
+    pgrest_ctx *stalled = stalled_ctx(port);
+    pgrest_arena *a = pgrest_arena_new(0);
+    slot s = {.arena = a};
+    atomic_init(&s.woken, false);
+    double t0 = now_ms();
+    pgrest_task *t = pgrest_task_start(stalled, a, pgrest_request_new(a, "GET", "/artists", ""),
+                                       wake, &s);
+    ck_assert_double_lt(now_ms() - t0, 500);
+    ck_assert_int_ge(pgrest_task_wait_state(t), PGREST_TASK_WAIT_READ);
+    ck_assert_int_ge(pgrest_task_socket(t), 0);
+    ck_assert_int_gt(pgrest_task_timeout_ms(t), 0);
+    ck_assert_int_le(pgrest_task_timeout_ms(t), 2001);
+    /* the other context's requests go through meanwhile */
+    slot others[N_KINDS];
+    memset(others, 0, sizeof others);
+    int max_queued;
+    drive(others, N_KINDS, &max_queued);
+    for (int i = 0; i < N_KINDS; i++) {
+        free(others[i].got);
+        pgrest_arena_free(others[i].arena);
+    }
+    ck_assert_int_ne(drive_task(t, &s, 0), PGREST_TASK_DONE);
+    ck_assert_int_eq(drive_task(t, &s, 5000), PGREST_TASK_DONE);
+    ck_assert_double_ge(now_ms() - t0, 1900);
+    pgrest_response *resp = pgrest_task_response(t);
+    ck_assert_int_eq(pgrest_response_status(resp), 503);
+    size_t len;
+    const char *body = pgrest_response_body(resp, &len);
+    ck_assert_ptr_nonnull(strstr(body, "\"code\":\"PGRST000\""));
+    ck_assert_ptr_nonnull(strstr(body, "timeout expired"));
+    char *engine_body = strndup(body, len);
+    pgrest_arena_free(a);
+    a = pgrest_arena_new(0);
+    t0 = now_ms();
+    resp = pgrest_handle(stalled, a, pgrest_request_new(a, "GET", "/artists", ""));
+    ck_assert_double_ge(now_ms() - t0, 1900);
+    ck_assert_int_eq(pgrest_response_status(resp), 503);
+    body = pgrest_response_body(resp, &len);
+    ck_assert_uint_eq(len, strlen(engine_body));
+    ck_assert_int_eq(memcmp(body, engine_body, len), 0);
+    free(engine_body);
+    pgrest_arena_free(a);
+    pgrest_ctx_free(stalled);
+    close(listener);
+}
+END_TEST
+
+/* A task cancelled while its connection opens is DONE at once. */
+START_TEST(cancel_while_connecting)
+{
+    int port;
+    int listener = stalled_database(&port);
+    pgrest_ctx *stalled = stalled_ctx(port);
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_task *t = pgrest_task_start(stalled, a, pgrest_request_new(a, "GET", "/artists", ""),
+                                       NULL, NULL);
+    ck_assert_int_ge(pgrest_task_wait_state(t), PGREST_TASK_WAIT_READ);
+    ck_assert_int_eq(pgrest_task_cancel(t), PGREST_TASK_DONE);
+    ck_assert_ptr_nonnull(pgrest_task_response(t));
+    pgrest_arena_free(a);
+    pgrest_ctx_free(stalled);
+    close(listener);
 }
 END_TEST
 
@@ -357,6 +544,9 @@ int main(void)
     tcase_add_test(tc, supplied_identity);
     tcase_add_test(tc, cancel_returns_connection_clean);
     tcase_add_test(tc, cancel_while_queued);
+    tcase_add_test(tc, cancel_with_pool_of_one);
+    tcase_add_test(tc, stalled_connect_does_not_block);
+    tcase_add_test(tc, cancel_while_connecting);
     tcase_add_test(tc, host_connection_prepares);
     suite_add_tcase(s, tc);
     return check_run(s);

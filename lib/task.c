@@ -231,7 +231,8 @@ static void end_transaction(pgrest_task *t, int rc)
  * worker learns of lost connections from requests). */
 static void executed(pgrest_task *t, int rc)
 {
-    pgr_pool_release(t->pool, t->conn);
+    pgr_pool_release_after(t->pool, t->conn, rc == PGREST_OK);
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = NULL;
     if (rc != PGREST_OK)
         pgr_db_check_request_error(t->ctx, &t->err);
@@ -243,8 +244,11 @@ static void executed(pgrest_task *t, int rc)
     end_transaction(t, rc);
 }
 
+/* PostgREST's usePool observes PoolRequestFullfilled once hasql-pool's
+ * use returned, with a session's result or an acquisition error alike. */
 static void no_connection(pgrest_task *t)
 {
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     /* PGRST003 (pool timeout) is not a lost database */
     if (t->err.http_status == 503) {
         pgr_db_check_request_error(t->ctx, &t->err);
@@ -276,7 +280,6 @@ static void consume(pgrest_task *t)
 /* A connection is ours: open it if needed, put the pipeline on it. */
 static void run_on(pgrest_task *t, pgr_conn *c)
 {
-    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     if (pgr_pool_open(t->pool, c, t->arena, &t->err) != PGREST_OK) {
         no_connection(t);
         return;

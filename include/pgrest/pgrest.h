@@ -259,11 +259,14 @@ typedef enum pgrest_event {
     PGREST_EVENT_CONFIG_INVALID,       /* "Failed reloading config: ..." (kept the old one) */
     PGREST_EVENT_CONFIG_READ_ERROR,    /* "Failed to query database settings for the
                                         * config parameters...." */
-    PGREST_EVENT_DB_FATAL              /* not retryable (wrong password, unsupported
+    PGREST_EVENT_DB_FATAL,             /* not retryable (wrong password, unsupported
                                         * PostgreSQL, db-pool-automatic-recovery =
                                         * false, a pooler PostgREST cannot use):
                                         * PostgREST exits with status 1; the library
                                         * stops retrying */
+    PGREST_EVENT_POOL_CONNECTION       /* "Connection <uuid> is used", "... is
+                                        * terminated due to max idletime", ...
+                                        * (hasql-pool's ConnectionObservation) */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

@@ -1,6 +1,10 @@
-/* Connection pool sized by db-pool (PostgREST's AppState/Pool.hs):
- * connections open lazily, a waiter times out after
- * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced.
+/* Connection pool sized by db-pool (PostgREST's AppState/Pool.hs over
+ * hasql-pool): connections open lazily, a waiter times out after
+ * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced,
+ * and as hasql-pool's reaper does, an idle connection older than
+ * db-pool-max-lifetime or unused for db-pool-max-idletime is closed (a new
+ * one opens when next needed). Each connection's life is reported in
+ * hasql-pool's words ("Connection <uuid> is used", ...).
  * Waiters queue in arrival order and a released connection is handed to
  * the first of them, so the engine waits without a thread blocking. */
 #ifndef PGR_POOL_H
@@ -18,6 +22,9 @@ typedef struct pgr_conn {
     pgr_stmt_cache *stmts;  /* prepared on pg */
     bool in_use;
     unsigned generation;   /* schema generation its statements belong to */
+    char id[37];           /* its UUID in the pool's observations */
+    double opened_at;      /* monotonic seconds: db-pool-max-lifetime */
+    double returned_at;    /* last release: db-pool-max-idletime */
 } pgr_conn;
 
 typedef struct pgr_pool pgr_pool;
@@ -34,7 +41,23 @@ typedef struct pgr_pool_waiter {
     void *arg;
 } pgr_pool_waiter;
 
-pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds);
+/* Receives each observation of a connection's life (one line of
+ * hasql-pool's ConnectionObservation as PostgREST's Logger prints it);
+ * called without the pool's lock. */
+typedef void (*pgr_pool_observer)(void *arg, const char *message);
+
+typedef struct pgr_pool_settings {
+    const char *conninfo;
+    int size;                 /* db-pool */
+    int timeout_seconds;      /* db-pool-acquisition-timeout */
+    int max_lifetime_seconds; /* db-pool-max-lifetime */
+    int max_idletime_seconds; /* db-pool-max-idletime */
+    pgr_pool_observer observe; /* may be NULL */
+    void *observe_arg;
+} pgr_pool_settings;
+
+/* Starts the reaper thread that closes aged and idle connections. */
+pgr_pool *pgr_pool_new(const pgr_pool_settings *s);
 void pgr_pool_free(pgr_pool *p);
 /* Borrows a connected connection, waiting up to the acquisition timeout;
  * on failure fills err (PGRST000/003). */
@@ -58,6 +81,9 @@ int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err);
 int pgr_pool_timeout_seconds(const pgr_pool *p);
 /* Returns it; broken connections are closed and reopened lazily. */
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
+/* pgr_pool_release after a session: session_ok tells hasql-pool's
+ * "session success" from "session failure" in the observation. */
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */
@@ -69,7 +95,8 @@ typedef struct pgr_pool_stats {
 } pgr_pool_stats;
 void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out);
 
-/* Forgets prepared statements on every idle connection (after reload). */
+/* hasql-pool's release (after a schema reload): idle connections are
+ * closed now, the ones in use when they come back. */
 void pgr_pool_flush(pgr_pool *p);
 
 #endif

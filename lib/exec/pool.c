@@ -477,9 +477,11 @@ void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out)
     pthread_mutex_lock(&p->lock);
     out->max = p->size;
     out->available = 0;
-    for (int i = 0; i < p->size; i++)
-        out->available += !p->conns[i].in_use;
     out->waiting = p->waiting;
+    for (int i = 0; i < p->size; i++) {
+        out->available += !p->conns[i].in_use && p->conns[i].pg != NULL;
+        out->waiting += p->conns[i].in_use;
+    }
     out->timeouts = p->timeouts;
     pthread_mutex_unlock(&p->lock);
 }

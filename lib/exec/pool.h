@@ -88,7 +88,10 @@ void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok);
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */
 PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_error *err);
-/* Pool gauges and the acquisition-timeout counter for metrics. */
+/* Pool gauges and the acquisition-timeout counter for metrics, as
+ * PostgREST's Metrics.hs counts them: available = open connections not in
+ * use (connected - inUse), waiting = borrowers between PoolRequest and
+ * PoolRequestFullfilled (queued or holding a connection). */
 typedef struct pgr_pool_stats {
     int max, available, waiting;
     unsigned long long timeouts;

@@ -57,11 +57,17 @@ class FaultTestCase(ServerTestCase):
         return req.result
 
     def assert_pool_whole(self):
-        self.assertTrue(self.server.wait_for(
-            lambda: metric(self.server, "pgrst_db_pool_available") ==
-            metric(self.server, "pgrst_db_pool_max"), 5) is not None,
-            "pool connections leaked")
-        self.assertEqual(metric(self.server, "pgrst_db_pool_waiting"), 0.0)
+        """Nobody is left borrowing, and db-pool requests run at once."""
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: metric(self.server, "pgrst_db_pool_waiting") == 0.0, 5),
+            "a borrower never came back")
+        size = int(metric(self.server, "pgrst_db_pool_max"))
+        t0 = time.monotonic()
+        reqs = [Background(lambda: self.server.get("/rpc/slow?seconds=1", timeout=30))
+                for _ in range(size)]
+        for r in reqs:
+            self.assertEqual(self.finished(r).status, 200)
+        self.assertLess(time.monotonic() - t0, 1.9, "fewer connections than db-pool")
 
 
 class TerminatedBackendTest(FaultTestCase):

@@ -82,6 +82,42 @@ class PoolObservationsTest(PoolTestCase):
         self.logs.wait_message(r"^Connection %s is terminated due to release$" % used)
 
 
+def metric(server, name):
+    for line in server.admin("/metrics").body.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no metric " + name)
+
+
+class PoolMetricsTest(PoolTestCase):
+    SERVER_CONFIG = {"db-pool": "3", "db-pool-max-idletime": "2"}
+
+    def test_available_counts_open_idle_connections(self):
+        # Metrics.hs: pgrst_db_pool_available = connected - inUse, from
+        # hasql-pool's observations: slots never opened are not available
+        self.assertEqual(self.server.get("/artists").status, 200)
+        self.assertEqual(metric(self.server, "pgrst_db_pool_max"), 3.0)
+        self.assertEqual(metric(self.server, "pgrst_db_pool_available"), 1.0)
+        self.assertEqual(metric(self.server, "pgrst_db_pool_waiting"), 0.0)
+        # closed for idleness: no longer available
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: metric(self.server, "pgrst_db_pool_available") == 0.0, 8))
+
+    def test_waiting_counts_borrowers(self):
+        # PoolRequest .. PoolRequestFullfilled: a request running on its
+        # connection is still in usePool
+        import threading
+        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=2", timeout=10))
+        t.start()
+        try:
+            self.assertIsNotNone(self.server.wait_for(
+                lambda: metric(self.server, "pgrst_db_pool_waiting") == 1.0, 2))
+        finally:
+            t.join()
+        self.assertEqual(metric(self.server, "pgrst_db_pool_waiting"), 0.0)
+        self.assertEqual(metric(self.server, "pgrst_db_pool_available"), 1.0)
+
+
 class PoolNotDebugTest(PoolTestCase):
     SERVER_CONFIG = {"log-level": "info"}
 

@@ -300,6 +300,10 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
     pgr_conf_release(conf);
     /* reports the connection (or why it failed, fatally or not) */
     PGconn *pg = pgr_db_connect(ctx, a, err);
+    /* Reload.hs runs qInDbConfig after a failed qPgVersion too; a fatal
+     * failure (wrong password) ends PostgREST instead */
+    if (pg == NULL && db_config && !atomic_load(&ctx->db_fatal))
+        pgr_ctx_reload_unreachable(ctx, err);
     if (pg == NULL)
         return PGREST_ERR_CONNECTION;
     if (db_config) {

@@ -192,3 +192,32 @@ class TooManyClientsTest(FaultTestCase):
         self.assertIsNotNone(self.server.wait_for(
             lambda: self.server.get("/artists").status == 200, RECOVERY_TIMEOUT))
         self.assert_pool_whole()
+
+
+class StartupRetryLogTest(FaultTestCase):
+    """Reload.hs retryingSchemaCacheLoad: every attempt runs qPgVersion,
+    then qInDbConfig (readInDbConfig: both settings queries fail on the
+    pool, the config is rebuilt, "Config reloaded"), then qSchemaCache."""
+    START_SERVER = False
+
+    def test_each_attempt_reads_the_in_database_config(self):
+        self.cluster.stop()
+        self.start_server(wait=False)
+        logs = LogReader(self.server)
+        logs.wait_message(r"^Attempting to reconnect to the database in 2 seconds\.\.\.$", 15)
+        msgs = logs.messages()
+        attempts = [i for i, m in enumerate(msgs)
+                    if m.startswith("Failed to query the PostgreSQL version. ")]
+        self.assertGreaterEqual(len(attempts), 2, msgs)
+        for i in attempts[:2]:
+            self.assertTrue(msgs[i + 1].startswith(
+                'Failed to query database settings for the config parameters.{"code":"PGRST000"'),
+                msgs[i:i + 5])
+            self.assertTrue(msgs[i + 2].startswith(
+                'Failed to query the role settings. {"code":"PGRST000"'), msgs[i:i + 5])
+            self.assertEqual(msgs[i + 3], "Config reloaded", msgs[i:i + 5])
+            self.assertTrue(msgs[i + 4].startswith(
+                "Failed to load the schema cache using db-schemas=api and "
+                'db-extra-search-path=public. {"code":"PGRST000"'), msgs[i:i + 5])
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))

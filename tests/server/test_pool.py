@@ -183,3 +183,26 @@ class DefaultsKeepConnectionsTest(PoolTestCase):
         lines = pool_lines(self.logs)
         self.assertFalse([l for l in lines if "terminated" in l[1]], lines)
         self.assertGreaterEqual(backends(self.cluster), 1)
+
+
+class WithoutListenerTest(PoolTestCase):
+    # db-channel-enabled = false: PostgREST's only connections are its
+    # pool's (isConnEstablished checks with a pooled SELECT 1)
+    SERVER_CONFIG = {"db-channel-enabled": "false", "db-pool-max-idletime": "1"}
+
+    def all_backends(self):
+        return int(self.cluster.psql("SELECT count(*) FROM pg_stat_activity "
+                                     "WHERE usename = 'authenticator'").strip())
+
+    def test_no_connection_beside_the_pool(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        self.assertTrue(wait_until(lambda: self.all_backends() == 0, 10),
+                        "a connection outside the pool stays open")
+        self.assertEqual(self.server.ready_status(), 200)
+        self.assertEqual(self.server.get("/artists").status, 200)
+        # a database loss is still noticed and recovered from
+        self.cluster.stop()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.server.ready_status() == 503, 10))
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_ready(20))
+        self.assertEqual(self.server.get("/artists").status, 200)

@@ -518,14 +518,17 @@ int pgrest_ctx_connection_established(pgrest_ctx *ctx)
     if (a == NULL)
         return 0;
     pgrest_error err = {0};
+    /* AppState.isConnEstablished: a SELECT 1 through usePool */
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, a, &err);
     bool ok = false;
     if (c != NULL) {
         PGresult *r = PQexec(c->pg, "SELECT 1");
         ok = PQresultStatus(r) == PGRES_TUPLES_OK;
         PQclear(r);
-        pgr_pool_release(pool, c);
+        pgr_pool_release_after(pool, c, ok);
     }
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     pgrest_arena_free(a);
     /* a timeout waiting for a busy pool (PGRST003) is no lost database */
     if (!ok && (c != NULL || err.http_status == 503))

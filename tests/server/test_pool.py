@@ -206,3 +206,20 @@ class WithoutListenerTest(PoolTestCase):
         self.cluster.resume()
         self.assertIsNotNone(self.server.wait_ready(20))
         self.assertEqual(self.server.get("/artists").status, 200)
+
+
+class ReadyProbeTest(PoolTestCase):
+    # AppState.isConnEstablished without a listener: usePool "SELECT 1",
+    # with usePool's PoolRequest / PoolRequestFullfilled around it
+    SERVER_CONFIG = {"db-channel-enabled": "false", "log-level": "debug"}
+
+    def test_ready_borrows_through_use_pool(self):
+        start = len(self.logs.messages())
+        self.assertEqual(self.server.ready_status(), 200)
+        self.logs.wait_message(r"^Borrowed a connection from the pool$")
+        msgs = [m for m in self.logs.messages()[start:]
+                if m.startswith(("Connection ", "Trying to borrow", "Borrowed"))]
+        self.assertEqual(msgs[0], "Trying to borrow a connection from pool", msgs)
+        self.assertEqual(msgs[-1], "Borrowed a connection from the pool", msgs)
+        self.assertTrue(CONN.match(msgs[-2]) and msgs[-2].endswith(
+            " is available due to session success"), msgs)

@@ -1,6 +1,7 @@
 /* Library configuration by PostgREST's option names (ref/configuration). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,8 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->n_db_schemas = 1;
     cfg->db_pool = 10;
     cfg->db_pool_acquisition_timeout = 10;
+    cfg->db_pool_max_lifetime = 1800;
+    cfg->db_pool_max_idletime = 30;
     cfg->db_extra_search_path = default_extra;
     cfg->n_db_extra_search_path = 1;
     cfg->db_max_rows = -1;
@@ -324,8 +327,8 @@ static bool text_option(const char *key)
     static const char *const keys[] = {
         "admin-server-host", "admin-server-port", "admin-server-unix-socket",
         "admin-server-unix-socket-mode", "db-channel", "db-channel-enabled",
-        "db-hoisted-tx-settings", "db-pool-automatic-recovery", "db-pool-max-idletime",
-        "db-pool-max-lifetime", "log-query", "openapi-security-active",
+        "db-hoisted-tx-settings", "db-pool-automatic-recovery", "log-query",
+        "openapi-security-active",
         "openapi-server-proxy-uri", "server-host", "server-port", "server-reuseport",
         "server-unix-socket", "server-unix-socket-mode",
         "internal-schema-cache-query-sleep-before-queries",
@@ -386,6 +389,14 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
             return rc;
         cfg->db_pool_acquisition_timeout = (int)n;
+    } else if (strcmp(key, "db-pool-max-lifetime") == 0) {
+        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
+            return rc;
+        cfg->db_pool_max_lifetime = n > INT_MAX ? INT_MAX : (int)n;
+    } else if (strcmp(key, "db-pool-max-idletime") == 0) {
+        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
+            return rc;
+        cfg->db_pool_max_idletime = n > INT_MAX ? INT_MAX : (int)n;
     } else if (strcmp(key, "db-max-rows") == 0) {
         if (value[0] == '\0')
             cfg->db_max_rows = -1;
@@ -455,7 +466,8 @@ bool pgr_config_key_known(const char *raw_key)
     /* the options pgr_config_set parses */
     static const char *const typed[] = {
         "db-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
-        "db-pool-acquisition-timeout", "db-max-rows", "db-tx-end", "db-pre-config",
+        "db-pool-acquisition-timeout", "db-pool-max-lifetime", "db-pool-max-idletime",
+        "db-max-rows", "db-tx-end", "db-pre-config",
         "db-config", "db-pre-request", "db-root-spec", "db-prepared-statements",
         "db-aggregates-enabled", "db-plan-enabled", "jwt-secret", "jwt-secret-is-base64",
         "jwt-cache-max-entries", "jwt-aud", "jwt-role-claim-key", "client-error-verbosity",

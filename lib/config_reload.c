@@ -139,18 +139,39 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     return rc;
 }
 
+/* readInDbConfig runs both its queries on the pool: without a
+ * connection each fails with the connection's error (ConfigReadErrorObs,
+ * then QueryRoleSettingsErrorObs). */
+static void observe_unreachable(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_error *conn_err)
+{
+    const char *json = pgr_error_json(a, conn_err, false);
+    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
+                  "Failed to query database settings for the config parameters.", json);
+    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR, "Failed to query the role settings. ",
+                  json);
+}
+
+void pgr_ctx_reload_unreachable(pgrest_ctx *ctx, const pgrest_error *conn_err)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
+        return;
+    observe_unreachable(ctx, a, conn_err);
+    pgrest_error err = {0};
+    pgr_ctx_reload(ctx, NULL, NULL, true, false, &err);
+    pgrest_arena_free(a);
+}
+
 /* A connection for the settings query when db-config is on; a failed
- * connection is reported like a failed query (PostgREST runs it on its
- * pool: ConfigReadErrorObs either way). */
+ * connection is reported like failed queries (PostgREST runs them on its
+ * pool). */
 static PGconn *settings_connection(pgrest_ctx *ctx, pgrest_arena *a)
 {
     pgr_conf *cur = pgr_ctx_conf(ctx);
     pgrest_error cerr = {0};
     PGconn *pg = cur->cfg.db_config ? pgr_connect(cur->cfg.db_uri, a, &cerr) : NULL;
     if (cur->cfg.db_config && pg == NULL)
-        observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
-                      "Failed to query database settings for the config parameters.",
-                      pgr_error_json(a, &cerr, false));
+        observe_unreachable(ctx, a, &cerr);
     pgr_conf_release(cur);
     return pg;
 }

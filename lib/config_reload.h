@@ -19,4 +19,9 @@
 int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
                    bool role_settings, pgrest_error *err);
 
+/* The schema cache loader's readInDbConfig when the database could not be
+ * reached (conn_err): both settings queries reported as failed, then the
+ * configuration rebuilt without in-database settings. */
+void pgr_ctx_reload_unreachable(pgrest_ctx *ctx, const pgrest_error *conn_err);
+
 #endif

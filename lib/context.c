@@ -180,6 +180,11 @@ bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
     return current;
 }
 
+static void observe_pool_connection(void *arg, const char *message)
+{
+    pgr_observe(arg, PGREST_EVENT_POOL_CONNECTION, message);
+}
+
 /* The first load creates the pool; concurrent first loads create one. */
 static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err)
 {
@@ -188,7 +193,16 @@ static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err
     pthread_mutex_lock(&ctx->lock);
     pgr_pool *pool = atomic_load_explicit(&ctx->pool, memory_order_relaxed);
     if (pool == NULL) {
-        pool = pgr_pool_new(cfg->db_uri, cfg->db_pool, cfg->db_pool_acquisition_timeout);
+        pgr_pool_settings s = {
+            .conninfo = cfg->db_uri,
+            .size = cfg->db_pool,
+            .timeout_seconds = cfg->db_pool_acquisition_timeout,
+            .max_lifetime_seconds = cfg->db_pool_max_lifetime,
+            .max_idletime_seconds = cfg->db_pool_max_idletime,
+            .observe = observe_pool_connection,
+            .observe_arg = ctx,
+        };
+        pool = pgr_pool_new(&s);
         atomic_store_explicit(&ctx->pool, pool, memory_order_release);
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -286,6 +300,10 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
     pgr_conf_release(conf);
     /* reports the connection (or why it failed, fatally or not) */
     PGconn *pg = pgr_db_connect(ctx, a, err);
+    /* Reload.hs runs qInDbConfig after a failed qPgVersion too; a fatal
+     * failure (wrong password) ends PostgREST instead */
+    if (pg == NULL && db_config && !atomic_load(&ctx->db_fatal))
+        pgr_ctx_reload_unreachable(ctx, err);
     if (pg == NULL)
         return PGREST_ERR_CONNECTION;
     if (db_config) {

@@ -35,6 +35,8 @@ typedef struct pgr_config {
     const char *db_anon_role;         /* NULL = anonymous disabled */
     int db_pool;
     int db_pool_acquisition_timeout;
+    int db_pool_max_lifetime;         /* seconds */
+    int db_pool_max_idletime;         /* seconds */
     const char **db_extra_search_path;/* NULL-terminated */
     size_t n_db_extra_search_path;
     long long db_max_rows;            /* -1 = unlimited */

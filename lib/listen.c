@@ -339,27 +339,61 @@ static bool needs_reload(pgr_listener *l)
     return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
 }
 
+/* The worker's connection, or without a channel only the knowledge that
+ * the last check reached the database: PostgREST holds no connection
+ * beside its pool when it does not LISTEN. */
+typedef struct worker_link {
+    PGconn *pg;
+    bool reached;
+} worker_link;
+
+static bool link_open(const worker_link *w)
+{
+    return w->pg != NULL || w->reached;
+}
+
+static bool link_ok(const worker_link *w)
+{
+    return w->reached || (w->pg != NULL && PQstatus(w->pg) == CONNECTION_OK);
+}
+
+static void link_drop(worker_link *w)
+{
+    if (w->pg != NULL)
+        PQfinish(w->pg);
+    w->pg = NULL;
+    w->reached = false;
+}
+
+/* Without a channel the connection has served its purpose. */
+static void link_settle(pgr_listener *l, worker_link *w)
+{
+    if (l->channel == NULL && w->pg != NULL) {
+        PQfinish(w->pg);
+        w->pg = NULL;
+        w->reached = true;
+    }
+}
+
 static void *run(void *arg)
 {
     pgr_listener *l = arg;
     unsigned delay = 1;
-    PGconn *pg = l->first;
+    worker_link w = {l->first, false};
     l->first = NULL;
     if (host_load_failed(l))
         delay = retry_pause(l, delay, false);
     while (!atomic_load(&l->stop)) {
-        if (pg != NULL && PQstatus(pg) == CONNECTION_OK && !needs_reload(l) &&
-            wants_schema_retry(l)) {
+        if (link_ok(&w) && !needs_reload(l) && wants_schema_retry(l)) {
             delay = retry_schema_load(l, delay);
             continue;
         }
-        if (pg == NULL || needs_reload(l)) {
+        if (!link_open(&w) || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
-            if (pg != NULL)
-                PQfinish(pg);
+            link_drop(&w);
             bool listen_failed;
-            pg = recover(l, &listen_failed);
-            if (pg == NULL) {
+            w.pg = recover(l, &listen_failed);
+            if (w.pg == NULL) {
                 delay = retry_pause(l, delay, listen_failed);
                 continue;
             }
@@ -368,38 +402,43 @@ static void *run(void *arg)
             if (atomic_load(&l->ctx->db_losses) == losses)
                 atomic_store(&l->ctx->db_down, false);
         }
+        link_settle(l, &w);
         atomic_store(&l->ctx->listener_on, true);
         const char *before = l->channel;
         if (l->channel != NULL)
-            serve(l, pg);
+            serve(l, w.pg);
         else
             idle(l);
         atomic_store(&l->ctx->listener_on, false);
-        if (l->channel != before && PQstatus(pg) == CONNECTION_OK) {
-            /* new channel: LISTEN again on a new connection (and reload
-             * the schema cache, as after any listener restart) */
-            PQfinish(pg);
-            pg = NULL;
+        if (before == NULL) {
+            /* a new channel needs a LISTEN connection; a loss that a
+             * request reported is checked by connecting again */
+            if (l->channel != NULL || atomic_load(&l->ctx->db_down))
+                link_drop(&w);
             continue;
         }
-        if (PQstatus(pg) != CONNECTION_OK) {
+        if (l->channel != before && PQstatus(w.pg) == CONNECTION_OK) {
+            /* new channel: LISTEN again on a new connection (and reload
+             * the schema cache, as after any listener restart) */
+            link_drop(&w);
+            continue;
+        }
+        if (PQstatus(w.pg) != CONNECTION_OK) {
             /* the LISTEN connection broke: the database is unreachable
              * until proven otherwise (/ready 503); without automatic
              * recovery this ends PostgREST (Reload.hs retryingListen:
              * DBListenFail, then killApp) */
             if (l->channel != NULL)
-                observe_listen_fail(l, PQerrorMessage(pg));
+                observe_listen_fail(l, PQerrorMessage(w.pg));
             if (!recovery_enabled(l->ctx))
                 pgr_db_report_fatal(l->ctx, "Automatic recovery disabled, exiting.");
             atomic_store(&l->ctx->db_down, true);
             if (pgr_ctx_pool(l->ctx) != NULL)
                 pgr_pool_flush(pgr_ctx_pool(l->ctx));
-            PQfinish(pg);
-            pg = NULL;
+            link_drop(&w);
         }
     }
-    if (pg != NULL)
-        PQfinish(pg);
+    link_drop(&w);
     return NULL;
 }
 
@@ -479,14 +518,17 @@ int pgrest_ctx_connection_established(pgrest_ctx *ctx)
     if (a == NULL)
         return 0;
     pgrest_error err = {0};
+    /* AppState.isConnEstablished: a SELECT 1 through usePool */
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, a, &err);
     bool ok = false;
     if (c != NULL) {
         PGresult *r = PQexec(c->pg, "SELECT 1");
         ok = PQresultStatus(r) == PGRES_TUPLES_OK;
         PQclear(r);
-        pgr_pool_release(pool, c);
+        pgr_pool_release_after(pool, c, ok);
     }
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     pgrest_arena_free(a);
     /* a timeout waiting for a busy pool (PGRST003) is no lost database */
     if (!ok && (c != NULL || err.http_status == 503))

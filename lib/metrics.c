@@ -30,7 +30,7 @@ static const char *ull(pgrest_arena *a, unsigned long long v)
 static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
 {
     const pgr_config *cfg = pgr_cfg(ctx, a);
-    pgr_pool_stats st = {.max = cfg->db_pool, .available = cfg->db_pool};
+    pgr_pool_stats st = {.max = cfg->db_pool};
     pgr_pool *pool = pgr_ctx_pool(ctx);
     if (pool != NULL)
         pgr_pool_stats_get(pool, &st);

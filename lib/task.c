@@ -50,6 +50,7 @@ struct pgrest_task {
     double tx_start;
     const pgrest_statements *st;   /* what runs; the query log's statements */
     const char *role;
+    const char *legacy_warning;    /* Warning header value, or NULL */
     pgr_pool *pool;
     pgr_pool_waiter waiter;
     double deadline;               /* connection acquisition, monotonic ms */
@@ -109,21 +110,23 @@ static void add_trace_header(pgrest_ctx *ctx, pgrest_arena *a,
  * adds it in toWaiResponse and an error leaves postgrestResponse before
  * that (App.hs handleError: errorResponseFor alone). */
 static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                     pgrest_response *r, const stage_timer *tm)
+                     pgrest_response *r, const stage_timer *tm, const char *warning)
 {
     add_retry_hint(a, r);
     add_trace_header(ctx, a, req, r);
     pgr_cors_annotate(ctx, a, req, r);
     if (tm != NULL && pgr_cfg(ctx, a)->server_timing_enabled)
         add_server_timing(a, r, tm);
+    if (tm != NULL && warning != NULL)
+        pgr_response_add_header(a, r, "Warning", warning);
 }
 
 /* decorate, telling whether every header it added is there */
 static bool decorate_fits(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                          pgrest_response *r, const stage_timer *tm)
+                          pgrest_response *r, const stage_timer *tm, const char *warning)
 {
     size_t failures = pgr_arena_failures(a);
-    decorate(ctx, a, req, r, tm);
+    decorate(ctx, a, req, r, tm, warning);
     return pgr_arena_failures(a) == failures;
 }
 
@@ -175,10 +178,10 @@ static void finish(pgrest_task *t, int rc)
         pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &t->err);
     t->tm.response = now_ms() - start;
     const stage_timer *timing = rc == PGREST_OK ? &t->tm : NULL;
-    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, timing)) {
+    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, timing, t->legacy_warning)) {
         pgr_error_oom(&t->err);
         resp = pgrest_error_response(ctx, a, &t->err);
-        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, NULL))
+        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, NULL, NULL))
             resp = pgrest_error_response(ctx, a, &t->err);
     }
     if (resp != NULL)
@@ -210,6 +213,29 @@ static int authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
 }
 
 /* Authenticate, parse, plan, emit; OPTIONS answers here. */
+#define LEGACY_NAME_WARNING "Embedded resource was referenced by relation name even " \
+    "though it has an alias. This is deprecated and will stop working in a future release."
+
+/* App.hs: with url-use-legacy-target-names, a relation name used for an
+ * aliased embed is logged (LegacyTargetNameWarningObs) and answered with
+ * a Warning header (warningHeaders: "PostgRESTv" and the version without
+ * spaces). */
+static void warn_legacy_names(pgrest_task *t, const pgrest_query_plan *plan)
+{
+    const char *hint = pgr_plan_legacy_hint(t->arena, plan);
+    if (hint == NULL)
+        return;
+    const pgrest_request *req = t->req;
+    pgr_observe(t->ctx, PGREST_EVENT_LEGACY_TARGET_NAME, "WARNING: " LEGACY_NAME_WARNING);
+    pgr_observef(t->ctx, PGREST_EVENT_LEGACY_TARGET_NAME,
+                 "Update filters, orders or limits that use %s in `%s %s%s%s`", hint,
+                 req->method, req->path, req->query[0] != '\0' ? "?" : "", req->query);
+    t->legacy_warning = pgr_asprintf(
+        t->arena, "299 PostgRESTv" PGREST_POSTGREST_VERSION "(pgrest" PGREST_VERSION_STRING
+                  ") \"" LEGACY_NAME_WARNING " Update %s in query string filters, orders "
+                  "or limits.\"", hint);
+}
+
 static int prepare(pgrest_task *t)
 {
     pgrest_ctx *ctx = t->ctx;
@@ -239,6 +265,7 @@ static int prepare(pgrest_task *t)
     t->tx_start = now_ms();
     t->tm.plan = t->tx_start - t2;
     t->st = st;
+    warn_legacy_names(t, plan);
     return PGREST_OK;
 }
 
@@ -257,7 +284,8 @@ static void executed(pgrest_task *t, int rc)
 {
     pgr_cancel_forget(t->cancel);
     t->cancel = NULL;
-    pgr_pool_release(t->pool, t->conn);
+    pgr_pool_release_after(t->pool, t->conn, rc == PGREST_OK);
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = NULL;
     if (!t->cancelled) {
         if (rc != PGREST_OK)
@@ -271,9 +299,12 @@ static void executed(pgrest_task *t, int rc)
     end_transaction(t, rc);
 }
 
+/* PostgREST's usePool observes PoolRequestFullfilled once hasql-pool's
+ * use returned, with a session's result or an acquisition error alike. */
 static void no_connection(pgrest_task *t)
 {
     t->conn = NULL;
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     /* PGRST003 (pool timeout) is not a lost database */
     if (t->err.http_status == 503) {
         pgr_db_check_request_error(t->ctx, &t->err);
@@ -298,6 +329,7 @@ static void give_up(pgrest_task *t)
     t->cancel = NULL;
     pgr_pool_discard(t->pool, t->conn);
     t->conn = NULL;
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     cancelled_error(t);
     end_transaction(t, PGREST_ERR_DATABASE);
 }
@@ -397,7 +429,6 @@ static void connect_step(pgrest_task *t)
 /* A connection slot is ours: open it without blocking if needed. */
 static void run_on(pgrest_task *t, pgr_conn *c)
 {
-    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = c;
     int rc = pgr_pool_open_start(t->pool, c, t->arena, &t->err);
     if (rc == PGREST_AGAIN) {
@@ -581,6 +612,7 @@ int pgrest_task_cancel(pgrest_task *t)
         /* a half-open connection is of no use to anybody */
         pgr_pool_discard(t->pool, t->conn);
         t->conn = NULL;
+        pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
         cancelled_error(t);
         end_transaction(t, PGREST_ERR_DATABASE);
         break;

@@ -9,6 +9,35 @@
 #include "config_load.h"
 #include "log.h"
 #include "schema_dump.h"
+#include "version.h"
+
+/* CLI.hs runs the dumps on a fresh AppState: AppState.init logs
+ * AppStartObs, readInDbConfig True reports failed queries but no "Config
+ * reloaded", and nothing else of a normal start (no version query, no
+ * schema cache summary) is logged. */
+static void dump_observer(void *arg, pgrest_event event, const char *message)
+{
+    switch (event) {
+    case PGREST_EVENT_DB_CONNECTED:
+    case PGREST_EVENT_POOL_INIT:
+    case PGREST_EVENT_PG_VERSION_ERROR:
+    case PGREST_EVENT_CONFIG_RELOADED:
+    case PGREST_EVENT_SCHEMA_CACHE_QUERIED:
+    case PGREST_EVENT_SCHEMA_CACHE_LOADED:
+    case PGREST_EVENT_POOL_FLUSHED:
+    case PGREST_EVENT_CONNECTION_RETRY:
+        return;
+    default:
+        log_observation(arg, event, message);
+    }
+}
+
+static void start_dump(server_config *cfg)
+{
+    log_set_level(server_options_get(&cfg->opts, "log-level"));
+    log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
+    pgrest_ctx_set_observer(cfg->ctx, dump_observer, NULL);
+}
 
 /* The options whose value the library now holds differently from what we
  * gave it came from the database (the reload read the in-database
@@ -26,6 +55,7 @@ static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
 
 int command_dump_config(server_config *cfg, const app_config *ac, const char *prog)
 {
+    start_dump(cfg);
     if (!ac->db_config)
         return config_dump(stdout, ac) == 0 ? 0 : 1;
     /* the in-database settings over the file's (the observer logs a
@@ -58,12 +88,11 @@ int command_dump_config(server_config *cfg, const app_config *ac, const char *pr
 
 int command_dump_schema(server_config *cfg)
 {
+    start_dump(cfg);
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK) {
-        log_msg(LOG_CRIT, "%s %s", err.message ? err.message : "Schema cache load failed",
-                err.details ? err.details : "");
+    /* a failure was logged as SchemaCacheErrorObs; CLI.hs exitFailure */
+    if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
         return 1;
-    }
     char path[] = "/tmp/pgrest-dump-schema-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) {

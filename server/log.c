@@ -71,6 +71,7 @@ static log_level observation_level(pgrest_event event)
     case PGREST_EVENT_POOL_TIMEOUT:
         return LOG_ERROR;
     case PGREST_EVENT_POOL_FLUSHED:
+    case PGREST_EVENT_POOL_CONNECTION:
     case PGREST_EVENT_POOL_REQUEST:
     case PGREST_EVENT_POOL_REQUEST_FULFILLED:
     case PGREST_EVENT_JWT_CACHE_LOOKUP:

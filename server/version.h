@@ -7,7 +7,7 @@
 
 #include "pgrest/pgrest.h"
 
-#define PGRS_POSTGREST_VERSION "16.1"
+#define PGRS_POSTGREST_VERSION PGREST_POSTGREST_VERSION
 /* PostgREST's prettyVersion, followed by pgrest's own version */
 #define PGRS_PRETTY_VERSION PGRS_POSTGREST_VERSION " (pgrest " PGREST_VERSION_STRING ")"
 /* App.hs: setServerName ("postgrest/" <> prettyVersion) */

@@ -53,6 +53,8 @@ extern "C" {
 #define PGREST_VERSION_MINOR 1
 #define PGREST_VERSION_PATCH 0
 #define PGREST_VERSION_STRING "0.1.0"
+/* The PostgREST release whose behaviour the library follows. */
+#define PGREST_POSTGREST_VERSION "16.1"
 
 /* Feature macros: a host can test for them with #ifdef. */
 #define PGREST_HAS_PIPELINE_EXECUTION 1
@@ -259,11 +261,17 @@ typedef enum pgrest_event {
     PGREST_EVENT_CONFIG_INVALID,       /* "Failed reloading config: ..." (kept the old one) */
     PGREST_EVENT_CONFIG_READ_ERROR,    /* "Failed to query database settings for the
                                         * config parameters...." */
-    PGREST_EVENT_DB_FATAL              /* not retryable (wrong password, unsupported
+    PGREST_EVENT_DB_FATAL,             /* not retryable (wrong password, unsupported
                                         * PostgreSQL, db-pool-automatic-recovery =
                                         * false, a pooler PostgREST cannot use):
                                         * PostgREST exits with status 1; the library
                                         * stops retrying */
+    PGREST_EVENT_POOL_CONNECTION,      /* "Connection <uuid> is used", "... is
+                                        * terminated due to max idletime", ...
+                                        * (hasql-pool's ConnectionObservation) */
+    PGREST_EVENT_LEGACY_TARGET_NAME    /* "WARNING: Embedded resource was referenced
+                                        * by relation name ...", then "Update
+                                        * filters, orders or limits that use ..." */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "util/error.h"
@@ -13,30 +16,101 @@ struct pgr_pool {
     pthread_mutex_t lock;
     char *conninfo;
     int timeout_seconds;
+    int max_lifetime, max_idletime;
     int size;
     int waiting;
     unsigned long long timeouts;
     unsigned flush_generation;
     pgr_conn *conns;
     pgr_pool_waiter *head, *tail;   /* waiters, first come first served */
+    pgr_pool_observer observe;
+    void *observe_arg;
+    pthread_t reaper;
+    pthread_cond_t reaper_stop;
+    bool stopping, reaper_started;
 };
 
-pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds)
+static double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* hasql-pool's ConnectionObservation lines (PostgREST Logger.hs). */
+static void observe(const pgr_pool *p, const char *id, const char *status)
+{
+    if (p->observe == NULL)
+        return;
+    char line[128];
+    snprintf(line, sizeof line, "Connection %s %s", id, status);
+    p->observe(p->observe_arg, line);
+}
+
+#define OBS_CONNECTING "is being established"
+#define OBS_ESTABLISHED "is available due to connection establishment"
+#define OBS_SESSION_OK "is available due to session success"
+#define OBS_SESSION_FAILED "is available due to session failure"
+#define OBS_USED "is used"
+#define OBS_AGED "is terminated due to max lifetime"
+#define OBS_IDLE "is terminated due to max idletime"
+#define OBS_RELEASED "is terminated due to release"
+#define OBS_NETWORK "is terminated due to network error"
+
+/* A version 4 UUID, as hasql-pool's uuidNextRandom. */
+static void new_uuid(char out[37])
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+        /* the id only names log lines: any distinct value will do */
+        static unsigned long counter;
+        unsigned long long t = (unsigned long long)(monotonic_seconds() * 1e9);
+        memcpy(b, &t, 8);
+        unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+        memset(b + 8, 0, 8);
+        memcpy(b + 8, &n, sizeof n < 8 ? sizeof n : 8);
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+             b[12], b[13], b[14], b[15]);
+}
+
+static void *reap_loop(void *arg);
+
+pgr_pool *pgr_pool_new(const pgr_pool_settings *s)
 {
     pgr_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
         return NULL;
-    p->conninfo = strdup(conninfo);
-    p->conns = calloc((size_t)size, sizeof(pgr_conn));
+    p->conninfo = strdup(s->conninfo);
+    p->conns = calloc((size_t)s->size, sizeof(pgr_conn));
     if (p->conninfo == NULL || p->conns == NULL) {
         free(p->conninfo);
         free(p->conns);
         free(p);
         return NULL;
     }
-    p->size = size;
-    p->timeout_seconds = timeout_seconds;
+    p->size = s->size;
+    p->timeout_seconds = s->timeout_seconds;
+    p->max_lifetime = s->max_lifetime_seconds;
+    p->max_idletime = s->max_idletime_seconds;
+    p->observe = s->observe;
+    p->observe_arg = s->observe_arg;
     pthread_mutex_init(&p->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->reaper_stop, &ca);
+    pthread_condattr_destroy(&ca);
+    /* the host's signals are not the reaper's business */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    p->reaper_started = pthread_create(&p->reaper, NULL, reap_loop, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return p;
 }
 
@@ -54,8 +128,16 @@ void pgr_pool_free(pgr_pool *p)
 {
     if (p == NULL)
         return;
+    if (p->reaper_started) {
+        pthread_mutex_lock(&p->lock);
+        p->stopping = true;
+        pthread_cond_signal(&p->reaper_stop);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->reaper, NULL);
+    }
     for (int i = 0; i < p->size; i++)
         close_conn(&p->conns[i]);
+    pthread_cond_destroy(&p->reaper_stop);
     pthread_mutex_destroy(&p->lock);
     free(p->conns);
     free(p->conninfo);
@@ -210,16 +292,82 @@ int pgr_pool_timeout_seconds(const pgr_pool *p)
     return p->timeout_seconds;
 }
 
-/* Drops a broken connection, or one opened before the last flush; the
- * generation the slot belongs to from now on. */
-static unsigned refresh_slot(pgr_pool *p, pgr_conn *c)
+/* Why an idle connection must go (hasql-pool's reaper and release), or
+ * NULL. */
+static const char *expiry(const pgr_pool *p, const pgr_conn *c, double now)
 {
+    if (c->generation != p->flush_generation)
+        return OBS_RELEASED;
+    if (now > c->opened_at + p->max_lifetime)
+        return OBS_AGED;
+    if (now > c->returned_at + p->max_idletime)
+        return OBS_IDLE;
+    return NULL;
+}
+
+/* Closes every idle connection that expired, one at a time so that
+ * PQfinish runs without the lock; the emptied slots open anew on demand. */
+static void reap(pgr_pool *p)
+{
+    for (;;) {
+        pgr_conn gone = {0};
+        const char *why = NULL;
+        double now = monotonic_seconds();
+        pthread_mutex_lock(&p->lock);
+        for (int i = 0; i < p->size && why == NULL; i++) {
+            pgr_conn *c = &p->conns[i];
+            if (c->in_use || c->pg == NULL || (why = expiry(p, c, now)) == NULL)
+                continue;
+            gone = *c;
+            c->pg = NULL;
+            c->stmts = NULL;
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (why == NULL)
+            return;
+        close_conn(&gone);
+        observe(p, gone.id, why);
+    }
+}
+
+static void *reap_loop(void *arg)
+{
+    pgr_pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stopping) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        t.tv_sec += 1;
+        pthread_cond_timedwait(&p->reaper_stop, &p->lock, &t);
+        if (p->stopping)
+            break;
+        pthread_mutex_unlock(&p->lock);
+        reap(p);
+        pthread_mutex_lock(&p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* A borrowed connection that cannot serve: broken, from before a flush,
+ * or past db-pool-max-lifetime (hasql-pool checks the age on borrow). */
+static const char *unusable(pgr_pool *p, const pgr_conn *c)
+{
+    if (PQstatus(c->pg) != CONNECTION_OK)
+        return OBS_NETWORK;
     pthread_mutex_lock(&p->lock);
     bool stale = c->generation != p->flush_generation;
+    pthread_mutex_unlock(&p->lock);
+    if (stale)
+        return OBS_RELEASED;
+    return monotonic_seconds() > c->opened_at + p->max_lifetime ? OBS_AGED : NULL;
+}
+
+static unsigned current_generation(pgr_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
     unsigned gen = p->flush_generation;
     pthread_mutex_unlock(&p->lock);
-    if (c->pg != NULL && !c->connecting && (PQstatus(c->pg) != CONNECTION_OK || stale))
-        close_conn(c);
     return gen;
 }
 
@@ -228,6 +376,7 @@ static int open_failed(pgr_pool *p, pgr_conn *c, const char *extra, pgrest_arena
 {
     connect_failed(c->pg, extra, a, err);
     close_conn(c);
+    observe(p, c->id, OBS_NETWORK);
     pgr_pool_release(p, c);
     return PGREST_ERR_CONNECTION;
 }
@@ -247,9 +396,20 @@ static int connect_timeout_of(const PGconn *pg)
 
 int pgr_pool_open_start(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
 {
-    c->generation = refresh_slot(p, c);
-    if (c->pg != NULL)
-        return c->connecting ? PGREST_AGAIN : PGREST_OK;
+    if (c->pg != NULL && c->connecting)
+        return PGREST_AGAIN;
+    const char *why = c->pg != NULL ? unusable(p, c) : NULL;
+    if (why != NULL) {
+        close_conn(c);
+        observe(p, c->id, why);
+    }
+    c->generation = current_generation(p);
+    if (c->pg != NULL) {
+        observe(p, c->id, OBS_USED);
+        return PGREST_OK;
+    }
+    new_uuid(c->id);
+    observe(p, c->id, OBS_CONNECTING);
     const char *keys[] = {"fallback_application_name", "dbname", NULL};
     const char *vals[] = {PGR_FALLBACK_APP_NAME, p->conninfo, NULL};
     c->pg = PQconnectStartParams(keys, vals, 1);
@@ -280,9 +440,13 @@ int pgr_pool_open_poll(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *
     c->stmts = pgr_stmt_cache_new();
     if (c->stmts == NULL) {
         close_conn(c);
+        observe(p, c->id, OBS_NETWORK);
         pgr_pool_release(p, c);
         return pgr_error_connection(err, "out of memory");
     }
+    c->opened_at = monotonic_seconds();
+    observe(p, c->id, OBS_ESTABLISHED);
+    observe(p, c->id, OBS_USED);
     return PGREST_OK;
 }
 
@@ -292,21 +456,14 @@ int pgr_pool_open_expired(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_erro
     return open_failed(p, c, "timeout expired", a, err);
 }
 
-static double monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
 {
     int rc = pgr_pool_open_start(p, c, a, err);
-    double deadline = monotonic_ms() + 1e3 * c->connect_timeout;
+    double deadline = monotonic_seconds() + c->connect_timeout;
     while (rc == PGREST_AGAIN) {
         struct pollfd pfd = {.fd = PQsocket(c->pg),
                              .events = c->connect_write ? POLLOUT : POLLIN};
-        int left = (int)(deadline - monotonic_ms());
+        int left = (int)((deadline - monotonic_seconds()) * 1e3);
         int n = poll(&pfd, 1, c->connect_timeout == 0 ? -1 : left > 0 ? left : 0);
         if (n < 0 && errno == EINTR)
             continue;
@@ -319,7 +476,10 @@ int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
 
 void pgr_pool_discard(pgr_pool *p, pgr_conn *c)
 {
-    close_conn(c);
+    if (c->pg != NULL) {
+        close_conn(c);
+        observe(p, c->id, OBS_NETWORK);
+    }
     pgr_pool_release(p, c);
 }
 
@@ -361,12 +521,36 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
 
 void pgr_pool_release(pgr_pool *p, pgr_conn *c)
 {
+    pgr_pool_release_after(p, c, true);
+}
+
+/* Why a connection coming back from a session must close (broken, half
+ * open, left inside a transaction or pipeline, or flushed meanwhile), or
+ * NULL. */
+static const char *closes_on_return(pgr_pool *p, const pgr_conn *c)
+{
     /* only a clean connection is pooled: no transaction, no results */
-    if (c->pg != NULL && (c->connecting || PQstatus(c->pg) != CONNECTION_OK ||
-                          PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
-                          PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF))
-        close_conn(c);
+    if (c->connecting || PQstatus(c->pg) != CONNECTION_OK ||
+        PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
+        PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF)
+        return OBS_NETWORK;
     pthread_mutex_lock(&p->lock);
+    bool stale = c->generation != p->flush_generation;
+    pthread_mutex_unlock(&p->lock);
+    return stale ? OBS_RELEASED : NULL;
+}
+
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok)
+{
+    if (c->pg != NULL) {
+        const char *why = closes_on_return(p, c);
+        if (why != NULL)
+            close_conn(c);
+        observe(p, c->id, why != NULL ? why : session_ok ? OBS_SESSION_OK : OBS_SESSION_FAILED);
+    }
+    double now = monotonic_seconds();
+    pthread_mutex_lock(&p->lock);
+    c->returned_at = now;
     pgr_pool_waiter *w = p->head;
     if (w != NULL) {
         dequeue(p, w);
@@ -384,6 +568,7 @@ void pgr_pool_flush(pgr_pool *p)
     pthread_mutex_lock(&p->lock);
     p->flush_generation++;
     pthread_mutex_unlock(&p->lock);
+    reap(p);
 }
 
 void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out)
@@ -391,9 +576,11 @@ void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out)
     pthread_mutex_lock(&p->lock);
     out->max = p->size;
     out->available = 0;
-    for (int i = 0; i < p->size; i++)
-        out->available += !p->conns[i].in_use;
     out->waiting = p->waiting;
+    for (int i = 0; i < p->size; i++) {
+        out->available += !p->conns[i].in_use && p->conns[i].pg != NULL;
+        out->waiting += p->conns[i].in_use;
+    }
     out->timeouts = p->timeouts;
     pthread_mutex_unlock(&p->lock);
 }

@@ -1,6 +1,10 @@
-/* Connection pool sized by db-pool (PostgREST's AppState/Pool.hs):
- * connections open lazily, a waiter times out after
- * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced.
+/* Connection pool sized by db-pool (PostgREST's AppState/Pool.hs over
+ * hasql-pool): connections open lazily, a waiter times out after
+ * db-pool-acquisition-timeout (504 PGRST003), broken ones are replaced,
+ * and as hasql-pool's reaper does, an idle connection older than
+ * db-pool-max-lifetime or unused for db-pool-max-idletime is closed (a new
+ * one opens when next needed). Each connection's life is reported in
+ * hasql-pool's words ("Connection <uuid> is used", ...).
  * Waiters queue in arrival order and a released connection is handed to
  * the first of them, so the engine waits without a thread blocking. */
 #ifndef PGR_POOL_H
@@ -21,6 +25,9 @@ typedef struct pgr_conn {
     bool connecting;       /* pg is opening (PQconnectPoll) */
     bool connect_write;    /* ... and waits for its socket to be writable */
     int connect_timeout;   /* seconds libpq's connect_timeout allows, 0: none */
+    char id[37];           /* its UUID in the pool's observations */
+    double opened_at;      /* monotonic seconds: db-pool-max-lifetime */
+    double returned_at;    /* last release: db-pool-max-idletime */
 } pgr_conn;
 
 typedef struct pgr_pool pgr_pool;
@@ -37,7 +44,23 @@ typedef struct pgr_pool_waiter {
     void *arg;
 } pgr_pool_waiter;
 
-pgr_pool *pgr_pool_new(const char *conninfo, int size, int timeout_seconds);
+/* Receives each observation of a connection's life (one line of
+ * hasql-pool's ConnectionObservation as PostgREST's Logger prints it);
+ * called without the pool's lock. */
+typedef void (*pgr_pool_observer)(void *arg, const char *message);
+
+typedef struct pgr_pool_settings {
+    const char *conninfo;
+    int size;                 /* db-pool */
+    int timeout_seconds;      /* db-pool-acquisition-timeout */
+    int max_lifetime_seconds; /* db-pool-max-lifetime */
+    int max_idletime_seconds; /* db-pool-max-idletime */
+    pgr_pool_observer observe; /* may be NULL */
+    void *observe_arg;
+} pgr_pool_settings;
+
+/* Starts the reaper thread that closes aged and idle connections. */
+pgr_pool *pgr_pool_new(const pgr_pool_settings *s);
 void pgr_pool_free(pgr_pool *p);
 /* Borrows a connected connection, waiting up to the acquisition timeout;
  * on failure fills err (PGRST000/003). */
@@ -75,18 +98,25 @@ int pgr_pool_timeout_seconds(const pgr_pool *p);
 /* Returns it; a connection that is not clean (broken, in a transaction,
  * in pipeline mode, half open) is closed and reopened lazily. */
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
+/* pgr_pool_release after a session: session_ok tells hasql-pool's
+ * "session success" from "session failure" in the observation. */
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */
 PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_error *err);
-/* Pool gauges and the acquisition-timeout counter for metrics. */
+/* Pool gauges and the acquisition-timeout counter for metrics, as
+ * PostgREST's Metrics.hs counts them: available = open connections not in
+ * use (connected - inUse), waiting = borrowers between PoolRequest and
+ * PoolRequestFullfilled (queued or holding a connection). */
 typedef struct pgr_pool_stats {
     int max, available, waiting;
     unsigned long long timeouts;
 } pgr_pool_stats;
 void pgr_pool_stats_get(pgr_pool *p, pgr_pool_stats *out);
 
-/* Forgets prepared statements on every idle connection (after reload). */
+/* hasql-pool's release (after a schema reload): idle connections are
+ * closed now, the ones in use when they come back. */
 void pgr_pool_flush(pgr_pool *p);
 
 #endif

@@ -408,6 +408,10 @@ static int resolve_path(pgrest_arena *a, pgr_read_node *root,
             return not_embedded_alias(a, p->names[i], aliased->output_name, err);
         if (n == NULL)
             return not_embedded(a, p->names[i], err);
+        /* updateNode's updateLegacyAttrs */
+        if (n->alias_in_request != NULL && strcmp(n->name_in_request, p->names[i]) == 0 &&
+            strcmp(n->alias_in_request, p->names[i]) != 0)
+            n->legacy_match = true;
     }
     *out = n;
     return PGREST_OK;

@@ -43,6 +43,9 @@ struct pgr_read_node {
                                       qualified name (the root, a many-to-many target) */
     const char *name_in_request;   /* relation name as written */
     const char *alias_in_request;  /* alias as written (embeds) */
+    /* a filter, order or limit named it by its relation name although it
+     * has an alias (url-use-legacy-target-names: deprecated) */
+    bool legacy_match;
     bool select_star;              /* select=* (or default) */
     pgr_plan_field *fields;
     pgr_embed *embeds;
@@ -112,6 +115,11 @@ struct pgrest_query_plan {
     struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
     struct pgr_call_plan *call;    /* CALL */
 };
+
+/* "`relation` to `alias`, ..." for the embeds a filter, order or limit
+ * named by relation name although aliased (Plan.hs legacyWarnings), or
+ * NULL when none was. */
+const char *pgr_plan_legacy_hint(pgrest_arena *a, const pgrest_query_plan *plan);
 
 /* Builds the read tree for a GET/HEAD on a relation. */
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,

@@ -104,3 +104,49 @@ class DumpWithDatabaseTest(harness.ServerTestCase):
         r = pgrest(["--dump-schema", self.config()])
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stdout, "")
+
+    def stderr_messages(self, r):
+        # Logger.hs: every diagnostic line starts "dd/Mon/yyyy:HH:MM:SS +zzzz: "
+        stamp = r"^\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}: "
+        lines = r.stderr.splitlines()
+        for line in lines:
+            self.assertRegex(line, stamp)
+        return [line.split(": ", 1)[1] for line in lines]
+
+    def test_dump_config_logs_as_a_fresh_app_state(self):
+        # CLI.hs: AppState.init logs AppStartObs; readInDbConfig True logs
+        # no ConfigSucceededObs, and nothing of a normal start follows
+        r = pgrest(["--dump-config", self.config()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.stderr_messages(r), ["Starting PostgREST %s..." % self.version()])
+
+    def test_dump_config_without_database_reports_both_settings_queries(self):
+        self.cluster.stop()
+        r = pgrest(["--dump-config", self.config()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        msgs = self.stderr_messages(r)
+        self.assertEqual(len(msgs), 3, msgs)
+        self.assertEqual(msgs[0], "Starting PostgREST %s..." % self.version())
+        # Reload.hs readInDbConfig: ConfigReadErrorObs (no space before the
+        # JSON), then QueryRoleSettingsErrorObs, both with the pool's error
+        self.assertTrue(msgs[1].startswith("Failed to query database settings for the config "
+                                           'parameters.{"code":"PGRST000"'), msgs[1])
+        self.assertTrue(msgs[2].startswith('Failed to query the role settings. {"code":"PGRST000"'),
+                        msgs[2])
+        self.assertIn('db-schemas = "api"\n', r.stdout)
+
+    def test_dump_schema_failure_logs_the_schema_cache_error_once(self):
+        self.cluster.stop()
+        r = pgrest(["--dump-schema", self.config()])
+        self.assertEqual(r.returncode, 1)
+        msgs = self.stderr_messages(r)
+        self.assertEqual(msgs[0], "Starting PostgREST %s..." % self.version())
+        failed = [m for m in msgs if m.startswith("Failed to load the schema cache using "
+                                                  "db-schemas=api and db-extra-search-path=public. ")]
+        self.assertEqual(len(failed), 1, msgs)
+        self.assertEqual(msgs[-1], failed[0], msgs)
+
+    def version(self):
+        out = pgrest(["--version"]).stdout.strip()
+        self.assertTrue(out.startswith("PostgREST "), out)
+        return out[len("PostgREST "):]

@@ -9,8 +9,8 @@
 
 #define PGRS_POSTGREST_VERSION PGREST_POSTGREST_VERSION
 /* PostgREST's prettyVersion, followed by pgrest's own version */
-#define PGRS_PRETTY_VERSION PGRS_POSTGREST_VERSION " (pgrest " PGREST_VERSION_STRING ")"
+#define PGRS_PRETTY_VERSION PGREST_PRETTY_VERSION
 /* App.hs: setServerName ("postgrest/" <> prettyVersion) */
-#define PGRS_SERVER_HEADER "postgrest/" PGRS_POSTGREST_VERSION " (pgrest " PGREST_VERSION_STRING ")"
+#define PGRS_SERVER_HEADER "postgrest/" PGREST_PRETTY_VERSION
 
 #endif

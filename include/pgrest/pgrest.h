@@ -55,6 +55,10 @@ extern "C" {
 #define PGREST_VERSION_STRING "0.1.0"
 /* The PostgREST release whose behaviour the library follows. */
 #define PGREST_POSTGREST_VERSION "16.1"
+/* PostgREST's prettyVersion as pgrest fills it: the followed release, then
+ * the implementation (the OpenAPI info.version, the Server header after
+ * "postgrest/", the Warning 299 agent without its spaces). */
+#define PGREST_PRETTY_VERSION PGREST_POSTGREST_VERSION " (pgrest " PGREST_VERSION_STRING ")"
 
 /* Feature macros: a host can test for them with #ifdef. */
 #define PGREST_HAS_PIPELINE_EXECUTION 1

@@ -74,6 +74,9 @@ START_TEST(document_header_from_schema_comment)
     /* one-line COMMENT ON SCHEMA: all of it is the title */
     ck_assert_str_eq(str_at(at(doc, "info", "title", NULL)), "Music catalogue API");
     ck_assert_str_eq(str_at(at(doc, "info", "description", NULL)), "");
+    /* OpenAPI.hs: info.version is prettyVersion, what the Server header
+     * carries after "postgrest/" */
+    ck_assert_str_eq(str_at(at(doc, "info", "version", NULL)), "16.1 (pgrest " PGREST_VERSION_STRING ")");
     ck_assert_str_eq(str_at(at(doc, "host", NULL)), "0.0.0.0:3000");
     ck_assert_str_eq(str_at(at(doc, "basePath", NULL)), "/");
     ck_json(at(doc, "schemes", NULL), "[\"http\"]");

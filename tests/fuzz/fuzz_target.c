@@ -14,6 +14,7 @@ static int has_scheme(const char *t)
     return strncmp(t, "http://", 7) == 0 || strncmp(t, "https://", 8) == 0;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *target = malloc(size + 1);

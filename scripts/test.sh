@@ -292,24 +292,38 @@ unset PGHOST PGPORT PGUSER
 # ---- server ---------------------------------------------------------------------
 # tests/server/run.py: pgrest-server (build/) against PostgreSQL clusters of
 # its own (reload, admin, recovery, shutdown, durability); it ends with
-# "server: P passed, F failed, S skipped".
-if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
-  note "server" "not run (build/ failed)"
-elif [ "$use_server" -eq 1 ]; then
-  echo "== server tests"
-  slog="$work/server.log"
-  timeout 1200 python3 "$repo/tests/server/run.py" 2>&1 | tee "$slog"
-  sline=$(grep -E '^server: [0-9]+ passed, [0-9]+ failed' "$slog" | tail -n 1)
+# "server: P passed, F failed, S skipped". Its request-lifetime tests
+# (cancel, HEAD framing, database faults) run again on the ASan/UBSan
+# server of build-asan/ ("server-asan"): a use after free there need not
+# crash a plain build.
+record_server_suite() {   # NAME LOG
+  local sline spass sfail sskip
+  sline=$(grep -E '^server: [0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
   if [ -n "$sline" ]; then
     spass=$(sed -E 's/^server: ([0-9]+) passed.*/\1/' <<<"$sline")
     sfail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$sline")
     sskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$sline")
     total_pass=$((total_pass + spass)); total_fail=$((total_fail + sfail))
     total_skip=$((total_skip + ${sskip:-0}))
-    note "server" "${sline#server: }"
+    note "$1" "${sline#server: }"
   else
-    total_fail=$((total_fail + 1)); note "server" "FAILED (no summary line, see output above)"
+    total_fail=$((total_fail + 1)); note "$1" "FAILED (no summary line, see output above)"
   fi
+}
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "server" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== server tests"
+  slog="$work/server.log"
+  timeout 1200 python3 "$repo/tests/server/run.py" 2>&1 | tee "$slog"
+  record_server_suite server "$slog"
+fi
+if [ "$use_server" -eq 1 ] && [[ " ${build_ok[*]} " == *" build-asan "* ]]; then
+  echo "== server tests on the ASan/UBSan server (cancel, HEAD, faults)"
+  salog="$work/server-asan.log"
+  PGREST_SERVER="$repo/build-asan/server/pgrest-server" \
+    timeout 600 python3 "$repo/tests/server/run.py" -k test_cancel -k test_http_head -k test_faults 2>&1 | tee "$salog"
+  record_server_suite server-asan "$salog"
 fi
 
 # ---- cli ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ struct engine_loop {
     engine_job *waiting;           /* jobs with a due time (loop-local) */
     double next_due;               /* the earliest of their due times, 0: none */
     bool finished_some;            /* a task finished: the daemon resumes it */
+    unsigned long batch;           /* epoll_wait calls so far */
     atomic_bool stop;
 };
 
@@ -131,6 +132,7 @@ static void arm(engine_loop *l, engine_job *job, int fd, bool write)
     if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
         epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     job->armed_fd = fd;
+    job->armed_batch = l->batch;
 }
 
 /* A task can finish without its armed socket firing (stepped by a wake or
@@ -243,7 +245,12 @@ static void job_event(engine_loop *l, char *mark)
         cancel_job(l, (engine_job *)(mark - offsetof(engine_job, client_mark)));
     else {
         engine_job *job = (engine_job *)(mark - offsetof(engine_job, db_mark));
-        job->armed_fd = -1;   /* one shot */
+        /* One shot: collecting the event disabled the socket, unless the
+         * job was armed again after that, while this batch was handled
+         * (a cancel, say): then it stays armed, and disarm must remove it
+         * or a later event would name a finished job. */
+        if (job->armed_batch != l->batch)
+            job->armed_fd = -1;
         step(l, job);
     }
 }
@@ -316,6 +323,7 @@ static void *run(void *arg)
     l->http.run(l->http.arg);
     while (!atomic_load(&l->stop)) {
         int n = epoll_wait(l->epoll_fd, evs, MAX_EVENTS, next_timeout(l));
+        l->batch++;
         bool run_http = n == 0;   /* a timeout may be the daemon's */
         for (int i = 0; i < n; i++) {
             if (evs[i].data.ptr == &event_mark)

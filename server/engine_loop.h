@@ -35,6 +35,7 @@ typedef struct engine_job {
     bool finished;
     bool client_watched;
     int armed_fd;          /* the task's socket while armed, else -1 */
+    unsigned long armed_batch;  /* the loop's batch during which it was armed */
     char db_mark;          /* epoll data of the task's socket: 'd' */
     char client_mark;      /* ... of client_fd: 'c' */
 } engine_job;

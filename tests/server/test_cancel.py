@@ -94,3 +94,31 @@ class CancelTest(ServerTestCase):
 
 class CancelLargerPoolTest(CancelTest):
     SERVER_CONFIG = {"db-pool": "4"}
+
+
+class AbandonedLoadTest(ServerTestCase):
+    """Many clients leaving with statements in flight, on two event loops
+    sharing the pool: a cancel handled in the same epoll batch as its
+    statement's result re-arms the PostgreSQL socket the result had
+    disarmed; the loop must still drop that registration when the request
+    ends, or the socket's next event -- its next user's, maybe on the other
+    loop -- names a request that is gone (a use after free)."""
+    SERVER_CONFIG = {"db-pool": "4", "server-threads": "2"}
+    BURST = b"GET /rpc/slow?seconds=0 HTTP/1.1\r\nHost: localhost\r\n\r\n" * 20
+
+    def abandon_burst(self, clients=40):
+        socks = []
+        for _ in range(clients):
+            s = socket.create_connection(("127.0.0.1", self.server.port), timeout=5)
+            s.sendall(self.BURST)
+            socks.append(s)
+        time.sleep(0.05)
+        for s in socks:
+            s.close()
+
+    def test_server_survives_clients_leaving_mid_statement(self):
+        for _ in range(8):
+            self.abandon_burst()
+            r = self.server.get("/rpc/slow?seconds=0", timeout=10)
+            self.assertEqual((r.status, r.body), (200, "0"), self.server.log_tail())
+        self.assertIsNone(self.server.proc.poll(), self.server.log_tail())

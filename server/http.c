@@ -68,17 +68,17 @@ typedef struct request_state {
     pgrest_response *resp;   /* set by the loop thread before resuming */
 } request_state;
 
-/* A URI over server-max-url-size is answered 414 from rs->uri alone, so
- * MHD need not split its query: MHD 0.9.75 records every argument in the
- * connection's pool right after this callback, from the same buffer, and a
- * long query of many arguments exhausts the pool before the headers are
- * read (no room even for its own error answer: the connection hangs until
- * it times out). Ending the query string where it starts leaves MHD
- * nothing to split. */
-static void keep_mhd_from_splitting(const http_server *s, const char *uri)
+/* The server reads the query from its own copy of the target (rs->uri),
+ * never from MHD's arguments, so MHD need not split it: ending the query
+ * string where it starts in MHD's buffer leaves MHD nothing to record.
+ * MHD 0.9.75 records every argument (even the empty ones of "&&&...") in
+ * the connection's pool, from the same buffer, right after this callback:
+ * a query of many arguments would exhaust the pool before the headers
+ * are read (no room even for an error answer: the connection would hang
+ * until it times out), and a pool sized for them would be zeroed whole
+ * after every request. */
+static void keep_mhd_from_splitting(char *uri)
 {
-    if (strlen(uri) <= s->max_url_size)
-        return;
     char *query = strchr(uri, '?');
     if (query != NULL)
         query[1] = '\0';
@@ -86,6 +86,7 @@ static void keep_mhd_from_splitting(const http_server *s, const char *uri)
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
+    (void)cls;
     (void)con;
     request_state *rs = calloc(1, sizeof *rs);
     if (rs != NULL && uri != NULL)
@@ -93,7 +94,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
     if (rs != NULL)
         rs->uri = origin_form(uri ? uri : "/");
     if (rs != NULL && rs->uri != NULL && uri != NULL)
-        keep_mhd_from_splitting(cls, uri);
+        keep_mhd_from_splitting((char *)uri);
     return rs;
 }
 
@@ -442,22 +443,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
     return dispatch(s, con, method, version, rs);
 }
 
-/* Bytes MHD 0.9.75 takes from the connection's pool per query argument
- * (its header record, rounded up). */
-#define MHD_ARGUMENT_RECORD 64
-
-/* MHD keeps the request line, the headers and a record per query argument
- * in a per-connection pool: room for twice the limits, so the server's own
- * 414/431 (JSON) answer anything up to twice them; MHD refuses a longer
- * request line itself. A URL of n bytes holds up to n + 1 arguments (MHD
- * records even the empty ones of "&&&..."); when they exhaust the pool, MHD cannot even build its error
- * answer and the connection hangs until its timeout. The pool is mmap'ed,
- * so only what a request uses is backed by memory. */
+/* MHD keeps the request line, the headers and the response header in a
+ * per-connection pool, and zeroes all of it after every request: room for
+ * twice the limits, so the server's own 414/431 (JSON) answer anything up
+ * to twice them; MHD refuses a longer request line itself. Query
+ * arguments take no room (keep_mhd_from_splitting). */
 static size_t memory_limit(const http_listen *lc)
 {
-    size_t arguments = 2 * lc->max_url_size + 1;   /* in a URL twice the limit */
-    size_t n = 2 * (lc->max_url_size + lc->max_header_size) +
-               arguments * MHD_ARGUMENT_RECORD + 16384;
+    size_t n = 2 * (lc->max_url_size + lc->max_header_size) + 16384;
     return n < 32768 ? 32768 : n;
 }
 

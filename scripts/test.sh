@@ -10,7 +10,7 @@
 # against build/, the postgrest-js client suite (tests/client/run.py; skipped
 # without node/npm), the server limits test (tests/limits/run.sh, its own
 # PostgreSQL and pgrest-server), a short run of every libFuzzer target
-# (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 20, in
+# (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 10, in
 # parallel; skipped when clang cannot build them), runs the conformance
 # target (tests/conformance/run.sh;
 # skipped when ../shared/conformance is absent), and ends with one line
@@ -401,7 +401,7 @@ fi
 # long runs). Needs clang and its fuzzer runtime; skipped without them.
 fuzz_targets=(request grammar payload jwt config headers target)
 if [ "$use_fuzz" -eq 1 ]; then
-  echo "== fuzz (tests/fuzz, ${FUZZ_SECONDS:-20} s per target)"
+  echo "== fuzz (tests/fuzz, ${FUZZ_SECONDS:-10} s per target)"
   "$repo/tests/fuzz/build.sh" "$repo/build-fuzz"
   frc=$?
   if [ "$frc" -eq 77 ]; then
@@ -410,7 +410,7 @@ if [ "$use_fuzz" -eq 1 ]; then
     total_fail=$((total_fail + 1)); note "fuzz" "FAILED (build-fuzz)"
   else
     flog="$work/fuzz.log"
-    "$repo/tests/fuzz/run.sh" -b "$repo/build-fuzz" "${FUZZ_SECONDS:-20}" 2>&1 | tee "$flog"
+    "$repo/tests/fuzz/run.sh" -b "$repo/build-fuzz" "${FUZZ_SECONDS:-10}" 2>&1 | tee "$flog"
     fok=$(grep -cE '^fuzz [a-z]+: ok ' "$flog"); fbad=$(grep -cE '^fuzz [a-z]+: (CRASH|MISSING)' "$flog")
     [ $((fok + fbad)) -eq 0 ] && fbad=1
     total_pass=$((total_pass + fok)); total_fail=$((total_fail + fbad))

@@ -1,6 +1,7 @@
 #include "exec/pool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "util/error.h"
+#include "util/number.h"
 
 struct pgr_pool {
     pthread_mutex_t lock;
@@ -386,12 +388,13 @@ static int open_failed(pgr_pool *p, pgr_conn *c, const char *extra, pgrest_arena
 static int connect_timeout_of(const PGconn *pg)
 {
     PQconninfoOption *opts = PQconninfo((PGconn *)pg);
-    int seconds = 0;
+    long long seconds = 0;
     for (PQconninfoOption *o = opts; o != NULL && o->keyword != NULL; o++)
-        if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL)
-            seconds = atoi(o->val);
+        if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL &&
+            !pgr_read_integer(o->val, true, &seconds))
+            seconds = 0;
     PQconninfoFree(opts);
-    return seconds <= 0 ? 0 : seconds < 2 ? 2 : seconds;
+    return seconds <= 0 ? 0 : seconds < 2 ? 2 : seconds > INT_MAX ? INT_MAX : (int)seconds;
 }
 
 int pgr_pool_open_start(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)

@@ -96,7 +96,13 @@ install_deps || { echo "0 passed, 1 failed"; exit 1; }
 
 total_pass=0 total_fail=0 total_skip=0
 summary=()
-note() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
+# note NAME RESULT: one summary line, with the seconds since the previous
+# note (the stage's own time: stages run one after another).
+noted_at=$SECONDS
+note() {
+  summary+=("$(printf '%-28s %-58s %4ds' "$1" "$2" $((SECONDS - noted_at)))")
+  noted_at=$SECONDS
+}
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/pgrest-test.XXXXXX")"
 chmod 755 "$work"   # the postgres user must reach $work/pg

@@ -5,7 +5,8 @@ and ends with
 which scripts/test.sh adds to its totals. Exit status 1 if anything failed.
 
 Usage: tests/cli/run.py [-k PATTERN ...]   (unittest name patterns)
-Environment: PGREST_SERVER (default build/server/pgrest-server).
+Environment: PGREST_SERVER (default build/server/pgrest-server), PGREST_TEST_JOBS
+(test classes run at a time, default twice the cores; see harness.run_suite).
 Most tests need no database; the ones that do (--ready, --dump-schema,
 in-database settings, the Server header) start their own cluster with
 tests/server/harness.py."""

@@ -341,10 +341,109 @@ class ServerTestCase(unittest.TestCase):
         return body
 
 
+def _test_classes(suite):
+    """The test classes of a discovered suite, each as a list of its tests."""
+    classes = {}
+    def walk(s):
+        for t in s:
+            if isinstance(t, unittest.TestSuite):
+                walk(t)
+            else:
+                classes.setdefault(type(t), []).append(t)
+    walk(suite)
+    return list(classes.values())
+
+
+class _TimedResult(unittest.TextTestResult):
+    """Also records each test's wall time, for the slowest-tests list."""
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.durations = []
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.durations.append((time.monotonic() - self._started, test.id()))
+
+
+def _run_tests(tests, stream):
+    runner = unittest.TextTestRunner(verbosity=2, stream=stream, resultclass=_TimedResult)
+    result = runner.run(unittest.TestSuite(tests))
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    return result.testsRun, failed, len(result.skipped), result.durations
+
+
+def _worker(jobs_queue, results_queue, classes):
+    """One of the parallel runners (a forked process): takes a class index at
+    a time (None ends), runs it with its own template cluster and sends back
+    its output."""
+    import io
+    try:
+        while True:
+            i = jobs_queue.get()
+            if i is None:
+                break
+            out = io.StringIO()
+            try:
+                counts = _run_tests(classes[i], out)
+            except Exception as e:  # a crash of the runner itself counts as one failure
+                out.write("runner error: %r\n" % (e,))
+                counts = (1, 1, 0, [])
+            results_queue.put((out.getvalue(),) + counts)
+    finally:
+        destroy_template()
+
+
+def _run_parallel(classes, jobs):
+    """Runs the classes in `jobs` processes (each test already has its own
+    cluster and server; the processes only share the machine), longest
+    classes first; prints each class's output as it finishes."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    jobs_queue, results_queue = ctx.Queue(), ctx.Queue()
+    order = sorted(range(len(classes)), key=lambda i: -len(classes[i]))
+    for i in order:
+        jobs_queue.put(i)
+    for _ in range(jobs):
+        jobs_queue.put(None)
+    sys.stdout.flush()
+    procs = [ctx.Process(target=_worker, args=(jobs_queue, results_queue, classes))
+             for _ in range(jobs)]
+    for p in procs:
+        p.start()
+    run = failed = skipped = 0
+    durations = []
+    import queue
+    for _ in classes:
+        while True:
+            try:
+                text, r, f, s, d = results_queue.get(timeout=5)
+                break
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs):
+                    text, r, f, s, d = "a test runner process died\n", 1, 1, 0, []
+                    break
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        run, failed, skipped = run + r, failed + f, skipped + s
+        durations += d
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            failed += 1
+    return run, failed, skipped, durations
+
+
 def run_suite(name, directory, argv):
     """Runs the test_*.py of directory (-k PATTERN selects by name) and ends
     with "<name>: N passed, N failed, N skipped", the line scripts/test.sh
-    counts. Returns the exit status: 1 if anything failed."""
+    counts. Returns the exit status: 1 if anything failed. The test classes
+    run PGREST_TEST_JOBS at a time (default: twice the number of cores: the
+    tests mostly wait on their clusters and servers; 1 runs them in this
+    process, in order)."""
     if not os.access(SERVER, os.X_OK):
         print("%s: %s not built" % (name, SERVER))
         print("%s: 0 passed, 1 failed, 0 skipped" % name)
@@ -354,12 +453,20 @@ def run_suite(name, directory, argv):
     if patterns:
         loader.testNamePatterns = ["*%s*" % p for p in patterns]
     suite = loader.discover(directory, pattern="test_*.py", top_level_dir=directory)
-    try:
-        result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    finally:
-        destroy_template()
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    passed = result.testsRun - failed - skipped
+    classes = _test_classes(suite)
+    jobs = int(os.environ.get("PGREST_TEST_JOBS") or 2 * (os.cpu_count() or 1))
+    jobs = max(1, min(jobs, len(classes)))
+    if jobs == 1:
+        try:
+            run, failed, skipped, durations = _run_tests([t for c in classes for t in c], sys.stdout)
+        finally:
+            destroy_template()
+    else:
+        run, failed, skipped, durations = _run_parallel(classes, jobs)
+    slowest = sorted(durations, reverse=True)[:8]
+    if slowest:
+        print("%s: slowest: %s" % (name, ", ".join("%s %.1fs" % (t.split(".", 1)[-1], d)
+                                                    for d, t in slowest)))
+    passed = run - failed - skipped
     print("%s: %d passed, %d failed, %d skipped" % (name, passed, failed, skipped))
     return 1 if failed else 0

@@ -8,7 +8,6 @@
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "context.h"
 #include "parse/api_request.h"
@@ -283,15 +282,13 @@ START_TEST(limit_config)
 }
 END_TEST
 
-/* seconds a successful parse of the body takes */
-static double timed_post(const char *ctype, const char *body, pgrest_api_request **api)
+/* A successful parse of a large body. No timing here (performance is for
+ * bench/): the sizes are such that a quadratic parser would run for hours
+ * and hit the test's timeout, whatever the machine's load. */
+static void post_ok(const char *ctype, const char *body, pgrest_api_request **api)
 {
     pgrest_error err = {0};
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     ck_assert_int_eq(post(ctype, body, api, &err), PGREST_OK);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
 START_TEST(form_many_keys)
@@ -303,7 +300,7 @@ START_TEST(form_many_keys)
                           &api, &err), PGREST_OK);
     ck_assert_str_eq(api->payload_json, "{\"b\":\"3\",\"c\":\"4\",\"a\":\"5\"}");
     ck_assert_int_eq((int)api->n_payload_keys, 3);
-    /* 200000 distinct keys: linearithmic, well under a second */
+    /* 200000 distinct keys: linearithmic */
     pgr_sb sb;
     pgr_sb_init(&sb, arena, 2 << 20);
     for (int i = 0; i < 200000; i++) {
@@ -311,9 +308,8 @@ START_TEST(form_many_keys)
         pgr_sb_put_long(&sb, i);
         pgr_sb_puts(&sb, "=v");
     }
-    double secs = timed_post("application/x-www-form-urlencoded", pgr_sb_finish(&sb), &api);
+    post_ok("application/x-www-form-urlencoded", pgr_sb_finish(&sb), &api);
     ck_assert_int_eq((int)api->n_payload_keys, 200000);
-    ck_assert_msg(secs < 5.0, "200000 form keys took %.2f s", secs);
 }
 END_TEST
 
@@ -333,9 +329,8 @@ START_TEST(csv_many_columns)
         }
         pgr_sb_putc(&sb, '\n');
     }
-    double secs = timed_post("text/csv", pgr_sb_finish(&sb), &api);
+    post_ok("text/csv", pgr_sb_finish(&sb), &api);
     ck_assert_int_eq((int)api->n_payload_keys, 50000);
-    ck_assert_msg(secs < 5.0, "100000 CSV columns took %.2f s", secs);
 }
 END_TEST
 

@@ -295,6 +295,24 @@ fi
 "$pg_sh" stop "$pgdir"
 unset PGHOST PGPORT PGUSER
 
+# record_runner_suite NAME PREFIX LOG: adds the runner's last
+# "PREFIX: P passed, F failed, S skipped" line of LOG to the totals (the
+# server, cli and client runners print it; no line counts one failure).
+record_runner_suite() {
+  local sline spass sfail sskip
+  sline=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed" "$3" | tail -n 1)
+  if [ -n "$sline" ]; then
+    spass=$(sed -E "s/^$2: ([0-9]+) passed.*/\1/" <<<"$sline")
+    sfail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$sline")
+    sskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$sline")
+    total_pass=$((total_pass + spass)); total_fail=$((total_fail + sfail))
+    total_skip=$((total_skip + ${sskip:-0}))
+    note "$1" "${sline#"$2": }"
+  else
+    total_fail=$((total_fail + 1)); note "$1" "FAILED (no summary line, see output above)"
+  fi
+}
+
 # ---- server ---------------------------------------------------------------------
 # tests/server/run.py: pgrest-server (build/) against PostgreSQL clusters of
 # its own (reload, admin, recovery, shutdown, durability); it ends with
@@ -302,34 +320,20 @@ unset PGHOST PGPORT PGUSER
 # (cancel, HEAD framing, database faults) run again on the ASan/UBSan
 # server of build-asan/ ("server-asan"): a use after free there need not
 # crash a plain build.
-record_server_suite() {   # NAME LOG
-  local sline spass sfail sskip
-  sline=$(grep -E '^server: [0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
-  if [ -n "$sline" ]; then
-    spass=$(sed -E 's/^server: ([0-9]+) passed.*/\1/' <<<"$sline")
-    sfail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$sline")
-    sskip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$sline")
-    total_pass=$((total_pass + spass)); total_fail=$((total_fail + sfail))
-    total_skip=$((total_skip + ${sskip:-0}))
-    note "$1" "${sline#server: }"
-  else
-    total_fail=$((total_fail + 1)); note "$1" "FAILED (no summary line, see output above)"
-  fi
-}
 if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
   note "server" "not run (build/ failed)"
 elif [ "$use_server" -eq 1 ]; then
   echo "== server tests"
   slog="$work/server.log"
   timeout 1200 python3 "$repo/tests/server/run.py" 2>&1 | tee "$slog"
-  record_server_suite server "$slog"
+  record_runner_suite server server "$slog"
 fi
 if [ "$use_server" -eq 1 ] && [[ " ${build_ok[*]} " == *" build-asan "* ]]; then
   echo "== server tests on the ASan/UBSan server (cancel, HEAD, faults)"
   salog="$work/server-asan.log"
   PGREST_SERVER="$repo/build-asan/server/pgrest-server" \
     timeout 600 python3 "$repo/tests/server/run.py" -k test_cancel -k test_http_head -k test_faults 2>&1 | tee "$salog"
-  record_server_suite server-asan "$salog"
+  record_runner_suite server-asan server "$salog"
 fi
 
 # ---- cli ------------------------------------------------------------------------
@@ -343,17 +347,7 @@ elif [ "$use_server" -eq 1 ]; then
   echo "== cli tests"
   cli_log="$work/cli.log"
   timeout 900 python3 "$repo/tests/cli/run.py" 2>&1 | tee "$cli_log"
-  cli_line=$(grep -E '^cli: [0-9]+ passed, [0-9]+ failed' "$cli_log" | tail -n 1)
-  if [ -n "$cli_line" ]; then
-    cli_pass=$(sed -E 's/^cli: ([0-9]+) passed.*/\1/' <<<"$cli_line")
-    cli_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$cli_line")
-    cli_skip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$cli_line")
-    total_pass=$((total_pass + cli_pass)); total_fail=$((total_fail + cli_fail))
-    total_skip=$((total_skip + ${cli_skip:-0}))
-    note "cli" "${cli_line#cli: }"
-  else
-    total_fail=$((total_fail + 1)); note "cli" "FAILED (no summary line, see output above)"
-  fi
+  record_runner_suite cli cli "$cli_log"
 fi
 
 # ---- client ---------------------------------------------------------------------
@@ -369,17 +363,7 @@ elif [ "$use_server" -eq 1 ]; then
   echo "== client tests (postgrest-js)"
   client_log="$work/client.log"
   timeout 900 python3 "$repo/tests/client/run.py" 2>&1 | tee "$client_log"
-  client_line=$(grep -E '^client: [0-9]+ passed, [0-9]+ failed' "$client_log" | tail -n 1)
-  if [ -n "$client_line" ]; then
-    client_pass=$(sed -E 's/^client: ([0-9]+) passed.*/\1/' <<<"$client_line")
-    client_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$client_line")
-    client_skip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$client_line")
-    total_pass=$((total_pass + client_pass)); total_fail=$((total_fail + client_fail))
-    total_skip=$((total_skip + ${client_skip:-0}))
-    note "client" "${client_line#client: }"
-  else
-    total_fail=$((total_fail + 1)); note "client" "FAILED (no summary line, see output above)"
-  fi
+  record_runner_suite client client "$client_log"
 fi
 
 # ---- limits -----------------------------------------------------------------------

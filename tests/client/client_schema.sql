@@ -19,6 +19,14 @@ INSERT INTO api.members VALUES
   ('awailas', NULL, '[25,35)', 'ONLINE', to_tsvector('english', 'bat rat')),
   ('dragarcia', '{"age": 20}', '[20,30)', 'ONLINE', to_tsvector('english', 'fat rat'));
 
+-- Identifiers select() keeps quoted (a space), an array column.
+CREATE TABLE api.cornercase (
+  id                   integer PRIMARY KEY,
+  "column whitespace"  text,
+  array_column         text[]
+);
+INSERT INTO api.cornercase VALUES (1, 'foo', '{a,b}'), (2, 'bar', '{b,c}');
+
 CREATE FUNCTION api.member_status_of(name_param text) RETURNS api.member_status
   LANGUAGE sql STABLE AS $$ SELECT status FROM api.members WHERE username = name_param $$;
 CREATE FUNCTION api.members_with_status(s api.member_status) RETURNS SETOF api.members

@@ -354,6 +354,43 @@ test('or on a referenced table with foreignTable, aliases, casts and a spread', 
     { title: 'First Light', year: '1993-04-01', artist: 'The Quiet Ones' })
 })
 
+test('quoted identifiers, reserved characters and UTF-8 in values', async () => {
+  const c = () => anon.from('cornercase').select('id').order('id')
+  assert.deepEqual(ok(await anon.from('cornercase').select('id, "column whitespace", array_column').contains('array_column', ['a'])),
+    [{ id: 1, 'column whitespace': 'foo', array_column: ['a', 'b'] }])
+  assert.deepEqual(ok(await c().eq('"column whitespace"', 'bar')), [{ id: 2 }])
+  assert.deepEqual(ok(await anon.from('cornercase').select('ws:"column whitespace"').order('"column whitespace"', { ascending: false })),
+    [{ ws: 'foo' }, { ws: 'bar' }])
+  assert.deepEqual(ok(await c().overlaps('array_column', ['c', 'x'])), [{ id: 2 }])
+  assert.deepEqual(await names(m().eq('username', 'a,b(c)')), [])
+  assert.deepEqual(await names(m().or('username.eq."a,b",username.eq.supabot')), ['supabot'])
+  assert.deepEqual(ok(await user.from('members').insert({ username: 'ünï code&=?#' }).select('username'), 201), [{ username: 'ünï code&=?#' }])
+  assert.deepEqual(await names(m().eq('username', 'ünï code&=?#')), ['ünï code&=?#'])
+  ok(await user.from('members').delete().eq('username', 'ünï code&=?#'), 204)
+})
+test('writes with no rows or no columns', async () => {
+  assert.deepEqual(ok(await user.from('playlists').insert([]).select(), 201), [])
+  const i = await user.from('playlists').insert([], { count: 'exact' })
+  assert.equal(ok(i, 201), null)
+  assert.equal(i.count, 0)
+  assert.deepEqual(ok(await user.from('playlists').update({}).eq('id', 1).select()), [])
+  const u = await user.from('playlists').update({}, { count: 'exact' }).eq('id', 1)
+  assert.equal(ok(u, 204), null)
+  assert.equal(u.count, 0)
+  failed(await user.from('playlists').insert({}), 400, '23502')
+})
+test('parallel requests on a few connections', async () => {
+  const rs = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+    i % 3 === 0 ? anon.from('artists').select('*', { head: true, count: 'exact' }).in('id', [1, 2, 3])
+      : i % 3 === 1 ? anon.rpc('add', { a: i, b: 1 }) : anon.from('artists').select('id').eq('id', 1).single()))
+  rs.forEach((r, i) => {
+    assert.equal(r.error, null)
+    if (i % 3 === 0) assert.equal(r.count, 3)
+    else if (i % 3 === 1) assert.equal(r.data, i + 1)
+    else assert.deepEqual(r.data, { id: 1 })
+  })
+})
+
 // ---- transforms
 test('range with count: 206 Partial Content and the total', async () => {
   const r = await anon.from('artists').select('id', { count: 'exact' }).in('id', [1, 2, 3]).order('id').range(1, 2)

@@ -48,6 +48,27 @@ CREATE FUNCTION api.custom_status(code integer) RETURNS void
 CREATE FUNCTION api.raise_pt(code text) RETURNS void
   LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION USING ERRCODE = code, MESSAGE = 'custom', DETAIL = 'raised'; END $$;
 
+-- Overloads and unnamed parameters, as postgrest-js's own suite calls
+-- them with { '': value }. SchemaCache.hs keeps a function with one
+-- unnamed parameter only when that one is bytea, json, jsonb, text or xml
+-- (poly_ret(bool), poly_ret(int), unnamed_int and the int overload of
+-- poly_unnamed_default are not callable); a single unnamed parameter takes
+-- the whole body (Plan.hs callPlan OnePosParam).
+CREATE FUNCTION api.poly_ret(bool) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;
+CREATE FUNCTION api.poly_ret(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 2 $$;
+CREATE FUNCTION api.poly_ret(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'foo' $$;
+CREATE FUNCTION api.poly_none_or_unnamed() RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;
+CREATE FUNCTION api.poly_none_or_unnamed(bool) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 2 $$;
+CREATE FUNCTION api.poly_none_or_unnamed(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'foo' $$;
+CREATE FUNCTION api.poly_unnamed_default() RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;
+CREATE FUNCTION api.poly_unnamed_default(int DEFAULT 42) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 $$;
+CREATE FUNCTION api.unnamed_json(json) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;
+CREATE FUNCTION api.unnamed_jsonb(jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT $1 $$;
+CREATE FUNCTION api.unnamed_text(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'got ' || $1 $$;
+CREATE FUNCTION api.unnamed_int(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 + 1 $$;
+CREATE FUNCTION api.optional_param(param text DEFAULT 'dflt') RETURNS text
+  LANGUAGE sql IMMUTABLE AS $$ SELECT param $$;
+
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'postgis') THEN

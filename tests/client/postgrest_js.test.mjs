@@ -504,6 +504,28 @@ test('rpc: an enum result, a set by GET, an array argument by GET', async () => 
   assert.equal(ok(await anon.rpc('array_len', { xs: [1, 2, 3] })), 3)
   assert.equal(ok(await anon.rpc('add', { a: 1, b: undefined }, { get: true })), 2)
 })
+test('rpc: overloads and unnamed parameters ({ "": value })', async () => {
+  // only poly_ret(text) is callable: the body is its argument
+  assert.equal(ok(await anon.rpc('poly_ret', { '': 'test' })), 'foo')
+  assert.equal(ok(await anon.rpc('poly_ret', { '': 1 })), 'foo')
+  failed(await anon.rpc('poly_ret'), 404, 'PGRST202', 'Could not find the function api.poly_ret without parameters in the schema cache')
+  assert.equal(ok(await anon.rpc('poly_none_or_unnamed')), 1)
+  assert.equal(ok(await anon.rpc('poly_none_or_unnamed', { '': 'x' })), 'foo')
+  failed(await anon.rpc('unnamed_int', { '': 1 }), 404, 'PGRST202')
+  // the call PostgREST builds is ambiguous for PostgreSQL itself
+  failed(await anon.rpc('poly_unnamed_default'), 400, '42725', 'function api.poly_unnamed_default() is not unique')
+  // a single unnamed json/jsonb/text parameter: the whole body
+  assert.equal(ok(await anon.rpc('unnamed_json', { '': { a: 1 } })), 1)
+  assert.equal(ok(await anon.rpc('unnamed_json', { a: 1 })), 1)
+  assert.deepEqual(ok(await anon.rpc('unnamed_jsonb', { a: [1] })), { a: [1] })
+  assert.equal(ok(await anon.rpc('unnamed_text', { '': 'x' })), 'got {"":"x"}')
+  assert.equal(ok(await anon.rpc('optional_param')), 'dflt')
+  assert.equal(ok(await anon.rpc('optional_param', {}, { get: true })), 'dflt')
+  assert.equal(ok(await anon.rpc('optional_param', { param: 'p' }, { get: true })), 'p')
+  // by GET the empty name is a query parameter no tree path parses
+  failed(await anon.rpc('unnamed_text', { '': 'x' }, { get: true }), 400, 'PGRST100',
+    '"failed to parse tree path ()" (line 1, column 1)')
+})
 test('rpc head: scalar arguments by HEAD, an object argument by POST', async () => {
   const h = await anon.rpc('members_with_status', { s: 'ONLINE' }, { head: true, count: 'exact' })
   assert.equal(ok(h), null)

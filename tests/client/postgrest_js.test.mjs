@@ -93,7 +93,9 @@ test('maybeSingle', async () => {
   assert.equal(ok(await anon.from('artists').select('name').eq('id', 99).maybeSingle()), null)
   assert.deepEqual(ok(await anon.from('artists').select('name').eq('id', 3).maybeSingle()),
     { name: 'Solo Pianist' })
-  failed(await anon.from('artists').select('name').maybeSingle(), 406, 'PGRST116')
+  const e = failed(await anon.from('artists').select('name').in('id', [1, 2, 3]).maybeSingle(), 406, 'PGRST116',
+    'JSON object requested, multiple (or no) rows returned')
+  assert.equal(e.details, 'Results contain 3 rows, application/vnd.pgrst.object+json requires 1 row')
 })
 test('explain (text and json, analyze)', async () => {
   const t = ok(await anon.from('artists').select('name').explain())
@@ -608,6 +610,50 @@ test('error objects: code, details, hint, message', async () => {
   const k = failed(await user.from('artists').insert({ id: 1, name: 'dup' }), 409, '23505')
   assert.equal(k.details, 'Key (id)=(1) already exists.')
   assert.equal(k.hint, null)
+})
+test('the headers postgrest-js reads: Content-Range, Preference-Applied, bodies of minimal answers', async () => {
+  let last
+  const recording = async (url, init) => {
+    const res = await fetch(url, init)
+    const headers = {}
+    res.headers.forEach((v, k) => { headers[k] = v })
+    last = { status: res.status, headers, body: init.method === 'HEAD' ? null : await res.clone().text() }
+    return res
+  }
+  const rec = new PostgrestClient(base, { retry: false, fetch: recording,
+    headers: { Authorization: `Bearer ${jwt({ role: 'web_user' })}` } })
+  const h = () => last.headers
+  // RangeQuery.hs contentRangeH: lower-upper/total, "*" for an empty range or an unknown total
+  await rec.from('artists').select('id', { count: 'exact' }).in('id', [1, 2, 3]).order('id').range(0, 1)
+  assert.equal(h()['content-range'], '0-1/3')
+  assert.equal(h()['preference-applied'], 'count=exact')
+  await rec.from('artists').select('id').eq('id', 99)
+  assert.equal(h()['content-range'], '*/*')
+  // insert: 201, no body and no Content-Type without return=representation
+  await rec.from('playlists').insert({ name: 'raw' })
+  assert.deepEqual([last.status, last.body, h()['content-range'], h()['content-type']], [201, '', '*/*', undefined])
+  await rec.from('playlists').insert([{ name: 'raw2' }, { name: 'raw3' }], { count: 'exact' })
+  assert.deepEqual([last.status, h()['content-range'], h()['preference-applied']], [201, '*/2', 'count=exact'])
+  await rec.from('playlists').insert({ name: 'raw4' }).select('name')
+  assert.equal(h()['preference-applied'], 'return=representation')
+  assert.equal(h()['content-type'], 'application/json; charset=utf-8')
+  // update and delete without representation: 204, no body
+  await rec.from('playlists').update({ name: 'raw5' }).eq('name', 'raw4')
+  assert.deepEqual([last.status, last.body, h()['content-range']], [204, '', '0-0/*'])
+  await rec.from('playlists').delete({ count: 'exact' }).like('name', 'raw*')
+  assert.deepEqual([last.status, h()['content-range']], [204, '*/4']) // raw, raw2, raw3, raw5
+  // upsert: the resolution is applied, 200 when nothing new was inserted
+  await rec.from('members').upsert({ username: 'supabot' }, { onConflict: 'username' })
+  assert.deepEqual([last.status, h()['preference-applied']], [200, 'resolution=merge-duplicates'])
+  await rec.rpc('touch')
+  assert.deepEqual([last.status, last.body], [204, ''])
+  // HEAD: no Content-Length (Response.hs), the count in Content-Range
+  await rec.from('artists').select('*', { head: true, count: 'exact' }).in('id', [1, 2, 3])
+  assert.equal(h()['content-length'], undefined)
+  assert.equal(h()['content-range'], '0-2/3')
+  // tx=rollback is applied (db-tx-end = commit-allow-override)
+  await rec.from('playlists').insert({ name: 'rb2' }).rollback()
+  assert.equal(h()['preference-applied'], 'tx=rollback')
 })
 test('HEAD answers through fetch: no body, an error\'s message empty, 404 turned 204', async () => {
   const h = await anon.from('artists').select('*', { head: true })

@@ -160,6 +160,13 @@ test('order, limit and range on an embedded resource', async () => {
     .limit(1, { referencedTable: 'albums' })), [{ name: 'The Quiet Ones', albums: [{ title: 'Second Wind' }] }])
   assert.deepEqual(ok(await q().order('id', { referencedTable: 'albums' }).range(1, 1, { referencedTable: 'albums' })),
     [{ name: 'The Quiet Ones', albums: [{ title: 'Second Wind' }] }])
+  // the deprecated foreignTable spelling, nullsFirst on an embedded column
+  assert.deepEqual(ok(await anon.from('artists').select('id, albums(id)').eq('id', 3)
+    .order('released', { foreignTable: 'albums', nullsFirst: true }).limit(1, { foreignTable: 'albums' })),
+  [{ id: 3, albums: [{ id: 4 }] }])
+  assert.deepEqual(ok(await anon.from('artists').select('id, albums(id)').eq('id', 1)
+    .order('released', { foreignTable: 'albums', ascending: false, nullsFirst: false })),
+  [{ id: 1, albums: [{ id: 2 }, { id: 1 }] }])
 })
 
 // ---- rpc

@@ -692,7 +692,9 @@ test('the client timeout option aborts a slow request', async () => {
   assert.equal(r.error.code, '')
   assert.match(r.error.message, /AbortError/)
   assert.match(r.error.hint, /Request was aborted/)
-  assert.equal(ok(await timed.rpc('add', { a: 1, b: 1 })), 2)
+  // the server goes on (asked without the client's timeout: the cancelled
+  // call's connection may still be busy, the next one can take a new one)
+  assert.equal(ok(await anon.rpc('add', { a: 1, b: 1 })), 2)
 })
 
 let passed = 0, failures = 0

@@ -471,7 +471,14 @@ static void put_url_encoded(pgr_sb *sb, const char *s, size_t n)
     }
 }
 
-/* qsCanonical: params sorted by name, re-encoded (Content-Location) */
+static bool same_name(const pgr_kv *p, const pgr_kv *q)
+{
+    return p->name_len == q->name_len && memcmp(p->name, q->name, p->name_len) == 0;
+}
+
+/* qsCanonical: params sorted by name, re-encoded (Content-Location).
+ * Network.HTTP.Base urlEncodeVars writes a repeated name once, its
+ * values joined by a literal comma: a=gt.1&a=lt.3 is a=gt.1,lt.3. */
 static const char *canonical(pgrest_arena *a, const pgr_kv *params)
 {
     size_t n = 0;
@@ -488,10 +495,14 @@ static const char *canonical(pgrest_arena *a, const pgr_kv *params)
     pgr_sb sb;
     pgr_sb_init(&sb, a, 64);
     for (i = 0; i < n; i++) {
-        if (i > 0)
-            pgr_sb_putc(&sb, '&');
-        put_url_encoded(&sb, arr[i].kv->name, arr[i].kv->name_len);
-        pgr_sb_putc(&sb, '=');
+        if (i > 0 && same_name(arr[i - 1].kv, arr[i].kv)) {
+            pgr_sb_putc(&sb, ',');
+        } else {
+            if (i > 0)
+                pgr_sb_putc(&sb, '&');
+            put_url_encoded(&sb, arr[i].kv->name, arr[i].kv->name_len);
+            pgr_sb_putc(&sb, '=');
+        }
         if (arr[i].kv->value != NULL)
             put_url_encoded(&sb, arr[i].kv->value, arr[i].kv->value_len);
     }

@@ -65,9 +65,6 @@ int pgr_stage_end(pgrest_arena *a, int rc, pgrest_error *err);
 int pgr_sqlstate_http_status(const char *sqlstate, const char *message,
                              bool authenticated);
 
-/* HTTP reason phrase for a status code ("Not Found"). */
-const char *pgr_http_reason(int status);
-
 /* The JSON error body: {"code","details","hint","message"}; minimal
  * verbosity keeps only code and message. */
 char *pgr_error_json(pgrest_arena *a, const pgrest_error *err, bool minimal);

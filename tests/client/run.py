@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real client: Supabase's postgrest-js (npm @supabase/postgrest-js)
 against pgrest-server on tests/fixtures/test_schema.sql (a cluster of the
-server suite's harness). The package is installed with npm into a
+server suite's harness) with tests/client/client_schema.sql on top. The package is installed with npm into a
 temporary directory; without node/npm, or when the registry cannot be
 reached, the suite is skipped. Ends with
     client: N passed, N failed, N skipped
@@ -23,6 +23,7 @@ import harness  # noqa: E402
 
 JWT_SECRET = "reallyreallyreallyreallyverysafe"
 TEST_FILE = "postgrest_js.test.mjs"
+SCHEMA_FILE = "client_schema.sql"   # loaded on top of the fixture
 
 
 def skipped(reason):
@@ -65,6 +66,8 @@ def main():
             return skipped(why)
         shutil.copy(os.path.join(HERE, TEST_FILE), work)
         cluster = harness.new_cluster()
+        with open(os.path.join(HERE, SCHEMA_FILE)) as f:
+            cluster.psql(f.read())
         # explain() needs db-plan-enabled, rollback() a tx-end that allows it
         server = harness.Server(cluster, cluster.dir, {
             "jwt-secret": JWT_SECRET, "db-plan-enabled": "true",

@@ -794,8 +794,12 @@ START_TEST(test_query_params_canonical)
     ck_assert_int_eq(parse_qs("select=id,name&b=eq.x y&a=in.(2,1)&b=eq.0",
                               false, &qp, &err),
                      PGREST_OK);
+    /* urlEncodeVars: a repeated name once, its values comma-joined in
+     * their order (sortOn is stable), a value's own commas escaped */
     ck_assert_str_eq(qp.canonical,
-                     "a=in.%282%2C1%29&b=eq.x%20y&b=eq.0&select=id%2Cname");
+                     "a=in.%282%2C1%29&b=eq.x%20y,eq.0&select=id%2Cname");
+    ck_assert_int_eq(parse_qs("id=gt.1&b=is.null&id=lt.3&id=neq.2", false, &qp, &err), PGREST_OK);
+    ck_assert_str_eq(qp.canonical, "b=is.null&id=gt.1,lt.3,neq.2");
 }
 END_TEST
 

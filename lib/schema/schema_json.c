@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "context.h"
+#include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"
 
@@ -252,19 +253,39 @@ static json *routine(const pgr_routine *r)
     return o;
 }
 
-/* RoutineMap: qualified name -> overloads (routines come sorted). */
+/* Position of overload i among [lo, hi) in Routine's Ord (equal ones in
+ * cache order). */
+static size_t overload_rank(const pgr_schema_cache *sc, size_t lo, size_t hi, size_t i)
+{
+    size_t rank = 0;
+    for (size_t j = lo; j < hi; j++) {
+        int c = pgr_routine_cmp(&sc->routines[j], &sc->routines[i]);
+        rank += c < 0 || (c == 0 && j < i);
+    }
+    return rank;
+}
+
+static bool same_name(const pgr_routine *x, const pgr_routine *y)
+{
+    return strcmp(x->schema, y->schema) == 0 && strcmp(x->name, y->name) == 0;
+}
+
+/* RoutineMap: qualified name -> overloads, sorted as decodeFuncs does. */
 static json *routines(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
-    json *group = NULL;
-    for (size_t i = 0; i < sc->n_routines; i++) {
-        const pgr_routine *r = &sc->routines[i];
-        if (group == NULL || strcmp(r->schema, sc->routines[i - 1].schema) != 0 ||
-            strcmp(r->name, sc->routines[i - 1].name) != 0) {
-            group = json_object_new_array();
-            push(arr, pair(qi(r->schema, r->name), group));
-        }
-        push(group, routine(r));
+    size_t lo = 0;
+    while (lo < sc->n_routines) {
+        size_t hi = lo + 1;
+        while (hi < sc->n_routines && same_name(&sc->routines[hi], &sc->routines[lo]))
+            hi++;
+        json *group = json_object_new_array();
+        for (size_t rank = 0; rank < hi - lo; rank++)
+            for (size_t i = lo; i < hi; i++)
+                if (overload_rank(sc, lo, hi, i) == rank)
+                    push(group, routine(&sc->routines[i]));
+        push(arr, pair(qi(sc->routines[lo].schema, sc->routines[lo].name), group));
+        lo = hi;
     }
     return arr;
 }

@@ -116,6 +116,11 @@ class DumpWithDatabaseTest(harness.ServerTestCase):
         self.assertEqual(len(m2m), 1)
         self.assertEqual(m2m[0]["relCardinality"]["contents"]["junTable"],
                          {"qiSchema": "api", "qiName": "playlist_track"})
+        # decodeFuncs sorts each name's overloads (Routine's Ord)
+        picks = [[p["ppName"] + ":" + p["ppType"] for p in r["pdParams"]]
+                 for k, group in cache["dbRoutines"] if k == {"qiSchema": "api", "qiName": "pick"}
+                 for r in group]
+        self.assertEqual(picks, [["x:integer"], ["x:text"], ["x:date", "y:integer"]])
         # initialMediaHandlers, as aeson encodes the keys
         self.assertIn([[{"tag": "RelAnyElement"}, {"tag": "MTAny"}],
                        [{"tag": "BuiltinOvAggJson"}, {"tag": "MTApplicationJSON"}]],

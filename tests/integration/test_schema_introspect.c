@@ -90,6 +90,17 @@ START_TEST(unnamed_argument_beside_named_ones)
 }
 END_TEST
 
+/* Routine.hs funcReturnsVoid matches Single (Scalar void) only: a SETOF
+ * void function returns a (here empty) JSON array, a void one no body. */
+START_TEST(setof_void_is_a_set_of_scalars)
+{
+    pgrest_ctx *ctx = ctx_for("public");
+    expect(ctx, "/rpc/no_rows", "", 200, "[]");
+    expect(ctx, "/rpc/nothing", "", 204, "");
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
 static const pgr_relationship *computed_named(pgr_schema_cache *sc, const pgr_table *t,
                                               const char *function)
 {
@@ -207,6 +218,7 @@ static Suite *schema_introspect_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, table_pk_columns_by_name);
     tcase_add_test(tc, unnamed_argument_beside_named_ones);
+    tcase_add_test(tc, setof_void_is_a_set_of_scalars);
     tcase_add_test(tc, computed_relationships_of_every_function);
     tcase_add_test(tc, junction_needs_its_fks_in_the_pk);
     tcase_add_test(tc, view_pk_column_referenced_twice);

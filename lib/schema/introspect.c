@@ -200,7 +200,7 @@ static const char introspect_head[] =
     "  FROM columns c GROUP BY c.attrelid\n"
     "),\n"
     "-- PostgREST tbl_pk_cols: a table's PK columns in name order (not the\n"
-    "-- constraint's), which orders Location and on_conflict columns.\n"
+    "-- constraint's), as on_conflict and the cache dump list them.\n"
     "table_pks AS (\n"
     "  SELECT con.conrelid AS relid,\n"
     "         json_agg(a.attname::text ORDER BY a.attname) AS pk\n"

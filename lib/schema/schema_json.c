@@ -128,7 +128,6 @@ static json *cardinality(const pgr_relationship *r)
     return o;
 }
 
-
 static json *relationship(const pgr_relationship *r)
 {
     json *o = json_object_new_object();

@@ -3,12 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config_dump.h"
 #include "config_load.h"
 #include "log.h"
-#include "schema_dump.h"
 #include "version.h"
 
 /* CLI.hs runs the dumps on a fresh AppState: AppState.init logs
@@ -93,18 +91,14 @@ int command_dump_schema(server_config *cfg)
     /* a failure was logged as SchemaCacheErrorObs; CLI.hs exitFailure */
     if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)
         return 1;
-    char path[] = "/tmp/pgrest-dump-schema-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        perror("pgrest-server: mkstemp");
-        return 1;
-    }
-    close(fd);
+    /* the document admin /schema_cache serves: one encoder of the cache */
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *json = a != NULL ? pgrest_ctx_schema_cache_json(cfg->ctx, a) : NULL;
     int rc = 1;
-    if (pgrest_ctx_save_schema_file(cfg->ctx, path, &err) == PGREST_OK)
-        rc = schema_dump(stdout, path) == 0 ? 0 : 1;
-    else
-        fprintf(stderr, "%s\n", err.message ? err.message : "cannot write the schema cache");
-    unlink(path);
+    if (json != NULL && printf("%s\n", json) >= 0 && fflush(stdout) == 0)
+        rc = 0;
+    else if (json == NULL)
+        fprintf(stderr, "pgrest-server: out of memory encoding the schema cache\n");
+    pgrest_arena_free(a);
     return rc;
 }

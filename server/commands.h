@@ -13,7 +13,8 @@
 int command_dump_config(server_config *cfg, const app_config *ac, const char *prog);
 
 /* Loads the schema cache and prints it as JSON in PostgREST's shape
- * (schema_dump.h); exit 1 when it cannot be loaded. */
+ * (pgrest_ctx_schema_cache_json, as admin /schema_cache); exit 1 when it
+ * cannot be loaded. */
 int command_dump_schema(server_config *cfg);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "schema/routine_order.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -854,6 +855,23 @@ static json_object *info(pgrest_arena *a, const char *schema_comment)
     return o;
 }
 
+/* Overloads share a path: OpenAPI.hs makePathItems builds the path map
+ * with fromList from each name's overloads in decodeFuncs' order (sorted
+ * by Routine's Ord), so the last -- the greatest, most parameters first --
+ * is the one shown; of equal ones, the later. */
+static bool overload_shown(const pgr_routine *fns, size_t n, size_t i)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (j == i || strcmp(fns[j].schema, fns[i].schema) != 0 ||
+            strcmp(fns[j].name, fns[i].name) != 0)
+            continue;
+        int c = pgr_routine_cmp(&fns[j], &fns[i]);
+        if (c > 0 || (c == 0 && j > i))
+            return false;
+    }
+    return true;
+}
+
 static void add_relations(const doc_ctx *d, json_object *paths,
                           json_object *defs, json_object *params)
 {
@@ -865,15 +883,14 @@ static void add_relations(const doc_ctx *d, json_object *paths,
         add_table_params(d, params, t);
         put(paths, pgr_asprintf(d->a, "/%s", t->name), table_path(d, t));
     }
-    /* Overloads share a path; PostgREST's path map keeps the overload its
-     * function query returned first (OpenAPI.hs makePathItems). */
     const pgr_routine *fns = d->live_functions ? d->functions : d->sc->routines;
     size_t n = d->live_functions ? d->n_functions : d->sc->n_routines;
     for (size_t i = 0; i < n; i++) {
         const pgr_routine *r = &fns[i];
+        if (strcmp(r->schema, d->schema) != 0 || !overload_shown(fns, n, i))
+            continue;
         const char *path = pgr_asprintf(d->a, "/rpc/%s", r->name);
-        if (path != NULL && strcmp(r->schema, d->schema) == 0 &&
-            !json_object_object_get_ex(paths, path, NULL))
+        if (path != NULL)
             put(paths, path, routine_path(d, r));
     }
 }

@@ -47,6 +47,11 @@
  * - "foreign_keys" includes FKs whose other side (or both sides, when
  *   views in the exposed schemas select from them) is outside the exposed
  *   schemas; relationships are only kept between relations in "tables".
+ * - "computed_relationships" come from every function of any schema and
+ *   kind (PostgREST allComputedRels); one whose function is in another
+ *   schema is filed under that schema's key, so it is not embeddable.
+ * - a table's "pk" lists its columns by name (PostgREST tbl_pk_cols); a
+ *   view's in its base key's column order.
  * - "view_columns" maps a view column to the base-table column it comes
  *   from, through views of views (exposed + extra search path schemas);
  *   only columns that are part of a PK/UNIQUE/FK constraint are listed.

@@ -4,8 +4,10 @@
  * [key, value] pairs, constructors with fields {"tag": ..., ...}. */
 #include <json-c/json.h>
 #include <string.h>
+#include <strings.h>
 
 #include "context.h"
+#include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"
 
@@ -70,13 +72,19 @@ static json *column(const pgr_column *c)
     return o;
 }
 
+/* tablesSqlQuery is_view: relkind IN ('v','m'), a foreign table is not */
+static bool is_view(const pgr_table *t)
+{
+    return t != NULL && (t->kind == 'v' || t->kind == 'm');
+}
+
 static json *table(const pgr_table *t)
 {
     json *o = json_object_new_object();
     put(o, "tableSchema", json_object_new_string(t->schema));
     put(o, "tableName", json_object_new_string(t->name));
     put(o, "tableDescription", str_or_null(t->description));
-    put(o, "tableIsView", json_object_new_boolean(t->kind != 'r' && t->kind != 'p'));
+    put(o, "tableIsView", json_object_new_boolean(is_view(t)));
     put(o, "tableInsertable", json_object_new_boolean(t->insertable));
     put(o, "tableUpdatable", json_object_new_boolean(t->updatable));
     put(o, "tableDeletable", json_object_new_boolean(t->deletable));
@@ -120,11 +128,6 @@ static json *cardinality(const pgr_relationship *r)
     return o;
 }
 
-static bool is_view(const pgr_table *t)
-{
-    return t != NULL && t->kind != 'r' && t->kind != 'p';
-}
-
 static json *relationship(const pgr_relationship *r)
 {
     json *o = json_object_new_object();
@@ -134,7 +137,8 @@ static json *relationship(const pgr_relationship *r)
         put(o, "relFunction", qi(r->function_schema, r->function_name));
         put(o, "relTable", qi(t->schema, t->name));
         put(o, "relForeignTable", qi(f->schema, f->name));
-        put(o, "relTableAlias", qi(t->schema, t->name));
+        /* allComputedRels: pure (QualifiedIdentifier mempty mempty) */
+        put(o, "relTableAlias", qi("", ""));
         put(o, "relToOne", json_object_new_boolean(r->cardinality == PGR_REL_M2O));
         put(o, "relIsSelf", json_object_new_boolean(r->is_self));
         return o;
@@ -149,27 +153,36 @@ static json *relationship(const pgr_relationship *r)
     return o;
 }
 
-/* RelationshipsMap: (origin, target schema) -> relationships. */
+/* RelationshipsMap: (origin, schema) -> relationships, the schema being
+ * the target's or a computed relationship's function's
+ * (getOverrideRelationshipsMap deformedRelMap); keys removeInternal
+ * emptied stay, with no relationships. */
 static json *relationships(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
     for (size_t i = 0; sc->rel_offsets != NULL && i < sc->n_tables; i++) {
         size_t lo = sc->rel_offsets[i], hi = sc->rel_offsets[i + 1];
         for (size_t r = lo; r < hi; r++) {
-            const char *schema = sc->relationships[r].foreign_table->schema;
+            const char *schema = pgr_rel_key_schema(&sc->relationships[r]);
             bool seen = false;
             for (size_t q = lo; q < r && !seen; q++)
-                seen = strcmp(sc->relationships[q].foreign_table->schema, schema) == 0;
+                seen = strcmp(pgr_rel_key_schema(&sc->relationships[q]), schema) == 0;
             if (seen)
                 continue;
             json *rels = json_object_new_array();
             for (size_t q = r; q < hi; q++)
-                if (strcmp(sc->relationships[q].foreign_table->schema, schema) == 0)
+                if (strcmp(pgr_rel_key_schema(&sc->relationships[q]), schema) == 0)
                     push(rels, relationship(&sc->relationships[q]));
             json *key = pair(qi(sc->tables[i].schema, sc->tables[i].name),
                              json_object_new_string(schema));
             push(arr, pair(key, rels));
         }
+    }
+    for (size_t i = 0; i < sc->n_emptied_rel_keys; i++) {
+        const pgr_rel_key *k = &sc->emptied_rel_keys[i];
+        json *key = pair(qi(k->table->schema, k->table->name),
+                         json_object_new_string(k->schema));
+        push(arr, pair(key, json_object_new_array()));
     }
     return arr;
 }
@@ -196,13 +209,12 @@ static json *isolation(const char *level)
 {
     if (level == NULL)
         return NULL;
-    if (strcmp(level, "read committed") == 0)
-        return json_object_new_string("ReadCommitted");
     if (strcmp(level, "repeatable read") == 0)
         return json_object_new_string("RepeatableRead");
     if (strcmp(level, "serializable") == 0)
         return json_object_new_string("Serializable");
-    return json_object_new_string(level);
+    /* Config/Database.hs toIsolationLevel: anything else */
+    return json_object_new_string("ReadCommitted");
 }
 
 static json *routine(const pgr_routine *r)
@@ -240,19 +252,39 @@ static json *routine(const pgr_routine *r)
     return o;
 }
 
-/* RoutineMap: qualified name -> overloads (routines come sorted). */
+/* Position of overload i among [lo, hi) in Routine's Ord (equal ones in
+ * cache order). */
+static size_t overload_rank(const pgr_schema_cache *sc, size_t lo, size_t hi, size_t i)
+{
+    size_t rank = 0;
+    for (size_t j = lo; j < hi; j++) {
+        int c = pgr_routine_cmp(&sc->routines[j], &sc->routines[i]);
+        rank += c < 0 || (c == 0 && j < i);
+    }
+    return rank;
+}
+
+static bool same_name(const pgr_routine *x, const pgr_routine *y)
+{
+    return strcmp(x->schema, y->schema) == 0 && strcmp(x->name, y->name) == 0;
+}
+
+/* RoutineMap: qualified name -> overloads, sorted as decodeFuncs does. */
 static json *routines(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
-    json *group = NULL;
-    for (size_t i = 0; i < sc->n_routines; i++) {
-        const pgr_routine *r = &sc->routines[i];
-        if (group == NULL || strcmp(r->schema, sc->routines[i - 1].schema) != 0 ||
-            strcmp(r->name, sc->routines[i - 1].name) != 0) {
-            group = json_object_new_array();
-            push(arr, pair(qi(r->schema, r->name), group));
-        }
-        push(group, routine(r));
+    size_t lo = 0;
+    while (lo < sc->n_routines) {
+        size_t hi = lo + 1;
+        while (hi < sc->n_routines && same_name(&sc->routines[hi], &sc->routines[lo]))
+            hi++;
+        json *group = json_object_new_array();
+        for (size_t rank = 0; rank < hi - lo; rank++)
+            for (size_t i = lo; i < hi; i++)
+                if (overload_rank(sc, lo, hi, i) == rank)
+                    push(group, routine(&sc->routines[i]));
+        push(arr, pair(qi(sc->routines[lo].schema, sc->routines[lo].name), group));
+        lo = hi;
     }
     return arr;
 }
@@ -272,29 +304,109 @@ static json *representations(const pgr_schema_cache *sc)
     return arr;
 }
 
+static json *tag_only(const char *tag)
+{
+    json *o = json_object_new_object();
+    put(o, "tag", json_object_new_string(tag));
+    return o;
+}
+
+static json *tagged(const char *tag, json *contents)
+{
+    json *o = tag_only(tag);
+    put(o, "contents", contents);
+    return o;
+}
+
+/* MediaType.hs decodeMediaType of a media type domain's name (no
+ * parameters: the domain name pattern has none), in aeson's encoding of
+ * MediaType. */
+static json *media_type(const char *text)
+{
+    static const struct { const char *name, *tag; } plain[] = {
+        {"application/json", "MTApplicationJSON"},
+        {"application/geo+json", "MTGeoJSON"},
+        {"text/csv", "MTTextCSV"},
+        {"text/plain", "MTTextPlain"},
+        {"text/xml", "MTTextXML"},
+        {"application/openapi+json", "MTOpenAPI"},
+        {"application/x-www-form-urlencoded", "MTUrlEncoded"},
+        {"application/octet-stream", "MTOctetStream"},
+        {"application/vnd.pgrst.array+json", "MTApplicationJSON"},
+        {"application/vnd.pgrst.array", "MTApplicationJSON"},
+        {"*/*", "MTAny"},
+    };
+    if (text == NULL)
+        text = "";
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (strcasecmp(text, plain[i].name) == 0)
+            return tag_only(plain[i].tag);
+    if (strcasecmp(text, "application/vnd.pgrst.object+json") == 0 ||
+        strcasecmp(text, "application/vnd.pgrst.object") == 0)
+        return tagged("MTVndSingularJSON", json_object_new_boolean(false));
+    bool plan_json = strcasecmp(text, "application/vnd.pgrst.plan+json") == 0;
+    if (plan_json || strcasecmp(text, "application/vnd.pgrst.plan") == 0 ||
+        strcasecmp(text, "application/vnd.pgrst.plan+text") == 0) {
+        json *c = json_object_new_array();
+        push(c, tag_only("MTApplicationJSON"));
+        push(c, json_object_new_string(plan_json ? "PlanJSON" : "PlanText"));
+        push(c, json_object_new_array());
+        return tagged("MTVndPlan", c);
+    }
+    return tagged("MTOther", json_object_new_string(text));
+}
+
+static json *rel_identifier(const pgr_media_handler *m)
+{
+    if (m == NULL || m->any_element)
+        return tag_only("RelAnyElement");
+    return tagged("RelId", qi(m->target_schema, m->target_name));
+}
+
+static json *handler_entry(json *rel, json *key_type, json *handler, json *resolved)
+{
+    return pair(pair(rel, key_type), pair(handler, resolved));
+}
+
+/* SchemaCache.hs initialMediaHandlers: (anyelement, media type) ->
+ * builtin aggregate; a custom handler for the same key replaces it. */
+static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
+{
+    static const struct { const char *key, *handler, *resolved; } builtins[] = {
+        {"*/*", "BuiltinOvAggJson", "application/json"},
+        {"application/json", "BuiltinOvAggJson", "application/json"},
+        {"text/csv", "BuiltinOvAggCsv", "text/csv"},
+        {"application/geo+json", "BuiltinOvAggGeoJson", "application/geo+json"},
+    };
+    for (size_t b = 0; b < sizeof builtins / sizeof builtins[0]; b++) {
+        json *key = media_type(builtins[b].key);
+        bool overridden = false;
+        for (size_t i = 0; i < sc->n_media_handlers && !overridden; i++) {
+            json *custom = media_type(sc->media_handlers[i].media_type);
+            overridden = sc->media_handlers[i].any_element &&
+                         json_object_equal(custom, key);
+            json_object_put(custom);
+        }
+        if (overridden)
+            json_object_put(key);
+        else
+            push(arr, handler_entry(rel_identifier(NULL), key, tag_only(builtins[b].handler),
+                                    media_type(builtins[b].resolved)));
+    }
+}
+
 /* MediaHandlerMap: (relation or anyelement, media type) -> (handler,
  * resolved media type). */
 static json *media_handlers(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
+    builtin_handlers(sc, arr);
     for (size_t i = 0; i < sc->n_media_handlers; i++) {
         const pgr_media_handler *m = &sc->media_handlers[i];
-        json *rel = json_object_new_object();
-        if (m->any_element)
-            put(rel, "tag", json_object_new_string("RelAnyElement"));
-        else {
-            put(rel, "tag", json_object_new_string("RelId"));
-            put(rel, "contents", qi(m->target_schema, m->target_name));
-        }
-        json *handler = json_object_new_object();
-        put(handler, "tag", json_object_new_string("CustomFunc"));
-        json *rel2 = json_object_get(rel);
-        put(handler, "contents",
-                               pair(qi(m->handler_schema, m->handler_name), rel2));
-        json *key = pair(rel, json_object_new_string(m->media_type ? m->media_type : ""));
-        json *value = pair(handler, json_object_new_string(
-                                        m->resolved_media_type ? m->resolved_media_type : ""));
-        push(arr, pair(key, value));
+        json *handler = tagged("CustomFunc", pair(qi(m->handler_schema, m->handler_name),
+                                                  rel_identifier(m)));
+        push(arr, handler_entry(rel_identifier(m), media_type(m->media_type), handler,
+                                media_type(m->resolved_media_type)));
     }
     return arr;
 }

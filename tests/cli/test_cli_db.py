@@ -98,6 +98,33 @@ class DumpWithDatabaseTest(harness.ServerTestCase):
         self.assertTrue(all(r["tag"] in ("Relationship", "ComputedRelationship") for r in rels))
         self.assertTrue(any(r["tag"] == "Relationship" and r["relCardinality"]["tag"] == "M2O"
                             and r["relTable"]["qiName"] == "albums" for r in rels))
+        # the derived relationships too (SchemaCache.hs addViewM2OAndO2ORels,
+        # addM2MRels): a view over albums -> artists, playlists -> tracks
+        view_rel = [r for r in rels if r["tag"] == "Relationship"
+                    and r["relTable"]["qiName"] == "album_view"
+                    and r["relForeignTable"]["qiName"] == "artists"]
+        self.assertEqual(len(view_rel), 1)
+        self.assertEqual(view_rel[0]["relCardinality"],
+                         {"tag": "M2O", "relCons": "albums_artist_id_fkey",
+                          "relColumns": [["artist", "id"]]})
+        self.assertTrue(view_rel[0]["relTableIsView"])
+        self.assertFalse(view_rel[0]["relFTableIsView"])
+        m2m = [r for r in rels if r["tag"] == "Relationship"
+               and r["relTable"]["qiName"] == "playlists"
+               and r["relForeignTable"]["qiName"] == "tracks"
+               and r["relCardinality"]["tag"] == "M2M"]
+        self.assertEqual(len(m2m), 1)
+        self.assertEqual(m2m[0]["relCardinality"]["contents"]["junTable"],
+                         {"qiSchema": "api", "qiName": "playlist_track"})
+        # decodeFuncs sorts each name's overloads (Routine's Ord)
+        picks = [[p["ppName"] + ":" + p["ppType"] for p in r["pdParams"]]
+                 for k, group in cache["dbRoutines"] if k == {"qiSchema": "api", "qiName": "pick"}
+                 for r in group]
+        self.assertEqual(picks, [["x:integer"], ["x:text"], ["x:date", "y:integer"]])
+        # initialMediaHandlers, as aeson encodes the keys
+        self.assertIn([[{"tag": "RelAnyElement"}, {"tag": "MTAny"}],
+                       [{"tag": "BuiltinOvAggJson"}, {"tag": "MTApplicationJSON"}]],
+                      cache["dbMediaHandlers"])
 
     def test_dump_schema_fails_without_database(self):
         self.cluster.stop()

@@ -292,6 +292,26 @@ START_TEST(root_spec_is_a_function_call)
 }
 END_TEST
 
+/* OpenAPI.hs makePathItems: the path map is built with fromList over the
+ * overloads in decodeFuncs' order (Routine's Ord: fewer parameters
+ * first), so /rpc/pick shows the last, pick(x date, y integer), in both
+ * modes (accessibleFuncs goes through decodeFuncs too). */
+START_TEST(overloads_show_the_greatest)
+{
+    const char *ignore[] = {"openapi-mode", "ignore-privileges", NULL};
+    for (int mode = 0; mode < 2; mode++) {
+        get_root(mode ? ignore : NULL, NULL);
+        /* VOLATILE: POST only, the arguments as the body's properties */
+        json_object *body = json_object_array_get_idx(
+            at(doc, "paths", "/rpc/pick", "post", "parameters", NULL), 0);
+        ck_json(at(body, "schema", "properties", NULL),
+                "{\"x\":{\"format\":\"date\",\"type\":\"string\"},"
+                "\"y\":{\"format\":\"int32\",\"type\":\"integer\"}}");
+        done();
+    }
+}
+END_TEST
+
 /* follow-privileges reads the functions in the request (SqlFragment.hs
  * accessibleFuncs): argument types print as type::regtype::text does on
  * the request's search path, unqualified for the api schema; the
@@ -363,6 +383,7 @@ static Suite *suite(void)
     tcase_add_test(tc, table_definitions);
     tcase_add_test(tc, table_paths_and_parameters);
     tcase_add_test(tc, function_paths);
+    tcase_add_test(tc, overloads_show_the_greatest);
     tcase_add_test(tc, media_types_and_head);
     tcase_add_test(tc, disabled_mode);
     tcase_add_test(tc, follow_privileges_hides_inaccessible);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "plan/fuzzy.h"
 #include "schema/schema_cache.h"
 #include "util/arena.h"
@@ -698,6 +700,123 @@ START_TEST(role_settings_replaced_in_a_copy)
 }
 END_TEST
 
+/* ------------------------------------------------ the cache as JSON */
+
+/* The group of dbRelationships under the key (api.table, schema). */
+static json_object *rel_group(json_object *rels, const char *table, const char *schema)
+{
+    for (size_t i = 0; i < json_object_array_length(rels); i++) {
+        json_object *entry = json_object_array_get_idx(rels, i);
+        json_object *key = json_object_array_get_idx(entry, 0);
+        json_object *qi = json_object_array_get_idx(key, 0), *name;
+        json_object_object_get_ex(qi, "qiName", &name);
+        if (strcmp(json_object_get_string(name), table) == 0 &&
+            strcmp(json_object_get_string(json_object_array_get_idx(key, 1)), schema) == 0)
+            return json_object_array_get_idx(entry, 1);
+    }
+    return NULL;
+}
+
+static const char *field(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_object *v = o;
+    for (char *k = strtok(buf, "."); k != NULL && v != NULL; k = strtok(NULL, "."))
+        if (!json_object_object_get_ex(v, k, &v))
+            v = NULL;
+    return v != NULL ? json_object_get_string(v) : NULL;
+}
+
+/* The relationship of group going to `to` with cardinality tag `card`. */
+static json_object *rel_in(json_object *group, const char *to, const char *card)
+{
+    for (size_t i = 0; group != NULL && i < json_object_array_length(group); i++) {
+        json_object *r = json_object_array_get_idx(group, i);
+        const char *c = field(r, "relCardinality.tag");
+        if (strcmp(field(r, "relForeignTable.qiName"), to) == 0 &&
+            (card == NULL ? c == NULL : c != NULL && strcmp(c, card) == 0))
+            return r;
+    }
+    return NULL;
+}
+
+/* PostgREST's SchemaCache ToJSON (aeson generic): the relationships
+ * derived through views and junctions are listed, each under its key
+ * (getOverrideRelationshipsMap: computed ones under the function's
+ * schema), with PostgREST's flags; the media handlers start from
+ * initialMediaHandlers; foreign tables are not views. */
+START_TEST(cache_json_in_postgrest_shape)
+{
+    pgrest_ctx *ctx = pgrest_ctx_new();
+    pgrest_error err = {0};
+    char path[4096];
+    const char *dir = getenv("PGREST_TEST_FIXTURES");
+    snprintf(path, sizeof path, "%s/schema_snapshot.json", dir ? dir : "tests/unit/fixtures");
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-schemas", "api", &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_load_schema_file(ctx, path, &err), PGREST_OK);
+    pgrest_arena *a = pgrest_arena_new(0);
+    json_object *o = json_tokener_parse(pgrest_ctx_schema_cache_json(ctx, a));
+    ck_assert_ptr_nonnull(o);
+    json_object *rels, *tables, *handlers;
+    ck_assert(json_object_object_get_ex(o, "dbRelationships", &rels));
+    ck_assert(json_object_object_get_ex(o, "dbTables", &tables));
+    ck_assert(json_object_object_get_ex(o, "dbMediaHandlers", &handlers));
+
+    /* view -> table (addViewM2OAndO2ORels) */
+    json_object *r = rel_in(rel_group(rels, "album_view", "api"), "artists", "M2O");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(field(r, "relCardinality.relCons"), "albums_artist_id_fkey");
+    ck_assert_str_eq(json_object_to_json_string_ext(json_object_array_get_idx(
+                         json_object_object_get(json_object_object_get(r, "relCardinality"),
+                                                "relColumns"), 0), JSON_C_TO_STRING_PLAIN),
+                     "[\"artist\",\"id\"]");
+    ck_assert_str_eq(field(r, "relTableIsView"), "true");
+    ck_assert_str_eq(field(r, "relFTableIsView"), "false");
+    /* M2M through a junction */
+    r = rel_in(rel_group(rels, "playlists", "api"), "tracks", "M2M");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(field(r, "relCardinality.contents.junTable.qiName"), "playlist_track");
+    ck_assert_str_eq(field(r, "relCardinality.contents.junConstraint1"),
+                     "playlist_track_playlist_id_fkey");
+    /* M2M through a view over private tables */
+    ck_assert_ptr_nonnull(rel_in(rel_group(rels, "labels", "api"), "artists", "M2M"));
+    /* computed: keyed by the function's schema, no table alias yet */
+    r = rel_in(rel_group(rels, "artists", "api"), "albums", NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(field(r, "tag"), "ComputedRelationship");
+    ck_assert_str_eq(field(r, "relFunction.qiName"), "first_album");
+    ck_assert_str_eq(field(r, "relTableAlias.qiName"), "");
+    ck_assert_str_eq(field(r, "relTableAlias.qiSchema"), "");
+    ck_assert_str_eq(field(r, "relToOne"), "true");
+
+    /* initialMediaHandlers: (RelAnyElement, MTAny) -> BuiltinOvAggJson */
+    bool any = false, custom = false;
+    for (size_t i = 0; i < json_object_array_length(handlers); i++) {
+        json_object *e = json_object_array_get_idx(handlers, i);
+        json_object *key = json_object_array_get_idx(e, 0), *val = json_object_array_get_idx(e, 1);
+        const char *rel = field(json_object_array_get_idx(key, 0), "tag");
+        const char *mt = field(json_object_array_get_idx(key, 1), "tag");
+        const char *h = field(json_object_array_get_idx(val, 0), "tag");
+        if (strcmp(rel, "RelAnyElement") == 0 && strcmp(mt, "MTAny") == 0) {
+            any = true;
+            ck_assert_str_eq(h, "BuiltinOvAggJson");
+            ck_assert_str_eq(field(json_object_array_get_idx(val, 1), "tag"), "MTApplicationJSON");
+        }
+        if (strcmp(mt, "MTOther") == 0 &&
+            strcmp(field(json_object_array_get_idx(key, 1), "contents"), "text/x-roster") == 0) {
+            custom = true;
+            ck_assert_str_eq(rel, "RelId");
+            ck_assert_str_eq(h, "CustomFunc");
+        }
+    }
+    ck_assert(any && custom);
+    json_object_put(o);
+    pgrest_arena_free(a);
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
 static Suite *schema_cache_suite(void)
 {
     Suite *s = suite_create("schema_cache");
@@ -729,6 +848,7 @@ static Suite *schema_cache_suite(void)
     tcase_add_test(hw, summary_counts_as_postgrest);
     tcase_add_test(hw, no_table_hint_in_a_big_schema);
     tcase_add_test(hw, role_settings_replaced_in_a_copy);
+    tcase_add_test(hw, cache_json_in_postgrest_shape);
     suite_add_tcase(s, hw);
     return s;
 }

@@ -13,7 +13,6 @@
 #include "conn_string.h"
 #include "hs_show.h"
 #include "jspath_legacy.h"
-#include "schema_dump.h"
 
 #include <json-c/json.h>
 
@@ -144,50 +143,6 @@ START_TEST(haskell_show)
 }
 END_TEST
 
-/* --dump-schema from the unit fixture snapshot: SchemaCache's JSON keys
- * and aeson's encodings (maps as [key, value] pairs, sum types tagged). */
-START_TEST(schema_dump_shape)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/schema_snapshot.json", getenv("PGREST_TEST_FIXTURES"));
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(schema_dump(f, path), 0);
-    fclose(f);
-    json_object *o = json_tokener_parse(buf);
-    ck_assert_ptr_nonnull(o);
-    json_object *tables, *rels, *routines, *v;
-    ck_assert(json_object_object_get_ex(o, "dbTables", &tables));
-    ck_assert(json_object_object_get_ex(o, "dbRelationships", &rels));
-    ck_assert(json_object_object_get_ex(o, "dbRoutines", &routines));
-    ck_assert(json_object_object_get_ex(o, "dbRepresentations", &v));
-    ck_assert(json_object_object_get_ex(o, "dbMediaHandlers", &v));
-    json_object *first = json_object_array_get_idx(tables, 0);
-    ck_assert_int_eq(json_object_array_length(first), 2);
-    json_object *key = json_object_array_get_idx(first, 0);
-    ck_assert(json_object_object_get_ex(key, "qiSchema", &v));
-    ck_assert(json_object_object_get_ex(json_object_array_get_idx(first, 1), "tableColumns", &v));
-    bool m2o = false, computed = false;
-    for (size_t i = 0; i < json_object_array_length(rels); i++) {
-        json_object *group = json_object_array_get_idx(json_object_array_get_idx(rels, i), 1);
-        json_object *rel = json_object_array_get_idx(group, 0), *tag, *card;
-        ck_assert(json_object_object_get_ex(rel, "tag", &tag));
-        computed = computed || !strcmp(json_object_get_string(tag), "ComputedRelationship");
-        if (json_object_object_get_ex(rel, "relCardinality", &card) &&
-            json_object_object_get_ex(card, "tag", &tag))
-            m2o = m2o || !strcmp(json_object_get_string(tag), "M2O");
-    }
-    ck_assert(m2o && computed);
-    json_object *routine = json_object_array_get_idx(
-        json_object_array_get_idx(json_object_array_get_idx(routines, 0), 1), 0);
-    ck_assert(json_object_object_get_ex(routine, "pdReturnType", &v));
-    ck_assert(json_object_object_get_ex(v, "tag", &v));
-    json_object_put(o);
-    free(buf);
-}
-END_TEST
-
 /* Config.hs addFallbackAppName's doctests, version "11.1.0 (5a04ec7)" */
 static void expect_added(const char *uri, const char *value, const char *want)
 {
@@ -238,7 +193,6 @@ int main(void)
     tcase_add_test(tc, legacy_jspath);
     tcase_add_test(tc, uris);
     tcase_add_test(tc, haskell_show);
-    tcase_add_test(tc, schema_dump_shape);
     tcase_add_test(tc, fallback_application_name);
     suite_add_tcase(s, tc);
     return check_run(s);

@@ -135,16 +135,24 @@ static bool needs_to_tsvector(const pgr_read_node *node, const pgr_field *f)
     return strcmp(c->type, "tsvector") != 0;
 }
 
+/* pgFmtFtsLang: the language is an untyped literal like the query, so
+ * PostgreSQL resolves the overload (to_tsvector(regconfig, text|json|
+ * jsonb)) and names `unknown` when none fits. */
+static void emit_fts_language(pgr_sql *q, const char *language)
+{
+    if (language == NULL)
+        return;
+    pgr_sql_param(q, language);
+    pgr_sql_put(q, ", ");
+}
+
 static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
     const pgr_op_expr *e = &f->expr;
     bool wrap = needs_to_tsvector(node, &f->field);
     if (wrap) {
         pgr_sql_put(q, "to_tsvector(");
-        if (e->language) {
-            pgr_sql_param_cast(q, e->language, "regconfig");
-            pgr_sql_put(q, ", ");
-        }
+        emit_fts_language(q, e->language);
     }
     pgr_emit_field(q, node, &f->field);
     if (wrap)
@@ -152,10 +160,7 @@ static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     pgr_sql_put(q, " @@ ");
     pgr_sql_put(q, fts_function(e->op));
     pgr_sql_put(q, "(");
-    if (e->language) {
-        pgr_sql_param_cast(q, e->language, "regconfig");
-        pgr_sql_put(q, ", ");
-    }
+    emit_fts_language(q, e->language);
     pgr_sql_param(q, e->value);
     pgr_sql_put(q, ")");
 }

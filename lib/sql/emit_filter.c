@@ -16,7 +16,7 @@ void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
 
 static const pgr_column *column_of(const pgr_read_node *node, const char *name)
 {
-    return node->table ? pgr_find_column(node->table, name) : NULL;
+    return pgr_find_typed_column(node->table, name);
 }
 
 static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
@@ -39,7 +39,7 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
 {
     return node->rows_are_records && node->table != NULL &&
-           node->table->kind != 'F' && column_of(node, f->name) == NULL;
+           node->table->kind != 'F' && pgr_find_column(node->table, f->name) == NULL;
 }
 
 /* A json path reads json and jsonb columns directly (so their indexes

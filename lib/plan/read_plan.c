@@ -109,7 +109,8 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_path_logic *l = qp->logic; l; l = l->next)
         if (path_equals(&l->path, path, depth))
             node->logic[node->n_logic++] = l->tree;
-    for (const pgr_path_order *o = qp->orders; o; o = o->next)
+    /* addOrders folds right: the first order= is applied last and wins */
+    for (const pgr_path_order *o = qp->orders; o && node->order == NULL; o = o->next)
         if (path_equals(&o->path, path, depth))
             node->order = o->terms;
     node->offset = api->range_offset;

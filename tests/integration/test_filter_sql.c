@@ -281,6 +281,12 @@ static const sql_case cases[] = {
     {"/things", "select=id&order=amount.desc.nullslast,id.desc",
      "SELECT " T ".\"id\" FROM " T " ORDER BY " T ".\"amount\" DESC NULLS LAST, " T ".\"id\" DESC", true},
     {"/things", "select=id&order=nums->>0.asc,id", "SELECT " T ".\"id\" FROM " T " ORDER BY to_jsonb(" T ".\"nums\")->>'0'::int ASC, " T ".\"id\"", true},
+    /* of two orders for one node the first wins (addOrders folds right) */
+    {"/things", "select=id&order=id.desc&order=id", "SELECT " T ".\"id\" FROM " T " ORDER BY " T ".\"id\" DESC", true},
+    {"/things", "select=id,parts(id)&parts.order=id.desc&parts.order=id&order=id",
+     "SELECT t.id, COALESCE(p.p, '[]') AS parts FROM " T " t LEFT JOIN LATERAL"
+     " (SELECT json_agg(p)::jsonb AS p FROM (SELECT p1.id FROM fsql.parts p1"
+     " WHERE p1.thing_id = t.id ORDER BY p1.id DESC) p) p ON TRUE ORDER BY t.id", true},
     {"/things", "select=id&order=info->a", "SELECT " T ".\"id\" FROM " T " ORDER BY " T ".\"info\"->'a'", true},
     /* select: casts and json path outputs named after their last key */
     {"/things", "select=id::text,amount::int", "SELECT CAST( " T ".\"id\" AS text ), CAST( " T ".\"amount\" AS int ) FROM " T, false},

@@ -326,27 +326,83 @@ void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
     emit_where_in(q, node, have_where, true);
 }
 
+static void emit_order_expr(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_order_term *t)
+{
+    if (t->relation == NULL) {
+        pgr_emit_field(q, node, &t->field);
+        return;
+    }
+    /* order=rel(col): the to-one embed's lateral row, its column read
+     * as an unknown field (no to_jsonb for a json path) */
+    pgr_emit_embed_order_ref(q, node, t->relation);
+    pgr_sql_put(q, ".");
+    pgr_sql_ident(q, t->field.name);
+    emit_json_path(q, t->field.json_path);
+}
+
+static void emit_order_modifiers(pgr_sql *q, const pgr_order_term *t)
+{
+    if (t->dir == PGR_ORDER_ASC)
+        pgr_sql_put(q, " ASC");
+    else if (t->dir == PGR_ORDER_DESC)
+        pgr_sql_put(q, " DESC");
+    if (t->nulls == PGR_NULLS_FIRST)
+        pgr_sql_put(q, " NULLS FIRST");
+    else if (t->nulls == PGR_NULLS_LAST)
+        pgr_sql_put(q, " NULLS LAST");
+}
+
+/* addToManyOrderSelects: a to-many spread orders inside the aggregates
+ * that build its arrays, over columns its subquery selects for that. */
+static bool orders_in_aggregate(const pgr_read_node *node)
+{
+    return node->embed != NULL && node->embed->spread && !node->embed->is_to_one;
+}
+
+/* selOrdAlias: "<agg alias>_<column>_<i>", i counting the terms from 1 */
+static const char *order_select_alias(pgr_sql *q, const pgr_embed *e,
+                                      const pgr_order_term *t, int i)
+{
+    return pgr_asprintf(q->arena, "%s_%s_%d", e->agg_alias, t->field.name, i);
+}
+
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
+    if (orders_in_aggregate(node))
+        return;
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
-        if (t->relation != NULL) {
-            /* order=rel(col): the to-one embed's lateral row */
-            pgr_emit_embed_order_ref(q, node, t->relation);
-            pgr_sql_put(q, ".");
-            pgr_sql_ident(q, t->field.name);
-            emit_json_path(q, t->field.json_path);
-        } else {
-            pgr_emit_field(q, node, &t->field);
-        }
-        if (t->dir == PGR_ORDER_ASC)
-            pgr_sql_put(q, " ASC");
-        else if (t->dir == PGR_ORDER_DESC)
-            pgr_sql_put(q, " DESC");
-        if (t->nulls == PGR_NULLS_FIRST)
-            pgr_sql_put(q, " NULLS FIRST");
-        else if (t->nulls == PGR_NULLS_LAST)
-            pgr_sql_put(q, " NULLS LAST");
+        emit_order_expr(q, node, t);
+        emit_order_modifiers(q, t);
+    }
+}
+
+void pgr_emit_spread_order_selects(pgr_sql *q, const pgr_read_node *node,
+                                   bool *first)
+{
+    if (!orders_in_aggregate(node))
+        return;
+    int i = 1;
+    for (const pgr_order_term *t = node->order; t != NULL; t = t->next, i++) {
+        if (!*first)
+            pgr_sql_put(q, ", ");
+        *first = false;
+        emit_order_expr(q, node, t);
+        pgr_sql_put(q, " AS ");
+        pgr_sql_ident(q, order_select_alias(q, node->embed, t, i));
+    }
+}
+
+void pgr_emit_spread_aggregate_order(pgr_sql *q, const pgr_embed *e)
+{
+    int i = 1;
+    for (const pgr_order_term *t = e->node->order; t != NULL; t = t->next, i++) {
+        pgr_sql_put(q, t == e->node->order ? " ORDER BY " : ", ");
+        pgr_sql_ident(q, e->agg_alias);
+        pgr_sql_put(q, ".");
+        pgr_sql_ident(q, order_select_alias(q, e, t, i));
+        emit_order_modifiers(q, t);
     }
 }
 

@@ -300,24 +300,48 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
     emit_logic_in(q, node, t, false);
 }
 
-static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
-                          bool have_where, bool count)
+static bool emit_filters_in(pgr_sql *q, const pgr_read_node *node,
+                            bool have_where, bool count)
 {
     for (size_t i = 0; i < node->n_filters; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
         emit_filter_in(q, node, node->filters[i], count);
     }
+    return have_where;
+}
+
+static bool emit_logic_trees_in(pgr_sql *q, const pgr_read_node *node,
+                                bool have_where, bool count)
+{
     for (size_t i = 0; i < node->n_logic; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
         emit_logic_in(q, node, node->logic[i], count);
     }
+    return have_where;
+}
+
+/* A ReadPlan's where_: addLogicTrees prepends the and/or trees to the
+ * filters addFilters put there, so they come first (which decides what
+ * PostgreSQL reports when both are wrong). */
+static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where, bool count)
+{
+    have_where = emit_logic_trees_in(q, node, have_where, count);
+    emit_filters_in(q, node, have_where, count);
 }
 
 void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
 {
     emit_where_in(q, node, have_where, false);
+}
+
+void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node)
+{
+    /* MutatePlan: the root filters are folded onto the logic trees */
+    bool have_where = emit_filters_in(q, node, false, false);
+    emit_logic_trees_in(q, node, have_where, false);
 }
 
 void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,

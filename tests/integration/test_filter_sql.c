@@ -200,6 +200,10 @@ static const sql_case cases[] = {
      ALL " WHERE ( " T ".\"doc\" @@ to_tsquery('english', 'cats') OR to_tsvector('english', " T ".\"name\") @@ to_tsquery('english', 'gamma'))", false},
     {"/things", "or=(span.adj.\"[10,12]\",flag.not.isdistinct.false)",
      ALL " WHERE ( " T ".\"span\" -|- '[10,12]' OR NOT " T ".\"flag\" IS DISTINCT FROM 'false')", false},
+    /* where_: the logic trees before the filters, so PostgreSQL reports
+     * the tree's bad value when both are wrong */
+    {"/things", "id=eq.abc&or=(amount.eq.xyz)", ALL " WHERE ( " T ".\"amount\" = 'xyz') AND " T ".\"id\" = 'abc'", false},
+    {"/things", "nope1=eq.1&and=(nope2.eq.1)", ALL " WHERE ( " T ".\"nope2\" = '1') AND " T ".\"nope1\" = '1'", false},
     {"/things", "not.and=(id.gte.2,flag.is.true)", ALL " WHERE NOT ( " T ".\"id\" >= '2' AND " T ".\"flag\" IS TRUE)", false},
     /* embeds, in QueryBuilder's shape: a to-one is a lateral row, a
      * to-many a lateral json_agg; [not.]is.null on an embed tests that

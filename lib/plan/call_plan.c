@@ -605,8 +605,9 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias,
                                    embed, err);
     plan->table = root->table;
-    /* RETURNS TABLE(...) / OUT columns: their types resolve JSON paths on
-     * composite columns (to_jsonb) like a relation's would */
+    /* RETURNS TABLE(...) / OUT columns name the rows' columns; their types
+     * stay unknown to the filters and selects (pgr_find_typed_column), as
+     * PostgREST resolves fields against tables and views only */
     if (root->table == NULL && rows)
         root->table = r->out_table;
     const char *path[64];

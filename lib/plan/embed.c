@@ -570,7 +570,10 @@ static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
             continue;
         if ((rc = resolve_path(a, root, &o->path, &n, err)) != PGREST_OK)
             return rc;
-        n->order = o->terms;
+        /* addOrders folds right: of two orders for one node the first in
+         * the query string is applied last, so it wins */
+        if (n->order == NULL)
+            n->order = o->terms;
     }
     for (const pgr_path_range *r = qp->ranges; with_ranges && r; r = r->next) {
         if (r->path.n == 0)

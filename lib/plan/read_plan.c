@@ -42,7 +42,7 @@ static const char *output_function(const pgr_schema_cache *sc,
 
 static bool has_output_functions(const pgr_schema_cache *sc, const pgr_table *t)
 {
-    for (size_t i = 0; t != NULL && i < t->n_columns; i++)
+    for (size_t i = 0; t != NULL && t->kind != 'F' && i < t->n_columns; i++)
         if (output_function(sc, &t->columns[i]) != NULL)
             return true;
     return false;
@@ -64,7 +64,7 @@ static int add_field(pgrest_arena *a, const pgr_schema_cache *sc,
     if (node->table != NULL && it->field.name != NULL &&
         strcmp(it->field.name, "*") != 0)
         f->column = pgr_find_column(node->table, it->field.name);
-    f->out_fn = output_function(sc, f->column);
+    f->out_fn = output_function(sc, pgr_find_typed_column(node->table, it->field.name));
     **tail = f;
     *tail = &f->next;
     return PGREST_OK;
@@ -109,7 +109,8 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_path_logic *l = qp->logic; l; l = l->next)
         if (path_equals(&l->path, path, depth))
             node->logic[node->n_logic++] = l->tree;
-    for (const pgr_path_order *o = qp->orders; o; o = o->next)
+    /* addOrders folds right: the first order= is applied last and wins */
+    for (const pgr_path_order *o = qp->orders; o && node->order == NULL; o = o->next)
         if (path_equals(&o->path, path, depth))
             node->order = o->terms;
     node->offset = api->range_offset;

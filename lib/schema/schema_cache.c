@@ -690,6 +690,13 @@ const pgr_column *pgr_find_column(const pgr_table *t, const char *name)
     return hit != NULL ? *hit : NULL;
 }
 
+const pgr_column *pgr_find_typed_column(const pgr_table *t, const char *name)
+{
+    if (t == NULL || t->kind == 'F')
+        return NULL;
+    return pgr_find_column(t, name);
+}
+
 /* Range of t's relationships in sc->relationships. */
 static bool table_rel_range(const pgr_schema_cache *sc, const pgr_table *t,
                             size_t *lo, size_t *hi)

@@ -289,6 +289,11 @@ char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a);
 const pgr_table *pgr_find_table(const pgr_schema_cache *sc, const char *schema,
                                 const char *name);
 const pgr_column *pgr_find_column(const pgr_table *t, const char *name);
+/* The column whose type decides how a field is written (to_jsonb for json
+ * paths, to_tsvector for fts, domain representations): PostgREST resolves
+ * names against its tables and views only (Plan.resolveTypeOrUnknown), so
+ * the OUT/TABLE columns of a function (kind 'F') are unknown fields. */
+const pgr_column *pgr_find_typed_column(const pgr_table *t, const char *name);
 /* Relationships whose origin is t, in PostgREST's order: stores at most max
  * pointers in out and returns how many it stored; with out == NULL returns
  * the total count. */

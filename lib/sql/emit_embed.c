@@ -205,6 +205,7 @@ static void emit_to_many_aggs(pgr_sql *q, const pgr_embed *e)
             pgr_sql_put(q, ", ");
         pgr_sql_put(q, "json_agg(");
         agg_col(q, e, names.v[i]);
+        pgr_emit_spread_aggregate_order(q, e);
         pgr_sql_put(q, ")::jsonb AS ");
         pgr_sql_ident(q, names.v[i]);
     }

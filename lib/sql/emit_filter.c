@@ -16,7 +16,7 @@ void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
 
 static const pgr_column *column_of(const pgr_read_node *node, const char *name)
 {
-    return node->table ? pgr_find_column(node->table, name) : NULL;
+    return pgr_find_typed_column(node->table, name);
 }
 
 static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
@@ -39,7 +39,7 @@ static void emit_json_path(pgr_sql *q, const pgr_json_op *op)
 static bool via_row_cast(const pgr_read_node *node, const pgr_field *f)
 {
     return node->rows_are_records && node->table != NULL &&
-           node->table->kind != 'F' && column_of(node, f->name) == NULL;
+           node->table->kind != 'F' && pgr_find_column(node->table, f->name) == NULL;
 }
 
 /* A json path reads json and jsonb columns directly (so their indexes
@@ -135,16 +135,24 @@ static bool needs_to_tsvector(const pgr_read_node *node, const pgr_field *f)
     return strcmp(c->type, "tsvector") != 0;
 }
 
+/* pgFmtFtsLang: the language is an untyped literal like the query, so
+ * PostgreSQL resolves the overload (to_tsvector(regconfig, text|json|
+ * jsonb)) and names `unknown` when none fits. */
+static void emit_fts_language(pgr_sql *q, const char *language)
+{
+    if (language == NULL)
+        return;
+    pgr_sql_param(q, language);
+    pgr_sql_put(q, ", ");
+}
+
 static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
     const pgr_op_expr *e = &f->expr;
     bool wrap = needs_to_tsvector(node, &f->field);
     if (wrap) {
         pgr_sql_put(q, "to_tsvector(");
-        if (e->language) {
-            pgr_sql_param_cast(q, e->language, "regconfig");
-            pgr_sql_put(q, ", ");
-        }
+        emit_fts_language(q, e->language);
     }
     pgr_emit_field(q, node, &f->field);
     if (wrap)
@@ -152,10 +160,7 @@ static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     pgr_sql_put(q, " @@ ");
     pgr_sql_put(q, fts_function(e->op));
     pgr_sql_put(q, "(");
-    if (e->language) {
-        pgr_sql_param_cast(q, e->language, "regconfig");
-        pgr_sql_put(q, ", ");
-    }
+    emit_fts_language(q, e->language);
     pgr_sql_param(q, e->value);
     pgr_sql_put(q, ")");
 }
@@ -295,24 +300,48 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
     emit_logic_in(q, node, t, false);
 }
 
-static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
-                          bool have_where, bool count)
+static bool emit_filters_in(pgr_sql *q, const pgr_read_node *node,
+                            bool have_where, bool count)
 {
     for (size_t i = 0; i < node->n_filters; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
         emit_filter_in(q, node, node->filters[i], count);
     }
+    return have_where;
+}
+
+static bool emit_logic_trees_in(pgr_sql *q, const pgr_read_node *node,
+                                bool have_where, bool count)
+{
     for (size_t i = 0; i < node->n_logic; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
         emit_logic_in(q, node, node->logic[i], count);
     }
+    return have_where;
+}
+
+/* A ReadPlan's where_: addLogicTrees prepends the and/or trees to the
+ * filters addFilters put there, so they come first (which decides what
+ * PostgreSQL reports when both are wrong). */
+static void emit_where_in(pgr_sql *q, const pgr_read_node *node,
+                          bool have_where, bool count)
+{
+    have_where = emit_logic_trees_in(q, node, have_where, count);
+    emit_filters_in(q, node, have_where, count);
 }
 
 void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
 {
     emit_where_in(q, node, have_where, false);
+}
+
+void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node)
+{
+    /* MutatePlan: the root filters are folded onto the logic trees */
+    bool have_where = emit_filters_in(q, node, false, false);
+    emit_logic_trees_in(q, node, have_where, false);
 }
 
 void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
@@ -321,27 +350,83 @@ void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
     emit_where_in(q, node, have_where, true);
 }
 
+static void emit_order_expr(pgr_sql *q, const pgr_read_node *node,
+                            const pgr_order_term *t)
+{
+    if (t->relation == NULL) {
+        pgr_emit_field(q, node, &t->field);
+        return;
+    }
+    /* order=rel(col): the to-one embed's lateral row, its column read
+     * as an unknown field (no to_jsonb for a json path) */
+    pgr_emit_embed_order_ref(q, node, t->relation);
+    pgr_sql_put(q, ".");
+    pgr_sql_ident(q, t->field.name);
+    emit_json_path(q, t->field.json_path);
+}
+
+static void emit_order_modifiers(pgr_sql *q, const pgr_order_term *t)
+{
+    if (t->dir == PGR_ORDER_ASC)
+        pgr_sql_put(q, " ASC");
+    else if (t->dir == PGR_ORDER_DESC)
+        pgr_sql_put(q, " DESC");
+    if (t->nulls == PGR_NULLS_FIRST)
+        pgr_sql_put(q, " NULLS FIRST");
+    else if (t->nulls == PGR_NULLS_LAST)
+        pgr_sql_put(q, " NULLS LAST");
+}
+
+/* addToManyOrderSelects: a to-many spread orders inside the aggregates
+ * that build its arrays, over columns its subquery selects for that. */
+static bool orders_in_aggregate(const pgr_read_node *node)
+{
+    return node->embed != NULL && node->embed->spread && !node->embed->is_to_one;
+}
+
+/* selOrdAlias: "<agg alias>_<column>_<i>", i counting the terms from 1 */
+static const char *order_select_alias(pgr_sql *q, const pgr_embed *e,
+                                      const pgr_order_term *t, int i)
+{
+    return pgr_asprintf(q->arena, "%s_%s_%d", e->agg_alias, t->field.name, i);
+}
+
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
+    if (orders_in_aggregate(node))
+        return;
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");
-        if (t->relation != NULL) {
-            /* order=rel(col): the to-one embed's lateral row */
-            pgr_emit_embed_order_ref(q, node, t->relation);
-            pgr_sql_put(q, ".");
-            pgr_sql_ident(q, t->field.name);
-            emit_json_path(q, t->field.json_path);
-        } else {
-            pgr_emit_field(q, node, &t->field);
-        }
-        if (t->dir == PGR_ORDER_ASC)
-            pgr_sql_put(q, " ASC");
-        else if (t->dir == PGR_ORDER_DESC)
-            pgr_sql_put(q, " DESC");
-        if (t->nulls == PGR_NULLS_FIRST)
-            pgr_sql_put(q, " NULLS FIRST");
-        else if (t->nulls == PGR_NULLS_LAST)
-            pgr_sql_put(q, " NULLS LAST");
+        emit_order_expr(q, node, t);
+        emit_order_modifiers(q, t);
+    }
+}
+
+void pgr_emit_spread_order_selects(pgr_sql *q, const pgr_read_node *node,
+                                   bool *first)
+{
+    if (!orders_in_aggregate(node))
+        return;
+    int i = 1;
+    for (const pgr_order_term *t = node->order; t != NULL; t = t->next, i++) {
+        if (!*first)
+            pgr_sql_put(q, ", ");
+        *first = false;
+        emit_order_expr(q, node, t);
+        pgr_sql_put(q, " AS ");
+        pgr_sql_ident(q, order_select_alias(q, node->embed, t, i));
+    }
+}
+
+void pgr_emit_spread_aggregate_order(pgr_sql *q, const pgr_embed *e)
+{
+    int i = 1;
+    for (const pgr_order_term *t = e->node->order; t != NULL; t = t->next, i++) {
+        pgr_sql_put(q, t == e->node->order ? " ORDER BY " : ", ");
+        pgr_sql_ident(q, e->agg_alias);
+        pgr_sql_put(q, ".");
+        pgr_sql_ident(q, order_select_alias(q, e, t, i));
+        emit_order_modifiers(q, t);
     }
 }
 

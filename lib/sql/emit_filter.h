@@ -17,12 +17,22 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
 /* " WHERE ..." for all filters and logic trees of node (nothing if none);
  * extra (may be NULL) is AND-ed text such as a join condition. */
 void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where);
+/* The WHERE of an UPDATE / DELETE: filters first, then logic trees
+ * (PostgREST Plan.mutatePlan combinedLogic). */
+void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node);
 /* pgr_emit_where for count queries (PostgREST readPlanToCountQuery):
  * `embed=is.null` becomes NOT EXISTS (...) as the embed is not joined. */
 void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
                           bool have_where);
-/* " ORDER BY ..." (nothing if no terms). */
+/* " ORDER BY ..." (nothing if no terms, or when node is a to-many spread:
+ * its arrays are ordered where they are aggregated). */
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node);
+/* A to-many spread's order terms as extra select items of its subquery,
+ * ", <term> AS "<agg alias>_<column>_<i>"" (PostgREST addToManyOrderSelects),
+ * and the " ORDER BY" over them inside each json_agg of e's columns. */
+void pgr_emit_spread_order_selects(pgr_sql *q, const pgr_read_node *node,
+                                   bool *first);
+void pgr_emit_spread_aggregate_order(pgr_sql *q, const pgr_embed *e);
 /* " LIMIT $n OFFSET $m" as needed; max_rows caps the limit (-1 none). */
 void pgr_emit_range(pgr_sql *q, long long offset, long long limit,
                     long long max_rows);

@@ -293,7 +293,7 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
     }
     pgr_sql_put(q, " ");
     from_json_body(q, plan);
-    pgr_emit_where(q, mp->target, false);
+    pgr_emit_mutation_where(q, mp->target);
     returning(q, mp);
 }
 
@@ -302,7 +302,7 @@ static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
     const pgr_mutate_plan *mp = plan->mutate;
     pgr_sql_put(q, "DELETE FROM ");
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
-    pgr_emit_where(q, mp->target, false);
+    pgr_emit_mutation_where(q, mp->target);
     returning(q, mp);
 }
 

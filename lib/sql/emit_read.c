@@ -164,6 +164,7 @@ static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
         if (rc != PGREST_OK)
             return rc;
     }
+    pgr_emit_spread_order_selects(q, node, &first);
     pgr_emit_embed_selects(q, node, &first);
     return PGREST_OK;
 }

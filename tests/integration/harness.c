@@ -1,5 +1,7 @@
 #include "harness.h"
 
+#include <json-c/json.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +81,62 @@ void harness_free(test_response *r)
         free(r->headers[i][0]);
         free(r->headers[i][1]);
     }
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *harness_json_canonical(json_object *j, bool sort_arrays)
+{
+    if (json_object_is_type(j, json_type_array)) {
+        size_t n = json_object_array_length(j);
+        char **parts = calloc(n + 1, sizeof *parts);
+        size_t total = 3;
+        for (size_t i = 0; i < n; i++) {
+            parts[i] = harness_json_canonical(json_object_array_get_idx(j, i), sort_arrays);
+            total += strlen(parts[i]) + 1;
+        }
+        if (sort_arrays)
+            qsort(parts, n, sizeof *parts, compare_strings);
+        char *out = calloc(1, total);
+        strcat(out, "[");
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0)
+                strcat(out, ",");
+            strcat(out, parts[i]);
+            free(parts[i]);
+        }
+        strcat(out, "]");
+        free(parts);
+        return out;
+    }
+    if (json_object_is_type(j, json_type_object)) {
+        /* keys sorted so key order does not matter either */
+        size_t n = (size_t)json_object_object_length(j), k = 0, total = 3;
+        char **parts = calloc(n + 1, sizeof *parts);
+        json_object_object_foreach(j, key, val) {
+            char *v = harness_json_canonical(val, sort_arrays);
+            size_t len = strlen(key) + strlen(v) + 4;
+            parts[k] = malloc(len);
+            snprintf(parts[k], len, "\"%s\":%s", key, v);
+            total += len;
+            free(v);
+            k++;
+        }
+        qsort(parts, n, sizeof *parts, compare_strings);
+        char *out = calloc(1, total);
+        strcat(out, "{");
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0)
+                strcat(out, ",");
+            strcat(out, parts[i]);
+            free(parts[i]);
+        }
+        strcat(out, "}");
+        free(parts);
+        return out;
+    }
+    return strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 }

@@ -4,7 +4,10 @@
 #ifndef PGREST_TEST_HARNESS_H
 #define PGREST_TEST_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <json-c/json.h>
 
 #include "pgrest/pgrest.h"
 
@@ -24,5 +27,9 @@ const char *harness_header(const test_response *r, const char *name);
 void harness_free(test_response *r);
 /* The database URI (for tests that open their own PGconn). */
 const char *harness_db_uri(void);
+
+/* Canonical text of a JSON value: object keys sorted; with sort_arrays,
+ * array elements too (rows compared as a multiset). Free the result. */
+char *harness_json_canonical(json_object *j, bool sort_arrays);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "harness.h"
 #include "pgrest/pgrest.h"
 
 static const char *chinook_uri(void)
@@ -71,68 +72,9 @@ static json_object *sql_json(const char *sql)
     return j;
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Arrays compared as multisets: neither side orders the rows, so elements
- * are sorted by their canonical text before comparing. */
-static char *canonical(json_object *j)
-{
-    if (json_object_is_type(j, json_type_array)) {
-        size_t n = json_object_array_length(j);
-        char **parts = calloc(n + 1, sizeof *parts);
-        size_t total = 3;
-        for (size_t i = 0; i < n; i++) {
-            parts[i] = canonical(json_object_array_get_idx(j, i));
-            total += strlen(parts[i]) + 1;
-        }
-        qsort(parts, n, sizeof *parts, compare_strings);
-        char *out = calloc(1, total);
-        strcat(out, "[");
-        for (size_t i = 0; i < n; i++) {
-            if (i > 0)
-                strcat(out, ",");
-            strcat(out, parts[i]);
-            free(parts[i]);
-        }
-        strcat(out, "]");
-        free(parts);
-        return out;
-    }
-    if (json_object_is_type(j, json_type_object)) {
-        /* keys sorted so key order does not matter either */
-        size_t n = (size_t)json_object_object_length(j), k = 0, total = 3;
-        char **parts = calloc(n + 1, sizeof *parts);
-        json_object_object_foreach(j, key, val) {
-            char *v = canonical(val);
-            size_t len = strlen(key) + strlen(v) + 4;
-            parts[k] = malloc(len);
-            snprintf(parts[k], len, "\"%s\":%s", key, v);
-            total += len;
-            free(v);
-            k++;
-        }
-        qsort(parts, n, sizeof *parts, compare_strings);
-        char *out = calloc(1, total);
-        strcat(out, "{");
-        for (size_t i = 0; i < n; i++) {
-            if (i > 0)
-                strcat(out, ",");
-            strcat(out, parts[i]);
-            free(parts[i]);
-        }
-        strcat(out, "}");
-        free(parts);
-        return out;
-    }
-    return strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
-}
-
 static void assert_same(json_object *ours, json_object *theirs)
 {
-    char *a = canonical(ours), *b = canonical(theirs);
+    char *a = harness_json_canonical(ours, true), *b = harness_json_canonical(theirs, true);
     ck_assert_str_eq(a, b);
     free(a);
     free(b);

@@ -293,3 +293,26 @@ class ReplicaTest(ServerTestCase):
                           "GRANT SELECT ON api.replicated TO web_anon; NOTIFY pgrst")
         self.assertIsNotNone(self.server.wait_for(
             lambda: self.server.get("/replicated").status == 200, 10))
+
+
+class ConcurrentNotificationsTest(ServerTestCase):
+    SERVER_CONFIG = {"internal-schema-cache-query-sleep": "500"}
+
+    def test_notification_during_a_load_is_not_lost(self):
+        # io test_schema_cache_concurrent_notifications: a NOTIFY while the
+        # (slowed) load of the previous one runs is served by another load
+        # after it (AppState's debounced loader runs once more)
+        self.cluster.psql("CREATE FUNCTION api.mult_them(a int, b int) RETURNS int"
+                          " LANGUAGE sql AS 'SELECT a * b';"
+                          "GRANT EXECUTE ON FUNCTION api.mult_them(int, int) TO web_anon;"
+                          "NOTIFY pgrst")
+        time.sleep(0.25)   # inside the first load's 500 ms sleep
+        self.cluster.psql("DROP FUNCTION api.mult_them(int, int);"
+                          "CREATE FUNCTION api.mult_them(c int, d int) RETURNS int"
+                          " LANGUAGE sql AS 'SELECT c * d';"
+                          "GRANT EXECUTE ON FUNCTION api.mult_them(int, int) TO web_anon;"
+                          "NOTIFY pgrst")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.get("/rpc/mult_them?c=3&d=4").body == "12", 10),
+            self.server.get("/rpc/mult_them?c=3&d=4"))
+        self.assertEqual(self.server.get("/rpc/mult_them?a=3&b=4").status, 404)

@@ -440,8 +440,8 @@ START_TEST(malformed_proxy_uri_refused)
         pgrest_error err = {0};
         ck_assert_msg(pgrest_ctx_set(probe, "openapi-server-proxy-uri", bad[i], &err) ==
                           PGREST_ERR_CONFIG, "%s accepted", bad[i]);
-        ck_assert_str_eq(err.message,
-                         "Malformed proxy uri, a correct example: https://example.com:8443/basePath");
+        ck_assert_str_eq(err.message, "Malformed proxy uri, a correct example: "
+                                      "https://example.com:8443/basePath");
         ck_assert_ptr_null(pgrest_ctx_get(probe, "openapi-server-proxy-uri"));
         pgrest_ctx_free(probe);
     }

@@ -113,6 +113,23 @@ class EnvStartTest(ServerTestCase):
         self.assertRegex(lines[1], r'^unknownSocket - web_anon \[[^]]+\] '
                                    r'"GET /no_such_table HTTP/1\.1" 404 \d+ "" "[^"]*"$')
 
+    def test_options_set_to_empty(self):
+        # io test_allow_configs_to_be_set_to_empty: Config.hs optString
+        # drops "" (the default holds); db-extra-search-path "" is the
+        # empty list (optStringEmptyable)
+        empty = ["DB_EXTRA_SEARCH_PATH", "DB_PRE_CONFIG", "DB_PRE_REQUEST", "DB_ROOT_SPEC",
+                 "OPENAPI_SERVER_PROXY_URI", "SERVER_CORS_ALLOWED_ORIGINS",
+                 "SERVER_TRACE_HEADER", "JWT_AUD", "JWT_ROLE_CLAIM_KEY", "JWT_SECRET",
+                 "DB_MAX_ROWS", "DB_TX_END", "OPENAPI_MODE", "CLIENT_ERROR_VERBOSITY",
+                 "DB_HOISTED_TX_SETTINGS", "ADMIN_SERVER_UNIX_SOCKET", "DB_CHANNEL",
+                 "JWT_CACHE_MAX_ENTRIES", "DB_POOL", "SERVER_UNIX_SOCKET_MODE"]
+        port = free_tcp_port()
+        env = {"PGRST_" + k: "" for k in empty}
+        env.update({"PGRST_SERVER_PORT": str(port), "PGRST_SERVER_HOST": "127.0.0.1"})
+        self.env_server(env)
+        r = http("GET", "http://127.0.0.1:%d/artists?select=id&order=id" % port)
+        self.assertEqual((r.status, r.body), (200, '[{"id":1}, \n {"id":2}, \n {"id":3}]'))
+
     def test_version_line_and_server_header_agree(self):
         # io test_log_postgrest_version: the Server header's version after
         # "postgrest/" is the one "Starting PostgREST <version>..." shows

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "context.h"
+#include "config_uri.h"
 #include "auth/jwt.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -285,31 +286,6 @@ static int check_schemas(const char **schemas, pgrest_arena *a, pgrest_error *er
     return PGREST_OK;
 }
 
-static bool uri_char(unsigned char c)
-{
-    return isalnum(c) || (c != '\0' && strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL);
-}
-
-/* RFC 3986 as Network.URI's isURI checks it: a scheme, ':' and only URI
- * characters, every '%' starting an escape. */
-static bool is_uri(const char *s)
-{
-    if (!isalpha((unsigned char)s[0]))
-        return false;
-    size_t i = 1;
-    while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
-        i++;
-    if (s[i] != ':')
-        return false;
-    for (i++; s[i] != '\0'; i++) {
-        if (!uri_char((unsigned char)s[i]))
-            return false;
-        if (s[i] == '%' && !(isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])))
-            return false;
-    }
-    return true;
-}
-
 /* PostgREST's parseLogLevel; the level itself is the host's business. */
 static int check_log_level(pgrest_arena *a, const char *value, pgrest_error *err)
 {
@@ -328,8 +304,7 @@ static bool text_option(const char *key)
         "admin-server-host", "admin-server-port", "admin-server-unix-socket",
         "admin-server-unix-socket-mode", "db-channel", "db-channel-enabled",
         "db-hoisted-tx-settings", "db-pool-automatic-recovery", "log-query",
-        "openapi-security-active",
-        "openapi-server-proxy-uri", "server-host", "server-port", "server-reuseport",
+        "openapi-security-active", "server-host", "server-port", "server-reuseport",
         "server-unix-socket", "server-unix-socket-mode",
         "internal-schema-cache-query-sleep-before-queries",
         "internal-schema-cache-query-sleep",
@@ -425,7 +400,7 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
     else if (strcmp(key, "jwt-cache-max-entries") == 0)
         return set_int(&cfg->jwt_cache_max_entries, 0, a, key, value, err);
     else if (strcmp(key, "jwt-aud") == 0) {
-        if (strchr(value, ':') != NULL && !is_uri(value))
+        if (strchr(value, ':') != NULL && !config_uri_is_uri(value))
             return config_error(err, a, "jwt-aud should be a string or a valid URI", NULL);
         cfg->jwt_aud = nonempty(a, value);
     }
@@ -455,6 +430,12 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         return set_bool(&cfg->url_use_legacy_target_names, a, key, value, err);
     else if (strcmp(key, "log-level") == 0)
         return check_log_level(a, value, err);
+    else if (strcmp(key, "openapi-server-proxy-uri") == 0) {
+        /* kept as text (pgr_cfg_option); Config.hs parseOpenAPIServerProxyURI */
+        if (config_uri_is_malformed_proxy(value))
+            return config_error(err, a, "Malformed proxy uri, a correct example: "
+                                        "https://example.com:8443/basePath", NULL);
+    }
     else if (!text_option(key))
         return config_error(err, a, "Unknown configuration option: %s", raw_key);
     return PGREST_OK;
@@ -473,6 +454,7 @@ bool pgr_config_key_known(const char *raw_key)
         "jwt-cache-max-entries", "jwt-aud", "jwt-role-claim-key", "client-error-verbosity",
         "server-timing-enabled", "openapi-mode", "server-cors-allowed-origins",
         "server-trace-header", "url-use-legacy-target-names", "log-level",
+        "openapi-server-proxy-uri",
         "server-max-body-size", "request-max-depth", "request-max-filters",
         "request-max-json-depth",
     };

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config_coerce.h"
 #include "config_snapshot.h"
 #include "sql/sql_builder.h"
 #include "util/error.h"
@@ -81,12 +82,48 @@ static char *option_name(pgrest_arena *a, const char *key)
     return name;
 }
 
+/* The in-database options PostgREST reads with optInt and optBool. */
+static bool is_int_key(const char *key)
+{
+    return strcmp(key, "db_max_rows") == 0 || strcmp(key, "jwt_cache_max_entries") == 0;
+}
+
+static bool is_bool_key(const char *key)
+{
+    static const char *const keys[] = {
+        "db_aggregates_enabled", "db_plan_enabled", "db_prepared_statements",
+        "jwt_secret_is_base64", "openapi_security_active", "server_timing_enabled",
+        "url_use_legacy_target_names",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A setting is text (C.String) read as Config.hs reads it: a number or a
+ * boolean it cannot read is Nothing, the option's default -- not an
+ * error, and not the file's value either (the database's key wins). ""
+ * is how a layer says "the default". */
+static const char *coerced(pgrest_arena *a, const char *key, const char *value)
+{
+    long long n;
+    bool b;
+    if (is_int_key(key))
+        return pgr_coerce_int_text(value, &n) ? pgr_asprintf(a, "%lld", n) : "";
+    if (is_bool_key(key))
+        return pgr_coerce_bool_text(value, &b) ? (b ? "true" : "false") : "";
+    return value;
+}
+
 static int collect(pgrest_arena *a, const PGresult *r, pgr_kv **out, pgrest_error *err)
 {
     pgr_kv *list = NULL;
     for (int i = 0; i < PQntuples(r); i++) {
-        const char *name = option_name(a, PQgetvalue(r, i, 0));
-        list = name ? pgr_kv_with(a, list, name, PQgetvalue(r, i, 1)) : NULL;
+        const char *key = PQgetvalue(r, i, 0);
+        const char *name = option_name(a, key);
+        const char *value = coerced(a, key, PQgetvalue(r, i, 1));
+        list = name && value ? pgr_kv_with(a, list, name, value) : NULL;
         if (list == NULL)
             return pgr_error_oom(err);
     }

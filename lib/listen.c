@@ -258,17 +258,38 @@ static void idle(pgr_listener *l)
         sleep_ms(100);
 }
 
+/* How a recovery attempt failed: the retry logs what PostgREST's two
+ * loops would (the listener's DBListenRetry, the schema cache loader's
+ * ConnectionRetryObs). */
+typedef struct attempt_failure {
+    bool listen;   /* the LISTEN connection could not be made */
+    bool load;     /* a schema cache load ran and failed */
+} attempt_failure;
+
+/* PostgREST's loader runs on its own only while it has no cache yet or
+ * its last load failed (Reload.hs retryingSchemaCacheLoad); a cache in
+ * force is reloaded by the listener once it listens again (retryingListen
+ * after a retry), not while the database is away. */
+static bool loader_retrying(pgr_listener *l)
+{
+    return !pgr_ctx_schema_loaded(l->ctx) || atomic_load(&l->ctx->schema_pending);
+}
+
 /* One recovery attempt: connect (and LISTEN), then reload the schema
- * cache; notifications missed while away are covered by the reload
- * (PostgREST reloads after listener and connection recovery alike). The
- * load runs even when the worker's connection failed: PostgREST's schema
- * cache loader retries (and reports) on its own, apart from the listener. */
-static PGconn *recover(pgr_listener *l, bool *connection_failed)
+ * cache; notifications missed while away are covered by the reload. While
+ * the LISTEN connection fails the cache in force stays and is not
+ * reloaded, unless the loader is still retrying its own load. Without a
+ * channel the connection only tells whether the database answers. */
+static PGconn *recover(pgr_listener *l, attempt_failure *failed)
 {
     PGconn *pg = worker_connection(l);
-    *connection_failed = pg == NULL;
+    failed->listen = pg == NULL;
+    failed->load = false;
+    if (pg == NULL && l->channel != NULL && !loader_retrying(l))
+        return NULL;
     pgrest_error err = {0};
-    if (pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK || pg == NULL) {
+    failed->load = pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK;
+    if (failed->load || pg == NULL) {
         if (pg != NULL)
             PQfinish(pg);
         return NULL;
@@ -300,20 +321,23 @@ static void give_up(pgr_listener *l)
 
 /* After a failed attempt: logs the retry and sleeps delay seconds, or,
  * when retrying is over, waits for stop. Returns the next delay. */
-static unsigned retry_pause(pgr_listener *l, unsigned delay, bool listen_failed)
+static unsigned retry_pause(pgr_listener *l, unsigned delay, attempt_failure failed)
 {
     if (!may_retry(l)) {
         give_up(l);
         return delay;
     }
-    if (l->channel != NULL && listen_failed)
+    if (l->channel != NULL && failed.listen)
         pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
                      "Retrying listening for database notifications in %u seconds...", delay);
-    pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
-                 "Attempting to reconnect to the database in %u seconds...", delay);
+    if (failed.load)
+        pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
+                     "Attempting to reconnect to the database in %u seconds...", delay);
     backoff(l, delay);
     return delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
 }
+
+static const attempt_failure LOAD_FAILED = {false, true};
 
 /* The host's own first load failed: that was attempt one, the next comes
  * after the first backoff step (PostgREST's retry policy). */
@@ -327,7 +351,7 @@ static bool host_load_failed(pgr_listener *l)
  * listener keeps its connection (PostgREST's loader retries apart). */
 static unsigned retry_schema_load(pgr_listener *l, unsigned delay)
 {
-    delay = retry_pause(l, delay, false);
+    delay = retry_pause(l, delay, LOAD_FAILED);
     pgrest_error err = {0};
     if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK)
         delay = 1;
@@ -382,7 +406,7 @@ static void *run(void *arg)
     worker_link w = {l->first, false};
     l->first = NULL;
     if (host_load_failed(l))
-        delay = retry_pause(l, delay, false);
+        delay = retry_pause(l, delay, LOAD_FAILED);
     while (!atomic_load(&l->stop)) {
         if (link_ok(&w) && !needs_reload(l) && wants_schema_retry(l)) {
             delay = retry_schema_load(l, delay);
@@ -391,10 +415,10 @@ static void *run(void *arg)
         if (!link_open(&w) || needs_reload(l)) {
             unsigned losses = atomic_load(&l->ctx->db_losses);
             link_drop(&w);
-            bool listen_failed;
-            w.pg = recover(l, &listen_failed);
+            attempt_failure failed;
+            w.pg = recover(l, &failed);
             if (w.pg == NULL) {
-                delay = retry_pause(l, delay, listen_failed);
+                delay = retry_pause(l, delay, failed);
                 continue;
             }
             delay = 1;

@@ -9,9 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config_coerce.h"
 #include "config_uri.h"
-#include "hs_show.h"
-#include "jspath_legacy.h"
+#include "util/hs_show.h"
+#include "auth/jspath_legacy.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ storage */
@@ -65,33 +66,6 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
-/* Haskell's `readMaybe` for an integral type: surrounding spaces, an
- * optional '-', decimal, 0x hexadecimal or 0o octal digits. */
-static bool read_integer(const char *s, long long *out)
-{
-    const char *p = skip_ws(s);
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    int base = 10;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2])) {
-        base = 16;
-        p += 2;
-    } else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O') && p[2] >= '0' && p[2] <= '7') {
-        base = 8;
-        p += 2;
-    }
-    if (!isxdigit((unsigned char)*p))
-        return false;
-    char *end = NULL;
-    errno = 0;
-    long long n = strtoll(p, &end, base);
-    if (errno != 0 || end == p || *skip_ws(end) != '\0')
-        return false;
-    *out = neg ? -n : n;
-    return true;
-}
-
 /* Config.hs coerceInt: a whole number, or a string `read` as one. */
 static bool coerce_int(const server_option *o, long long *out)
 {
@@ -106,7 +80,7 @@ static bool coerce_int(const server_option *o, long long *out)
         *out = (long long)d;
         return true;
     }
-    return read_integer(o->value, out);
+    return pgr_coerce_int_text(o->value, out);
 }
 
 /* Config.hs coerceBool: a configurator bool; for a string, its letters
@@ -120,31 +94,7 @@ static bool coerce_bool(const server_option *o, bool *out)
     }
     if (o->kind == CONFIG_NUMBER)
         return false;
-    char letters[8];
-    size_t n = 0;
-    bool too_long = false;
-    for (const char *p = o->value; *p; p++)
-        if (isalpha((unsigned char)*p) || (unsigned char)*p >= 0x80) {
-            if (n + 1 < sizeof letters)
-                letters[n++] = *p;
-            else
-                too_long = true;
-        }
-    letters[n] = '\0';
-    if (!too_long && strcasecmp(letters, "true") == 0) {
-        *out = true;
-        return true;
-    }
-    if (!too_long && strcasecmp(letters, "false") == 0) {
-        *out = false;
-        return true;
-    }
-    long long i;
-    if (read_integer(o->value, &i)) {
-        *out = i > 0;
-        return true;
-    }
-    return false;
+    return pgr_coerce_bool_text(o->value, out);
 }
 
 /* ------------------------------------------------------------- lookups */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hs_show.h"
+#include "util/hs_show.h"
 
 bool config_load_raw(const char *path, char **environ_, server_options *raw, char *err,
                      size_t errlen)

@@ -5,6 +5,7 @@
  * reads the JSON. */
 #include "auth/jwt.h"
 #include "auth/jwt_cache.h"
+#include "auth/jspath_legacy.h"
 #include "auth/role_claim_path.h"
 
 #include <json-c/json.h>
@@ -27,6 +28,7 @@
 #include "context.h"
 #include "observe.h"
 #include "util/error.h"
+#include "util/hs_show.h"
 #include "util/strbuf.h"
 
 /* PostgREST's allowedSkewSeconds (Auth.hs). */
@@ -791,8 +793,19 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
         return PGREST_OK;
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);
-    /* a configuration error (validated when the configuration is built) */
-    pgr_errorf(err, a, 0, NULL, NULL, NULL, "Invalid jwt-role-claim-key: %s", path);
+    /* a configuration error (validated when the configuration is built),
+     * worded as Config.hs parseRoleClaimKey does: neither JSONPath nor the
+     * deprecated syntax, `fail $ show e` of the latter's Parsec error */
+    char *dump = NULL, *parsec = NULL;
+    bool legacy_ok = jspath_legacy_parse(path, &dump, &parsec);
+    char *shown = legacy_ok || parsec == NULL ? NULL : hs_show_string(parsec);
+    free(dump);
+    free(parsec);
+    if (shown != NULL)
+        pgr_errorf(err, a, 0, NULL, NULL, NULL, "%s", shown);
+    else
+        pgr_errorf(err, a, 0, NULL, NULL, NULL, "Invalid jwt-role-claim-key: %s", path);
+    free(shown);
     return PGREST_ERR_CONFIG;
 }
 

@@ -74,6 +74,19 @@ class DumpWithDatabaseTest(harness.ServerTestCase):
         # Config.hs parser's text for db-tx-end
         self.assertIn("Invalid transaction termination. Check your configuration.", r.stderr)
 
+    def test_dump_config_unreadable_in_database_number_is_the_default(self):
+        # Config.hs coerceInt/coerceBool: readMaybe gives Nothing, the
+        # option's default; the file's value does not come back either
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_max_rows = 'ten';"
+                          "ALTER ROLE authenticator SET pgrst.server_timing_enabled = 'yes';"
+                          "ALTER ROLE authenticator SET pgrst.db_plan_enabled = ' 1 '")
+        r = pgrest(["--dump-config", self.config({"db-max-rows": "5",
+                                                  "server-timing-enabled": "true"})])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('db-max-rows = ""\n', r.stdout)
+        self.assertIn("server-timing-enabled = false\n", r.stdout)
+        self.assertIn("db-plan-enabled = true\n", r.stdout)
+
     def test_dump_config_without_db_config_ignores_them(self):
         self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_max_rows = '7'")
         r = pgrest(["--dump-config", self.config({"db-config": "false"})])

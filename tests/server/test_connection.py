@@ -126,8 +126,8 @@ class ConnectionFailureTest(ServerTestCase):
         srv = self.start_server()
         self.cluster.stop()
         self.assertIsNotNone(srv.wait_for(
-            lambda: "Attempting to reconnect to the database in 1 seconds..." in srv.log_tail(),
-            15), srv.log_tail())
+            lambda: "Retrying listening for database notifications in 1 seconds..."
+            in srv.log_tail(), 15), srv.log_tail())
         self.assertTrue(srv.alive())
         self.cluster.resume()
         self.assertIsNotNone(srv.wait_ready(40))

@@ -9,7 +9,7 @@ import subprocess
 import threading
 import time
 
-from harness import ServerTestCase
+from harness import ServerTestCase, http
 from test_admin_logs import LogReader
 
 RECOVERY_TIMEOUT = 20
@@ -134,7 +134,29 @@ class ShutdownMidRequestTest(FaultTestCase):
 
 
 class PoolExhaustedTest(FaultTestCase):
-    SERVER_CONFIG = {"db-pool": "1", "db-pool-acquisition-timeout": "1", "log-level": "error"}
+    SERVER_CONFIG = {"db-pool": "1", "db-pool-acquisition-timeout": "1", "log-level": "error",
+                     "jwt-secret": "reallyreallyreallyreallyverysafe"}
+
+    def test_no_connection_needed_to_refuse_or_answer_without_the_database(self):
+        # PostgREST's io tests (no_pool_connection_required_*): App.hs
+        # authenticates, parses and plans before MainTx borrows from the
+        # pool, and OPTIONS is NoDbTx; none of these waits for the one
+        # connection a slow request holds (a wait would end in 504)
+        req = self.slow_request(3)
+        for path, headers, status, code in [
+                ("/no_such_table", {}, 404, "PGRST205"),
+                ("/artists?select=*,no_such_embed(*)", {}, 400, "PGRST200"),
+                ("/artists?id=zz.1", {}, 400, "PGRST100"),
+                ("/artists", {"Authorization": "Bearer not.a.jwt"}, 401, "PGRST301"),
+                ("/rpc/no_such_function", {}, 404, "PGRST202")]:
+            r = self.server.get(path, headers=headers)
+            self.assertEqual((r.status, r.json()["code"]), (status, code), (path, r))
+        r = http("OPTIONS", self.server.url("/artists"))
+        self.assertEqual(r.status, 200, r)
+        self.assertIn("GET", r.headers["Allow"])
+        self.assertEqual(metric(self.server, "pgrst_db_pool_timeouts_total"), 0.0)
+        self.assertTrue(req.is_alive(), "the slow request ended before the checks")
+        self.assertEqual(self.finished(req).status, 200)
 
     def test_acquisition_timeout(self):
         req = self.slow_request(3)

@@ -214,6 +214,59 @@ class ConfigReloadTest(ServerTestCase):
     def test_sigusr2_invalid_in_db_value_keeps_previous(self):
         self.invalid_in_db_secret_kept(lambda: self.server.signal(signal.SIGUSR2))
 
+    def notify_config(self):
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+
+    def test_notify_invalid_role_claim_key_is_reported(self):
+        # PostgREST's io test: the reload fails with the Parsec error of
+        # the deprecated syntax (Config.hs parseRoleClaimKey `fail $ show e`,
+        # readAppConfig "Error in config ", ConfigInvalidObs), on one line
+        self.role_set("jwt_role_claim_key", "test")
+        self.role_set("db_max_rows", "1")
+        self.notify_config()
+        self.wait_log('Failed reloading config: Error in config '
+                      '"\\"failed to parse role-claim-key value (test)\\" (line 1, column 1):'
+                      '\\nunexpected \\"t\\"\\nexpecting \\".\\", \\"[?(\\" or \\"[\\""\n')
+        self.assertEqual(self.rows(), 3)
+        self.assertEqual(self.jwt_status(), 200)
+        self.cluster.psql("ALTER ROLE authenticator RESET pgrst.jwt_role_claim_key")
+        self.notify_config()
+        self.assertIsNotNone(self.server.wait_for(lambda: self.rows() == 1, RELOAD_TIMEOUT))
+
+    def test_notify_unreadable_number_or_boolean_is_the_default(self):
+        # Config.hs coerceInt/coerceBool: text that does not read is
+        # Nothing, the option's default; no error, and the file's value
+        # does not come back either (the database's key wins)
+        self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "2",
+                                  "server-timing-enabled": "true"})
+        self.server.signal(signal.SIGUSR2)
+        self.wait_log("Config reloaded", 2)
+        self.assertEqual(self.rows(), 2)
+        self.assertIn("Server-Timing", self.server.get("/artists").headers)
+        self.role_set("db_max_rows", "ten")
+        self.role_set("server_timing_enabled", "yes")
+        self.notify_config()
+        self.wait_log("Config reloaded", 3)
+        self.assertEqual(self.rows(), 3)
+        self.assertNotIn("Server-Timing", self.server.get("/artists").headers)
+        self.assertNotIn("Failed reloading config", self.log_text())
+        # what does read: " 1 " is an Int, "t-r-u-e" the letters of True
+        self.role_set("db_max_rows", " 1 ")
+        self.role_set("server_timing_enabled", "t-r-u-e")
+        self.notify_config()
+        self.wait_log("Config reloaded", 4)
+        self.assertEqual(self.rows(), 1)
+        self.assertIn("Server-Timing", self.server.get("/artists").headers)
+
+    def test_notify_malformed_proxy_uri_is_refused(self):
+        # Config.hs parseOpenAPIServerProxyURI fails the whole reload
+        self.role_set("openapi_server_proxy_uri", "ftp://example.com")
+        self.role_set("db_max_rows", "1")
+        self.notify_config()
+        self.wait_log("Failed reloading config: Error in config Malformed proxy uri, "
+                      "a correct example: https://example.com:8443/basePath")
+        self.assertEqual(self.rows(), 3)
+
     def test_invalid_file_value_keeps_previous(self):
         self.server.write_config({"jwt-secret": SECRET, "db-max-rows": "1",
                                   "openapi-mode": "bogus"})

@@ -113,7 +113,16 @@ START_TEST(invalid_values_keep_the_configuration)
     ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-aud", "plain audience", &err), PGREST_OK);
     expect_refused("db-max-rows", "ten", "Invalid db-max-rows: ten");
     expect_refused("db-pool", "0", "Invalid db-pool: 0");
-    expect_refused("jwt-role-claim-key", ".a[", "Invalid jwt-role-claim-key: .a[");
+    /* Config.hs parseRoleClaimKey: neither JSONPath nor the deprecated
+     * syntax; `fail $ show e` of DeprecatedJSPath's Parsec error */
+    expect_refused("jwt-role-claim-key", ".a[",
+                   "\"\\\"failed to parse role-claim-key value (.a[)\\\" (line 1, column 4):"
+                   "\\nunexpected end of input\\nexpecting \\\"?(\\\" or digit\"");
+    expect_refused("jwt-role-claim-key", "test",
+                   "\"\\\"failed to parse role-claim-key value (test)\\\" (line 1, column 1):"
+                   "\\nunexpected \\\"t\\\"\\nexpecting \\\".\\\", \\\"[?(\\\" or \\\"[\\\"\"");
+    expect_refused("openapi-server-proxy-uri", "ftp://example.com",
+                   "Malformed proxy uri, a correct example: https://example.com:8443/basePath");
 }
 END_TEST
 

@@ -428,23 +428,30 @@ START_TEST(proxy_uri)
 END_TEST
 
 /* Config/Proxy.hs isMalformedProxyUri: a query, user info, a port out of
- * range or another scheme make the URI unusable: server settings apply. */
-START_TEST(malformed_proxy_uri_ignored)
+ * range or another scheme make the URI unusable. Config.hs
+ * parseOpenAPIServerProxyURI refuses it, so the option stays unset and
+ * the server settings apply. */
+START_TEST(malformed_proxy_uri_refused)
 {
     static const char *const bad[] = {
         "https://example.com/?a=1", "https://user@example.com", "http://example.com:0",
         "http://example.com:65536", "ftp://example.com", "http://:80/x", "example.com",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        const char *opts[] = {"openapi-server-proxy-uri", bad[i], "server-host", "h",
-                              "server-port", "1", NULL};
-        ignore_privileges(opts);
-        json_object *want = json_object_new_string("h:1");
-        bool fallback = json_object_equal(at(doc, "host", NULL), want);
-        json_object_put(want);
-        ck_assert_msg(fallback, "%s was used", bad[i]);
-        teardown();
+        pgrest_ctx *probe = pgrest_ctx_new();
+        pgrest_error err = {0};
+        ck_assert_msg(pgrest_ctx_set(probe, "openapi-server-proxy-uri", bad[i], &err) ==
+                          PGREST_ERR_CONFIG, "%s accepted", bad[i]);
+        ck_assert_str_eq(err.message, "Malformed proxy uri, a correct example: "
+                                      "https://example.com:8443/basePath");
+        ck_assert_ptr_null(pgrest_ctx_get(probe, "openapi-server-proxy-uri"));
+        pgrest_ctx_free(probe);
     }
+    const char *opts[] = {"server-host", "h", "server-port", "1", NULL};
+    ignore_privileges(opts);
+    json_object *want = json_object_new_string("h:1");
+    ck_assert(json_object_equal(at(doc, "host", NULL), want));
+    json_object_put(want);
 }
 END_TEST
 
@@ -486,7 +493,7 @@ static Suite *suite(void)
     tcase_add_test(tc, info_from_schema_comment);
     tcase_add_test(tc, host_from_server_settings);
     tcase_add_test(tc, proxy_uri);
-    tcase_add_test(tc, malformed_proxy_uri_ignored);
+    tcase_add_test(tc, malformed_proxy_uri_refused);
     tcase_add_test(tc, security_definitions);
     suite_add_tcase(s, tc);
     return s;

@@ -11,8 +11,8 @@
 #include "app_config.h"
 #include "config_uri.h"
 #include "conn_string.h"
-#include "hs_show.h"
-#include "jspath_legacy.h"
+#include "util/hs_show.h"
+#include "auth/jspath_legacy.h"
 
 #include <json-c/json.h>
 

@@ -1,11 +1,11 @@
-#include "jspath_legacy.h"
+#include "auth/jspath_legacy.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_show.h"
+#include "util/hs_show.h"
 
 typedef struct jsp_state {
     const char *start, *p;

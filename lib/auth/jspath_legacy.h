@@ -1,8 +1,9 @@
 /* The deprecated JSPath DSL of jwt-role-claim-key (PostgREST
  * Config/DeprecatedJSPath.hs): `.key`, `."quoted key"`, `[0]` and one
- * final filter `[?(@ == "x")]` (==, !=, ^==, ==^, *==). The server only
- * needs it to validate, to dump (`dumpDeprecatedJSPath`) and to word
- * errors; evaluating role claims is the library's job. */
+ * final filter `[?(@ == "x")]` (==, !=, ^==, ==^, *==). Used to validate,
+ * to dump (`dumpDeprecatedJSPath`) and to word the configuration error
+ * (server start, and the library's reloads); evaluating role claims is
+ * auth/role_claim_path's job. */
 #ifndef PGRS_JSPATH_LEGACY_H
 #define PGRS_JSPATH_LEGACY_H
 

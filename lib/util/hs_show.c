@@ -1,4 +1,4 @@
-#include "hs_show.h"
+#include "util/hs_show.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

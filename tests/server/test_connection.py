@@ -125,9 +125,10 @@ class ConnectionFailureTest(ServerTestCase):
     def test_database_lost_with_recovery_keeps_running(self):
         srv = self.start_server()
         self.cluster.stop()
+        # the listener notices and retries (Reload.hs retryingListen)
         self.assertIsNotNone(srv.wait_for(
-            lambda: "Attempting to reconnect to the database in 1 seconds..." in srv.log_tail(),
-            15), srv.log_tail())
+            lambda: "Retrying listening for database notifications in 2 seconds..."
+            in srv.log_tail(), 15), srv.log_tail())
         self.assertTrue(srv.alive())
         self.cluster.resume()
         self.assertIsNotNone(srv.wait_ready(40))

@@ -120,7 +120,12 @@ class ConnectionFailureTest(ServerTestCase):
         srv = self.start_server(**{"db-pool-automatic-recovery": "false"})
         self.cluster.stop()
         self.assertEqual(self.wait_exit(srv, 20), 1)
+        # Reload.hs retryingListen: the listener's failure, then killApp
+        # (no line of its own; the schema cache loader never ran)
+        self.assertIn('Failed listening for database notifications on the "pgrst" channel. ',
+                      srv.log_tail())
         self.assertNotIn("Attempting to reconnect", srv.log_tail())
+        self.assertNotIn("Automatic recovery disabled", srv.log_tail())
 
     def test_database_lost_with_recovery_keeps_running(self):
         srv = self.start_server()

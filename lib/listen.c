@@ -319,16 +319,18 @@ static void listener_failed(pgr_listener *l, listener_link *link, bool connect_f
 }
 
 /* A LISTEN connection up: after a retry the schema cache is reloaded,
- * as notifications may have been missed meanwhile. */
+ * as notifications may have been missed meanwhile. PostgREST turns the
+ * listener on and starts that load on a thread of its own; here the load
+ * comes first, so /ready is not 200 on the cache from before the loss. */
 static void listener_up(pgr_listener *l, listener_link *link)
 {
-    atomic_store(&l->ctx->listener_on, true);
     bool retried = link->retry.next > 1;
     schedule_reset(&link->retry);
     if (retried) {
         pgrest_error err = {0};
         pgrest_ctx_load_schema(l->ctx, &err);
     }
+    atomic_store(&l->ctx->listener_on, true);
 }
 
 static void listener_attempt(pgr_listener *l, listener_link *link)

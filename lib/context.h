@@ -106,11 +106,6 @@ struct pgrest_ctx {
     pgrest_observer observer;         /* observations, set by the host */
     void *observer_arg;
     atomic_bool listener_on;          /* the LISTEN connection is up */
-    /* Connection recovery (PostgREST AppState connectionWorker): set when a
-     * request loses the database, cleared by the worker once it has
-     * reconnected and reloaded the schema cache; /ready is 503 meanwhile. */
-    atomic_bool db_down;
-    atomic_uint db_losses;            /* times a request lost the database */
     /* The last schema cache load failed (PostgREST markSchemaCachePending):
      * /ready is 503 and the worker retries with backoff; requests keep
      * the cache in force. Cleared by a successful load. */
@@ -150,12 +145,6 @@ static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
     return atomic_load_explicit(&ctx->pool, memory_order_acquire);
 }
 
-/* A request could not reach the database: marks the context as
- * recovering, flushes the pool and wakes the recovery worker. */
-void pgr_ctx_connection_lost(pgrest_ctx *ctx);
-/* A pooled request reached the database (clears db_down when no worker
- * runs to do it). */
-void pgr_ctx_connection_ok(pgrest_ctx *ctx);
 /* True when a schema cache is loaded (the other half of readiness). */
 bool pgr_ctx_schema_loaded(pgrest_ctx *ctx);
 

@@ -1,4 +1,4 @@
-/* The database connection as PostgREST's connection worker sees it
+/* The database connection as PostgREST's schema cache loader sees it
  * (AppState/Reload.hs retryingSchemaCacheLoad, AppState/Pool.hs usePool):
  * which failures are fatal, and the events reported to the host with the
  * lines PostgREST logs (Logger.hs observationMessages). */

@@ -1,12 +1,17 @@
-/* The background worker: schema and config reloads on NOTIFY (PostgREST
- * AppState/Reload.hs runListener) and connection recovery (PostgREST
- * AppState connectionWorker). A dedicated connection LISTENs on db-channel;
- * requests in flight keep the cache they started with because the swap is
- * reference counted. When the database is lost (the LISTEN connection
- * breaks or a request gets PGRST000/001) or no schema cache is loaded yet,
- * the worker retries with exponential backoff up to 32 s; once connected it
- * reloads the schema cache (which flushes the pool) and the context is
- * ready again. */
+/* The background worker: PostgREST's listener (AppState/Reload.hs
+ * runListener / retryingListen) and the retries of a failed schema cache
+ * load (retryingSchemaCacheLoad), on one thread with a schedule each.
+ *
+ * The listener LISTENs on db-channel; a NOTIFY reloads the schema cache
+ * or the configuration. When its connection breaks or cannot be made it
+ * is off (/ready 503) and retried after 1, 2, 4 .. 32 s; a reconnection
+ * after a retry reloads the schema cache (notifications may have been
+ * missed). Requests that lose their connection change none of this: the
+ * pool only replaces that connection (hasql-pool).
+ *
+ * A failed schema cache load (at start, on NOTIFY, SIGUSR1 or after the
+ * listener came back) is retried after 1, 2, 4 .. 32 s while
+ * db-pool-automatic-recovery is on; requests keep the cache in force. */
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
@@ -35,19 +40,13 @@ struct pgr_listener {
     void (*on_reload_config)(void *arg);
     void *arg;
     PGconn *first;   /* connection made by start, handed to the thread */
+    bool first_connect_failed;
 };
 
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-/* Sleeps up to seconds in small steps so stop is honoured quickly. */
-static void backoff(pgr_listener *l, unsigned seconds)
-{
-    for (unsigned i = 0; i < seconds * 10 && !atomic_load(&l->stop); i++)
-        sleep_ms(100);
 }
 
 static bool run_listen(pgr_listener *l, PGconn *pg)
@@ -116,23 +115,23 @@ static void observe_listen_start(pgr_listener *l, PGconn *pg, const char *versio
                  l->channel);
 }
 
-/* Opens the worker's connection (LISTENing when a channel is configured);
- * without a channel it only proves the database is reachable. */
-static PGconn *worker_connection(pgr_listener *l)
+/* Opens the LISTEN connection. *connect_failed tells a connection that
+ * could not be made (PostgREST logs that failure twice: the connection
+ * error, then the exitFailure its handler catches) from one that failed
+ * afterwards. */
+static PGconn *worker_connection(pgr_listener *l, bool *connect_failed)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_error err = {0};
-    PGconn *pg = a == NULL ? NULL
-                 : l->channel != NULL ? pgr_connect_read_write(l->conninfo, a, &err)
-                                      : pgr_connect(l->conninfo, a, &err);
-    if (pg == NULL && l->channel != NULL)
-        observe_listen_fail(l, err.details);
+    PGconn *pg = a == NULL ? NULL : pgr_connect_read_write(l->conninfo, a, &err);
+    *connect_failed = pg == NULL;
     if (pg == NULL) {
+        observe_listen_fail(l, a != NULL ? err.details : NULL);
         pgrest_arena_free(a);
         return NULL;
     }
-    const char *version = l->channel != NULL ? pgr_db_version_for_log(l->ctx, pg, a) : NULL;
-    if (l->channel != NULL && !run_listen(l, pg)) {
+    const char *version = pgr_db_version_for_log(l->ctx, pg, a);
+    if (!run_listen(l, pg)) {
         observe_listen_fail(l, PQerrorMessage(pg));
         PQfinish(pg);
         pg = NULL;
@@ -212,91 +211,6 @@ static void reload_config(pgr_listener *l)
     pgrest_ctx_reload_config(l->ctx, NULL, NULL, 0, &err);
 }
 
-static bool may_retry(pgr_listener *l);
-
-/* A load failed while the database answers: retried with backoff
- * (Reload.hs retryingSchemaCacheLoad), unless retrying is over. */
-static bool wants_schema_retry(pgr_listener *l)
-{
-    return atomic_load(&l->ctx->schema_pending) && may_retry(l);
-}
-
-/* Waits for notifications until the connection breaks or stop is set.
- * Everything that arrived together is drained first and answered once: a
- * burst of NOTIFYs (one per migration statement, say) costs one reload,
- * not one per message, and stop is not held up by a backlog. */
-static void serve(pgr_listener *l, PGconn *pg)
-{
-    struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !wants_schema_retry(l)) {
-        int n = poll(&pfd, 1, 200);
-        if (n < 0 || (n > 0 && PQconsumeInput(pg) == 0))
-            return;
-        pgr_wanted w = {false, false};
-        PGnotify *note;
-        while ((note = PQnotifies(pg)) != NULL) {
-            classify(l, note->relname ? note->relname : l->channel,
-                     note->extra ? note->extra : "", &w);
-            PQfreemem(note);
-        }
-        if (w.schema && !atomic_load(&l->stop)) {
-            pgrest_error err = {0};
-            pgrest_ctx_load_schema(l->ctx, &err);
-        }
-        if (w.config && !atomic_load(&l->stop))
-            reload_config(l);
-        if (PQstatus(pg) != CONNECTION_OK || channel_changed(l))
-            return;
-    }
-}
-
-/* Without a channel there is nothing to read: wait for a lost database. */
-static void idle(pgr_listener *l)
-{
-    while (!atomic_load(&l->stop) && !atomic_load(&l->ctx->db_down) && !channel_changed(l) &&
-           !wants_schema_retry(l))
-        sleep_ms(100);
-}
-
-/* How a recovery attempt failed: the retry logs what PostgREST's two
- * loops would (the listener's DBListenRetry, the schema cache loader's
- * ConnectionRetryObs). */
-typedef struct attempt_failure {
-    bool listen;   /* the LISTEN connection could not be made */
-    bool load;     /* a schema cache load ran and failed */
-} attempt_failure;
-
-/* PostgREST's loader runs on its own only while it has no cache yet or
- * its last load failed (Reload.hs retryingSchemaCacheLoad); a cache in
- * force is reloaded by the listener once it listens again (retryingListen
- * after a retry), not while the database is away. */
-static bool loader_retrying(pgr_listener *l)
-{
-    return !pgr_ctx_schema_loaded(l->ctx) || atomic_load(&l->ctx->schema_pending);
-}
-
-/* One recovery attempt: connect (and LISTEN), then reload the schema
- * cache; notifications missed while away are covered by the reload. While
- * the LISTEN connection fails the cache in force stays and is not
- * reloaded, unless the loader is still retrying its own load. Without a
- * channel the connection only tells whether the database answers. */
-static PGconn *recover(pgr_listener *l, attempt_failure *failed)
-{
-    PGconn *pg = worker_connection(l);
-    failed->listen = pg == NULL;
-    failed->load = false;
-    if (pg == NULL && l->channel != NULL && !loader_retrying(l))
-        return NULL;
-    pgrest_error err = {0};
-    failed->load = pgrest_ctx_load_schema(l->ctx, &err) != PGREST_OK;
-    if (failed->load || pg == NULL) {
-        if (pg != NULL)
-            PQfinish(pg);
-        return NULL;
-    }
-    return pg;
-}
-
 static bool recovery_enabled(pgrest_ctx *ctx)
 {
     pgr_conf *conf = pgr_ctx_conf(ctx);
@@ -312,157 +226,195 @@ static bool may_retry(pgr_listener *l)
     return !atomic_load(&l->ctx->db_fatal) && recovery_enabled(l->ctx);
 }
 
-/* Waits, without retrying, until stopped. */
-static void give_up(pgr_listener *l)
+static double now_seconds(void)
 {
-    while (!atomic_load(&l->stop))
-        sleep_ms(100);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* After a failed attempt: logs the retry and sleeps delay seconds, or,
- * when retrying is over, waits for stop. Returns the next delay. */
-static unsigned retry_pause(pgr_listener *l, unsigned delay, attempt_failure failed)
+/* A retry schedule: waits of 1, 2, 4 .. 32 s (PostgREST's
+ * exponentialBackoff capped at 32 s, and retryingListen's nextDelay). */
+typedef struct retry_schedule {
+    unsigned next;      /* the wait the next failure asks for */
+    unsigned waiting;   /* the wait in progress */
+    double due;         /* when it ends; 0: nothing scheduled */
+} retry_schedule;
+
+static void schedule_reset(retry_schedule *r)
 {
-    if (!may_retry(l)) {
-        give_up(l);
-        return delay;
+    r->next = 1;
+    r->waiting = 0;
+    r->due = 0;
+}
+
+/* Starts the next wait; returns its length. */
+static unsigned schedule_arm(retry_schedule *r)
+{
+    r->waiting = r->next;
+    r->due = now_seconds() + r->waiting;
+    if (r->next < MAX_BACKOFF)
+        r->next *= 2;
+    return r->waiting;
+}
+
+static bool schedule_due(const retry_schedule *r)
+{
+    return r->due != 0 && now_seconds() >= r->due;
+}
+
+/* retryingSchemaCacheLoad: a failed load is tried again once its wait is
+ * over, each attempt announced with the wait that preceded it (the
+ * retry status' previous delay); a load that succeeded meanwhile
+ * (SIGUSR1, NOTIFY) ends the retries. */
+static void retry_schema_load(pgr_listener *l, retry_schedule *load)
+{
+    if (!atomic_load(&l->ctx->schema_pending) || !may_retry(l)) {
+        schedule_reset(load);
+        return;
     }
-    if (l->channel != NULL && failed.listen)
-        pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
-                     "Retrying listening for database notifications in %u seconds...", delay);
-    if (failed.load)
-        pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
-                     "Attempting to reconnect to the database in %u seconds...", delay);
-    backoff(l, delay);
-    return delay < MAX_BACKOFF ? delay * 2 : MAX_BACKOFF;
-}
-
-static const attempt_failure LOAD_FAILED = {false, true};
-
-/* The host's own first load failed: that was attempt one, the next comes
- * after the first backoff step (PostgREST's retry policy). */
-static bool host_load_failed(pgr_listener *l)
-{
-    return !pgr_ctx_schema_loaded(l->ctx) &&
-           atomic_load(&l->ctx->metrics.schema_loads_error) > 0;
-}
-
-/* The schema cache in force stays while its reload is retried: the
- * listener keeps its connection (PostgREST's loader retries apart). */
-static unsigned retry_schema_load(pgr_listener *l, unsigned delay)
-{
-    delay = retry_pause(l, delay, LOAD_FAILED);
+    if (load->due == 0) {
+        schedule_arm(load);
+        return;
+    }
+    if (!schedule_due(load))
+        return;
+    pgr_observef(l->ctx, PGREST_EVENT_CONNECTION_RETRY,
+                 "Attempting to reconnect to the database in %u seconds...", load->waiting);
+    load->due = 0;
     pgrest_error err = {0};
-    if (!atomic_load(&l->stop) && pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK)
-        delay = 1;
-    return delay;
+    if (pgrest_ctx_load_schema(l->ctx, &err) == PGREST_OK)
+        schedule_reset(load);
 }
 
-static bool needs_reload(pgr_listener *l)
-{
-    return atomic_load(&l->ctx->db_down) || !pgr_ctx_schema_loaded(l->ctx);
-}
-
-/* The worker's connection, or without a channel only the knowledge that
- * the last check reached the database: PostgREST holds no connection
- * beside its pool when it does not LISTEN. */
-typedef struct worker_link {
+/* The listener's connection and, while it is off, its retry schedule. */
+typedef struct listener_link {
     PGconn *pg;
-    bool reached;
-} worker_link;
+    retry_schedule retry;
+} listener_link;
 
-static bool link_open(const worker_link *w)
+/* retryingListen's onError: the listener is off (/ready 503) and the
+ * next attempt comes after nextDelay. Without automatic recovery
+ * PostgREST is killed (killApp, with no line of its own: the failure
+ * said why), the retry still announced as the handler goes on. A
+ * connection that could not be made is also reported as the
+ * exitFailure the handler caught. */
+static void listener_failed(pgr_listener *l, listener_link *link, bool connect_failed)
 {
-    return w->pg != NULL || w->reached;
-}
-
-static bool link_ok(const worker_link *w)
-{
-    return w->reached || (w->pg != NULL && PQstatus(w->pg) == CONNECTION_OK);
-}
-
-static void link_drop(worker_link *w)
-{
-    if (w->pg != NULL)
-        PQfinish(w->pg);
-    w->pg = NULL;
-    w->reached = false;
-}
-
-/* Without a channel the connection has served its purpose. */
-static void link_settle(pgr_listener *l, worker_link *w)
-{
-    if (l->channel == NULL && w->pg != NULL) {
-        PQfinish(w->pg);
-        w->pg = NULL;
-        w->reached = true;
+    if (connect_failed)
+        observe_listen_fail(l, "ExitFailure 1");
+    atomic_store(&l->ctx->listener_on, false);
+    bool recovering = recovery_enabled(l->ctx);
+    if (!recovering)
+        pgr_db_report_fatal(l->ctx, "");
+    else if (atomic_load(&l->ctx->db_fatal)) {
+        link->retry.due = 0;    /* exiting for another reason */
+        return;
     }
+    pgr_observef(l->ctx, PGREST_EVENT_LISTEN_RETRY,
+                 "Retrying listening for database notifications in %u seconds...",
+                 schedule_arm(&link->retry));
+    if (!recovering)
+        link->retry.due = 0;
+}
+
+/* A LISTEN connection up: after a retry the schema cache is reloaded,
+ * as notifications may have been missed meanwhile. PostgREST turns the
+ * listener on and starts that load on a thread of its own; here the load
+ * comes first, so /ready is not 200 on the cache from before the loss. */
+static void listener_up(pgr_listener *l, listener_link *link)
+{
+    bool retried = link->retry.next > 1;
+    schedule_reset(&link->retry);
+    if (retried) {
+        pgrest_error err = {0};
+        pgrest_ctx_load_schema(l->ctx, &err);
+    }
+    atomic_store(&l->ctx->listener_on, true);
+}
+
+static void listener_attempt(pgr_listener *l, listener_link *link)
+{
+    bool connect_failed;
+    link->pg = worker_connection(l, &connect_failed);
+    if (link->pg == NULL)
+        listener_failed(l, link, connect_failed);
+    else
+        listener_up(l, link);
+}
+
+static void listener_drop(listener_link *link)
+{
+    if (link->pg != NULL)
+        PQfinish(link->pg);
+    link->pg = NULL;
+}
+
+/* Waits up to 100 ms for notifications. Everything that arrived together
+ * is drained first and answered once: a burst of NOTIFYs (one per
+ * migration statement, say) costs one reload, not one per message. A
+ * broken connection turns the listener off. */
+static void serve(pgr_listener *l, listener_link *link)
+{
+    PGconn *pg = link->pg;
+    struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
+    int n = poll(&pfd, 1, 100);
+    bool broken = n < 0 || (n > 0 && PQconsumeInput(pg) == 0);
+    pgr_wanted w = {false, false};
+    PGnotify *note;
+    while (!broken && (note = PQnotifies(pg)) != NULL) {
+        classify(l, note->relname ? note->relname : l->channel, note->extra ? note->extra : "",
+                 &w);
+        PQfreemem(note);
+    }
+    if (w.schema && !atomic_load(&l->stop)) {
+        pgrest_error err = {0};
+        pgrest_ctx_load_schema(l->ctx, &err);
+    }
+    if (w.config && !atomic_load(&l->stop))
+        reload_config(l);
+    if (broken || PQstatus(pg) != CONNECTION_OK) {
+        observe_listen_fail(l, PQerrorMessage(pg));
+        listener_drop(link);
+        listener_failed(l, link, false);
+    }
+}
+
+/* A reload changed db-channel or db-channel-enabled: PostgREST kills the
+ * listener and runs a new one (nextDelay from 1, so no schema reload). */
+static void restart_listener(pgr_listener *l, listener_link *link)
+{
+    listener_drop(link);
+    atomic_store(&l->ctx->listener_on, false);
+    schedule_reset(&link->retry);
+    if (l->channel != NULL)
+        listener_attempt(l, link);
 }
 
 static void *run(void *arg)
 {
     pgr_listener *l = arg;
-    unsigned delay = 1;
-    worker_link w = {l->first, false};
+    retry_schedule load;
+    schedule_reset(&load);
+    listener_link link = {l->first, {0}};
+    schedule_reset(&link.retry);
     l->first = NULL;
-    if (host_load_failed(l))
-        delay = retry_pause(l, delay, LOAD_FAILED);
-    while (!atomic_load(&l->stop)) {
-        if (link_ok(&w) && !needs_reload(l) && wants_schema_retry(l)) {
-            delay = retry_schema_load(l, delay);
-            continue;
-        }
-        if (!link_open(&w) || needs_reload(l)) {
-            unsigned losses = atomic_load(&l->ctx->db_losses);
-            link_drop(&w);
-            attempt_failure failed;
-            w.pg = recover(l, &failed);
-            if (w.pg == NULL) {
-                delay = retry_pause(l, delay, failed);
-                continue;
-            }
-            delay = 1;
-            /* a loss reported during this attempt needs another round */
-            if (atomic_load(&l->ctx->db_losses) == losses)
-                atomic_store(&l->ctx->db_down, false);
-        }
-        link_settle(l, &w);
+    if (l->channel != NULL && link.pg == NULL)
+        listener_failed(l, &link, l->first_connect_failed);
+    else if (link.pg != NULL)
         atomic_store(&l->ctx->listener_on, true);
-        const char *before = l->channel;
-        if (l->channel != NULL)
-            serve(l, w.pg);
+    while (!atomic_load(&l->stop)) {
+        retry_schema_load(l, &load);
+        if (link.pg != NULL)
+            serve(l, &link);
+        else if (l->channel != NULL && schedule_due(&link.retry))
+            listener_attempt(l, &link);
         else
-            idle(l);
-        atomic_store(&l->ctx->listener_on, false);
-        if (before == NULL) {
-            /* a new channel needs a LISTEN connection; a loss that a
-             * request reported is checked by connecting again */
-            if (l->channel != NULL || atomic_load(&l->ctx->db_down))
-                link_drop(&w);
-            continue;
-        }
-        if (l->channel != before && PQstatus(w.pg) == CONNECTION_OK) {
-            /* new channel: LISTEN again on a new connection (and reload
-             * the schema cache, as after any listener restart) */
-            link_drop(&w);
-            continue;
-        }
-        if (PQstatus(w.pg) != CONNECTION_OK) {
-            /* the LISTEN connection broke: the database is unreachable
-             * until proven otherwise (/ready 503); without automatic
-             * recovery this ends PostgREST (Reload.hs retryingListen:
-             * DBListenFail, then killApp) */
-            if (l->channel != NULL)
-                observe_listen_fail(l, PQerrorMessage(w.pg));
-            if (!recovery_enabled(l->ctx))
-                pgr_db_report_fatal(l->ctx, "Automatic recovery disabled, exiting.");
-            atomic_store(&l->ctx->db_down, true);
-            if (pgr_ctx_pool(l->ctx) != NULL)
-                pgr_pool_flush(pgr_ctx_pool(l->ctx));
-            link_drop(&w);
-        }
+            sleep_ms(100);
+        if (channel_changed(l))
+            restart_listener(l, &link);
     }
-    link_drop(&w);
+    listener_drop(&link);
     return NULL;
 }
 
@@ -492,8 +444,8 @@ int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
     l->arg = arg;
     /* LISTEN before returning, so a NOTIFY sent after this call is seen;
      * if the database is down the thread keeps trying. */
-    if (ok)
-        l->first = worker_connection(l);
+    if (ok && l->channel != NULL)
+        l->first = worker_connection(l, &l->first_connect_failed);
     if (!ok || pthread_create(&l->thread, NULL, run, l) != 0) {
         free_listener(l);
         return pgr_error_oom(err);
@@ -522,58 +474,38 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx)
     return true;
 }
 
-/* PostgREST admin /ready: 503 while the schema cache is pending or the
- * connection is being recovered. */
+/* PostgREST admin /ready: 503 while the schema cache is pending. */
 int pgrest_ctx_ready(pgrest_ctx *ctx)
 {
-    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->db_down) &&
-           !atomic_load(&ctx->schema_pending);
+    return pgr_ctx_schema_loaded(ctx) && !atomic_load(&ctx->schema_pending);
 }
 
-/* With a LISTEN connection its state is the answer (PostgREST trusts the
- * listener); otherwise one pooled round trip decides. */
+/* AppState.isConnEstablished: with a listener its state is the answer;
+ * otherwise one pooled round trip decides. */
 int pgrest_ctx_connection_established(pgrest_ctx *ctx)
 {
     pgr_listener *l = ctx->listener;
     if (l != NULL && l->channel != NULL)
-        return atomic_load(&ctx->listener_on) && !atomic_load(&ctx->db_down);
+        return atomic_load(&ctx->listener_on);
     pgr_pool *pool = pgr_ctx_pool(ctx);
     pgrest_arena *a = pool != NULL ? pgrest_arena_new(0) : NULL;
     if (a == NULL)
         return 0;
     pgrest_error err = {0};
-    /* AppState.isConnEstablished: a SELECT 1 through usePool */
+    /* a SELECT 1 through usePool */
     pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     pgr_conn *c = pgr_pool_acquire(pool, a, &err);
     bool ok = false;
     if (c != NULL) {
         PGresult *r = PQexec(c->pg, "SELECT 1");
         ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+        bool server_error = r != NULL && PQresultErrorField(r, PG_DIAG_SQLSTATE) != NULL;
         PQclear(r);
-        pgr_pool_release_after(pool, c, ok);
+        pgr_pool_release_after(pool, c, ok             ? PGR_SESSION_OK
+                                        : server_error ? PGR_SESSION_FAILED
+                                                       : PGR_SESSION_CLIENT_ERROR);
     }
     pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     pgrest_arena_free(a);
-    /* a timeout waiting for a busy pool (PGRST003) is no lost database */
-    if (!ok && (c != NULL || err.http_status == 503))
-        pgr_ctx_connection_lost(ctx);
-    else if (ok)
-        pgr_ctx_connection_ok(ctx);
     return ok;
-}
-
-void pgr_ctx_connection_lost(pgrest_ctx *ctx)
-{
-    atomic_fetch_add(&ctx->db_losses, 1);
-    atomic_store(&ctx->db_down, true);
-    /* idle pooled connections to a restarted server look healthy until
-     * used: replace them all (PostgREST releases the hasql pool) */
-    if (pgr_ctx_pool(ctx) != NULL)
-        pgr_pool_flush(pgr_ctx_pool(ctx));
-}
-
-void pgr_ctx_connection_ok(pgrest_ctx *ctx)
-{
-    if (ctx->listener == NULL && atomic_load(&ctx->db_down))
-        atomic_store(&ctx->db_down, false);
 }

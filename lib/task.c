@@ -277,23 +277,22 @@ static void end_transaction(pgrest_task *t, int rc)
     finish(t, rc);
 }
 
-/* The connection goes back (pgr_pool_release keeps only a clean one);
- * PostgREST's connection worker learns of lost connections from requests,
- * not from the ones a host cancelled. */
+/* The connection goes back (pgr_pool_release keeps only a clean one: a
+ * broken one is replaced, as hasql-pool does; nothing else learns of it).
+ * A request a host cancelled is judged by nobody. */
 static void executed(pgrest_task *t, int rc)
 {
     pgr_cancel_forget(t->cancel);
     t->cancel = NULL;
-    pgr_pool_release_after(t->pool, t->conn, rc == PGREST_OK);
+    pgr_pool_release_after(t->pool, t->conn,
+                           rc == PGREST_OK              ? PGR_SESSION_OK
+                           : rc == PGREST_ERR_CONNECTION ? PGR_SESSION_CLIENT_ERROR
+                                                         : PGR_SESSION_FAILED);
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = NULL;
     if (!t->cancelled) {
         if (rc != PGREST_OK)
             pgr_db_check_request_error(t->ctx, &t->err);
-        if (rc == PGREST_ERR_CONNECTION)
-            pgr_ctx_connection_lost(t->ctx);
-        else
-            pgr_ctx_connection_ok(t->ctx);
         observe_high_error(t->ctx, rc, t->resp, &t->err);
     }
     end_transaction(t, rc);
@@ -305,13 +304,11 @@ static void no_connection(pgrest_task *t)
 {
     t->conn = NULL;
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
-    /* PGRST003 (pool timeout) is not a lost database */
-    if (t->err.http_status == 503) {
+    /* usePool: a rejected password is fatal, a pool timeout logged */
+    if (t->err.http_status == 503)
         pgr_db_check_request_error(t->ctx, &t->err);
-        pgr_ctx_connection_lost(t->ctx);
-    } else {
+    else
         pgr_observe_error(t->ctx, PGREST_EVENT_POOL_TIMEOUT, "", &t->err);
-    }
     end_transaction(t, PGREST_ERR_CONNECTION);
 }
 

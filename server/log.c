@@ -96,7 +96,10 @@ void log_observation(void *arg, pgrest_event event, const char *message)
 {
     (void)arg;
     log_level level = observation_level(event);
-    if (!log_enabled(level) || (event == PGREST_EVENT_POOL_TIMEOUT && !pool_timeout_due()))
+    /* an empty message has nothing to say (a fatal event whose reason was
+     * logged before it) */
+    if (message[0] == '\0' || !log_enabled(level) ||
+        (event == PGREST_EVENT_POOL_TIMEOUT && !pool_timeout_due()))
         return;
     log_msg(level, "%s", message);
 }

@@ -201,21 +201,24 @@ PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
  * the observer first (PGREST_EVENT_LISTEN_SCHEMA_MSG,
  * PGREST_EVENT_LISTEN_CONFIG_MSG). When a reload changes db-channel or
  * db-channel-enabled, the worker moves to the new channel (PostgREST
- * restarts its listener). It also recovers the connection (PostgREST
- * connectionWorker): while no schema cache is loaded, or after the LISTEN
- * connection breaks or a request gets PGRST000/PGRST001, it reconnects with
- * exponential backoff (1 s doubling up to 32 s) and reloads the schema
- * cache; pgrest_ctx_ready is 0 meanwhile and 503 responses carry
- * Retry-After. With db-channel-enabled = false it only recovers.
+ * restarts its listener). When the LISTEN connection breaks or cannot be
+ * made, the listener is off (pgrest_ctx_connection_established 0) and
+ * retried after 1, 2, 4 .. 32 s; back after a retry, it reloads the schema
+ * cache (PostgREST Reload.hs retryingListen). A failed schema cache load
+ * is retried the same way (retryingSchemaCacheLoad); pgrest_ctx_ready is 0
+ * meanwhile. A request that loses its connection changes none of this:
+ * the pool replaces that connection. With db-channel-enabled = false it
+ * only retries failed loads. Without db-pool-automatic-recovery a lost
+ * listener is fatal (PGREST_EVENT_DB_FATAL) and nothing is retried.
  * Stopped and joined by pgrest_ctx_free or pgrest_ctx_stop_listener. */
 PGREST_API int pgrest_ctx_start_listener(pgrest_ctx *ctx,
                                          void (*on_reload_config)(void *arg),
                                          void *arg, pgrest_error *err);
 PGREST_API void pgrest_ctx_stop_listener(pgrest_ctx *ctx);
 
-/* Readiness as PostgREST's admin /ready sees it: 1 when a schema cache is
- * loaded and the database is not being recovered, 0 otherwise.
- * Thread-safe. */
+/* The schema cache half of PostgREST's admin /ready: 1 when a schema
+ * cache is loaded and no load is pending (failed and being retried), 0
+ * otherwise. Thread-safe. */
 PGREST_API int pgrest_ctx_ready(pgrest_ctx *ctx);
 
 /* Metrics in the Prometheus text format (PostgREST ref/observability):
@@ -269,7 +272,9 @@ typedef enum pgrest_event {
                                         * PostgreSQL, db-pool-automatic-recovery =
                                         * false, a pooler PostgREST cannot use):
                                         * PostgREST exits with status 1; the library
-                                        * stops retrying */
+                                        * stops retrying. Empty when the reason was
+                                        * the observation before (a listener lost
+                                        * without automatic recovery) */
     PGREST_EVENT_POOL_CONNECTION,      /* "Connection <uuid> is used", "... is
                                         * terminated due to max idletime", ...
                                         * (hasql-pool's ConnectionObservation) */
@@ -290,8 +295,7 @@ PGREST_API const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx,
 
 /* Whether the database answers, as PostgREST's admin /ready checks it
  * (AppState.isConnEstablished): with a listener, whether its connection is
- * up; otherwise a "SELECT 1" on a pooled connection (a failure starts
- * connection recovery like a failed request). Thread-safe. */
+ * up; otherwise a "SELECT 1" on a pooled connection. Thread-safe. */
 PGREST_API int pgrest_ctx_connection_established(pgrest_ctx *ctx);
 
 /* ---------------------------------------------------------------- request */

@@ -437,6 +437,14 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = st, .pg = pg,
                           .cache = cache, .blocking = blocking, .sn = sn,
                           .rs = {.arena = a}};
+    /* a connection returned lost after a server error (hasql-pool keeps
+     * it): its session fails at the first send, in libpq's words for
+     * that (PQsendQueryStart), with nothing older in them */
+    if (PQstatus(pg) != CONNECTION_OK) {
+        pgr_error(err, 503, "PGRST001", "Database client error. Retrying the connection.",
+                  "no connection to the server\n", NULL);
+        return PGREST_ERR_CONNECTION;
+    }
     p->was_nonblocking = PQisnonblocking(pg) == 1;
     if ((!blocking && PQsetnonblocking(pg, 1) != 0) || PQenterPipelineMode(pg) != 1)
         return connection_error(a, pg, err);

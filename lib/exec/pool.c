@@ -212,12 +212,17 @@ PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_err
 
 static pgr_conn *take_free(pgr_pool *p)
 {
-    /* prefer a slot that already has an open connection */
+    /* an open connection first, the one idle longest (hasql-pool keeps
+     * them in a queue: returned at the back, borrowed from the front) */
+    pgr_conn *oldest = NULL;
     for (int i = 0; i < p->size; i++)
-        if (!p->conns[i].in_use && p->conns[i].pg != NULL) {
-            p->conns[i].in_use = true;
-            return &p->conns[i];
-        }
+        if (!p->conns[i].in_use && p->conns[i].pg != NULL &&
+            (oldest == NULL || p->conns[i].returned_at < oldest->returned_at))
+            oldest = &p->conns[i];
+    if (oldest != NULL) {
+        oldest->in_use = true;
+        return oldest;
+    }
     for (int i = 0; i < p->size; i++)
         if (!p->conns[i].in_use) {
             p->conns[i].in_use = true;
@@ -351,12 +356,11 @@ static void *reap_loop(void *arg)
     return NULL;
 }
 
-/* A borrowed connection that cannot serve: broken, from before a flush,
- * or past db-pool-max-lifetime (hasql-pool checks the age on borrow). */
+/* A borrowed connection that cannot serve: from before a flush, or past
+ * db-pool-max-lifetime (hasql-pool checks the age on borrow). Its health
+ * is not looked at: a broken one fails its session, as with hasql-pool. */
 static const char *unusable(pgr_pool *p, const pgr_conn *c)
 {
-    if (PQstatus(c->pg) != CONNECTION_OK)
-        return OBS_NETWORK;
     pthread_mutex_lock(&p->lock);
     bool stale = c->generation != p->flush_generation;
     pthread_mutex_unlock(&p->lock);
@@ -524,18 +528,25 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
 
 void pgr_pool_release(pgr_pool *p, pgr_conn *c)
 {
-    pgr_pool_release_after(p, c, true);
+    pgr_pool_release_after(p, c, PGR_SESSION_OK);
 }
 
 /* Why a connection coming back from a session must close (broken, half
  * open, left inside a transaction or pipeline, or flushed meanwhile), or
  * NULL. */
-static const char *closes_on_return(pgr_pool *p, const pgr_conn *c)
+static const char *closes_on_return(pgr_pool *p, const pgr_conn *c,
+                                    pgr_session_outcome outcome)
 {
+    if (c->connecting || outcome == PGR_SESSION_CLIENT_ERROR)
+        return OBS_NETWORK;
+    /* hasql-pool returns a connection whose session got a server error
+     * without looking at it, lost or not */
+    bool lost = PQstatus(c->pg) != CONNECTION_OK;
+    if (lost && outcome != PGR_SESSION_FAILED)
+        return OBS_NETWORK;
     /* only a clean connection is pooled: no transaction, no results */
-    if (c->connecting || PQstatus(c->pg) != CONNECTION_OK ||
-        PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
-        PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF)
+    if (!lost && (PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
+                  PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF))
         return OBS_NETWORK;
     pthread_mutex_lock(&p->lock);
     bool stale = c->generation != p->flush_generation;
@@ -543,13 +554,14 @@ static const char *closes_on_return(pgr_pool *p, const pgr_conn *c)
     return stale ? OBS_RELEASED : NULL;
 }
 
-void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok)
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome)
 {
     if (c->pg != NULL) {
-        const char *why = closes_on_return(p, c);
+        const char *why = closes_on_return(p, c, outcome);
         if (why != NULL)
             close_conn(c);
-        observe(p, c->id, why != NULL ? why : session_ok ? OBS_SESSION_OK : OBS_SESSION_FAILED);
+        observe(p, c->id, why != NULL ? why
+                          : outcome == PGR_SESSION_OK ? OBS_SESSION_OK : OBS_SESSION_FAILED);
     }
     double now = monotonic_seconds();
     pthread_mutex_lock(&p->lock);

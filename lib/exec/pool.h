@@ -98,9 +98,19 @@ int pgr_pool_timeout_seconds(const pgr_pool *p);
 /* Returns it; a connection that is not clean (broken, in a transaction,
  * in pipeline mode, half open) is closed and reopened lazily. */
 void pgr_pool_release(pgr_pool *p, pgr_conn *c);
-/* pgr_pool_release after a session: session_ok tells hasql-pool's
- * "session success" from "session failure" in the observation. */
-void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, bool session_ok);
+/* How a session on a pooled connection ended, as hasql-pool's use tells
+ * them apart: a client error (libpq's own, no SQLSTATE: the connection is
+ * lost) closes the connection; a server error returns it to the pool as
+ * it is, even when the server closed it after saying why (57P01): hasql-
+ * pool never looks, so the next session on it fails with a client error. */
+typedef enum pgr_session_outcome {
+    PGR_SESSION_OK,
+    PGR_SESSION_FAILED,
+    PGR_SESSION_CLIENT_ERROR
+} pgr_session_outcome;
+/* pgr_pool_release after a session, observed as hasql-pool does
+ * ("session success", "session failure", "network error"). */
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome);
 /* Opens a new standalone connection (schema loading, LISTEN). */
 PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */

@@ -1,8 +1,10 @@
 /* A backend that dies under a request. PostgreSQL says why before it
  * closes the connection (pg_terminate_backend: 57P01 "terminating
  * connection due to administrator command"); PostgREST (hasql) reports that
- * server error, mapSQLtoHTTP answers 503 with its SQLSTATE, and the next
- * request gets a working connection. */
+ * server error, mapSQLtoHTTP answers 503 with its SQLSTATE. hasql-pool
+ * returns a connection after a server error without looking at it, so the
+ * next session on it fails at its first send (ClientError, 503 PGRST001)
+ * and closes it; the one after gets a working connection. */
 #include <check.h>
 #include <libpq-fe.h>
 #include <pthread.h>
@@ -75,7 +77,15 @@ START_TEST(terminated_backend_answers_its_sqlstate)
                   "body: %s", slow.body);
     harness_free(&slow);
 
-    /* the dead connection left the pool: the only slot reconnects */
+    /* the dead connection came back to the pool: its next session fails */
+    test_response lost = {0};
+    harness_request(ctx, "GET", "/rpc/slow", "seconds=0", NULL, NULL, &lost);
+    ck_assert_int_eq(lost.status, 503);
+    ck_assert_msg(strstr(lost.body, "\"code\":\"PGRST001\"") != NULL, "body: %s", lost.body);
+    ck_assert_msg(strstr(lost.body, "no connection to the server") != NULL, "body: %s", lost.body);
+    harness_free(&lost);
+
+    /* closed then: the only slot reconnects */
     test_response next = {0};
     harness_request(ctx, "GET", "/rpc/slow", "seconds=0", NULL, NULL, &next);
     ck_assert_int_eq(next.status, 200);

@@ -120,13 +120,19 @@ class ConnectionFailureTest(ServerTestCase):
         srv = self.start_server(**{"db-pool-automatic-recovery": "false"})
         self.cluster.stop()
         self.assertEqual(self.wait_exit(srv, 20), 1)
+        # Reload.hs retryingListen: the listener's failure, then killApp
+        # (no line of its own; the schema cache loader never ran)
+        self.assertIn('Failed listening for database notifications on the "pgrst" channel. ',
+                      srv.log_tail())
         self.assertNotIn("Attempting to reconnect", srv.log_tail())
+        self.assertNotIn("Automatic recovery disabled", srv.log_tail())
 
     def test_database_lost_with_recovery_keeps_running(self):
         srv = self.start_server()
         self.cluster.stop()
+        # the listener notices and retries (Reload.hs retryingListen)
         self.assertIsNotNone(srv.wait_for(
-            lambda: "Retrying listening for database notifications in 1 seconds..."
+            lambda: "Retrying listening for database notifications in 2 seconds..."
             in srv.log_tail(), 15), srv.log_tail())
         self.assertTrue(srv.alive())
         self.cluster.resume()

@@ -4,15 +4,20 @@ AcquisitionTimeoutUsageError PGRST003, mapSQLtoHTTP for the SQLSTATE a
 backend sends before it goes): no request hangs, the server recovers
 without a restart, and the pool gets every connection back."""
 import os
+import signal
 import re
 import subprocess
 import threading
 import time
 
 from harness import ServerTestCase, http
-from test_admin_logs import LogReader
+from test_admin_logs import JWT_SECRET, LogReader, jwt
 
 RECOVERY_TIMEOUT = 20
+# Error.hs ClientError: hasql's session on a connection libpq knows lost
+# (PQsendQueryStart's "no connection to the server")
+NO_CONNECTION = {"code": "PGRST001", "details": "no connection to the server\n", "hint": None,
+                 "message": "Database client error. Retrying the connection."}
 
 
 class Background(threading.Thread):
@@ -56,6 +61,15 @@ class FaultTestCase(ServerTestCase):
         self.assertIsNone(req.error)
         return req.result
 
+    def past_lost_connections(self, path):
+        """GETs path until an answer is no fallout of pooled connections
+        the database ended (57P01, then that connection's PGRST001)."""
+        for _ in range(2 * int(metric(self.server, "pgrst_db_pool_max")) + 1):
+            r = self.server.get(path)
+            if r.status != 503 or r.json()["code"] != "57P01" and r.json() != NO_CONNECTION:
+                return r
+        raise AssertionError("more lost connections than the pool has")
+
     def assert_pool_whole(self):
         """Nobody is left borrowing, and db-pool requests run at once."""
         self.assertIsNotNone(self.server.wait_for(
@@ -83,7 +97,11 @@ class TerminatedBackendTest(FaultTestCase):
         self.assertEqual(r.status, 503, r)
         self.assertEqual(r.json(), {"code": "57P01", "details": None, "hint": None,
                                     "message": "terminating connection due to administrator command"})
-        # the broken connection is replaced: the next requests work
+        # hasql-pool returns a connection whose session got a server error
+        # without looking at it: the next session on it (the only one
+        # open) fails with libpq's words for a send on a lost connection,
+        # a ClientError, and that closes it; then a new one serves
+        self.assertEqual(self.server.get("/artists?id=eq.1").json(), NO_CONNECTION)
         for _ in range(3):
             self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
         self.assert_pool_whole()
@@ -94,10 +112,13 @@ class TerminatedBackendTest(FaultTestCase):
             self.assertEqual(self.server.get("/artists").status, 200)
         self.cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                           "WHERE usename = 'authenticator' AND query NOT LIKE 'LISTEN%'")
-        # a dead idle connection is found out when borrowed; at most the
-        # first request on it fails, as with hasql
-        statuses = [self.server.get("/artists").status for _ in range(4)]
-        self.assertEqual(statuses[-2:], [200, 200], statuses)
+        # one connection was open: its FATAL 57P01 waits on the socket and
+        # is the first session's ServerError (connection kept), the second
+        # session's send fails (ClientError, connection closed)
+        bodies = [self.server.get("/artists?id=eq.1") for _ in range(4)]
+        self.assertEqual([r.status for r in bodies], [503, 503, 200, 200], bodies)
+        self.assertEqual(bodies[0].json()["code"], "57P01")
+        self.assertEqual(bodies[1].json(), NO_CONNECTION)
         self.assert_pool_whole()
 
 
@@ -243,3 +264,363 @@ class StartupRetryLogTest(FaultTestCase):
                 'db-extra-search-path=public. {"code":"PGRST000"'), msgs[i:i + 5])
         self.cluster.resume()
         self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+
+
+def loads_ok(server):
+    return metric(server, 'pgrst_schema_cache_loads_total{status="SUCCESS"}')
+
+
+def terminate(cluster, where):
+    cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE usename = 'authenticator' AND " + where)
+
+
+class RequestLostConnectionTest(FaultTestCase):
+    """AppState/Pool.hs usePool: a request whose connection died gets the
+    error and hasql-pool drops that connection; nothing else happens (no
+    pool flush, no schema cache reload, the listener is untouched)."""
+
+    def test_no_outage_after_a_lost_connection(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        before = loads_ok(self.server)
+        terminate(self.cluster, "query NOT LIKE 'LISTEN%'")
+        r = self.server.get("/artists?id=eq.1")
+        # FATAL 57P01 was waiting on the socket: hasql's ServerError
+        self.assertError(r, 503, ("57P01",))
+        self.assertEqual(r.headers.get("Retry-After"), "0")     # App.hs addRetryHint
+        self.assertEqual(self.server.ready_status(), 200)
+        r = self.server.get("/artists?id=eq.1")
+        self.assertEqual(r.json(), NO_CONNECTION)
+        self.assertEqual(r.status, 503)
+        self.assertEqual(r.headers.get("Retry-After"), "0")
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertEqual(loads_ok(self.server), before)
+        msgs = LogReader(self.server).messages()
+        self.assertFalse([m for m in msgs if m.startswith(
+            ("Retrying listening", "Attempting to reconnect", "Failed listening"))], msgs)
+        # QueryErrorCodeHighObs: the 5xx errors' JSON
+        self.assertIn('{"code":"57P01","details":null,"hint":null,'
+                      '"message":"terminating connection due to administrator command"}', msgs)
+        self.assertIn('{"code":"PGRST001","details":"no connection to the server\\n",'
+                      '"hint":null,"message":"Database client error. Retrying the connection."}',
+                      msgs)
+
+
+class LostConnectionPoolLinesTest(FaultTestCase):
+    """hasql-pool's use: a server error returns the connection ("is
+    available due to session failure"), a client error closes it ("is
+    terminated due to network error"), and the next borrower opens one."""
+    SERVER_CONFIG = {"db-pool": "1", "log-level": "debug", "db-channel-enabled": "false"}
+
+    def test_pool_lines(self):
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        logs = LogReader(self.server)
+        start = len(logs.messages())
+        terminate(self.cluster, "true")
+        self.assertEqual(self.server.get("/artists?id=eq.1").json()["code"], "57P01")
+        self.assertEqual(self.server.get("/artists?id=eq.1").json(), NO_CONNECTION)
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        logs.wait_message(r"^Connection \S+ is available due to session success$")
+        lines = [m.split(" ", 2) for m in logs.messages()[start:] if m.startswith("Connection ")]
+        old, new = lines[0][1], lines[-1][1]
+        self.assertNotEqual(old, new)
+        self.assertEqual([(u == old, what) for _, u, what in lines], [
+            (True, "is used"), (True, "is available due to session failure"),
+            (True, "is used"), (True, "is terminated due to network error"),
+            (False, "is being established"),
+            (False, "is available due to connection establishment"),
+            (False, "is used"), (False, "is available due to session success")], lines)
+
+
+class ListenerTerminatedTest(FaultTestCase):
+    """Reload.hs retryingListen: the LISTEN connection lost turns the
+    listener off (/ready 503), it reconnects after nextDelay (1 s) and,
+    having retried, reloads the schema cache; requests are served
+    throughout."""
+
+    def test_listener_backend_terminated(self):
+        before = loads_ok(self.server)
+        logs = LogReader(self.server)
+        terminate(self.cluster, "query LIKE 'LISTEN%'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.ready_status() == 503, 5), "/ready stayed 200")
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertEqual(self.server.admin("/live").status, 200)
+        self.assertIsNotNone(self.server.wait_ready(10))
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: loads_ok(self.server) == before + 1, 5), "no schema cache reload")
+        msgs = logs.messages()
+        fail = next(i for i, m in enumerate(msgs) if m.startswith(
+            'Failed listening for database notifications on the "pgrst" channel. '))
+        self.assertEqual(msgs[fail + 1],
+                         "Retrying listening for database notifications in 1 seconds...", msgs)
+        self.assertRegex(msgs[fail + 2], r'^Listener connected to PostgreSQL .* listening for '
+                         r'database notifications on the "pgrst" channel$')
+        self.assertFalse([m for m in msgs if m.startswith("Attempting to reconnect")], msgs)
+        # the new listener hears NOTIFY
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: loads_ok(self.server) == before + 2, 10))
+
+
+class ReadOnlyDatabaseTest(FaultTestCase):
+    """A read-only database (default_transaction_read_only, as a hot
+    standby): writes fail with 25006, mapSQLtoHTTP 405; reads work. The
+    listener connects with target_session_attrs=read-write
+    (Config.addTargetSessionAttrs), so it cannot, and /ready is 503."""
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET}
+
+    def insert(self):
+        return self.server.post("/artists", {"id": 9001, "name": "x"}, headers={
+            "Authorization": "Bearer " + jwt({"role": "web_user"})})
+
+    def test_read_only_database(self):
+        self.cluster.psql("ALTER DATABASE pgrest_test SET default_transaction_read_only = on")
+        terminate(self.cluster, "true")
+        # a pooled connection open before fails its next two sessions
+        # (57P01, then PGRST001); new ones start read-only
+        self.assertEqual(self.past_lost_connections("/artists?id=eq.1").status, 200)
+        r = self.insert()
+        body = self.assertError(r, 405, ("25006",))
+        self.assertRegex(body["message"], r"^cannot execute \w+ in a read-only transaction$")
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.ready_status() == 503, 5))
+        LogReader(self.server).wait_message(
+            r'^Failed listening for database notifications on the "pgrst" channel\. '
+            r'connection to server at .*session is read-only')
+        before = loads_ok(self.server)
+        self.cluster.psql("ALTER DATABASE pgrest_test RESET default_transaction_read_only",
+                          db="postgres")
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+        # the listener back after retries reloads the schema cache, which
+        # flushes the pool (its connections began read-only)
+        self.assertIsNotNone(self.server.wait_for(lambda: loads_ok(self.server) > before, 10))
+        self.assertEqual(self.insert().status, 201)
+
+
+class RoleStatementTimeoutTest(FaultTestCase):
+    """A role's statement_timeout (read with the role settings, applied in
+    the transaction): 57014, mapSQLtoHTTP '5':'7' -> 500, logged as
+    QueryErrorCodeHighObs."""
+
+    def test_statement_timeout(self):
+        before = loads_ok(self.server)
+        self.cluster.psql("ALTER ROLE web_anon SET statement_timeout = '100ms'")
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: loads_ok(self.server) > before, 10))
+        r = self.server.get("/rpc/slow?seconds=2")
+        self.assertEqual(r.json(), {"code": "57014", "details": None, "hint": None,
+                                    "message": "canceling statement due to statement timeout"})
+        self.assertEqual(r.status, 500)
+        self.assertIsNone(r.headers.get("Retry-After"))
+        LogReader(self.server).wait_message(
+            r'^\{"code":"57014","details":null,"hint":null,'
+            r'"message":"canceling statement due to statement timeout"\}$')
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertEqual(self.server.ready_status(), 200)
+
+
+class LockWaitCancelledTest(FaultTestCase):
+    SERVER_CONFIG = {"db-pool": "2"}
+
+    def test_cancelled_lock_wait(self):
+        env = dict(os.environ, PGHOST=self.cluster.sockdir, PGPORT=str(self.cluster.port),
+                   PGUSER="postgres")
+        holder = subprocess.Popen(
+            ["psql", "-X", "-d", "pgrest_test", "-c",
+             "BEGIN; LOCK TABLE api.artists; SELECT pg_sleep(5); COMMIT;"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.assertIsNotNone(self.server.wait_for(lambda: self.cluster.psql(
+                "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' "
+                "AND granted AND relation = 'api.artists'::regclass").strip() == "1", 5))
+            req = Background(lambda: self.server.get("/artists?id=eq.1", timeout=20))
+            self.assertIsNotNone(self.server.wait_for(lambda: self.cluster.psql(
+                "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
+                "WHERE usename = 'authenticator' AND wait_event_type = 'Lock'").strip() == "1",
+                5))
+            r = self.finished(req)
+            self.assertEqual(r.status, 500, r)
+            self.assertEqual(r.json(), {"code": "57014", "details": None, "hint": None,
+                                        "message": "canceling statement due to user request"})
+        finally:
+            holder.kill()
+            holder.wait(10)
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assert_pool_whole()
+
+
+class DatabaseRenamedTest(FaultTestCase):
+    """The database gone (renamed, or dropped): every new connection fails
+    (ConnectionUsageError: 503 PGRST000 with libpq's words); the listener
+    retries; renamed back, the listener's return reloads and /ready is 200."""
+
+    def rename(self, old, new):
+        for _ in range(50):
+            self.cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE datname = '%s' AND pid <> pg_backend_pid()" % old,
+                              db="postgres")
+            try:
+                self.cluster.psql('ALTER DATABASE "%s" RENAME TO "%s"' % (old, new),
+                                  db="postgres")
+                return
+            except RuntimeError as e:
+                if "being accessed by other users" not in str(e):
+                    raise
+            time.sleep(0.05)
+        self.fail("could not rename the database")
+
+    def test_database_renamed(self):
+        self.rename("pgrest_test", "elsewhere")
+        r = self.past_lost_connections("/artists")
+        body = self.assertError(r, 503, ("PGRST000",))
+        self.assertEqual(body["message"], "Database connection error.")
+        self.assertIn('database "pgrest_test" does not exist', body["details"])
+        self.assertEqual(r.headers.get("Retry-After"), "0")
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: self.server.ready_status() == 503, 5))
+        LogReader(self.server).wait_message(
+            r'^Failed listening for database notifications on the "pgrst" channel\. '
+            r'connection to server at .*database "pgrest_test" does not exist$')
+        self.rename("elsewhere", "pgrest_test")
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertTrue(self.server.alive())
+
+
+class PasswordChangedTest(FaultTestCase):
+    """The password changed under a running server: the next pooled
+    connection is refused, which usePool deems fatal (ExitDBFatalError
+    ServerAuthError: "Failed to establish a connection. ...", killApp)."""
+    START_SERVER = False
+
+    def test_password_changed(self):
+        self.cluster.psql("CREATE ROLE pw_user LOGIN PASSWORD 'right' IN ROLE authenticator;"
+                          "GRANT web_anon TO pw_user")
+        hba = os.path.join(self.cluster.dir, "data", "pg_hba.conf")
+        with open(hba) as f:
+            rules = f.read()
+        with open(hba, "w") as f:
+            f.write("host all pw_user 127.0.0.1/32 scram-sha-256\n" + rules)
+        self.cluster.psql("SELECT pg_reload_conf()")
+        uri = "postgresql://pw_user:right@127.0.0.1:%d/pgrest_test" % self.cluster.port
+        self.start_server(**{"db-uri": uri, "db-pool": "1"})
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.cluster.psql("ALTER ROLE pw_user PASSWORD 'changed'")
+        self.cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE usename = 'pw_user' AND query NOT LIKE 'LISTEN%'")
+        # the pool's one connection, terminated: 57P01, then its client
+        # error; the new connection it needs is refused
+        self.assertEqual(self.server.get("/artists?id=eq.1").json()["code"], "57P01")
+        self.assertEqual(self.server.get("/artists?id=eq.1").json(), NO_CONNECTION)
+        r = self.server.get("/artists?id=eq.1")
+        body = self.assertError(r, 503, ("PGRST000",))
+        self.assertIn('password authentication failed for user "pw_user"', body["details"])
+        self.assertEqual(self.server.proc.wait(timeout=15), 1)
+        LogReader(self.server).wait_message(
+            r'^Failed to establish a connection\. \{"code":"PGRST000","details":".*password '
+            r'authentication failed for user \\"pw_user\\"","hint":null,'
+            r'"message":"Database connection error\."\}$')
+
+
+class TooManyClientsAtStartTest(FaultTestCase):
+    """max_connections exhausted when the server starts: the version query
+    fails (PGRST000, PostgreSQL's 53300 words) and is retried with backoff;
+    once slots are free the schema cache loads."""
+    START_SERVER = False
+
+    def test_no_slot_at_start(self):
+        self.cluster.psql("ALTER SYSTEM SET max_connections = 4")
+        self.cluster.psql("ALTER SYSTEM SET superuser_reserved_connections = 1")
+        self.cluster.stop()
+        self.cluster.resume()
+        env = dict(os.environ, PGHOST=self.cluster.sockdir, PGPORT=str(self.cluster.port),
+                   PGUSER="authenticator")
+        hogs = [subprocess.Popen(["psql", "-X", "-d", "pgrest_test", "-c", "SELECT pg_sleep(4)"],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                for _ in range(3)]
+        try:
+            deadline = time.monotonic() + 5
+            while self.cluster.psql("SELECT count(*) FROM pg_stat_activity "
+                                    "WHERE wait_event = 'PgSleep'").strip() != "3":
+                self.assertLess(time.monotonic(), deadline, "the hogs never connected")
+                time.sleep(0.05)
+            self.start_server(wait=False)
+            logs = LogReader(self.server)
+            logs.wait_message(r'^Failed to query the PostgreSQL version\. \{"code":"PGRST000",'
+                              r'"details":".*(remaining connection slots|too many clients)')
+            self.assertEqual(self.server.ready_status(), 503)
+            self.assertError(self.server.get("/artists"), 503, ("PGRST002",))
+        finally:
+            for h in hogs:
+                h.wait(20)
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+        self.assertIn("Attempting to reconnect to the database in 1 seconds...",
+                      LogReader(self.server).messages())
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+
+
+class NoListenerNoRecoveryTest(FaultTestCase):
+    """db-channel-enabled = false and db-pool-automatic-recovery = false:
+    no listener notices a lost database, so PostgREST keeps running
+    (requests 503 PGRST000, /ready's SELECT 1 fails) and serves again once
+    the database is back, reloading nothing. Only a schema cache load that
+    cannot query the version ends it (Reload.hs qPgVersion:
+    ExitDBNoRecoveryObs, killApp)."""
+    SERVER_CONFIG = {"db-channel-enabled": "false", "db-pool-automatic-recovery": "false",
+                     "db-pool": "1"}
+
+    def test_outage_then_reload_without_recovery(self):
+        before = loads_ok(self.server)
+        self.cluster.stop()
+        # the pool's connection (db-pool 1) was told 57P01, then is closed
+        self.assertError(self.server.get("/artists"), 503, ("57P01",))
+        self.assertEqual(self.server.get("/artists").json(), NO_CONNECTION)
+        self.assertError(self.server.get("/artists"), 503, ("PGRST000",))
+        self.assertEqual(self.server.ready_status(), 503)
+        self.assertTrue(self.server.alive())
+        self.cluster.resume()
+        self.assertIsNotNone(self.server.wait_ready(RECOVERY_TIMEOUT))
+        self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
+        self.assertEqual(loads_ok(self.server), before)
+        self.cluster.stop()
+        self.server.signal(signal.SIGUSR1)
+        self.assertEqual(self.server.proc.wait(timeout=15), 1)
+        msgs = LogReader(self.server).messages()
+        self.assertIn("Automatic recovery disabled, exiting.", msgs)
+        self.assertFalse([m for m in msgs if m.startswith("Attempting to reconnect")], msgs)
+
+
+class ClosedPortAtStartTest(FaultTestCase):
+    """Nothing listens at db-uri's port: the version query fails with
+    libpq's "Connection refused"; without automatic recovery the server
+    exits 1, with it the attempt is retried."""
+    START_SERVER = False
+
+    def closed_port_uri(self):
+        from harness import free_tcp_port
+        return "postgresql://authenticator@127.0.0.1:%d/pgrest_test" % free_tcp_port()
+
+    def test_closed_port_without_recovery(self):
+        srv = self.start_server(wait=False, **{"db-uri": self.closed_port_uri(),
+                                               "db-pool-automatic-recovery": "false"})
+        self.assertEqual(srv.proc.wait(timeout=15), 1)
+        msgs = LogReader(srv).messages()
+        self.assertTrue([m for m in msgs if m.startswith(
+            'Failed to query the PostgreSQL version. {"code":"PGRST000"') and
+            "Connection refused" in m], msgs)
+        self.assertIn("Automatic recovery disabled, exiting.", msgs)
+
+    def test_closed_port_with_recovery(self):
+        srv = self.start_server(wait=False, **{"db-uri": self.closed_port_uri()})
+        logs = LogReader(srv)
+        logs.wait_message(r"^Attempting to reconnect to the database in 1 seconds\.\.\.$", 10)
+        logs.wait_message(r"^Retrying listening for database notifications in 2 seconds\.\.\.$", 10)
+        self.assertTrue(srv.alive())
+        self.assertEqual(srv.ready_status(), 503)
+        self.assertEqual(srv.admin("/live").status, 200)
+        r = srv.get("/artists")
+        self.assertError(r, 503, ("PGRST002",))
+        self.assertEqual(r.headers.get("Retry-After"), "0")

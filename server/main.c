@@ -81,14 +81,18 @@ static bool option_number(const server_options *opts, const char *key,
 }
 
 /* Safe defaults: a 10 MiB body (the library's own default, see
- * pgr_parse_limits), an 8 KiB URL and 16 KiB of headers (what common
- * proxies allow), 30 s idle timeout (Warp's slowloris timeout, which
- * PostgREST uses), 1024 connections. */
+ * pgr_parse_limits); a 48 KiB URL and 16 KiB of headers: Warp, under
+ * PostgREST, takes 50 KiB of request line and headers together, and clients
+ * put long id lists in the URL (postgrest-js .in()); 30 s idle timeout
+ * (Warp's slowloris timeout, which PostgREST uses), 1024 connections.
+ * The URL limit sizes libmicrohttpd's per-connection pool, which it zeroes
+ * after every request: 8 KiB -> 48 KiB cost ~1.6 µs per request
+ * (bench/README.md). */
 static bool limit_options(const server_options *opts, http_listen *lc)
 {
     unsigned long long body, url, hdr, timeout, conns, per_ip;
     if (!option_number(opts, "server-max-body-size", 10ULL << 20, 1, 1ULL << 40, &body) ||
-        !option_number(opts, "server-max-url-size", 8192, 256, 1 << 20, &url) ||
+        !option_number(opts, "server-max-url-size", 49152, 256, 1 << 20, &url) ||
         !option_number(opts, "server-max-header-size", 16384, 1024, 1 << 20, &hdr) ||
         !option_number(opts, "server-timeout", 30, 1, 86400, &timeout) ||
         !option_number(opts, "server-max-connections", 1024, 1, 1000000, &conns) ||

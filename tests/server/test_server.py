@@ -619,3 +619,22 @@ class DurabilityTest(ServerTestCase):
             self.assertEqual(bulk.result.status, 503, bulk.result)
             self.assertEqual(n, 0, "bulk insert partially applied")
         self.assertEqual(bulk.result.status, 503, "the crash should have hit mid-insert")
+
+
+class DefaultUrlLimitTest(ServerTestCase):
+    """With the default limits, a URL as long as PostgREST (Warp: 50 KiB of
+    request line and headers) takes: a postgrest-js .in() of a few thousand
+    ids; beyond server-max-url-size, pgrest's own 414."""
+
+    def test_long_in_list_is_answered(self):
+        ids = ",".join(str(i) for i in range(1, 6001))   # ~29 KB of URL
+        r = self.server.get("/artists?select=id&order=id&id=in.(%s)" % ids)
+        self.assertEqual(r.status, 200, r)
+        rows = r.json()
+        self.assertTrue(rows and rows[0] == {"id": 1}, r)
+
+    def test_beyond_the_default_is_414(self):
+        ids = ",".join(str(i) for i in range(1, 12001))  # ~65 KB of URL
+        r = self.server.get("/artists?id=in.(%s)" % ids)
+        self.assertEqual(r.status, 414, r)
+        self.assertEqual(r.json()["code"], "PGRST414", r)

@@ -538,11 +538,13 @@ class TooManyClientsAtStartTest(FaultTestCase):
         self.cluster.resume()
         env = dict(os.environ, PGHOST=self.cluster.sockdir, PGPORT=str(self.cluster.port),
                    PGUSER="authenticator")
-        hogs = [subprocess.Popen(["psql", "-X", "-d", "pgrest_test", "-c", "SELECT pg_sleep(4)"],
+        # the hogs hold the slots long enough for all three to be seen on a
+        # loaded machine (the suite runs in parallel, under ASan too)
+        hogs = [subprocess.Popen(["psql", "-X", "-d", "pgrest_test", "-c", "SELECT pg_sleep(10)"],
                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 for _ in range(3)]
         try:
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 9
             while self.cluster.psql("SELECT count(*) FROM pg_stat_activity "
                                     "WHERE wait_event = 'PgSleep'").strip() != "3":
                 self.assertLess(time.monotonic(), deadline, "the hogs never connected")

@@ -1,6 +1,7 @@
 #include "config_load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/hs_show.h"
@@ -44,8 +45,8 @@ bool config_load(const char *path, char **environ_, server_options *options, app
 
 void config_fatal(const char *prog, const char *message)
 {
-    fprintf(stderr, "%s: FatalError {fatalErrorMessage = ", prog);
-    hs_show(stderr, message);
-    fputs("}\n", stderr);
+    char *shown = hs_show_string(message);
+    fprintf(stderr, "%s: FatalError {fatalErrorMessage = %s}\n", prog, shown ? shown : "\"\"");
+    free(shown);
     fflush(stderr);
 }

@@ -1,15 +1,16 @@
 #include "auth/jspath_legacy.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgrest/pgrest.h"
 #include "util/hs_show.h"
+#include "util/strbuf.h"
 
 typedef struct jsp_state {
     const char *start, *p;
-    FILE *dump;
+    pgr_sb *dump;
     const char *expecting;   /* what the failing position wanted */
 } jsp_state;
 
@@ -55,8 +56,8 @@ static bool key(jsp_state *st)
     }
     if (k == NULL)
         return false;
-    fputc('.', st->dump);
-    hs_show(st->dump, k);
+    pgr_sb_putc(st->dump, '.');
+    pgr_hs_show_cstring(st->dump, k);
     free(k);
     return true;
 }
@@ -71,7 +72,9 @@ static bool index_exp(jsp_state *st)
         return fail(st, "\"?(\" or digit");
     if (*st->p != ']')
         return fail(st, "digit or \"]\"");
-    fprintf(st->dump, "[%.*s]", (int)(st->p - b), b);
+    pgr_sb_putc(st->dump, '[');
+    pgr_sb_putn(st->dump, b, (size_t)(st->p - b));
+    pgr_sb_putc(st->dump, ']');
     st->p++;
     return true;
 }
@@ -104,9 +107,11 @@ static bool filter(jsp_state *st)
         return fail(st, "space or \"\\\"\"");
     bool ok = *st->p == ')' && st->p[1] == ']' && st->p[2] == '\0';
     if (ok) {
-        fprintf(st->dump, "[?(@ %s ", op);
-        hs_show(st->dump, lit);
-        fputs(")]", st->dump);
+        pgr_sb_puts(st->dump, "[?(@ ");
+        pgr_sb_puts(st->dump, op);
+        pgr_sb_putc(st->dump, ' ');
+        pgr_hs_show_cstring(st->dump, lit);
+        pgr_sb_puts(st->dump, ")]");
         st->p += 2;
     } else if (*st->p != ')')
         fail(st, "\")\"");
@@ -130,49 +135,58 @@ static bool expression(jsp_state *st)
                                        : "\".\", \"[?(\", \"[\" or end of input");
 }
 
-static char *parse_error(const jsp_state *st)
+/* Parsec's error for the failing position, into sb */
+static void parse_error(pgr_sb *sb, const jsp_state *st)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return NULL;
-    char *src = NULL;
-    if (asprintf(&src, "failed to parse role-claim-key value (%s)", st->start) < 0)
-        src = NULL;
-    hs_show(f, src ? src : "");
-    free(src);
-    fprintf(f, " (line 1, column %d):\n", (int)(st->p - st->start) + 1);
+    pgr_sb src;
+    pgr_sb_init(&src, sb->arena, strlen(st->start) + 48);
+    pgr_sb_puts(&src, "failed to parse role-claim-key value (");
+    pgr_sb_puts(&src, st->start);
+    pgr_sb_putc(&src, ')');
+    const char *shown_src = pgr_sb_finish(&src);
+    pgr_hs_show_cstring(sb, shown_src ? shown_src : "");
+    pgr_sb_puts(sb, " (line 1, column ");
+    pgr_sb_put_long(sb, (long long)(st->p - st->start) + 1);
+    pgr_sb_puts(sb, "):\n");
     if (*st->p == '\0')
-        fputs("unexpected end of input", f);
+        pgr_sb_puts(sb, "unexpected end of input");
     else {
         char c[2] = {*st->p, '\0'};
-        fputs("unexpected ", f);
-        hs_show(f, c);
+        pgr_sb_puts(sb, "unexpected ");
+        pgr_hs_show_cstring(sb, c);
     }
-    fprintf(f, "\nexpecting %s", st->expecting ? st->expecting : "end of input");
-    fclose(f);
-    return buf;
+    pgr_sb_puts(sb, "\nexpecting ");
+    pgr_sb_puts(sb, st->expecting ? st->expecting : "end of input");
+}
+
+/* a malloc'd copy of sb's text; NULL on OOM */
+static char *finish_copy(pgr_sb *sb)
+{
+    const char *text = pgr_sb_finish(sb);
+    return text ? strdup(text) : NULL;
 }
 
 bool jspath_legacy_parse(const char *s, char **dump, char **error)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    jsp_state st = {s, s, open_memstream(&buf, &len), NULL};
     *dump = NULL;
     *error = NULL;
-    if (st.dump == NULL)
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
         return false;
+    pgr_sb out;
+    pgr_sb_init(&out, a, 64);
+    jsp_state st = {s, s, &out, NULL};
     bool ok = expression(&st);
     while (ok && *st.p != '\0')
         ok = expression(&st);
-    fclose(st.dump);
     if (ok) {
-        *dump = buf;
-        return true;
+        *dump = finish_copy(&out);
+    } else {
+        pgr_sb err;
+        pgr_sb_init(&err, a, 128);
+        parse_error(&err, &st);
+        *error = finish_copy(&err);
     }
-    free(buf);
-    *error = parse_error(&st);
-    return false;
+    pgrest_arena_free(a);
+    return ok && *dump != NULL;
 }

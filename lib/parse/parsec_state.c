@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/hs_show.h"
 #include "util/strbuf.h"
 
 /* ------------------------------------------------------------ state */
@@ -117,11 +118,6 @@ void pgr_ps_expect_eof(pgr_pstate *ps, size_t pos)
 
 /* Text.Show for String: the source name and unexpected token are shown
  * the way Haskell's `show` renders them. */
-static const char *const ascii_names[32] = {
-    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "a",   "b",  "t",  "n",
-    "v",   "f",   "r",   "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4",
-    "NAK", "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS", "RS", "US"};
-
 static unsigned long utf8_next(const unsigned char *s, size_t n, size_t *i)
 {
     unsigned char c = s[*i];
@@ -143,35 +139,6 @@ static unsigned long utf8_next(const unsigned char *s, size_t n, size_t *i)
     return cp;
 }
 
-/* Haskell's showLitChar for one code point; `quote` is the delimiter that
- * needs a backslash (" in strings, ' in characters). numeric_prev/so_prev
- * carry the \& rule between characters of a string. */
-static void hs_show_cp(pgr_sb *sb, unsigned long cp, char quote,
-                       bool *numeric_prev, bool *so_prev)
-{
-    if ((*numeric_prev && cp >= '0' && cp <= '9') || (*so_prev && cp == 'H'))
-        pgr_sb_puts(sb, "\\&");
-    *numeric_prev = *so_prev = false;
-    if (cp == (unsigned long)quote) {
-        pgr_sb_putc(sb, '\\');
-        pgr_sb_putc(sb, quote);
-    } else if (cp == '\\') {
-        pgr_sb_puts(sb, "\\\\");
-    } else if (cp < 32) {
-        pgr_sb_putc(sb, '\\');
-        pgr_sb_puts(sb, ascii_names[cp]);
-        *so_prev = cp == 14;
-    } else if (cp == 127) {
-        pgr_sb_puts(sb, "\\DEL");
-    } else if (cp > 127) {
-        pgr_sb_putc(sb, '\\');
-        pgr_sb_put_long(sb, (long long)cp);
-        *numeric_prev = true;
-    } else {
-        pgr_sb_putc(sb, (char)cp);
-    }
-}
-
 /* show :: String */
 static void hs_show(pgr_sb *sb, const char *text, size_t n)
 {
@@ -179,7 +146,7 @@ static void hs_show(pgr_sb *sb, const char *text, size_t n)
     bool numeric_prev = false, so_prev = false;
     pgr_sb_putc(sb, '"');
     for (size_t i = 0; i < n;)
-        hs_show_cp(sb, utf8_next(s, n, &i), '"', &numeric_prev, &so_prev);
+        pgr_hs_show_lit_char(sb, utf8_next(s, n, &i), '"', &numeric_prev, &so_prev);
     pgr_sb_putc(sb, '"');
 }
 
@@ -189,8 +156,8 @@ static void hs_show_char(pgr_sb *sb, const char *text, size_t n)
     size_t i = 0;
     bool numeric_prev = false, so_prev = false;
     pgr_sb_putc(sb, '\'');
-    hs_show_cp(sb, utf8_next((const unsigned char *)text, n, &i), '\'',
-               &numeric_prev, &so_prev);
+    pgr_hs_show_lit_char(sb, utf8_next((const unsigned char *)text, n, &i), '\'',
+                         &numeric_prev, &so_prev);
     pgr_sb_putc(sb, '\'');
 }
 

@@ -1,8 +1,9 @@
 #include "util/hs_show.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pgrest/pgrest.h"
 
 /* GHC.Show asciiTab: the names of the control characters below ' '. */
 static const char *const ascii_names[32] = {
@@ -10,6 +11,34 @@ static const char *const ascii_names[32] = {
     "v",   "f",   "r",   "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4", "NAK",
     "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US",
 };
+
+void pgr_hs_show_lit_char(pgr_sb *sb, unsigned long cp, char quote, bool *numeric_prev,
+                          bool *so_prev)
+{
+    /* a numeric escape followed by a digit, and \SO followed by 'H', need
+     * the empty escape \& to stay unambiguous */
+    if ((*numeric_prev && cp >= '0' && cp <= '9') || (*so_prev && cp == 'H'))
+        pgr_sb_puts(sb, "\\&");
+    *numeric_prev = *so_prev = false;
+    if (cp == (unsigned long)(unsigned char)quote) {
+        pgr_sb_putc(sb, '\\');
+        pgr_sb_putc(sb, quote);
+    } else if (cp == '\\') {
+        pgr_sb_puts(sb, "\\\\");
+    } else if (cp < 32) {
+        pgr_sb_putc(sb, '\\');
+        pgr_sb_puts(sb, ascii_names[cp]);
+        *so_prev = cp == 14;
+    } else if (cp == 127) {
+        pgr_sb_puts(sb, "\\DEL");
+    } else if (cp > 127) {
+        pgr_sb_putc(sb, '\\');
+        pgr_sb_put_long(sb, (long long)cp);
+        *numeric_prev = true;
+    } else {
+        pgr_sb_putc(sb, (char)cp);
+    }
+}
 
 /* One UTF-8 code point at *p (advanced); U+FFFD for a malformed byte. */
 static unsigned long next_code_point(const unsigned char **p)
@@ -33,47 +62,26 @@ static unsigned long next_code_point(const unsigned char **p)
     return cp;
 }
 
-void hs_show(FILE *out, const char *s)
+void pgr_hs_show_cstring(pgr_sb *sb, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        unsigned long c = next_code_point(&p);
-        /* a numeric escape followed by a digit, and \SO followed by 'H',
-         * need the empty escape \& to stay unambiguous */
-        bool numeric = false, so = false;
-        if (c == '"')
-            fputs("\\\"", out);
-        else if (c == '\\')
-            fputs("\\\\", out);
-        else if (c >= 0x20 && c < 0x7F)
-            fputc((int)c, out);
-        else if (c < 0x20) {
-            fprintf(out, "\\%s", ascii_names[c]);
-            so = c == 0x0E;
-        } else if (c == 0x7F)
-            fputs("\\DEL", out);
-        else {
-            fprintf(out, "\\%lu", c);
-            numeric = true;
-        }
-        if ((numeric && *p >= '0' && *p <= '9') || (so && *p == 'H'))
-            fputs("\\&", out);
-    }
-    fputc('"', out);
+    bool numeric_prev = false, so_prev = false;
+    pgr_sb_putc(sb, '"');
+    while (*p)
+        pgr_hs_show_lit_char(sb, next_code_point(&p), '"', &numeric_prev, &so_prev);
+    pgr_sb_putc(sb, '"');
 }
 
 char *hs_show_string(const char *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
+    pgrest_arena *a = pgrest_arena_new(0);
+    if (a == NULL)
         return NULL;
-    hs_show(f, s);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, strlen(s) + 16);
+    pgr_hs_show_cstring(&sb, s);
+    const char *shown = pgr_sb_finish(&sb);
+    char *copy = shown ? strdup(shown) : NULL;
+    pgrest_arena_free(a);
+    return copy;
 }

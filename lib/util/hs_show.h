@@ -1,15 +1,26 @@
-/* Haskell's `show` for text (GHC showLitString): PostgREST's messages and
- * dumps go through it, e.g. the fatal config error, the deprecated
- * JSPath dump `."role"` and the quoted parse error of role-claim-key. */
+/* Haskell's `show` for text (GHC showLitString / showLitChar): PostgREST's
+ * messages and dumps go through it, e.g. Parsec's error messages, the
+ * fatal config error, the deprecated JSPath dump `."role"` and the quoted
+ * parse error of role-claim-key. */
 #ifndef PGRS_HS_SHOW_H
 #define PGRS_HS_SHOW_H
 
-#include <stdio.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-/* Writes s (UTF-8) to out as a Haskell string literal, quotes included. */
-void hs_show(FILE *out, const char *s);
+#include "util/strbuf.h"
 
-/* hs_show into a malloc'd string; NULL on OOM. */
+/* showLitChar for one code point; `quote` is the delimiter that needs a
+ * backslash (" in strings, ' in characters). *numeric_prev / *so_prev
+ * carry the \& rule between the characters of one string (start false). */
+void pgr_hs_show_lit_char(pgr_sb *sb, unsigned long cp, char quote, bool *numeric_prev,
+                          bool *so_prev);
+
+/* s (UTF-8, NUL-terminated; a malformed byte shows as U+FFFD) as a
+ * Haskell string literal, quotes included. */
+void pgr_hs_show_cstring(pgr_sb *sb, const char *s);
+
+/* pgr_hs_show_cstring into a malloc'd string; NULL on OOM. */
 char *hs_show_string(const char *s);
 
 #endif

@@ -5,6 +5,7 @@
 #include <check.h>
 
 #include "check_run.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -531,6 +531,16 @@ class TooManyClientsAtStartTest(FaultTestCase):
     once slots are free the schema cache loads."""
     START_SERVER = False
 
+    def connected_hog(self, env):
+        for _ in range(5):
+            hog = subprocess.Popen(["psql", "-X", "-q", "-d", "pgrest_test", "-c", "\\echo connected",
+                                    "-c", "SELECT pg_sleep(6)"], env=env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            if hog.stdout.readline().strip() == "connected":
+                return hog
+            hog.wait(20)
+        raise AssertionError("a hog never connected")
+
     def test_no_slot_at_start(self):
         self.cluster.psql("ALTER SYSTEM SET max_connections = 4")
         self.cluster.psql("ALTER SYSTEM SET superuser_reserved_connections = 1")
@@ -538,17 +548,15 @@ class TooManyClientsAtStartTest(FaultTestCase):
         self.cluster.resume()
         env = dict(os.environ, PGHOST=self.cluster.sockdir, PGPORT=str(self.cluster.port),
                    PGUSER="authenticator")
-        # the hogs hold the slots long enough for all three to be seen on a
-        # loaded machine (the suite runs in parallel, under ASan too)
-        hogs = [subprocess.Popen(["psql", "-X", "-d", "pgrest_test", "-c", "SELECT pg_sleep(10)"],
-                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                for _ in range(3)]
+        # the hogs hold the slots long enough for the server's attempts to be
+        # seen on a loaded machine (the suite runs in parallel, under ASan
+        # too). Each tells it is connected on its own stdout: a polling
+        # connection (and a backend still exiting from the previous poll)
+        # would take a slot a hog needs.
+        hogs = []
         try:
-            deadline = time.monotonic() + 9
-            while self.cluster.psql("SELECT count(*) FROM pg_stat_activity "
-                                    "WHERE wait_event = 'PgSleep'").strip() != "3":
-                self.assertLess(time.monotonic(), deadline, "the hogs never connected")
-                time.sleep(0.05)
+            for _ in range(3):
+                hogs.append(self.connected_hog(env))
             self.start_server(wait=False)
             logs = LogReader(self.server)
             logs.wait_message(r'^Failed to query the PostgreSQL version\. \{"code":"PGRST000",'

@@ -148,17 +148,6 @@ static int add_star(pgrest_arena *a, const pgr_schema_cache *sc,
     return expand_star(a, sc, node, ftail, err);
 }
 
-static bool selects_aggregates(const pgr_read_node *node)
-{
-    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
-        if (f->item->aggregate != NULL)
-            return true;
-    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
-        if (selects_aggregates(e->node))
-            return true;
-    return false;
-}
-
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, const pgr_schema_cache *sc,
                   pgr_read_node *node, const pgr_select_item *items,
@@ -192,11 +181,18 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
             break;
         }
     }
-    /* validateAggFunctions runs once every relationship is found */
-    if (depth == 0 && !pgr_cfg(ctx, a)->db_aggregates_enabled && selects_aggregates(node))
-        return pgr_error(err, 400, "PGRST123", "Use of aggregate functions is not allowed",
-                         NULL, NULL);
     return attach_params(a, api, node, (const char *const *)path, depth, err);
+}
+
+int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                  const pgr_schema_cache *sc, pgr_read_node *root,
+                  const pgr_select_item *select, pgrest_error *err)
+{
+    const char *path[PGR_EMBED_MAX_DEPTH];
+    int rc = pgr_plan_node(ctx, a, api, sc, root, select, path, 0, err);
+    if (rc != PGREST_OK)
+        return rc;
+    return pgr_check_embed_params(a, api, pgr_cfg(ctx, a)->db_aggregates_enabled, root, err);
 }
 
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
@@ -213,11 +209,8 @@ int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_error_oom(err);
     root->table = t;
     root->name_in_request = api->name;
-    const char *path[64];
-    int rc = pgr_plan_node(ctx, a, api, sc, root, api->qp.select, path, 0, err);
+    int rc = pgr_plan_tree(ctx, a, api, sc, root, api->qp.select, err);
     if (rc != PGREST_OK)
-        return rc;
-    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
         return rc;
     plan->read = root;
     plan->count = api->prefs.count;

@@ -47,6 +47,9 @@ struct pgr_read_node {
      * has an alias (url-use-legacy-target-names: deprecated) */
     bool legacy_match;
     bool select_star;              /* select=* (or default) */
+    /* the star comes after this field, NULL: first (`select=name,*`
+     * outputs name, then every column, as PostgREST's select list) */
+    const pgr_plan_field *star_after;
     pgr_plan_field *fields;
     pgr_embed *embeds;
     pgr_filter **filters;          /* AND-ed */

@@ -1,4 +1,6 @@
-/* Which error the planner reports when a request has several problems:
+/* Branches of PostgREST's Plan.hs checked one by one.
+ *
+ * Which error the planner reports when a request has several problems:
  * the order of the checks in PostgREST's Plan.hs (readPlan's stages
  * addFilters .. addRels .. addRelatedOrders, validateAggFunctions,
  * addToManyOrderSelects; wrappedReadPlan / mutateReadPlan / callReadPlan:
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "plan/plan.h"
 #include "util/arena.h"
 
 typedef enum cfg_kind { CFG_DEFAULT, CFG_AGGREGATES, CFG_KINDS } cfg_kind;
@@ -215,13 +218,62 @@ START_TEST(test_order)
 }
 END_TEST
 
+/* Plans GET path?query on cfg; fails the test on an error. */
+static const pgrest_query_plan *plan_ok(pgrest_arena *a, cfg_kind cfg, const char *path,
+                                        const char *query)
+{
+    pgrest_request *req = pgrest_request_new(a, "GET", path, query);
+    pgrest_api_request *api;
+    pgrest_query_plan *plan;
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_parse_request(contexts[cfg], a, req, &api, &err), PGREST_OK);
+    ck_assert_msg(pgrest_plan(contexts[cfg], a, api, &plan, &err) == PGREST_OK, "%s?%s: %s %s",
+                  path, query, err.code, err.message);
+    return plan;
+}
+
+/* "id,name,...|" of a node's fields; "*|" first for a kept star */
+static const char *field_names(const pgr_read_node *n, char *buf, size_t cap)
+{
+    size_t k = (size_t)snprintf(buf, cap, "%s", n->select_star ? "*|" : "");
+    for (const pgr_plan_field *f = n->fields; f != NULL && k < cap; f = f->next)
+        k += (size_t)snprintf(buf + k, cap - k, "%s|", f->output_name);
+    return buf;
+}
+
+/* Plan.hs expandStars: "*" becomes the relation's columns when the node
+ * or an ancestor aggregates, so GROUP BY can name them; otherwise, and in
+ * a node without aggregates below none, the star stays. */
+START_TEST(test_expand_stars)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    char buf[256];
+    const pgrest_query_plan *p = plan_ok(a, CFG_AGGREGATES, "/labels", "select=*,count()");
+    ck_assert_str_eq(field_names(p->read, buf, sizeof buf), "id|name|count|");
+    p = plan_ok(a, CFG_AGGREGATES, "/labels", "select=*,label_artists(*),count()");
+    ck_assert_str_eq(field_names(p->read->embeds->node, buf, sizeof buf), "label_id|artist_id|");
+    p = plan_ok(a, CFG_AGGREGATES, "/labels", "select=*,label_artists(*)");
+    ck_assert_str_eq(field_names(p->read, buf, sizeof buf), "*|");
+    ck_assert_str_eq(field_names(p->read->embeds->node, buf, sizeof buf), "*|");
+    p = plan_ok(a, CFG_AGGREGATES, "/labels", "select=*,label_artists(*,count())");
+    ck_assert_str_eq(field_names(p->read, buf, sizeof buf), "*|");
+    ck_assert_str_eq(field_names(p->read->embeds->node, buf, sizeof buf),
+                     "label_id|artist_id|count|");
+    pgrest_arena_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
-    Suite *s = suite_create("plan_order");
+    Suite *s = suite_create("plan_branches");
     TCase *tc = tcase_create("order");
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, test_order, 0, (int)(sizeof cases / sizeof cases[0]));
     suite_add_tcase(s, tc);
+    TCase *stars = tcase_create("expand_stars");
+    tcase_add_unchecked_fixture(stars, setup, teardown);
+    tcase_add_test(stars, test_expand_stars);
+    suite_add_tcase(s, stars);
     return s;
 }
 

@@ -553,7 +553,7 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
         .schema = r->schema,
         .name = r->return_kind == PGR_RETURN_COMPOSITE && r->return_type != NULL
                     ? r->return_type : r->name,
-        .default_select = pgr_default_select(api),
+        .default_select = pgr_default_select(plan->read),
     };
     int rc = pgr_negotiate_for(ctx, a, api, &t, plan, err);
     if (rc != PGREST_OK)

@@ -184,7 +184,8 @@ int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api,
                       const pgr_negotiation_target *target,
                       pgrest_query_plan *plan, pgrest_error *err);
-/* True when the request's select is the default one ("*" or absent). */
-bool pgr_default_select(const pgrest_api_request *api);
+/* True when the read plan's root selects only "*" (Plan.hs
+ * hasDefaultSelect): the relation's own media handlers apply. */
+bool pgr_default_select(const pgr_read_node *root);
 
 #endif

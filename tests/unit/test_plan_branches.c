@@ -263,6 +263,24 @@ START_TEST(test_expand_stars)
 }
 END_TEST
 
+/* Plan.hs hasDefaultSelect, which lets a relation's own media handlers
+ * apply, looks at the read plan: one "*" field and no embeds at all; a
+ * star expanded for data representations (albums.cover is a represented
+ * domain) is not one. */
+START_TEST(test_default_select)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    ck_assert(pgr_default_select(plan_ok(a, CFG_DEFAULT, "/artists", "")->read));
+    ck_assert(pgr_default_select(plan_ok(a, CFG_DEFAULT, "/artists", "select=*")->read));
+    ck_assert(pgr_default_select(plan_ok(a, CFG_AGGREGATES, "/artists", "select=count()")->read));
+    ck_assert(!pgr_default_select(plan_ok(a, CFG_DEFAULT, "/artists", "select=*,albums()")->read));
+    ck_assert(!pgr_default_select(plan_ok(a, CFG_DEFAULT, "/artists", "select=id")->read));
+    ck_assert(!pgr_default_select(plan_ok(a, CFG_DEFAULT, "/albums", "")->read));
+    ck_assert(pgr_default_select(plan_ok(a, CFG_DEFAULT, "/rpc/add", "a=1&b=2")->read));
+    pgrest_arena_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan_branches");
@@ -273,6 +291,7 @@ static Suite *suite(void)
     TCase *stars = tcase_create("expand_stars");
     tcase_add_unchecked_fixture(stars, setup, teardown);
     tcase_add_test(stars, test_expand_stars);
+    tcase_add_test(stars, test_default_select);
     suite_add_tcase(s, stars);
     return s;
 }

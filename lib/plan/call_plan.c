@@ -553,7 +553,7 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
         .schema = r->schema,
         .name = r->return_kind == PGR_RETURN_COMPOSITE && r->return_type != NULL
                     ? r->return_type : r->name,
-        .default_select = pgr_default_select(api),
+        .default_select = pgr_default_select(plan->read),
     };
     int rc = pgr_negotiate_for(ctx, a, api, &t, plan, err);
     if (rc != PGREST_OK)
@@ -565,14 +565,6 @@ static int negotiate_call(pgrest_ctx *ctx, pgrest_arena *a,
 }
 
 /* ------------------------------------------------------------ read tree */
-
-static const pgr_select_item *first_embed(const pgr_select_item *items)
-{
-    for (const pgr_select_item *it = items; it; it = it->next)
-        if (it->kind == PGR_SELECT_EMBED || it->kind == PGR_SELECT_SPREAD)
-            return it;
-    return NULL;
-}
 
 /* The read grammar applies to the rows of a table-valued function
  * (PostgREST api/functions "Table-Valued Functions"); relationships are
@@ -598,23 +590,17 @@ static int plan_read_tree(pgrest_ctx *ctx, pgrest_arena *a,
     root->name_in_request = api->name;
     /* the select applies whatever the result: a scalar's single column is
      * pgrst_scalar (any other name fails in PostgreSQL, as in PostgREST);
-     * an embed fails in findRel with the relIdentifier's name as origin */
+     * an embed fails in findRel with the relIdentifier's name as origin
+     * (plan/embed.c find_rel), after the parameters' paths are checked */
     const pgr_select_item *select = api->qp.select;
-    const pgr_select_item *embed = first_embed(select);
-    if (root->table == NULL && embed != NULL)
-        return pgr_no_relationship(a, plan->schema, api->schema, root->sql_alias,
-                                   embed, err);
     plan->table = root->table;
     /* RETURNS TABLE(...) / OUT columns name the rows' columns; their types
      * stay unknown to the filters and selects (pgr_find_typed_column), as
      * PostgREST resolves fields against tables and views only */
     if (root->table == NULL && rows)
         root->table = r->out_table;
-    const char *path[64];
-    int rc = pgr_plan_node(ctx, a, api, plan->schema, root, select, path, 0, err);
+    int rc = pgr_plan_tree(ctx, a, api, plan->schema, root, select, err);
     if (rc != PGREST_OK)
-        return rc;
-    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
         return rc;
     plan->read = root;
     return PGREST_OK;
@@ -637,7 +623,10 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
                              api->prefs.has_max_affected;
     cp->max_affected = api->prefs.max_affected;
     cp->composite_alias = cp->routine->return_composite_alias;
-    if ((rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
+    /* Plan.hs callReadPlan: findProc, readPlan, then negotiation, the
+     * strict preferences and max-affected */
+    if ((rc = plan_read_tree(ctx, a, api, cp, plan, err)) != PGREST_OK ||
+        (rc = plan_args(a, api, &in, cp, err)) != PGREST_OK ||
         (rc = negotiate_call(ctx, a, api, cp, plan, err)) != PGREST_OK ||
         (rc = pgr_check_strict_preferences(a, api, err)) != PGREST_OK)
         return rc;
@@ -654,5 +643,5 @@ int pgr_plan_call(pgrest_ctx *ctx, pgrest_arena *a,
     plan->isolation_level = cp->routine->isolation_level;
     plan->call = cp;
     plan->count = api->prefs.count;
-    return plan_read_tree(ctx, a, api, cp, plan, err);
+    return PGREST_OK;
 }

@@ -241,8 +241,13 @@ static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
                     pgrest_error *err)
 {
     const pgr_table *origin = node->table;
-    const char *origin_name = origin ? origin->name
-                                     : (node->name_in_request ? node->name_in_request : "");
+    /* A call's rows that are no table's (a scalar, a composite type,
+     * RETURNS TABLE's "record") are named as Plan.hs callReadPlan's
+     * relIdentifier: the root's SQL alias */
+    bool no_table = origin == NULL || origin->kind == 'F';
+    const char *origin_name = !no_table ? origin->name
+                              : node->sql_alias ? node->sql_alias
+                              : node->name_in_request ? node->name_in_request : "";
     size_t n = origin ? pgr_table_relationships(sc, origin, NULL, 0) : 0;
     const pgr_relationship **all = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
     const pgr_relationship **found = PGR_NEW_ARRAY(a, const pgr_relationship *, n + 1);
@@ -597,9 +602,14 @@ static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
         if (e == NULL)
             return not_embedded(a, t->relation, err);
         if (!e->is_to_one) {
+            /* the node's `from`: a mutation's or call's root reads the
+             * pgrst_source CTE (Plan.hs addRels) */
+            const char *origin = node->parent == NULL && node->rows_are_records
+                                     ? "pgrst_source"
+                                     : node->table ? node->table->name : "";
             const char *details = pgr_asprintf(
                 a, "'%s' and '%s' do not form a many-to-one or one-to-one relationship",
-                node->table ? node->table->name : "", t->relation);
+                origin, t->relation);
             return pgr_errorf(err, a, 400, "PGRST118", details, NULL,
                               "A related order on '%s' is not possible", t->relation);
         }
@@ -652,14 +662,29 @@ static int check_to_many_spreads(const pgr_read_node *node, pgrest_error *err)
     return PGREST_OK;
 }
 
+/* validateAggFunctions: any node selecting an aggregate. */
+static bool tree_selects_aggregate(const pgr_read_node *node)
+{
+    if (selects_aggregate(node))
+        return true;
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
+        if (tree_selects_aggregate(e->node))
+            return true;
+    return false;
+}
+
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
-                           pgr_read_node *root, pgrest_error *err)
+                           bool aggregates_enabled, pgr_read_node *root,
+                           pgrest_error *err)
 {
     int rc = attach_filters(a, &api->qp, root, err);
     if (rc == PGREST_OK)
         rc = attach_order_range(a, &api->qp, takes_ranges(api->action), root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
+    if (rc == PGREST_OK && !aggregates_enabled && tree_selects_aggregate(root))
+        return pgr_error(err, 400, "PGRST123", "Use of aggregate functions is not allowed",
+                         NULL, NULL);
     if (rc == PGREST_OK)
         rc = check_to_many_spreads(root, err);
     return rc;

@@ -40,10 +40,21 @@ int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
 /* Attaches the filters, logic trees, order and limit/offset written for
  * embedded paths (`rel.col=eq.1`, `rel.order=`, `rel.limit=`) to their
  * nodes (no ranges for a mutation's representation), then validates the
- * tree: PGRST108 for a path that is not embedded, PGRST118 for a related
- * order on a to-many embed, PGRST127 for aggregates in a to-many spread. */
+ * tree in Plan.hs readPlan's order: PGRST108 for a path that is not
+ * embedded, then addRelatedOrders (PGRST108 / PGRST118 for a related order
+ * on a to-many embed), validateAggFunctions (PGRST123 when
+ * db-aggregates-enabled is off), addToManyOrderSelects (PGRST127 for
+ * aggregates in a to-many spread). */
 int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
-                           pgr_read_node *root, pgrest_error *err);
+                           bool aggregates_enabled, pgr_read_node *root,
+                           pgrest_error *err);
+
+/* The whole read tree of a request under root (Plan.hs readPlan): the
+ * parameters' embed paths, the relationships, then the checks of
+ * pgr_check_embed_params. Shared by reads, mutations and calls. */
+int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                  const pgr_schema_cache *sc, pgr_read_node *root,
+                  const pgr_select_item *select, pgrest_error *err);
 
 /* The embed of node whose output name (alias, else relation) is name, or
  * NULL: what `embed=is.null` filters and `order=embed(col)` refer to. */

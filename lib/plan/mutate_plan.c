@@ -217,12 +217,8 @@ static int plan_representation(pgrest_ctx *ctx, pgrest_arena *a,
     root->sql_alias = mp->table->name;
     root->rows_are_records = true;
     root->name_in_request = api->name;
-    const char *path[64];
-    int rc = pgr_plan_node(ctx, a, api, plan->schema, root, api->qp.select,
-                           path, 0, err);
+    int rc = pgr_plan_tree(ctx, a, api, plan->schema, root, api->qp.select, err);
     if (rc != PGREST_OK)
-        return rc;
-    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
         return rc;
     target->table = mp->table;
     target->filters = root->filters;

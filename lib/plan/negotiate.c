@@ -31,18 +31,19 @@ static const pgr_media_type accept_any = {
     .kind = PGR_MEDIA_ANY, .text = "*/*", .q = 1.0,
 };
 
-bool pgr_default_select(const pgrest_api_request *api)
+bool pgr_default_select(const pgr_read_node *root)
 {
-    const pgr_select_item *s = api->qp.select;
-    if (s == NULL)
-        return true;
-    /* hasDefaultSelect: one field named "*", so an explicit `select=*` and
-     * `select=count()` (a "*" field with an aggregate) too. */
-    if (s->next != NULL)
+    /* Plan.hs hasDefaultSelect over the read plan: no embeds (not even an
+     * empty one) and one select field named "*" -- `select=*`, no select,
+     * or `select=count()` (a "*" field with an aggregate). A star expanded
+     * into the columns for their data representations is no longer one. */
+    if (root == NULL || root->embeds != NULL)
         return false;
-    return s->kind == PGR_SELECT_STAR ||
-           (s->kind == PGR_SELECT_FIELD && s->field.name != NULL &&
-            strcmp(s->field.name, "*") == 0);
+    if (root->select_star)
+        return root->fields == NULL;
+    const pgr_plan_field *f = root->fields;
+    return f != NULL && f->next == NULL && f->item->field.name != NULL &&
+           strcmp(f->item->field.name, "*") == 0;
 }
 
 /* MediaType.toMime for the types the builtins answer with. */
@@ -218,7 +219,7 @@ int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,
     pgr_negotiation_target t = {
         .schema = api->schema,
         .name = api->name,
-        .default_select = pgr_default_select(api),
+        .default_select = pgr_default_select(plan->read),
     };
     return pgr_negotiate_for(ctx, a, api, &t, plan, err);
 }

@@ -47,6 +47,9 @@ struct pgr_read_node {
      * has an alias (url-use-legacy-target-names: deprecated) */
     bool legacy_match;
     bool select_star;              /* select=* (or default) */
+    /* the star comes after this field, NULL: first (`select=name,*`
+     * outputs name, then every column, as PostgREST's select list) */
+    const pgr_plan_field *star_after;
     pgr_plan_field *fields;
     pgr_embed *embeds;
     pgr_filter **filters;          /* AND-ed */
@@ -181,7 +184,8 @@ int pgr_negotiate_for(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_api_request *api,
                       const pgr_negotiation_target *target,
                       pgrest_query_plan *plan, pgrest_error *err);
-/* True when the request's select is the default one ("*" or absent). */
-bool pgr_default_select(const pgrest_api_request *api);
+/* True when the read plan's root selects only "*" (Plan.hs
+ * hasDefaultSelect): the relation's own media handlers apply. */
+bool pgr_default_select(const pgr_read_node *root);
 
 #endif

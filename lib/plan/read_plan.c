@@ -142,21 +142,13 @@ static int add_star(pgrest_arena *a, const pgr_schema_cache *sc,
                     pgrest_error *err)
 {
     if (!has_output_functions(sc, node->table)) {
+        if (!node->select_star)
+            for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
+                node->star_after = f;
         node->select_star = true;
         return PGREST_OK;
     }
     return expand_star(a, sc, node, ftail, err);
-}
-
-static bool selects_aggregates(const pgr_read_node *node)
-{
-    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
-        if (f->item->aggregate != NULL)
-            return true;
-    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
-        if (selects_aggregates(e->node))
-            return true;
-    return false;
 }
 
 int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
@@ -192,11 +184,59 @@ int pgr_plan_node(pgrest_ctx *ctx, pgrest_arena *a,
             break;
         }
     }
-    /* validateAggFunctions runs once every relationship is found */
-    if (depth == 0 && !pgr_cfg(ctx, a)->db_aggregates_enabled && selects_aggregates(node))
-        return pgr_error(err, 400, "PGRST123", "Use of aggregate functions is not allowed",
-                         NULL, NULL);
     return attach_params(a, api, node, (const char *const *)path, depth, err);
+}
+
+static bool own_aggregate(const pgr_read_node *node)
+{
+    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next)
+        if (f->item->aggregate != NULL)
+            return true;
+    return false;
+}
+
+/* Plan.hs expandStars: a "*" of a node that, or whose ancestor, selects
+ * an aggregate lists the relation's columns, so the implicit GROUP BY
+ * names each (`select=*,count()` counts per row). The columns take the
+ * star's place. (A to-many spread, which
+ * PostgREST expands too, keeps its star: sql/emit_embed.c lists it.) */
+static int expand_aggregated_stars(pgrest_arena *a, const pgr_schema_cache *sc,
+                                   pgr_read_node *node, bool has_agg,
+                                   pgrest_error *err)
+{
+    has_agg = has_agg || own_aggregate(node);
+    if (has_agg && node->select_star && node->table != NULL && node->table->kind != 'F') {
+        pgr_plan_field **at = &node->fields;
+        if (node->star_after != NULL)
+            at = &((pgr_plan_field *)node->star_after)->next;
+        pgr_plan_field *rest = *at, **tail = at;
+        int rc = expand_star(a, sc, node, &tail, err);
+        if (rc != PGREST_OK)
+            return rc;
+        *tail = rest;
+        node->select_star = false;
+        node->star_after = NULL;
+    }
+    /* an empty embed `rel()` selects nothing (its star is ours) */
+    for (pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        int rc = e->hidden ? PGREST_OK : expand_aggregated_stars(a, sc, e->node, has_agg, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                  const pgr_schema_cache *sc, pgr_read_node *root,
+                  const pgr_select_item *select, pgrest_error *err)
+{
+    const char *path[PGR_EMBED_MAX_DEPTH];
+    int rc = pgr_plan_node(ctx, a, api, sc, root, select, path, 0, err);
+    if (rc == PGREST_OK)
+        rc = expand_aggregated_stars(a, sc, root, false, err);
+    if (rc != PGREST_OK)
+        return rc;
+    return pgr_check_embed_params(a, api, pgr_cfg(ctx, a)->db_aggregates_enabled, root, err);
 }
 
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
@@ -213,11 +253,8 @@ int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
         return pgr_error_oom(err);
     root->table = t;
     root->name_in_request = api->name;
-    const char *path[64];
-    int rc = pgr_plan_node(ctx, a, api, sc, root, api->qp.select, path, 0, err);
+    int rc = pgr_plan_tree(ctx, a, api, sc, root, api->qp.select, err);
     if (rc != PGREST_OK)
-        return rc;
-    if ((rc = pgr_check_embed_params(a, api, root, err)) != PGREST_OK)
         return rc;
     plan->read = root;
     plan->count = api->prefs.count;

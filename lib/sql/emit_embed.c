@@ -48,13 +48,22 @@ static void add_name(name_list *l, const char *name, const pgr_plan_field *f)
 /* The output columns of a node's SELECT list, in emission order: `*`
  * (the relation's columns), fields, then embeds -- a nested spread's
  * columns lifted in place. */
-static void collect_names(const pgr_read_node *node, name_list *out)
+static void add_star_names(const pgr_read_node *node, name_list *out)
 {
     if (node->select_star && node->table != NULL)
         for (size_t i = 0; i < node->table->n_columns; i++)
             add_name(out, node->table->columns[i].name, NULL);
-    for (const pgr_plan_field *f = node->fields; f; f = f->next)
+}
+
+static void collect_names(const pgr_read_node *node, name_list *out)
+{
+    if (node->star_after == NULL)
+        add_star_names(node, out);
+    for (const pgr_plan_field *f = node->fields; f; f = f->next) {
         add_name(out, f->output_name, f);
+        if (node->star_after == f)
+            add_star_names(node, out);
+    }
     for (const pgr_embed *e = node->embeds; e; e = e->next) {
         if (e->hidden)
             continue;

@@ -348,25 +348,15 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     }
     pgr_sql_put(q, "SELECT ");
     bool first = true;
-    if (root->select_star) {
-        pgr_emit_node_ref(q, root);
-        pgr_sql_put(q, ".*");
-        first = false;
-    }
-    for (const pgr_plan_field *f = root->fields; f; f = f->next) {
-        if (!first)
-            pgr_sql_put(q, ", ");
-        first = false;
-        int rc = pgr_emit_select_field(q, root, f, err);
-        if (rc != PGREST_OK)
-            return rc;
-    }
+    int rc = pgr_emit_select_fields(q, root, &first, err);
+    if (rc != PGREST_OK)
+        return rc;
     pgr_emit_embed_selects(q, root, &first);
     pgr_sql_put(q, " FROM \"" SOURCE "\" AS ");
     pgr_sql_ident(q, root->sql_alias);
     /* Plan.hs treeRestrictRange: db-max-rows does not limit the embeds
      * of a mutation's representation */
-    int rc = pgr_emit_embed_joins(q, root, -1, err);
+    rc = pgr_emit_embed_joins(q, root, -1, err);
     if (rc != PGREST_OK)
         return rc;
     pgr_emit_where(q, root, false);

@@ -147,23 +147,40 @@ void pgr_emit_group_by(pgr_sql *q, const pgr_read_node *node)
     pgr_emit_embed_group_refs(q, node, &first);
 }
 
+static void emit_star(pgr_sql *q, const pgr_read_node *node, bool *first)
+{
+    if (!*first)
+        pgr_sql_put(q, ", ");
+    *first = false;
+    pgr_emit_node_ref(q, node);
+    pgr_sql_put(q, ".*");
+}
+
+int pgr_emit_select_fields(pgr_sql *q, const pgr_read_node *node, bool *first,
+                           pgrest_error *err)
+{
+    if (node->select_star && node->star_after == NULL)
+        emit_star(q, node, first);
+    for (const pgr_plan_field *f = node->fields; f; f = f->next) {
+        if (!*first)
+            pgr_sql_put(q, ", ");
+        *first = false;
+        int rc = pgr_emit_select_field(q, node, f, err);
+        if (rc != PGREST_OK)
+            return rc;
+        if (node->select_star && node->star_after == f)
+            emit_star(q, node, first);
+    }
+    return PGREST_OK;
+}
+
 static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
                             pgrest_error *err)
 {
     bool first = true;
-    if (node->select_star) {
-        pgr_emit_node_ref(q, node);
-        pgr_sql_put(q, ".*");
-        first = false;
-    }
-    for (const pgr_plan_field *f = node->fields; f; f = f->next) {
-        if (!first)
-            pgr_sql_put(q, ", ");
-        first = false;
-        int rc = pgr_emit_select_field(q, node, f, err);
-        if (rc != PGREST_OK)
-            return rc;
-    }
+    int rc = pgr_emit_select_fields(q, node, &first, err);
+    if (rc != PGREST_OK)
+        return rc;
     pgr_emit_spread_order_selects(q, node, &first);
     pgr_emit_embed_selects(q, node, &first);
     return PGREST_OK;

@@ -19,5 +19,9 @@ void pgr_emit_group_by(pgr_sql *q, const pgr_read_node *node);
 /* The select-list entry for one plan field. */
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
                           const pgr_plan_field *f, pgrest_error *err);
+/* The node's star and fields in select order, each preceded by ", "
+ * unless *first (which is cleared). */
+int pgr_emit_select_fields(pgr_sql *q, const pgr_read_node *node, bool *first,
+                           pgrest_error *err);
 
 #endif

@@ -39,6 +39,22 @@ static void expect(const char *path, const char *query, int status,
     harness_free(&r);
 }
 
+/* Plan.hs expandStars: with an aggregate the star lists the columns, so
+ * the implicit GROUP BY names each (one row per artist, counted once);
+ * and the star keeps its place among the selected fields. */
+START_TEST(star_with_aggregates_and_fields)
+{
+    expect("/artists", "select=*,count()&id=lt.3&order=id", 200,
+           "[{\"id\":1,\"name\":\"The Quiet Ones\",\"country\":\"GB\",\"formed\":1991,"
+           "\"genre\":\"rock\",\"count\":1}, \n"
+           " {\"id\":2,\"name\":\"Blue Note Trio\",\"country\":\"US\",\"formed\":1958,"
+           "\"genre\":\"jazz\",\"count\":1}]");
+    expect("/artists", "select=name,*,albums(count())&id=eq.2", 200,
+           "[{\"name\":\"Blue Note Trio\",\"id\":2,\"name\":\"Blue Note Trio\",\"country\":\"US\","
+           "\"formed\":1958,\"genre\":\"jazz\",\"albums\":[{\"count\": 1}]}]");
+}
+END_TEST
+
 START_TEST(many_to_one_and_one_to_many)
 {
     expect("/albums", "select=title,artists(name)&id=in.(1,3)&order=id", 200,
@@ -294,6 +310,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("embed");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, many_to_one_and_one_to_many);
+    tcase_add_test(tc, star_with_aggregates_and_fields);
     tcase_add_test(tc, inner_join_and_exact_count);
     tcase_add_test(tc, many_to_many_and_one_to_one);
     tcase_add_test(tc, self_reference);

@@ -13,6 +13,10 @@
 #include "harness.h"
 
 #define MAX_SEEN 64
+#define LOADS_HEAD                                                                          \
+    "# HELP pgrst_schema_cache_loads_total The total number of times the schema cache was " \
+    "loaded\n# TYPE pgrst_schema_cache_loads_total counter\n"
+
 
 typedef struct seen {
     pthread_mutex_t lock;
@@ -64,6 +68,23 @@ static pgrest_ctx *observed_ctx(seen *s, const char *uri)
     return ctx;
 }
 
+/* The schema cache loads vector of admin /metrics (Metrics.hs): a label
+ * is printed once it was counted, FAIL before SUCCESS (prometheus-client
+ * keeps a vector's labels in a Map). */
+static void assert_loads_metric(pgrest_ctx *ctx, const char *expected)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *text = pgrest_ctx_metrics(ctx, a);
+    ck_assert_ptr_nonnull(text);
+    const char *at = strstr(text, "# HELP pgrst_schema_cache_loads_total ");
+    ck_assert_ptr_nonnull(at);
+    const char *next = strstr(at, "# HELP pgrst_schema_cache_query_time_seconds ");
+    ck_assert_ptr_nonnull(next);
+    ck_assert_uint_eq((size_t)(next - at), strlen(expected));
+    ck_assert_int_eq(memcmp(at, expected, strlen(expected)), 0);
+    pgrest_arena_free(a);
+}
+
 START_TEST(schema_load_is_observed)
 {
     seen s = {.n = 0};
@@ -83,6 +104,7 @@ START_TEST(schema_load_is_observed)
     ck_assert_ptr_nonnull(find(&s, PGREST_EVENT_SCHEMA_CACHE_LOADED,
                                "^Schema cache loaded in [0-9]+\\.[0-9] milliseconds$"));
     ck_assert_ptr_null(find(&s, PGREST_EVENT_SCHEMA_CACHE_ERROR, ""));
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} 1.0\n");
     pgrest_ctx_free(ctx);
     seen_free(&s);
 }
@@ -103,6 +125,9 @@ START_TEST(unreachable_database_is_observed)
                                "^Failed to load the schema cache using db-schemas=api and "
                                "db-extra-search-path=public\\. \\{\"code\":\"PGRST000\""));
     ck_assert_ptr_null(find(&s, PGREST_EVENT_DB_CONNECTED, ""));
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 1.0\n");
+    ck_assert_int_ne(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 2.0\n");
     /* a request without a schema cache: SchemaCacheEmptyObs */
     test_response r;
     harness_request(ctx, "GET", "/artists", "", NULL, NULL, &r);

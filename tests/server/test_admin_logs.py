@@ -524,6 +524,24 @@ class LogQueryFormatTest(ServerTestCase):
         self.assertTrue(any("set_config(" in m for m in logs.messages()))
         self.assertTrue(all("\n" not in m for m in logs.messages()))
 
+    def test_only_the_main_query_statements(self):
+        # QueryObs logs MainQuery (Query.hs): the transaction variables, the
+        # pre-request function, the main statement; the transaction's BEGIN,
+        # SET CONSTRAINTS and ROLLBACK/COMMIT are not part of it
+        srv = self.start_server(**{"log-level": "info", "log-query": "true"})
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        # a failed write too (web_anon may not insert: 401, a database error)
+        self.assertEqual(srv.post("/artists", {"id": 9001, "name": "x"}).status, 401)
+        logs = LogReader(srv)
+        logs.wait_access(2)
+        queries = [m for m in logs.messages()
+                   if re.match(r"^(SELECT|WITH|BEGIN|SET|COMMIT|ROLLBACK|INSERT)\b", m)]
+        self.assertEqual(len(queries), 4, queries)
+        self.assertRegex(queries[0], r"^SELECT set_config\('search_path'")
+        self.assertRegex(queries[1], r'^WITH pgrst_source AS .*"api"\."artists"')
+        self.assertRegex(queries[2], r"^SELECT set_config\('search_path'")
+        self.assertRegex(queries[3], r'^WITH pgrst_source AS \(INSERT INTO "api"\."artists"')
+
     def test_crit_logs_no_query(self):
         srv = self.start_server(**{"log-level": "crit", "log-query": "true"})
         self.assertEqual(srv.get("/nope").status, 404)

@@ -398,6 +398,19 @@ class StartupLogTest(ServerTestCase):
         self.assertEqual(srv.proc.wait(timeout=20), 0)
         self.assertIn("Received termination unix signal SIGTERM", logs.messages())
 
+    def test_channel_names_are_shown_as_haskell_shows_them(self):
+        # Observation.hs: DBListenStart shows the channel as Text (é is
+        # \233), DBListenerGotSCacheMsg the notification's channel as a
+        # ByteString (its UTF-8 bytes, \195\169); quotes get a backslash
+        srv = self.start_server(wait=True, **{"log-level": "crit",
+                                              "db-channel": 'pg\\"rsté'})
+        logs = LogReader(srv)
+        logs.wait_message(r'^Listener connected to PostgreSQL .+ on "[^"]+" and listening for '
+                          r'database notifications on the "pg\\"rst\\233" channel$')
+        self.cluster.psql('NOTIFY "pg""rsté", \'reload schema\'')
+        logs.wait_message(r'^Received a schema cache reload message on the "pg\\"rst\\195\\169" '
+                          r'channel$')
+
     def test_database_loss_lines(self):
         srv = self.start_server(wait=True, **{"log-level": "crit"})
         logs = LogReader(srv)

@@ -411,6 +411,30 @@ class StartupLogTest(ServerTestCase):
         logs.wait_message(r'^Received a schema cache reload message on the "pg\\"rst\\195\\169" '
                           r'channel$')
 
+    def test_deprecated_role_claim_key_on_every_config_load(self):
+        # App.run warns right after "Starting"; readInDbConfig (db-config,
+        # at the first load and on every reload) puts the new config and
+        # warns again before "Config reloaded"
+        srv = self.start_server(wait=True, **{"log-level": "crit", "db-config": "true",
+                                              "jwt-role-claim-key": ".role"})
+        logs = LogReader(srv)
+        warning = ('WARNING: The config `jwt-role-claim-key=."role"` is using the deprecated '
+                   'JSPath syntax.')
+        msgs = logs.messages()
+        self.assertTrue(msgs[0].startswith("Starting PostgREST"), msgs)
+        self.assertEqual(msgs[1], warning, msgs)
+        self.assertTrue(msgs[2].startswith('Update `jwt-role-claim-key=."role"` to the new '
+                                           'JSONPath syntax'), msgs)
+        first = msgs.index("Config reloaded")
+        self.assertEqual(msgs[first - 2], warning, msgs)
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        ok = wait_until(lambda: logs.messages().count("Config reloaded") == 2, 10)
+        self.assertTrue(ok, logs.messages())
+        msgs = logs.messages()
+        second = len(msgs) - 1 - msgs[::-1].index("Config reloaded")
+        self.assertEqual(msgs[second - 2], warning, msgs)
+        self.assertEqual(msgs.count(warning), 3, msgs)
+
     def test_database_loss_lines(self):
         srv = self.start_server(wait=True, **{"log-level": "crit"})
         logs = LogReader(srv)

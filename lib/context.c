@@ -329,8 +329,6 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
 
 int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
@@ -352,6 +350,8 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
         else {
             const char *summary = pgr_schema_cache_summary(sc, a);
             double load_ms = ms_since(&t1);
+            atomic_store(&ctx->metrics.schema_load_usec,
+                         (unsigned long long)(load_ms * 1000.0));
             pgr_ctx_swap_schema(ctx, sc);
             pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_QUERIED,
                          "Schema cache queried in %.1f milliseconds ", query_ms);
@@ -364,7 +364,6 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     if (rc != PGREST_OK)
         observe_schema_error(ctx, a, err);
     atomic_store(&ctx->schema_pending, rc != PGREST_OK);
-    atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);
     rc = pgr_ctx_keep_error(ctx, err, rc);

@@ -74,12 +74,17 @@ static void schema_loads(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
                                      ull(a, ok)));
 }
 
+/* Metrics.hs sets this gauge from SchemaCacheLoadedObs: the time of the
+ * last successful load's summary (Reload.hs timeItT, which counts in
+ * milliseconds), the number "Schema cache loaded in X milliseconds"
+ * logs; a failed load leaves it alone. Despite its name and help text the
+ * value is in milliseconds, as PostgREST's is. */
 static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
 {
     schema_loads(sb, a, m);
     metric(sb, a, "pgrst_schema_cache_query_time_seconds", "gauge",
            "The query time in seconds of the last schema cache load", NULL,
-           hs_double(a, (double)atomic_load(&m->schema_query_usec) / 1e6));
+           hs_double(a, (double)atomic_load(&m->schema_load_usec) / 1e3));
 }
 
 /* PostgREST Metrics.hs JWT cache counters. */

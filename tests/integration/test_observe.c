@@ -85,6 +85,17 @@ static void assert_loads_metric(pgrest_ctx *ctx, const char *expected)
     pgrest_arena_free(a);
 }
 
+/* pgrst_schema_cache_query_time_seconds as a number (-1 when absent). */
+static double query_time_metric(pgrest_ctx *ctx)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *text = pgrest_ctx_metrics(ctx, a);
+    const char *at = text ? strstr(text, "\npgrst_schema_cache_query_time_seconds ") : NULL;
+    double v = at ? strtod(at + strlen("\npgrst_schema_cache_query_time_seconds "), NULL) : -1;
+    pgrest_arena_free(a);
+    return v;
+}
+
 START_TEST(schema_load_is_observed)
 {
     seen s = {.n = 0};
@@ -103,6 +114,13 @@ START_TEST(schema_load_is_observed)
                                "Handlers$"));
     ck_assert_ptr_nonnull(find(&s, PGREST_EVENT_SCHEMA_CACHE_LOADED,
                                "^Schema cache loaded in [0-9]+\\.[0-9] milliseconds$"));
+    /* Metrics.hs: the gauge is SchemaCacheLoadedObs's time, the number
+     * that line shows (milliseconds, whatever the metric's name says) */
+    const char *loaded = find(&s, PGREST_EVENT_SCHEMA_CACHE_LOADED, "^Schema cache loaded in ");
+    double logged = strtod(loaded + strlen("Schema cache loaded in "), NULL);
+    double gauge = query_time_metric(ctx);
+    ck_assert_msg(gauge >= 0 && gauge >= logged - 0.051 && gauge <= logged + 0.051,
+                  "gauge %f, logged %f", gauge, logged);
     ck_assert_ptr_null(find(&s, PGREST_EVENT_SCHEMA_CACHE_ERROR, ""));
     assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} 1.0\n");
     pgrest_ctx_free(ctx);
@@ -128,6 +146,8 @@ START_TEST(unreachable_database_is_observed)
     assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 1.0\n");
     ck_assert_int_ne(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
     assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 2.0\n");
+    /* a failed load is no SchemaCacheLoadedObs: the gauge keeps its value */
+    ck_assert(query_time_metric(ctx) == 0.0);
     /* a request without a schema cache: SchemaCacheEmptyObs */
     test_response r;
     harness_request(ctx, "GET", "/artists", "", NULL, NULL, &r);

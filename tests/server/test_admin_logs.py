@@ -435,6 +435,26 @@ class StartupLogTest(ServerTestCase):
         self.assertEqual(msgs[second - 2], warning, msgs)
         self.assertEqual(msgs.count(warning), 3, msgs)
 
+    def test_schema_cache_query_timings_at_debug(self):
+        # SchemaCache.hs times its statements at log-level debug only, and
+        # Logger.hs prints them on the line after "Schema cache queried"
+        timings = (r"^tables: \d+\.\d{3} ms, keydeps: \d+\.\d{3} ms, rels: \d+\.\d{3} ms, "
+                   r"funcs: \d+\.\d{3} ms, comprels: \d+\.\d{3} ms, dreps: \d+\.\d{3} ms, "
+                   r"mhdrs: \d+\.\d{3} ms$")
+        srv = self.start_server(wait=True, **{"log-level": "debug"})
+        logs = LogReader(srv)
+        logs.wait_message(timings)
+        msgs = logs.messages()
+        at = [i for i, m in enumerate(msgs) if re.match(timings, m)][0]
+        self.assertRegex(msgs[at - 1], r"^Schema cache queried in \d+\.\d milliseconds $")
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        srv.signal(signal.SIGTERM)
+        srv.proc.wait(timeout=20)
+        srv = self.start_server(wait=True, **{"log-level": "info"})
+        logs = LogReader(srv)
+        logs.wait_message(r"^Schema cache loaded in ")
+        self.assertFalse([m for m in logs.messages() if re.match(timings, m)])
+
     def test_database_loss_lines(self):
         srv = self.start_server(wait=True, **{"log-level": "crit"})
         logs = LogReader(srv)

@@ -170,16 +170,19 @@ typedef struct pgr_wanted {
     bool schema, config;
 } pgr_wanted;
 
+/* Reload.hs handleNotification: an empty payload or "reload schema"
+ * reloads the schema cache, "reload config" the configuration, compared
+ * exactly ("RELOAD SCHEMA" does nothing); anything else is ignored. */
 static void classify(pgr_listener *l, const char *channel, const char *payload,
                      pgr_wanted *w)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     const char *shown = a != NULL ? show_bytes(a, channel) : "\"\"";
-    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0) {
+    if (payload[0] == '\0' || strcmp(payload, "reload schema") == 0) {
         pgr_observef(l->ctx, PGREST_EVENT_LISTEN_SCHEMA_MSG,
                      "Received a schema cache reload message on the %s channel", shown);
         w->schema = true;
-    } else if (strcasecmp(payload, "reload config") == 0) {
+    } else if (strcmp(payload, "reload config") == 0) {
         pgr_observef(l->ctx, PGREST_EVENT_LISTEN_CONFIG_MSG,
                      "Received a config reload message on the %s channel", shown);
         w->config = true;

@@ -455,6 +455,18 @@ class StartupLogTest(ServerTestCase):
         logs.wait_message(r"^Schema cache loaded in ")
         self.assertFalse([m for m in logs.messages() if re.match(timings, m)])
 
+    def test_notification_payloads_compare_exactly(self):
+        # Reload.hs handleNotification: msg == "reload schema" (bytes), so
+        # other spellings are ignored like any other payload
+        srv = self.start_server(wait=True, **{"log-level": "crit"})
+        logs = LogReader(srv)
+        got = lambda: [m for m in logs.messages() if m.startswith("Received a ")]
+        for payload in ("RELOAD SCHEMA", "Reload Config", "reload  schema", "reload schema "):
+            self.cluster.psql("NOTIFY pgrst, '%s'" % payload)
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        logs.wait_message(r'^Received a config reload message on the "pgrst" channel$')
+        self.assertEqual(got(), ['Received a config reload message on the "pgrst" channel'])
+
     def test_database_loss_lines(self):
         srv = self.start_server(wait=True, **{"log-level": "crit"})
         logs = LogReader(srv)

@@ -213,13 +213,19 @@ START_TEST(schema_cache_json_and_connection_check)
     pgrest_arena *a = pgrest_arena_new(0);
     const char *json = pgrest_ctx_schema_cache_json(ctx, a);
     ck_assert_ptr_nonnull(json);
-    const char *prefix = "{\"dbTables\":[[{\"qiSchema\":\"api\",\"qiName\":";
+    /* an aeson Value: object keys in order (KeyMap), at every level */
+    const char *prefix = "{\"dbMediaHandlers\":[";
     ck_assert_msg(strncmp(json, prefix, strlen(prefix)) == 0, "%.80s", json);
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRelationships\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRoutines\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRepresentations\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbMediaHandlers\":"));
-    ck_assert_ptr_nonnull(strstr(json, "{\"qiSchema\":\"api\",\"qiName\":\"artists\"}"));
+    const char *order[] = {"\"dbRelationships\":", "\"dbRepresentations\":",
+                           "\"dbRoutines\":", "\"dbTables\":[[{\"qiName\":"};
+    const char *prev = json;
+    for (size_t i = 0; i < 4; i++) {
+        const char *at = strstr(json, order[i]);
+        ck_assert_msg(at != NULL && at > prev, "%s", order[i]);
+        prev = at;
+    }
+    ck_assert_ptr_nonnull(strstr(json, "[{\"qiName\":\"artists\",\"qiSchema\":\"api\"},"
+                                       "{\"tableColumns\":{"));
     pgrest_arena_free(a);
     /* no listener: one pooled "SELECT 1" decides */
     ck_assert_int_eq(pgrest_ctx_connection_established(ctx), 1);

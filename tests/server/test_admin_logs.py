@@ -127,6 +127,18 @@ class AdminEndpointsTest(ServerTestCase):
         self.assertFalse(artists["tableIsView"])
         self.assertIn("id", artists["tableColumns"])
         self.assertEqual(artists["tableColumns"]["id"]["colName"], "id")
+        # SchemaCache's toJSON is an aeson Value: every object, the column
+        # maps included, is encoded with its keys in order (KeyMap)
+        unsorted = []
+
+        def check(pairs):
+            keys = [k for k, _ in pairs]
+            if keys != sorted(keys, key=lambda k: k.encode()):
+                unsorted.append(keys)
+            return dict(pairs)
+        json.loads(r.body, object_pairs_hook=check)
+        self.assertEqual(unsorted[:3], [])
+        self.assertTrue(r.body.startswith('{"dbMediaHandlers":'), r.body[:40])
 
     def test_path_only_counts(self):
         # Wai pathInfo: the query string and the method do not matter

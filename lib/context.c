@@ -292,7 +292,7 @@ static int test_sleep(pgrest_ctx *ctx, PGconn *pg, const char *key, pgrest_arena
  * loader does; an invalid one is reported and the load goes on), then
  * introspects with the configuration now in force (db-schemas may come
  * from the database); the introspection JSON lands in *json. */
-static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
+static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **timings,
                         double *query_ms, pgrest_error *err)
 {
     pgr_conf *conf = pgr_ctx_conf(ctx);
@@ -314,14 +314,20 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
     conf = pgr_ctx_conf(ctx);
+    /* SchemaCache.hs times its statements only at log-level debug */
+    const char *level = pgr_cfg_option(&conf->cfg, "log-level");
+    bool timed = level != NULL && strcmp(level, "debug") == 0;
     if (rc == PGREST_OK)
         rc = pgr_introspect(pg, &(pgr_introspect_opts){
                                 conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
-                                conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config},
+                                conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config, timed},
                             a, json, err);
     pgr_conf_release(conf);
     if (rc == PGREST_OK)
         rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep", a, err);
+    *timings = NULL;
+    if (rc == PGREST_OK && timed)
+        rc = pgr_introspect_timings(pg, a, timings, err);
     *query_ms = ms_since(&t0);
     PQfinish(pg);
     return rc;
@@ -329,18 +335,16 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json,
 
 int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
-    char *json = NULL;
+    char *json = NULL, *timings = NULL;
     double query_ms = 0;
     pgr_conf *conf = pgr_ctx_conf(ctx);
     int rc = ensure_pool(ctx, &conf->cfg, err);
     pgr_conf_release(conf);
     if (rc == PGREST_OK)
-        rc = query_schema(ctx, a, &json, &query_ms, err);
+        rc = query_schema(ctx, a, &json, &timings, &query_ms, err);
     if (rc == PGREST_OK) {
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -352,9 +356,13 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
         else {
             const char *summary = pgr_schema_cache_summary(sc, a);
             double load_ms = ms_since(&t1);
+            atomic_store(&ctx->metrics.schema_load_usec,
+                         (unsigned long long)(load_ms * 1000.0));
             pgr_ctx_swap_schema(ctx, sc);
             pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_QUERIED,
                          "Schema cache queried in %.1f milliseconds ", query_ms);
+            /* Logger.hs: the timings line follows, at debug (timed) */
+            pgr_observe(ctx, PGREST_EVENT_SCHEMA_CACHE_QUERIED, timings);
             pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED, "Schema cache loaded %s",
                          summary ? summary : "");
             pgr_observef(ctx, PGREST_EVENT_SCHEMA_CACHE_LOADED,
@@ -364,7 +372,6 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
     if (rc != PGREST_OK)
         observe_schema_error(ctx, a, err);
     atomic_store(&ctx->schema_pending, rc != PGREST_OK);
-    atomic_store(&ctx->metrics.schema_query_usec, usec_since(&t0));
     atomic_fetch_add(rc == PGREST_OK ? &ctx->metrics.schema_loads_ok
                                      : &ctx->metrics.schema_loads_error, 1);
     rc = pgr_ctx_keep_error(ctx, err, rc);

@@ -76,7 +76,10 @@ typedef struct pgr_pool pgr_pool;
 typedef struct pgr_metrics {
     atomic_ullong schema_loads_ok;
     atomic_ullong schema_loads_error;
-    atomic_ullong schema_query_usec;   /* duration of the last load */
+    /* "Schema cache loaded in X milliseconds" of the last successful
+     * load, in microseconds: the value of
+     * pgrst_schema_cache_query_time_seconds (see metrics.c) */
+    atomic_ullong schema_load_usec;
     atomic_ullong requests[6];         /* by status class: 1xx..5xx, [0] other */
     atomic_ullong jwt_cache_requests;  /* lookups while the JWT cache is on */
     atomic_ullong jwt_cache_hits;

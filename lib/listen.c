@@ -27,6 +27,7 @@
 #include "exec/pool.h"
 #include "observe.h"
 #include "util/error.h"
+#include "util/hs_show.h"
 #include "util/strbuf.h"
 
 #define MAX_BACKOFF 32u
@@ -89,6 +90,27 @@ static char *single_line(pgrest_arena *a, const char *msg)
     return pgr_sb_finish(&sb);
 }
 
+/* Observation.hs prints names with Haskell's show: the channel as Text
+ * (DBListenStart, DBListenFail), the notification's channel and the
+ * listener's host:port as ByteStrings. "" when out of memory. */
+static const char *show_text(pgrest_arena *a, const char *s)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, strlen(s) + 8);
+    pgr_hs_show_cstring(&sb, s);
+    const char *out = pgr_sb_finish(&sb);
+    return out ? out : "\"\"";
+}
+
+static const char *show_bytes(pgrest_arena *a, const char *s)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, strlen(s) + 8);
+    pgr_hs_show_bytes(&sb, s);
+    const char *out = pgr_sb_finish(&sb);
+    return out ? out : "\"\"";
+}
+
 /* DBListenFail: the reason the LISTEN connection could not be made or
  * was lost. */
 static void observe_listen_fail(pgr_listener *l, const char *reason)
@@ -97,22 +119,24 @@ static void observe_listen_fail(pgr_listener *l, const char *reason)
     if (a == NULL)
         return;
     pgr_observef(l->ctx, PGREST_EVENT_LISTEN_FAIL,
-                 "Failed listening for database notifications on the \"%s\" channel. %s",
-                 l->channel, reason ? single_line(a, reason) : "Connection error");
+                 "Failed listening for database notifications on the %s channel. %s",
+                 show_text(a, l->channel), reason ? single_line(a, reason) : "Connection error");
     pgrest_arena_free(a);
 }
 
 /* DBListenStart: server version, host:port and channel. */
 /* The line PostgREST logs once LISTEN runs. version() is asked before
  * the LISTEN, as PostgREST does, so pg_stat_activity keeps showing it. */
-static void observe_listen_start(pgr_listener *l, PGconn *pg, const char *version)
+static void observe_listen_start(pgr_listener *l, PGconn *pg, const char *version,
+                                 pgrest_arena *a)
 {
     const char *host = PQhost(pg), *port = PQport(pg);
+    const char *address = pgr_asprintf(a, "%s%s%s", host ? host : "",
+                                       port && *port ? ":" : "", port ? port : "");
     pgr_observef(l->ctx, PGREST_EVENT_LISTEN_START,
-                 "Listener connected to %s on \"%s%s%s\" and listening for database "
-                 "notifications on the \"%s\" channel",
-                 version, host ? host : "", port && *port ? ":" : "", port ? port : "",
-                 l->channel);
+                 "Listener connected to %s on %s and listening for database "
+                 "notifications on the %s channel",
+                 version, show_bytes(a, address ? address : ""), show_text(a, l->channel));
 }
 
 /* Opens the LISTEN connection. *connect_failed tells a connection that
@@ -136,7 +160,7 @@ static PGconn *worker_connection(pgr_listener *l, bool *connect_failed)
         PQfinish(pg);
         pg = NULL;
     } else if (version != NULL)
-        observe_listen_start(l, pg, version);
+        observe_listen_start(l, pg, version, a);
     pgrest_arena_free(a);
     return pg;
 }
@@ -146,18 +170,24 @@ typedef struct pgr_wanted {
     bool schema, config;
 } pgr_wanted;
 
+/* Reload.hs handleNotification: an empty payload or "reload schema"
+ * reloads the schema cache, "reload config" the configuration, compared
+ * exactly ("RELOAD SCHEMA" does nothing); anything else is ignored. */
 static void classify(pgr_listener *l, const char *channel, const char *payload,
                      pgr_wanted *w)
 {
-    if (payload[0] == '\0' || strcasecmp(payload, "reload schema") == 0) {
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *shown = a != NULL ? show_bytes(a, channel) : "\"\"";
+    if (payload[0] == '\0' || strcmp(payload, "reload schema") == 0) {
         pgr_observef(l->ctx, PGREST_EVENT_LISTEN_SCHEMA_MSG,
-                     "Received a schema cache reload message on the \"%s\" channel", channel);
+                     "Received a schema cache reload message on the %s channel", shown);
         w->schema = true;
-    } else if (strcasecmp(payload, "reload config") == 0) {
+    } else if (strcmp(payload, "reload config") == 0) {
         pgr_observef(l->ctx, PGREST_EVENT_LISTEN_CONFIG_MSG,
-                     "Received a config reload message on the \"%s\" channel", channel);
+                     "Received a config reload message on the %s channel", shown);
         w->config = true;
     }
+    pgrest_arena_free(a);
 }
 
 static bool channel_enabled(const char *enabled)

@@ -27,6 +27,16 @@ static const char *ull(pgrest_arena *a, unsigned long long v)
     return hs_double(a, (double)v);
 }
 
+/* Metrics.hs dbPoolAvailable: a custom sample whose value is an Int
+ * printed with show ("3", not "3.0"), unlike the Doubles of counters and
+ * gauges. */
+static const char *hs_int(pgrest_arena *a, long long v)
+{
+    return pgr_asprintf(a, "%lld", v);
+}
+
+/* Metrics.hs init registers the pool metrics in this order, and
+ * prometheus-client exports in registration order. */
 static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
 {
     const pgr_config *cfg = pgr_cfg(ctx, a);
@@ -34,27 +44,47 @@ static void pool_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
     pgr_pool *pool = pgr_ctx_pool(ctx);
     if (pool != NULL)
         pgr_pool_stats_get(pool, &st);
-    metric(sb, a, "pgrst_db_pool_max", "gauge", "Max pool connections", NULL,
-           ull(a, (unsigned long long)st.max));
-    metric(sb, a, "pgrst_db_pool_available", "gauge", "Available connections in the pool",
-           NULL, ull(a, (unsigned long long)st.available));
-    metric(sb, a, "pgrst_db_pool_waiting", "gauge", "Requests waiting to acquire a pool connection",
-           NULL, ull(a, (unsigned long long)st.waiting));
     metric(sb, a, "pgrst_db_pool_timeouts_total", "counter",
            "The total number of pool connection timeouts", NULL, ull(a, st.timeouts));
+    metric(sb, a, "pgrst_db_pool_available", "gauge", "Available connections in the pool",
+           NULL, hs_int(a, st.available));
+    metric(sb, a, "pgrst_db_pool_waiting", "gauge", "Requests waiting to acquire a pool connection",
+           NULL, ull(a, (unsigned long long)st.waiting));
+    metric(sb, a, "pgrst_db_pool_max", "gauge", "Max pool connections", NULL,
+           ull(a, (unsigned long long)st.max));
 }
 
-static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
+/* pgrst_schema_cache_loads_total is a prometheus-client vector: a label
+ * exists once it was counted (withLabel creates it), the labels print in
+ * Map order (FAIL before SUCCESS), and a vector without any label prints
+ * nothing, not even its HELP and TYPE lines (exportSampleGroup). */
+static void schema_loads(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
 {
-    metric(sb, a, "pgrst_schema_cache_query_time_seconds", "gauge",
-           "The query time in seconds of the last schema cache load", NULL,
-           hs_double(a, (double)atomic_load(&m->schema_query_usec) / 1e6));
+    unsigned long long fail = atomic_load(&m->schema_loads_error);
+    unsigned long long ok = atomic_load(&m->schema_loads_ok);
+    if (fail == 0 && ok == 0)
+        return;
     pgr_sb_puts(sb, "# HELP pgrst_schema_cache_loads_total The total number of times the schema cache was loaded\n"
                     "# TYPE pgrst_schema_cache_loads_total counter\n");
-    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} %s\n",
-                                 ull(a, atomic_load(&m->schema_loads_ok))));
-    pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"FAIL\"} %s\n",
-                                 ull(a, atomic_load(&m->schema_loads_error))));
+    if (fail > 0)
+        pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"FAIL\"} %s\n",
+                                     ull(a, fail)));
+    if (ok > 0)
+        pgr_sb_puts(sb, pgr_asprintf(a, "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} %s\n",
+                                     ull(a, ok)));
+}
+
+/* Metrics.hs sets this gauge from SchemaCacheLoadedObs: the time of the
+ * last successful load's summary (Reload.hs timeItT, which counts in
+ * milliseconds), the number "Schema cache loaded in X milliseconds"
+ * logs; a failed load leaves it alone. Despite its name and help text the
+ * value is in milliseconds, as PostgREST's is. */
+static void schema_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
+{
+    schema_loads(sb, a, m);
+    metric(sb, a, "pgrst_schema_cache_query_time_seconds", "gauge",
+           "The query time in seconds of the last schema cache load", NULL,
+           hs_double(a, (double)atomic_load(&m->schema_load_usec) / 1e3));
 }
 
 /* PostgREST Metrics.hs JWT cache counters. */
@@ -70,6 +100,8 @@ static void jwt_cache_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
            ull(a, atomic_load(&m->jwt_cache_evictions)));
 }
 
+/* pgrest's own (PostgREST has no request counter): after PostgREST's
+ * metrics, so their order is kept. */
 static void request_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
 {
     static const char *const classes[] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};

@@ -18,6 +18,7 @@
 #include "exec/pool.h"
 #include "exec/response.h"
 #include "observe.h"
+#include "sql/statements.h"
 #include "util/error.h"
 
 /* How long a cancelled statement may take to stop and its pipeline to
@@ -144,6 +145,16 @@ static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *r
         pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
 }
 
+/* log-query logs PostgREST's QueryObs: the statements of its MainQuery
+ * (Query.hs: transaction variables, pre-request, main, EXPLAIN for the
+ * count), not the transaction's BEGIN, SET CONSTRAINTS and COMMIT or
+ * ROLLBACK, which hasql-transaction and MainTx run outside of it. */
+static bool in_main_query(pgr_stmt_role role)
+{
+    return role == PGR_STMT_SETTINGS || role == PGR_STMT_PRE_REQUEST ||
+           role == PGR_STMT_MAIN || role == PGR_STMT_EXPLAIN_COUNT;
+}
+
 static void account(pgrest_task *t, pgrest_response *resp)
 {
     pgrest_ctx *ctx = t->ctx;
@@ -151,9 +162,9 @@ static void account(pgrest_task *t, pgrest_response *resp)
     int cls = resp->status / 100;
     atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
     if (ctx->query_logger != NULL && t->st != NULL)
-        for (size_t i = 0; i < pgrest_statements_count(t->st); i++)
-            ctx->query_logger(ctx->query_logger_arg, resp->status,
-                              pgrest_statements_sql(t->st, i));
+        for (size_t i = 0; i < t->st->n; i++)
+            if (in_main_query(t->st->items[i].role))
+                ctx->query_logger(ctx->query_logger_arg, resp->status, t->st->items[i].sql);
 }
 
 /* The response as pgrest_handle always gave it: the stage's, or the

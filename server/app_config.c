@@ -808,10 +808,9 @@ void app_config_to_options(const app_config *c, const server_options *raw,
     other_options(c, out);
 }
 
-void app_config_deprecation_lines(const app_config *c, char *line1, size_t len1,
-                                  char *line2, size_t len2)
+static void deprecation_lines(const char *d, char *line1, size_t len1, char *line2,
+                              size_t len2)
 {
-    const char *d = c->jwt_role_claim_key_dump ? c->jwt_role_claim_key_dump : "";
     snprintf(line1, len1,
              "WARNING: The config `jwt-role-claim-key=%s` is using the deprecated JSPath "
              "syntax.", d);
@@ -820,4 +819,25 @@ void app_config_deprecation_lines(const app_config *c, char *line1, size_t len1,
              "will be removed in a future release. See the migration guide on how to update: "
              "https://github.com/PostgREST/postgrest/blob/main/CHANGELOG.md#migration-to-v16",
              d);
+}
+
+void app_config_deprecation_lines(const app_config *c, char *line1, size_t len1,
+                                  char *line2, size_t len2)
+{
+    deprecation_lines(c->jwt_role_claim_key_dump ? c->jwt_role_claim_key_dump : "", line1,
+                      len1, line2, len2);
+}
+
+bool app_config_role_claim_deprecation(const char *key, char *line1, size_t len1,
+                                       char *line2, size_t len2)
+{
+    if (key == NULL || (key[0] == '$' && rfc9535_ok(key)))
+        return false;
+    char *dump = NULL, *error = NULL;
+    bool legacy = jspath_legacy_parse(key, &dump, &error);
+    if (legacy)
+        deprecation_lines(dump ? dump : "", line1, len1, line2, len2);
+    free(dump);
+    free(error);
+    return legacy;
 }

@@ -88,5 +88,11 @@ bool app_config_known_key(const char *key);
  * deprecated JSPath syntax (Logger.hs DeprecatedJSPathSyntaxObs). */
 void app_config_deprecation_lines(const app_config *cfg, char *line1, size_t len1,
                                   char *line2, size_t len2);
+/* The same lines for a jwt-role-claim-key as the library holds it after a
+ * reload (PostgREST's readInDbConfig logs them again whenever the new
+ * configuration still uses the deprecated syntax); false when it does
+ * not. */
+bool app_config_role_claim_deprecation(const char *key, char *line1, size_t len1,
+                                       char *line2, size_t len2);
 
 #endif

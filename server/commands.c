@@ -6,6 +6,7 @@
 
 #include "config_dump.h"
 #include "config_load.h"
+#include "db_watch.h"
 #include "log.h"
 #include "version.h"
 
@@ -16,10 +17,13 @@
 static void dump_observer(void *arg, pgrest_event event, const char *message)
 {
     switch (event) {
+    case PGREST_EVENT_CONFIG_RELOADED:
+        /* readInDbConfig True still reports the deprecated syntax */
+        db_watch_warn_deprecations(arg);
+        return;
     case PGREST_EVENT_DB_CONNECTED:
     case PGREST_EVENT_POOL_INIT:
     case PGREST_EVENT_PG_VERSION_ERROR:
-    case PGREST_EVENT_CONFIG_RELOADED:
     case PGREST_EVENT_SCHEMA_CACHE_QUERIED:
     case PGREST_EVENT_SCHEMA_CACHE_LOADED:
     case PGREST_EVENT_POOL_FLUSHED:
@@ -34,7 +38,7 @@ static void start_dump(server_config *cfg)
 {
     log_set_level(server_options_get(&cfg->opts, "log-level"));
     log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
-    pgrest_ctx_set_observer(cfg->ctx, dump_observer, NULL);
+    pgrest_ctx_set_observer(cfg->ctx, dump_observer, cfg->ctx);
 }
 
 /* The options whose value the library now holds differently from what we

@@ -4,14 +4,30 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "app_config.h"
 #include "log.h"
 
 static atomic_bool fatal_seen;
+
+/* PostgREST's readInDbConfig puts the new configuration, then reports
+ * its deprecated jwt-role-claim-key syntax (DeprecatedJSPathSyntaxObs),
+ * then "Config reloaded": on every reload and at startup with db-config. */
+void db_watch_warn_deprecations(pgrest_ctx *ctx)
+{
+    char line1[1024], line2[1024];
+    if (app_config_role_claim_deprecation(pgrest_ctx_get(ctx, "jwt-role-claim-key"), line1,
+                                          sizeof line1, line2, sizeof line2)) {
+        log_msg(LOG_CRIT, "%s", line1);
+        log_msg(LOG_CRIT, "%s", line2);
+    }
+}
 
 /* Every observation is logged at PostgREST's level for it; a fatal one
  * ends the server with status 1, as PostgREST's killApp does. */
 static void on_event(void *arg, pgrest_event event, const char *message)
 {
+    if (event == PGREST_EVENT_CONFIG_RELOADED)
+        db_watch_warn_deprecations(arg);
     log_observation(arg, event, message);
     if (event == PGREST_EVENT_DB_FATAL && !atomic_exchange(&fatal_seen, true))
         kill(getpid(), SIGTERM);
@@ -19,7 +35,7 @@ static void on_event(void *arg, pgrest_event event, const char *message)
 
 void db_watch_install(pgrest_ctx *ctx)
 {
-    pgrest_ctx_set_observer(ctx, on_event, NULL);
+    pgrest_ctx_set_observer(ctx, on_event, ctx);
 }
 
 bool db_watch_fatal(void)

@@ -11,6 +11,9 @@
 /* Logs ctx's connection events; a fatal event raises SIGTERM so the main
  * thread's signal wait returns. */
 void db_watch_install(pgrest_ctx *ctx);
+/* The deprecated jwt-role-claim-key lines for ctx's configuration, if it
+ * uses that syntax (logged before each "Config reloaded"). */
+void db_watch_warn_deprecations(pgrest_ctx *ctx);
 /* True once a fatal event was seen: exit with status 1. */
 bool db_watch_fatal(void);
 

@@ -1,6 +1,7 @@
 #include "log.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static _Atomic int current = LOG_ERROR;
 
@@ -82,14 +84,57 @@ static log_level observation_level(pgrest_event event)
     }
 }
 
-/* PostgREST debounces the pool timeout message: once per 5 seconds. */
-static bool pool_timeout_due(void)
+/* PostgREST's pool timeout message goes through Debounce.hs makeDebouncer
+ * with an action that logs, then sleeps 5 s: a trigger while the worker is
+ * idle logs at once; triggers during the sleep set one flag, so one more
+ * line follows when the sleep ends (and another sleep); a burst of
+ * timeouts logs at most twice per 5 s, the last one never lost. */
+static pthread_mutex_t debounce_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool debounce_busy, debounce_pending;
+static char *debounce_message;
+
+static void *debounce_worker(void *arg)
 {
-    static _Atomic long long last;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long long t = (long long)now.tv_sec, prev = atomic_load(&last);
-    return (prev == 0 || t - prev >= 5) && atomic_compare_exchange_strong(&last, &prev, t);
+    (void)arg;
+    for (;;) {
+        sleep(5);
+        pthread_mutex_lock(&debounce_lock);
+        if (!debounce_pending) {
+            debounce_busy = false;
+            pthread_mutex_unlock(&debounce_lock);
+            return NULL;
+        }
+        debounce_pending = false;
+        char *message = debounce_message ? strdup(debounce_message) : NULL;
+        pthread_mutex_unlock(&debounce_lock);
+        /* the action itself logs whatever the level (logWithZTime) */
+        if (message != NULL)
+            log_msg(LOG_CRIT, "%s", message);
+        free(message);
+    }
+}
+
+static void pool_timeout(const char *message)
+{
+    pthread_mutex_lock(&debounce_lock);
+    char *copy = strdup(message);
+    if (copy != NULL) {
+        free(debounce_message);
+        debounce_message = copy;
+    }
+    bool now = !debounce_busy;
+    if (now) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        debounce_busy = pthread_create(&t, &attr, debounce_worker, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    } else
+        debounce_pending = true;
+    pthread_mutex_unlock(&debounce_lock);
+    if (now)
+        log_msg(LOG_ERROR, "%s", message);
 }
 
 void log_observation(void *arg, pgrest_event event, const char *message)
@@ -98,10 +143,12 @@ void log_observation(void *arg, pgrest_event event, const char *message)
     log_level level = observation_level(event);
     /* an empty message has nothing to say (a fatal event whose reason was
      * logged before it) */
-    if (message[0] == '\0' || !log_enabled(level) ||
-        (event == PGREST_EVENT_POOL_TIMEOUT && !pool_timeout_due()))
+    if (message[0] == '\0' || !log_enabled(level))
         return;
-    log_msg(level, "%s", message);
+    if (event == PGREST_EVENT_POOL_TIMEOUT)
+        pool_timeout(message);
+    else
+        log_msg(level, "%s", message);
 }
 
 static atomic_bool query_logging;

@@ -203,7 +203,19 @@ static bool admin_options(const server_options *opts, const http_listen *lc,
     return socket_mode(opts, "admin-server-unix-socket-mode", &al->unix_mode);
 }
 
-static int serve(server_config *cfg)
+/* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level, by App.run
+ * right after AppState.init logged AppStartObs. */
+static void warn_deprecations(const app_config *ac)
+{
+    if (!ac->jwt_role_claim_key_legacy)
+        return;
+    char line1[1024], line2[1024];
+    app_config_deprecation_lines(ac, line1, sizeof line1, line2, sizeof line2);
+    log_msg(LOG_CRIT, "%s", line1);
+    log_msg(LOG_CRIT, "%s", line2);
+}
+
+static int serve(server_config *cfg, const app_config *ac)
 {
     pgrest_ctx *ctx = cfg->ctx;
     const server_options *opts = &cfg->opts;
@@ -247,6 +259,7 @@ static int serve(server_config *cfg)
         return 1;
     /* PostgREST AppStartObs, once the configuration is known to be valid */
     log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
+    warn_deprecations(ac);
     if (with_admin) {
         admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
         if (admin == NULL) {
@@ -290,26 +303,15 @@ static int serve(server_config *cfg)
     return db_watch_fatal() ? 1 : 0;
 }
 
-/* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level. */
-static void warn_deprecations(const app_config *ac)
-{
-    if (!ac->jwt_role_claim_key_legacy)
-        return;
-    char line1[1024], line2[1024];
-    app_config_deprecation_lines(ac, line1, sizeof line1, line2, sizeof line2);
-    log_msg(LOG_CRIT, "%s", line1);
-    log_msg(LOG_CRIT, "%s", line2);
-}
 
 static int run(server_config *cfg, const app_config *ac)
 {
     log_set_level(server_options_get(&cfg->opts, "log-level"));
-    warn_deprecations(ac);
     /* log-query: the SQL of every request the access log shows; the
      * logger stays installed so that a reload can turn it on */
     log_set_query(server_options_get(&cfg->opts, "log-query"));
     pgrest_ctx_set_query_logger(cfg->ctx, log_query, NULL);
-    return serve(cfg);
+    return serve(cfg, ac);
 }
 
 static int run_command(const cli_args *args, server_config *cfg, const app_config *ac)

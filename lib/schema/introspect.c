@@ -510,16 +510,26 @@ static const char role_settings_tail[] =
 static const char role_settings_none[] =
     "role_settings AS (SELECT NULL::json AS doc)\n";
 
-static const char introspect_tail[] =
+static const char introspect_select[] =
     "SELECT json_build_object(\n"
-    "  'pg_version', current_setting('server_version_num')::integer,\n"
-    "  'tables', COALESCE((SELECT doc FROM tables), '[]'::json),\n"
-    "  'foreign_keys', COALESCE((SELECT doc FROM fks), '[]'::json),\n"
-    "  'view_columns', COALESCE((SELECT doc FROM vcols), '[]'::json),\n"
-    "  'routines', COALESCE((SELECT doc FROM routines), '[]'::json),\n"
-    "  'computed_relationships', COALESCE((SELECT doc FROM computed), '[]'::json),\n"
-    "  'representations', COALESCE((SELECT doc FROM representations), '[]'::json),\n"
-    "  'media_handlers', COALESCE((SELECT doc FROM media_handlers), '[]'::json),\n"
+    "  'pg_version', current_setting('server_version_num')::integer,\n";
+
+/* The parts of the document: key, CTE, and the name PostgREST's
+ * SchemaCache.hs gives the statement that reads the same (its timing
+ * GUC, pgrst.<name>, at log-level debug). */
+static const struct {
+    const char *key, *cte, *timing;
+} doc_parts[] = {
+    {"tables", "tables", "tables"},
+    {"foreign_keys", "fks", "rels"},
+    {"view_columns", "vcols", "keydeps"},
+    {"routines", "routines", "funcs"},
+    {"computed_relationships", "computed", "comprels"},
+    {"representations", "representations", "dreps"},
+    {"media_handlers", "media_handlers", "mhdrs"},
+};
+
+static const char introspect_tail[] =
     "  'role_settings', COALESCE((SELECT doc FROM role_settings), '[]'::json)\n"
     ")::text\n"
     "WHERE s.p IS NOT NULL\n"
@@ -588,9 +598,27 @@ static int take_document(PGconn *conn, PGresult *res, pgrest_arena *a, char **js
     return PGREST_OK;
 }
 
+/* One part of the document's json_build_object. Timed, it is enclosed in
+ * SchemaCache.hs sqlTimedStatement's two set_config calls (session
+ * settings here: the statement runs outside a transaction block); the
+ * arguments are evaluated in order, each part's CTEs when first read. */
+static void put_part(pgr_sb *sb, pgrest_arena *a, size_t i, bool timed)
+{
+    const char *g = doc_parts[i].timing;
+    if (timed)
+        pgr_sb_puts(sb, pgr_asprintf(a, "  '_start_%s', set_config('pgrst.%s', "
+                                        "clock_timestamp()::text, false),\n", g, g));
+    pgr_sb_puts(sb, pgr_asprintf(a, "  '%s', COALESCE((SELECT doc FROM %s), '[]'::json),\n",
+                                 doc_parts[i].key, doc_parts[i].cte));
+    if (timed)
+        pgr_sb_puts(sb, pgr_asprintf(a, "  '_end_%s', set_config('pgrst.%s', (clock_timestamp()"
+                                        " - current_setting('pgrst.%s', false)::timestamptz)"
+                                        "::text, false),\n", g, g, g));
+}
+
 /* The statement for this server and these options (see the top). */
 static const char *statement_text(pgrest_arena *a, PGconn *conn,
-                                  bool role_settings)
+                                  bool role_settings, bool timed)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, sizeof introspect_head + sizeof introspect_tail + 2048);
@@ -603,6 +631,9 @@ static const char *statement_text(pgrest_arena *a, PGconn *conn,
             pgr_sb_puts(&sb, role_settings_pg15);
         pgr_sb_puts(&sb, role_settings_tail);
     }
+    pgr_sb_puts(&sb, introspect_select);
+    for (size_t i = 0; i < sizeof doc_parts / sizeof doc_parts[0]; i++)
+        put_part(&sb, a, i, timed);
     pgr_sb_puts(&sb, introspect_tail);
     return pgr_sb_finish(&sb);
 }
@@ -627,7 +658,7 @@ int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
     params[2] = text_array_literal(a, opts->hoisted_settings != NULL
                                           ? opts->hoisted_settings
                                           : default_hoisted);
-    const char *sql = statement_text(a, conn, opts->role_settings);
+    const char *sql = statement_text(a, conn, opts->role_settings, opts->timings);
     if (params[0] == NULL || params[1] == NULL || params[2] == NULL || sql == NULL)
         return pgr_error_oom(err);
     /* 1009 = text[]; the result is requested as text. */
@@ -669,4 +700,41 @@ int pgr_introspect_role_settings(void *pgconn, pgrest_arena *a, char **json_out,
     int rc = take_document(conn, res, a, json_out, err);
     PQclear(res);
     return rc;
+}
+
+/* SchemaCache.hs extractTimings after a timed pgr_introspect on the same
+ * connection, as Logger.hs prints SchemaCacheQueriedObs's second line:
+ * "tables: 1.234 ms, keydeps: ..., mhdrs: ... ms" in PostgREST's order. */
+int pgr_introspect_timings(void *pgconn, pgrest_arena *a, char **line_out,
+                           pgrest_error *err)
+{
+    static const char *const order[] = {"tables", "keydeps", "rels", "funcs",
+                                        "comprels", "dreps", "mhdrs"};
+    PGconn *conn = pgconn;
+    *line_out = NULL;
+    pgr_sb q;
+    pgr_sb_init(&q, a, 512);
+    pgr_sb_puts(&q, "SELECT ");
+    for (size_t i = 0; i < 7; i++)
+        pgr_sb_puts(&q, pgr_asprintf(a, "%sextract('milliseconds' from current_setting("
+                                        "'pgrst.%s', false)::interval)::text",
+                                     i > 0 ? "," : "", order[i]));
+    const char *sql = pgr_sb_finish(&q);
+    if (sql == NULL)
+        return pgr_error_oom(err);
+    PGresult *res = PQexec(conn, sql);
+    if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+        int rc = res != NULL ? pgr_db_query_error(a, conn, res, err)
+                             : schema_cache_error(err, a, PQerrorMessage(conn));
+        PQclear(res);
+        return rc;
+    }
+    pgr_sb line;
+    pgr_sb_init(&line, a, 256);
+    for (int i = 0; i < 7; i++)
+        pgr_sb_puts(&line, pgr_asprintf(a, "%s%s: %s ms", i > 0 ? ", " : "", order[i],
+                                        PQgetvalue(res, 0, i)));
+    PQclear(res);
+    *line_out = (char *)pgr_sb_finish(&line);
+    return *line_out != NULL ? PGREST_OK : pgr_error_oom(err);
 }

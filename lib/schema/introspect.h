@@ -14,6 +14,9 @@ typedef struct pgr_introspect_opts {
      * function's "name=value" settings; NULL = PostgREST's default */
     const char *const *hoisted_settings;
     bool role_settings;                    /* db-config: read ALTER ROLE SET */
+    /* log-level debug: time each part as PostgREST times its statements
+     * (read them with pgr_introspect_timings) */
+    bool timings;
 } pgr_introspect_opts;
 
 /* Runs the introspection query on pgconn (a PGconn*, idle, not in
@@ -28,6 +31,14 @@ typedef struct pgr_introspect_opts {
  * via pgr_error_oom. Returns PGREST_OK or a negative pgrest_status. */
 int pgr_introspect(void *pgconn, const pgr_introspect_opts *opts,
                    pgrest_arena *a, char **json_out, pgrest_error *err);
+
+/* After a pgr_introspect with opts->timings on the same connection: the
+ * line PostgREST logs after "Schema cache queried in ..." at debug,
+ * "tables: X ms, keydeps: X ms, rels: X ms, funcs: X ms, comprels: X ms,
+ * dreps: X ms, mhdrs: X ms" (X as PostgreSQL prints the milliseconds of
+ * the interval), into *line_out. */
+int pgr_introspect_timings(void *pgconn, pgrest_arena *a, char **line_out,
+                           pgrest_error *err);
 
 /* Only the snapshot's "role_settings" array (as above with
  * opts->role_settings), into *json_out: a config reload reads them again

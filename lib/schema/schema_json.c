@@ -3,6 +3,7 @@
  * objects named by their fields, maps with non-text keys become arrays of
  * [key, value] pairs, constructors with fields {"tag": ..., ...}. */
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -411,6 +412,50 @@ static json *media_handlers(const pgr_schema_cache *sc)
     return arr;
 }
 
+static int cmp_key(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* SchemaCache's toJSON builds an aeson Value, whose objects are KeyMaps
+ * ordered by key (Data.Map): every object, the records, the tagged
+ * constructors and the column maps (InsOrdHashMap's toJSON) alike, is
+ * encoded with its keys sorted, as text compares (bytes of UTF-8). The
+ * arrays keep their order. Takes one reference to v and returns one to
+ * the result (v itself, or a sorted copy); out of memory leaves an object
+ * as it was. */
+static json *sorted(json *v)
+{
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json *item = json_object_get(json_object_array_get_idx(v, i));
+            json_object_array_put_idx(v, i, sorted(item));
+        }
+        return v;
+    }
+    if (!json_object_is_type(v, json_type_object))
+        return v;
+    size_t n = (size_t)json_object_object_length(v), k = 0;
+    const char **keys = calloc(n + 1, sizeof *keys);
+    json *out = json_object_new_object();
+    if (keys == NULL || out == NULL) {
+        free(keys);
+        json_object_put(out);
+        return v;
+    }
+    json_object_object_foreach(v, key, member)
+    {
+        (void)member;
+        keys[k++] = key;
+    }
+    qsort(keys, n, sizeof *keys, cmp_key);
+    for (size_t i = 0; i < n; i++)
+        put(out, keys[i], sorted(json_object_get(json_object_object_get(v, keys[i]))));
+    free(keys);
+    json_object_put(v);
+    return out;
+}
+
 const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
 {
     if (ctx == NULL || arena == NULL)
@@ -433,6 +478,7 @@ const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
     put(root, "dbRoutines", routines(sc));
     put(root, "dbRepresentations", representations(sc));
     put(root, "dbMediaHandlers", media_handlers(sc));
+    root = sorted(root);
     const char *text = pgr_strdup(arena, json_object_to_json_string_ext(
                                              root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(root);

@@ -72,6 +72,15 @@ void pgr_hs_show_cstring(pgr_sb *sb, const char *s)
     pgr_sb_putc(sb, '"');
 }
 
+void pgr_hs_show_bytes(pgr_sb *sb, const char *s)
+{
+    bool numeric_prev = false, so_prev = false;
+    pgr_sb_putc(sb, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        pgr_hs_show_lit_char(sb, *p, '"', &numeric_prev, &so_prev);
+    pgr_sb_putc(sb, '"');
+}
+
 char *hs_show_string(const char *s)
 {
     pgrest_arena *a = pgrest_arena_new(0);

@@ -20,6 +20,11 @@ void pgr_hs_show_lit_char(pgr_sb *sb, unsigned long cp, char quote, bool *numeri
  * Haskell string literal, quotes included. */
 void pgr_hs_show_cstring(pgr_sb *sb, const char *s);
 
+/* Data.ByteString.Char8's show: s as a string literal whose characters
+ * are its bytes (a UTF-8 "é" shows as "\195\169", Text's show as
+ * "\233"). */
+void pgr_hs_show_bytes(pgr_sb *sb, const char *s);
+
 /* pgr_hs_show_cstring into a malloc'd string; NULL on OOM. */
 char *hs_show_string(const char *s);
 

@@ -561,11 +561,14 @@ class DeprecationWarningTest(unittest.TestCase):
                                  "PGRST_SERVER_HOST": "127.0.0.1",
                                  "PGRST_DB_URI": "postgresql://nobody@127.0.0.1:1/none"}))
         try:
+            # App.run logs it right after AppState.init's AppStartObs
+            first = p.stderr.readline()
             line = p.stderr.readline()
             line2 = p.stderr.readline()
         finally:
             p.terminate()
             p.communicate(timeout=20)
+        self.assertRegex(first, r": Starting PostgREST .*\.\.\.$")
         self.assertRegex(line, r"^\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}: WARNING: The config "
                                r'`jwt-role-claim-key=\."role"` is using the deprecated JSPath '
                                r"syntax\.$")

@@ -13,6 +13,10 @@
 #include "harness.h"
 
 #define MAX_SEEN 64
+#define LOADS_HEAD                                                                          \
+    "# HELP pgrst_schema_cache_loads_total The total number of times the schema cache was " \
+    "loaded\n# TYPE pgrst_schema_cache_loads_total counter\n"
+
 
 typedef struct seen {
     pthread_mutex_t lock;
@@ -64,6 +68,34 @@ static pgrest_ctx *observed_ctx(seen *s, const char *uri)
     return ctx;
 }
 
+/* The schema cache loads vector of admin /metrics (Metrics.hs): a label
+ * is printed once it was counted, FAIL before SUCCESS (prometheus-client
+ * keeps a vector's labels in a Map). */
+static void assert_loads_metric(pgrest_ctx *ctx, const char *expected)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *text = pgrest_ctx_metrics(ctx, a);
+    ck_assert_ptr_nonnull(text);
+    const char *at = strstr(text, "# HELP pgrst_schema_cache_loads_total ");
+    ck_assert_ptr_nonnull(at);
+    const char *next = strstr(at, "# HELP pgrst_schema_cache_query_time_seconds ");
+    ck_assert_ptr_nonnull(next);
+    ck_assert_uint_eq((size_t)(next - at), strlen(expected));
+    ck_assert_int_eq(memcmp(at, expected, strlen(expected)), 0);
+    pgrest_arena_free(a);
+}
+
+/* pgrst_schema_cache_query_time_seconds as a number (-1 when absent). */
+static double query_time_metric(pgrest_ctx *ctx)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *text = pgrest_ctx_metrics(ctx, a);
+    const char *at = text ? strstr(text, "\npgrst_schema_cache_query_time_seconds ") : NULL;
+    double v = at ? strtod(at + strlen("\npgrst_schema_cache_query_time_seconds "), NULL) : -1;
+    pgrest_arena_free(a);
+    return v;
+}
+
 START_TEST(schema_load_is_observed)
 {
     seen s = {.n = 0};
@@ -82,7 +114,15 @@ START_TEST(schema_load_is_observed)
                                "Handlers$"));
     ck_assert_ptr_nonnull(find(&s, PGREST_EVENT_SCHEMA_CACHE_LOADED,
                                "^Schema cache loaded in [0-9]+\\.[0-9] milliseconds$"));
+    /* Metrics.hs: the gauge is SchemaCacheLoadedObs's time, the number
+     * that line shows (milliseconds, whatever the metric's name says) */
+    const char *loaded = find(&s, PGREST_EVENT_SCHEMA_CACHE_LOADED, "^Schema cache loaded in ");
+    double logged = strtod(loaded + strlen("Schema cache loaded in "), NULL);
+    double gauge = query_time_metric(ctx);
+    ck_assert_msg(gauge >= 0 && gauge >= logged - 0.051 && gauge <= logged + 0.051,
+                  "gauge %f, logged %f", gauge, logged);
     ck_assert_ptr_null(find(&s, PGREST_EVENT_SCHEMA_CACHE_ERROR, ""));
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"SUCCESS\"} 1.0\n");
     pgrest_ctx_free(ctx);
     seen_free(&s);
 }
@@ -103,6 +143,11 @@ START_TEST(unreachable_database_is_observed)
                                "^Failed to load the schema cache using db-schemas=api and "
                                "db-extra-search-path=public\\. \\{\"code\":\"PGRST000\""));
     ck_assert_ptr_null(find(&s, PGREST_EVENT_DB_CONNECTED, ""));
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 1.0\n");
+    ck_assert_int_ne(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);
+    assert_loads_metric(ctx, LOADS_HEAD "pgrst_schema_cache_loads_total{status=\"FAIL\"} 2.0\n");
+    /* a failed load is no SchemaCacheLoadedObs: the gauge keeps its value */
+    ck_assert(query_time_metric(ctx) == 0.0);
     /* a request without a schema cache: SchemaCacheEmptyObs */
     test_response r;
     harness_request(ctx, "GET", "/artists", "", NULL, NULL, &r);
@@ -168,13 +213,19 @@ START_TEST(schema_cache_json_and_connection_check)
     pgrest_arena *a = pgrest_arena_new(0);
     const char *json = pgrest_ctx_schema_cache_json(ctx, a);
     ck_assert_ptr_nonnull(json);
-    const char *prefix = "{\"dbTables\":[[{\"qiSchema\":\"api\",\"qiName\":";
+    /* an aeson Value: object keys in order (KeyMap), at every level */
+    const char *prefix = "{\"dbMediaHandlers\":[";
     ck_assert_msg(strncmp(json, prefix, strlen(prefix)) == 0, "%.80s", json);
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRelationships\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRoutines\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbRepresentations\":"));
-    ck_assert_ptr_nonnull(strstr(json, "\"dbMediaHandlers\":"));
-    ck_assert_ptr_nonnull(strstr(json, "{\"qiSchema\":\"api\",\"qiName\":\"artists\"}"));
+    const char *order[] = {"\"dbRelationships\":", "\"dbRepresentations\":",
+                           "\"dbRoutines\":", "\"dbTables\":[[{\"qiName\":"};
+    const char *prev = json;
+    for (size_t i = 0; i < 4; i++) {
+        const char *at = strstr(json, order[i]);
+        ck_assert_msg(at != NULL && at > prev, "%s", order[i]);
+        prev = at;
+    }
+    ck_assert_ptr_nonnull(strstr(json, "[{\"qiName\":\"artists\",\"qiSchema\":\"api\"},"
+                                       "{\"tableColumns\":{"));
     pgrest_arena_free(a);
     /* no listener: one pooled "SELECT 1" decides */
     ck_assert_int_eq(pgrest_ctx_connection_established(ctx), 1);

@@ -127,6 +127,18 @@ class AdminEndpointsTest(ServerTestCase):
         self.assertFalse(artists["tableIsView"])
         self.assertIn("id", artists["tableColumns"])
         self.assertEqual(artists["tableColumns"]["id"]["colName"], "id")
+        # SchemaCache's toJSON is an aeson Value: every object, the column
+        # maps included, is encoded with its keys in order (KeyMap)
+        unsorted = []
+
+        def check(pairs):
+            keys = [k for k, _ in pairs]
+            if keys != sorted(keys, key=lambda k: k.encode()):
+                unsorted.append(keys)
+            return dict(pairs)
+        json.loads(r.body, object_pairs_hook=check)
+        self.assertEqual(unsorted[:3], [])
+        self.assertTrue(r.body.startswith('{"dbMediaHandlers":'), r.body[:40])
 
     def test_path_only_counts(self):
         # Wai pathInfo: the query string and the method do not matter
@@ -398,6 +410,75 @@ class StartupLogTest(ServerTestCase):
         self.assertEqual(srv.proc.wait(timeout=20), 0)
         self.assertIn("Received termination unix signal SIGTERM", logs.messages())
 
+    def test_channel_names_are_shown_as_haskell_shows_them(self):
+        # Observation.hs: DBListenStart shows the channel as Text (é is
+        # \233), DBListenerGotSCacheMsg the notification's channel as a
+        # ByteString (its UTF-8 bytes, \195\169); quotes get a backslash
+        srv = self.start_server(wait=True, **{"log-level": "crit",
+                                              "db-channel": 'pg\\"rsté'})
+        logs = LogReader(srv)
+        logs.wait_message(r'^Listener connected to PostgreSQL .+ on "[^"]+" and listening for '
+                          r'database notifications on the "pg\\"rst\\233" channel$')
+        self.cluster.psql('NOTIFY "pg""rsté", \'reload schema\'')
+        logs.wait_message(r'^Received a schema cache reload message on the "pg\\"rst\\195\\169" '
+                          r'channel$')
+
+    def test_deprecated_role_claim_key_on_every_config_load(self):
+        # App.run warns right after "Starting"; readInDbConfig (db-config,
+        # at the first load and on every reload) puts the new config and
+        # warns again before "Config reloaded"
+        srv = self.start_server(wait=True, **{"log-level": "crit", "db-config": "true",
+                                              "jwt-role-claim-key": ".role"})
+        logs = LogReader(srv)
+        warning = ('WARNING: The config `jwt-role-claim-key=."role"` is using the deprecated '
+                   'JSPath syntax.')
+        msgs = logs.messages()
+        self.assertTrue(msgs[0].startswith("Starting PostgREST"), msgs)
+        self.assertEqual(msgs[1], warning, msgs)
+        self.assertTrue(msgs[2].startswith('Update `jwt-role-claim-key=."role"` to the new '
+                                           'JSONPath syntax'), msgs)
+        first = msgs.index("Config reloaded")
+        self.assertEqual(msgs[first - 2], warning, msgs)
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        ok = wait_until(lambda: logs.messages().count("Config reloaded") == 2, 10)
+        self.assertTrue(ok, logs.messages())
+        msgs = logs.messages()
+        second = len(msgs) - 1 - msgs[::-1].index("Config reloaded")
+        self.assertEqual(msgs[second - 2], warning, msgs)
+        self.assertEqual(msgs.count(warning), 3, msgs)
+
+    def test_schema_cache_query_timings_at_debug(self):
+        # SchemaCache.hs times its statements at log-level debug only, and
+        # Logger.hs prints them on the line after "Schema cache queried"
+        timings = (r"^tables: \d+\.\d{3} ms, keydeps: \d+\.\d{3} ms, rels: \d+\.\d{3} ms, "
+                   r"funcs: \d+\.\d{3} ms, comprels: \d+\.\d{3} ms, dreps: \d+\.\d{3} ms, "
+                   r"mhdrs: \d+\.\d{3} ms$")
+        srv = self.start_server(wait=True, **{"log-level": "debug"})
+        logs = LogReader(srv)
+        logs.wait_message(timings)
+        msgs = logs.messages()
+        at = [i for i, m in enumerate(msgs) if re.match(timings, m)][0]
+        self.assertRegex(msgs[at - 1], r"^Schema cache queried in \d+\.\d milliseconds $")
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        srv.signal(signal.SIGTERM)
+        srv.proc.wait(timeout=20)
+        srv = self.start_server(wait=True, **{"log-level": "info"})
+        logs = LogReader(srv)
+        logs.wait_message(r"^Schema cache loaded in ")
+        self.assertFalse([m for m in logs.messages() if re.match(timings, m)])
+
+    def test_notification_payloads_compare_exactly(self):
+        # Reload.hs handleNotification: msg == "reload schema" (bytes), so
+        # other spellings are ignored like any other payload
+        srv = self.start_server(wait=True, **{"log-level": "crit"})
+        logs = LogReader(srv)
+        got = lambda: [m for m in logs.messages() if m.startswith("Received a ")]
+        for payload in ("RELOAD SCHEMA", "Reload Config", "reload  schema", "reload schema "):
+            self.cluster.psql("NOTIFY pgrst, '%s'" % payload)
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        logs.wait_message(r'^Received a config reload message on the "pgrst" channel$')
+        self.assertEqual(got(), ['Received a config reload message on the "pgrst" channel'])
+
     def test_database_loss_lines(self):
         srv = self.start_server(wait=True, **{"log-level": "crit"})
         logs = LogReader(srv)
@@ -523,6 +604,24 @@ class LogQueryFormatTest(ServerTestCase):
             self.assertRegex(line, "^" + STAMP)
         self.assertTrue(any("set_config(" in m for m in logs.messages()))
         self.assertTrue(all("\n" not in m for m in logs.messages()))
+
+    def test_only_the_main_query_statements(self):
+        # QueryObs logs MainQuery (Query.hs): the transaction variables, the
+        # pre-request function, the main statement; the transaction's BEGIN,
+        # SET CONSTRAINTS and ROLLBACK/COMMIT are not part of it
+        srv = self.start_server(**{"log-level": "info", "log-query": "true"})
+        self.assertEqual(srv.get("/artists?select=id&id=eq.1").status, 200)
+        # a failed write too (web_anon may not insert: 401, a database error)
+        self.assertEqual(srv.post("/artists", {"id": 9001, "name": "x"}).status, 401)
+        logs = LogReader(srv)
+        logs.wait_access(2)
+        queries = [m for m in logs.messages()
+                   if re.match(r"^(SELECT|WITH|BEGIN|SET|COMMIT|ROLLBACK|INSERT)\b", m)]
+        self.assertEqual(len(queries), 4, queries)
+        self.assertRegex(queries[0], r"^SELECT set_config\('search_path'")
+        self.assertRegex(queries[1], r'^WITH pgrst_source AS .*"api"\."artists"')
+        self.assertRegex(queries[2], r"^SELECT set_config\('search_path'")
+        self.assertRegex(queries[3], r'^WITH pgrst_source AS \(INSERT INTO "api"\."artists"')
 
     def test_crit_logs_no_query(self):
         srv = self.start_server(**{"log-level": "crit", "log-query": "true"})

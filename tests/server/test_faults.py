@@ -11,7 +11,7 @@ import threading
 import time
 
 from harness import ServerTestCase, http
-from test_admin_logs import JWT_SECRET, LogReader, jwt
+from test_admin_logs import JWT_SECRET, LogReader, jwt, wait_until
 
 RECOVERY_TIMEOUT = 20
 # Error.hs ClientError: hasql's session on a connection libpq knows lost
@@ -202,6 +202,31 @@ class PoolExhaustedTest(FaultTestCase):
         self.assert_pool_whole()
         # a pool timeout is no lost database
         self.assertEqual(self.server.ready_status(), 200)
+
+
+class PoolTimeoutDebounceTest(FaultTestCase):
+    SERVER_CONFIG = {"db-pool": "1", "db-pool-acquisition-timeout": "1", "log-level": "error"}
+
+    def test_a_burst_logs_once_then_once_more_after_five_seconds(self):
+        # Logger.hs: PoolAcqTimeoutObs goes through Debounce.hs makeDebouncer
+        # whose action logs and sleeps 5 s; the timeouts during the sleep
+        # give one more line when it ends
+        req = self.slow_request(4)
+        t0 = time.monotonic()
+        for _ in range(3):
+            self.assertEqual(self.server.get("/artists").status, 504)
+        line = (r'^\{"code":"PGRST003","details":null,"hint":null,'
+                r'"message":"Timed out acquiring connection from connection pool\."\}$')
+        logs = LogReader(self.server)
+        count = lambda: len([m for m in logs.messages() if re.match(line, m)])
+        self.assertEqual(count(), 1)
+        self.assertEqual(self.finished(req).status, 200)
+        # the trailing line comes when the first one's 5 s are over
+        self.assertTrue(wait_until(lambda: count() == 2, 10), logs.messages())
+        self.assertGreaterEqual(time.monotonic() - t0, 5)
+        time.sleep(1)
+        self.assertEqual(count(), 2)
+        self.assertEqual(metric(self.server, "pgrst_db_pool_timeouts_total"), 3.0)
 
 
 class TooManyClientsTest(FaultTestCase):

@@ -21,6 +21,7 @@ static pgrest_arena *arena;
 static pgrest_ctx *ctx;
 static pgr_schema_cache *sc;
 static json_object *doc;
+static const char *doc_text;  /* the document as encoded (in arena) */
 
 static char *slurp(const char *path)
 {
@@ -57,6 +58,7 @@ static void build(const char *const *options, const char *inspect_json)
     char *text = pgr_openapi_document(ctx, arena, sc, "api", inspect_json, &len, &err);
     ck_assert_msg(text != NULL, "document: %s", err.message);
     ck_assert_uint_eq(strlen(text), len);
+    doc_text = text;
     doc = json_tokener_parse(text);
     ck_assert_ptr_nonnull(doc);
 }
@@ -176,6 +178,30 @@ START_TEST(defaults)
     ck_assert_ptr_null(at(PROP("a_quote"), "default", NULL)); /* "say "hi"" */
     ck_assert_ptr_null(at(PROP("a_neg"), "default", NULL));   /* '-1'::integer */
     ck_assert_ptr_null(at(PROP("a_nan"), "default", NULL));   /* aeson has no NaN */
+}
+END_TEST
+
+/* The number as aeson encodes the Scientific it decoded: integers in full,
+ * others normalised and shown as Data.Scientific's formatScientific
+ * Generic (fixed for 0.1 <= x < 10^7, else d.ddde<n>). */
+static const char *default_text(const char *column)
+{
+    json_object *d = at(PROP(column), "default", NULL);
+    ck_assert_msg(d != NULL, "no default for %s", column);
+    return json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+}
+
+START_TEST(number_defaults_as_aeson_prints_them)
+{
+    ignore_privileges(NULL);
+    ck_assert_str_eq(default_text("a_numeric"), "42.2");
+    ck_assert_str_eq(default_text("a_scaled"), "42.2");     /* 42.20 */
+    ck_assert_str_eq(default_text("a_small"), "5.0e-2");    /* 0.050 */
+    /* beyond 64 bits: json-c would clamp it when parsing, so the text */
+    ck_assert_ptr_nonnull(strstr(doc_text, "\"a_huge\":{\"default\":"
+                                           "123456789012345678901234567890,"));
+    ck_assert_str_eq(default_text("a_exp"), "1500");        /* 1.5e3 */
+    ck_assert_str_eq(default_text("a_large"), "1.23456789e7");
 }
 END_TEST
 
@@ -477,6 +503,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("document");
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_test(tc, integer_types);
+    tcase_add_test(tc, number_defaults_as_aeson_prints_them);
     tcase_add_test(tc, string_and_untyped_types);
     tcase_add_test(tc, array_items);
     tcase_add_test(tc, enum_column);

@@ -141,6 +141,13 @@ START_TEST(haskell_show)
     /* GHC: "a\"b\\c\nd\SOH\233\&1" */
     ck_assert_str_eq(s, "\"a\\\"b\\\\c\\nd\\SOH\\233\\&1\"");
     free(s);
+    /* Data.ByteString.Char8's show: the bytes of é, then \& before a digit */
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    pgr_hs_show_bytes(&sb, "\"\xc3\xa9" "1");
+    ck_assert_str_eq(pgr_sb_finish(&sb), "\"\\\"\\195\\169\\&1\"");
+    pgrest_arena_free(a);
 }
 END_TEST
 

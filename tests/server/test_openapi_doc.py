@@ -1,0 +1,102 @@
+"""The OpenAPI document of GET / validates against the Swagger 2.0 schema,
+as PostgREST's OpenApiSpec checks it first ("root path returns a valid
+openapi spec": validateOpenApiResponse with the JSON Schema in the
+conformance fixtures, openapi.json and draft04.json), for every mode and
+option that changes the document: follow-privileges as the anonymous
+and an authenticated role, ignore-privileges, the security definitions
+and a proxy URI (Response/OpenAPI.hs). A real Swagger client refuses a
+document the schema refuses."""
+import base64
+import hashlib
+import hmac
+import json
+import os
+import unittest
+
+import draft4
+from harness import ServerTestCase
+
+JWT_SECRET = "reallyreallyreallyreallyverysafe"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def jwt(claims):
+    def b64(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    body = b64(json.dumps(claims).encode())
+    sig = hmac.new(JWT_SECRET.encode(), ("%s.%s" % (head, body)).encode(), hashlib.sha256).digest()
+    return "%s.%s.%s" % (head, body, b64(sig))
+
+
+def swagger_schemas():
+    shared = os.environ.get("PGREST_SHARED") or os.path.join(HERE, "..", "..", "..", "shared")
+    fixtures = os.path.join(shared, "conformance", "fixtures")
+    try:
+        with open(os.path.join(fixtures, "openapi.json"), encoding="utf-8") as f:
+            schema = json.load(f)
+        with open(os.path.join(fixtures, "draft04.json"), encoding="utf-8") as f:
+            draft = json.load(f)
+    except OSError:
+        return None
+    return schema, {"draft04.json": draft}
+
+
+class OpenApiDocumentTest(ServerTestCase):
+    START_SERVER = False
+
+    def setUp(self):
+        self.schemas = swagger_schemas()
+        if self.schemas is None:
+            raise unittest.SkipTest("conformance fixtures (openapi.json) not found")
+        super().setUp()
+
+    def document(self, headers=None):
+        r = self.server.get("/", headers=headers or {})
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual(r.headers["Content-Type"], "application/openapi+json; charset=utf-8")
+        return json.loads(r.body)
+
+    def assert_valid(self, doc):
+        schema, docs = self.schemas
+        errs = draft4.errors(schema, doc, docs)
+        self.assertEqual(errs[:10], [])
+
+    def test_the_validator_refuses_an_invalid_document(self):
+        # the check can fail: documents the Swagger schema refuses
+        self.start_server()
+        doc = self.document()
+        self.assert_valid(doc)
+        for path, bad in ((("host",), "http://x"), (("swagger",), "3.0"),
+                          (("paths", "/artists", "get", "responses"), {}),
+                          (("definitions", "artists", "required"), [])):
+            broken = json.loads(json.dumps(doc))
+            node = broken
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = bad
+            schema, docs = self.schemas
+            self.assertNotEqual(draft4.errors(schema, broken, docs), [], path)
+
+    def test_follow_privileges(self):
+        self.start_server(**{"jwt-secret": JWT_SECRET})
+        anon = self.document()
+        self.assert_valid(anon)
+        self.assertIn("/artists", anon["paths"])
+        user = self.document({"Authorization": "Bearer " + jwt({"role": "web_user"})})
+        self.assert_valid(user)
+        # web_user may write: the write operations are there too
+        self.assertIn("post", user["paths"]["/artists"])
+
+    def test_ignore_privileges(self):
+        self.start_server(**{"openapi-mode": "ignore-privileges"})
+        self.assert_valid(self.document())
+
+    def test_security_and_proxy(self):
+        self.start_server(**{"openapi-security-active": "true",
+                             "openapi-server-proxy-uri": "https://example.org:8443/api/v1"})
+        doc = self.document()
+        self.assert_valid(doc)
+        self.assertEqual((doc["host"], doc["basePath"], doc["schemes"]),
+                         ("example.org:8443", "/api/v1", ["https"]))
+        self.assertEqual(doc["security"], [{"JWT": []}])

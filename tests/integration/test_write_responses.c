@@ -87,6 +87,28 @@ START_TEST(merge_duplicates_without_conflict_target)
 }
 END_TEST
 
+/* MainTx.hs failMutation runs failPut alone for PUT: a body whose key
+ * differs from the URL's is PGRST115 even when a single object is
+ * asked for (no PGRST116 first); a matching one answers the object. */
+START_TEST(put_mismatch_is_pgrst115_with_singular_accept)
+{
+    test_response r;
+    const char *obj[] = {"Accept", "application/vnd.pgrst.object+json", NULL};
+    harness_request(ctx, "PUT", "/artists", "id=eq.1", obj, "{\"id\":2,\"name\":\"x\"}", &r);
+    ck_assert_msg(r.status == 400 && strstr(r.body, "\"PGRST115\"") != NULL, "%d %s", r.status,
+                  r.body);
+    harness_free(&r);
+    const char *obj_rep[] = {"Accept", "application/vnd.pgrst.object+json",
+                             "Prefer", "return=representation", NULL};
+    harness_request(ctx, "PUT", "/artists", "id=eq.1&select=id,name", obj_rep,
+                    "{\"id\":1,\"name\":\"x\"}", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"id\":1,\"name\":\"x\"}");
+    expect_header(&r, "Content-Type", "application/vnd.pgrst.object+json; charset=utf-8");
+    harness_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     harness_db_uri();
@@ -95,6 +117,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, merge_duplicates_without_conflict_target);
+    tcase_add_test(tc, put_mismatch_is_pgrst115_with_singular_accept);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

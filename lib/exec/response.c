@@ -271,6 +271,9 @@ static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
      * Content-Length is the plan's); the HTTP layer sends no body */
     r->body = row->body;
     r->body_len = row->body_len;
+    /* App.hs toWaiResponse varies every answer postgrestResponse builds,
+     * the plan's too */
+    pgr_response_add_header(a, r, "Vary", "Accept, Prefer, Range");
     return r;
 }
 

@@ -194,7 +194,12 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
     size_t n = pgrest_response_header_count(resp);
     for (size_t i = 0; i < n; i++) {
         const pgrest_header *h = pgrest_response_header(resp, i);
-        MHD_add_response_header(r, h->name, h->value);
+        /* Warp writes a header with an empty value (the trace header of
+         * a request without it, App.hs traceHeaderMiddleware; one that
+         * response.headers sets); libmicrohttpd refuses an empty value,
+         * so it goes out as one space, which every reader strips (RFC
+         * 9110 5.5: the value excludes surrounding whitespace) */
+        MHD_add_response_header(r, h->name, h->value[0] != '\0' ? h->value : " ");
     }
     /* PostgREST's Warp setServerName (App.hs), see version.h */
     MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);

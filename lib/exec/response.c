@@ -7,6 +7,7 @@
 
 #include "openapi/openapi.h"
 #include "util/error.h"
+#include "util/json_strict.h"
 #include "util/number.h"
 #include "util/strbuf.h"
 
@@ -101,12 +102,14 @@ static void drop_overridden(pgrest_response *r, json_object *arr)
 }
 
 /* response.headers: a JSON array of objects with exactly one key each
- * (GucHeader.hs), whose value is a string. */
+ * (GucHeader.hs), whose value is a string; read with aeson's
+ * eitherDecode (Response.hs decodeGucHeaders), so strictly. */
 static int apply_guc_headers(pgrest_arena *a, pgrest_response *r,
                              const char *json, pgrest_error *err)
 {
-    json_object *arr = json_tokener_parse(json);
-    bool ok = arr != NULL && json_object_is_type(arr, json_type_array);
+    json_object *arr = NULL;
+    bool ok = pgr_json_parse_strict(json, strlen(json), &arr) &&
+              json_object_is_type(arr, json_type_array);
     if (ok)
         drop_overridden(r, arr);
     for (size_t i = 0; ok && i < json_object_array_length(arr); i++) {
@@ -268,6 +271,9 @@ static pgrest_response *explain_response(pgrest_ctx *ctx, pgrest_arena *a,
      * Content-Length is the plan's); the HTTP layer sends no body */
     r->body = row->body;
     r->body_len = row->body_len;
+    /* App.hs toWaiResponse varies every answer postgrestResponse builds,
+     * the plan's too */
+    pgr_response_add_header(a, r, "Vary", "Accept, Prefer, Range");
     return r;
 }
 

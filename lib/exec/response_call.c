@@ -7,6 +7,7 @@
 #include "exec/response.h"
 #include "plan/call_plan.h"
 #include "util/error.h"
+#include "util/json_strict.h"
 
 int pgr_call_response(pgrest_ctx *ctx, pgrest_arena *a,
                       const pgrest_query_plan *plan, const pgr_main_row *row,
@@ -57,9 +58,12 @@ static void free_json(void *o)
     json_object_put(o);
 }
 
+/* aeson's decodeStrict (Error.hs parseRaisePGRST): strict JSON */
 static json_object *parse_object(pgrest_arena *a, const char *text)
 {
-    json_object *o = text ? json_tokener_parse(text) : NULL;
+    json_object *o = NULL;
+    if (text == NULL || !pgr_json_parse_strict(text, strlen(text), &o))
+        return NULL;
     if (o != NULL && !pgr_arena_on_free(a, free_json, o)) {
         json_object_put(o);
         return NULL;

@@ -120,7 +120,9 @@ static int post_checks(pgrest_arena *a, const pgrest_query_plan *plan,
 {
     const pgr_mutate_plan *mp = plan->mutate;
     long long n = row->page_total;
-    if (mp->singular && n != 1)
+    /* MainTx.hs failMutation: PUT (MutationSingleUpsert) runs failPut
+     * alone, so a key mismatch is PGRST115 whatever the Accept */
+    if (mp->singular && plan->action != PGR_ACTION_UPSERT && n != 1)
         return pgr_error(err, 406, "PGRST116",
                          "Cannot coerce the result to a single JSON object",
                          pgr_asprintf(a, "The result contains %lld rows", n), NULL);

@@ -290,26 +290,30 @@ static int compute_range(pgrest_arena *a, const pgrest_request *req,
                                 &api->range_offset, &api->range_limit, err);
 }
 
+/* Web.Cookie parseCookies, as ApiRequest.hs reads the Cookie header:
+ * split at every ';' (empty pieces included), each piece at its first
+ * '=' (none: an empty value), leading spaces dropped from the name only.
+ * "a=1; " has a second cookie, named "" with value "". */
 static pgr_kv *parse_cookies(pgrest_arena *a, const char *header)
 {
     pgr_kv *head = NULL, **tail = &head;
     const char *p = header;
     while (p != NULL && *p) {
-        while (*p == ' ' || *p == ';')
-            p++;
         const char *end = strchr(p, ';');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', n);
-        if (eq != NULL && eq > p) {
-            pgr_kv *kv = PGR_NEW(a, pgr_kv);
-            if (kv == NULL)
-                return head;
-            kv->name = pgr_strndup(a, p, (size_t)(eq - p));
-            kv->value = pgr_strndup(a, eq + 1, n - (size_t)(eq - p) - 1);
-            *tail = kv;
-            tail = &kv->next;
-        }
-        p = end;
+        size_t key_n = eq ? (size_t)(eq - p) : n;
+        size_t skip = 0;
+        while (skip < key_n && p[skip] == ' ')
+            skip++;
+        pgr_kv *kv = PGR_NEW(a, pgr_kv);
+        if (kv == NULL)
+            return head;
+        kv->name = pgr_strndup(a, p + skip, key_n - skip);
+        kv->value = eq ? pgr_strndup(a, eq + 1, n - key_n - 1) : "";
+        *tail = kv;
+        tail = &kv->next;
+        p = end ? end + 1 : NULL;
     }
     return head;
 }

@@ -91,9 +91,11 @@ static int resolve_columns(pgrest_arena *a, const pgrest_api_request *api,
     return PGREST_OK;
 }
 
-/* ON CONFLICT target: ?on_conflict= or the primary key; resolution only
- * applies when there is one (Response.hs drops it from Preference-Applied
- * otherwise). PUT always merges on the PK. */
+/* ON CONFLICT target: ?on_conflict= or the primary key; without one
+ * there is no ON CONFLICT and Response.hs leaves resolution out of
+ * Preference-Applied, but merge-duplicates still counts the inserted rows
+ * (QueryBuilder.hs mergeDups: the pgrst.inserted WHERE), so an empty body
+ * answers 200 as PostgREST's does. PUT always merges on the PK. */
 static void plan_conflict(const pgrest_api_request *api, const pgr_table *t,
                           pgr_mutate_plan *mp)
 {
@@ -107,10 +109,11 @@ static void plan_conflict(const pgrest_api_request *api, const pgr_table *t,
         mp->count_inserted = true;
         return;
     }
-    if (api->action != PGR_ACTION_CREATE || mp->n_conflict_cols == 0)
+    if (api->action != PGR_ACTION_CREATE)
         return;
     mp->resolution = api->prefs.resolution;
-    mp->resolution_applied = mp->resolution != PGR_PREF_RESOLUTION_NONE;
+    mp->resolution_applied = mp->resolution != PGR_PREF_RESOLUTION_NONE &&
+                             mp->n_conflict_cols > 0;
     mp->count_inserted = mp->resolution == PGR_PREF_RESOLUTION_MERGE;
 }
 

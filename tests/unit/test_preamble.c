@@ -168,6 +168,35 @@ START_TEST(request_headers_last_repeated_wins)
 }
 END_TEST
 
+/* ApiRequest.hs reads the (first) Cookie header with Web.Cookie
+ * parseCookies: every ';' starts a cookie, empty pieces included, a
+ * piece without '=' is a name with an empty value, only the name loses
+ * its leading spaces. */
+START_TEST(request_cookies_as_web_cookie_parses)
+{
+    static const struct {
+        const char *header, *json;
+    } cases[] = {
+        {"a=1;;b=2 ; c=x=y", "{\"a\":\"1\",\"\":\"\",\"b\":\"2 \",\"c\":\"x=y\"}"},
+        {"flag", "{\"flag\":\"\"}"},
+        {"=x", "{\"\":\"x\"}"},
+        {";a=1", "{\"\":\"\",\"a\":\"1\"}"},
+        {"a=1;", "{\"a\":\"1\"}"},
+        {" a = 1", "{\"a \":\" 1\"}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pgrest_request *req = pgrest_request_new(arena, "GET", "/items", "");
+        pgrest_request_add_header(req, "Cookie", cases[i].header);
+        pgrest_request_add_header(req, "Cookie", "second=ignored");
+        pgrest_statements *st = emit_request(req, "GET", "/items");
+        char buf[2048], want[256];
+        const char *got = settings(st, buf, sizeof buf);
+        snprintf(want, sizeof want, " request.cookies=%s ", cases[i].json);
+        ck_assert_msg(strstr(got, want) != NULL, "%s: want%s in %s", cases[i].header, want, got);
+    }
+}
+END_TEST
+
 START_TEST(function_isolation_and_hoisted_settings)
 {
     pgrest_statements *st = emit("POST", "/rpc/tick", NULL);
@@ -251,6 +280,7 @@ int main(void)
     tcase_add_test(tc, role_settings_and_isolation_of_anon);
     tcase_add_test(tc, role_without_settings);
     tcase_add_test(tc, request_headers_last_repeated_wins);
+    tcase_add_test(tc, request_cookies_as_web_cookie_parses);
     tcase_add_test(tc, function_isolation_and_hoisted_settings);
     tcase_add_test(tc, snapshot_role_settings_parsed);
     tcase_add_test(tc, hoisted_settings_option);

@@ -9,6 +9,7 @@
 #include "sql/sql_builder.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/json_strict.h"
 #include "util/number.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -148,6 +149,29 @@ START_TEST(utf8_well_formedness)
 }
 END_TEST
 
+/* RFC 8259 as aeson decodes it; the bad ones are what json-c accepts even
+ * in its strict mode, or without it. */
+START_TEST(json_strict_is_rfc8259)
+{
+    static const struct { const char *s; bool ok; } cases[] = {
+        {"[{\"a\":\"b\"}]", true}, {" \n{\"a\":[1,-2.5e-3,true,false,null]}\t", true},
+        {"null", true}, {"5", true}, {"\"it's\"", true}, {"[\"a\\\"b\\\\\"]", true},
+        {"[\"\\u00e9\xc3\xa9\"]", true},
+        {"", false}, {" ", false}, {"{'a':1}", false}, {"['a']", false}, {"[1,]", false},
+        {"{\"a\":1,}", false}, {"[1] x", false}, {"[1]/*c*/", false}, {"[/*c*/1]", false},
+        {"[1.]", false}, {"[.5]", false}, {"[01]", false}, {"[NaN]", false},
+        {"[Infinity]", false}, {"[-Infinity]", false}, {"[\"a\tb\"]", false},
+        {"{a:1}", false}, {"[True]", false}, {"[\"\xff\"]", false}, {"[1]]", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_object *o = NULL;
+        bool ok = pgr_json_parse_strict(cases[i].s, strlen(cases[i].s), &o);
+        ck_assert_msg(ok == cases[i].ok, "case %zu: %s", i, cases[i].s);
+        json_object_put(o);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -161,6 +185,7 @@ int main(void)
     tcase_add_test(tc, doubles_shown_as_haskell);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
+    tcase_add_test(tc, json_strict_is_rfc8259);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

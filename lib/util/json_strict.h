@@ -1,0 +1,18 @@
+/* JSON read as aeson's decodeStrict reads it (PostgREST decodes the
+ * response.headers GUC and the RAISE SQLSTATE 'PGRST' MESSAGE and DETAIL
+ * that way): exactly one RFC 8259 value, whitespace around it allowed,
+ * nothing else -- none of json-c's leniencies (single quotes, trailing
+ * commas, comments, text after the value). */
+#ifndef PGR_JSON_STRICT_H
+#define PGR_JSON_STRICT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Parses s[0..n) into *out (the caller releases it with json_object_put;
+ * a JSON null is NULL). Returns false when the text is not one JSON
+ * value, nests deeper than json-c can follow here, or is not UTF-8. */
+bool pgr_json_parse_strict(const char *s, size_t n, json_object **out);
+
+#endif

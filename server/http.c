@@ -20,6 +20,7 @@
 #include "log.h"
 #include "malformed.h"
 #include "origin_form.h"
+#include "reason_phrase.h"
 #include "reuseport.h"
 
 /* How long a graceful shutdown waits for requests in flight. */
@@ -103,6 +104,8 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
 {
     (void)con;
     (void)toe;
+    /* its status line is long written */
+    pgrs_reason_phrase_next(0, NULL);
     http_server *s = cls;
     request_state *rs = *con_cls;
     if (rs == NULL)
@@ -207,7 +210,9 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
      * framed both ways leaves the connection in doubt */
     if (atomic_load(&s->closing) || framing_is_ambiguous(con))
         MHD_add_response_header(r, "Connection", "close");
-    enum MHD_Result ret = MHD_queue_response(con, (unsigned)pgrest_response_status(resp), r);
+    unsigned status = (unsigned)pgrest_response_status(resp);
+    pgrs_reason_phrase_next(status, pgrest_response_reason(resp));
+    enum MHD_Result ret = MHD_queue_response(con, status, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -245,6 +250,7 @@ static enum MHD_Result send_bad_request(struct MHD_Connection *con)
     MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
     MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
     MHD_add_response_header(r, "Connection", "close");
+    pgrs_reason_phrase_next(MHD_HTTP_BAD_REQUEST, NULL);
     enum MHD_Result ret = MHD_queue_response(con, MHD_HTTP_BAD_REQUEST, r);
     MHD_destroy_response(r);
     return ret;

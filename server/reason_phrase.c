@@ -13,10 +13,21 @@
  * below, linked into the executable, are the ones it uses (ELF symbol
  * interposition); tests/server checks the status lines on the wire.
  * One difference stays: for a code outside the list Warp writes no phrase,
- * while libmicrohttpd replaces an empty one by "Non-Standard Status". */
+ * while libmicrohttpd replaces an empty one by "Non-Standard Status".
+ *
+ * A response can carry its own phrase (pgrest_response_reason: Error.hs's
+ * mkStatus for SQLSTATE PTxyz and RAISE 'PGRST' status_text). The server
+ * hands it over in a thread-local slot just before queueing the response;
+ * libmicrohttpd asks for the phrase while building the status line, which
+ * it does in the same thread right after the handler returns. The slot is
+ * emptied when the next response is queued or the request completes, and
+ * serves only its status code. */
 #include <microhttpd.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "reason_phrase.h"
 
 typedef struct reason {
     unsigned code;
@@ -79,12 +90,42 @@ static const reason reasons[] = {
  * in its dynamic symbol table (reason_phrase.dynlist) */
 #define EXPORTED __attribute__((visibility("default")))
 
-EXPORTED const char *MHD_get_reason_phrase_for(unsigned int code)
+/* the phrase of the status line this thread writes next (libmicrohttpd
+ * asks for its length and then for the phrase); kept until the next
+ * response is queued or the request completed */
+static _Thread_local struct {
+    unsigned code;
+    char *phrase;
+} next_phrase;
+
+static void clear_next_phrase(void)
+{
+    free(next_phrase.phrase);
+    next_phrase.phrase = NULL;
+}
+
+void pgrs_reason_phrase_next(unsigned code, const char *phrase)
+{
+    clear_next_phrase();
+    if (phrase == NULL)
+        return;
+    next_phrase.code = code;
+    next_phrase.phrase = strdup(phrase); /* NULL on OOM: the usual phrase */
+}
+
+static const char *standard_phrase(unsigned code)
 {
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         if (reasons[i].code == code)
             return reasons[i].phrase;
     return "";
+}
+
+EXPORTED const char *MHD_get_reason_phrase_for(unsigned int code)
+{
+    if (next_phrase.phrase != NULL && next_phrase.code == code)
+        return next_phrase.phrase;
+    return standard_phrase(code);
 }
 
 EXPORTED size_t MHD_get_reason_phrase_len_for(unsigned int code)

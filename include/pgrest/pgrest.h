@@ -527,6 +527,12 @@ PGREST_API pgrest_response *pgrest_error_response(pgrest_ctx *ctx,
 /* ---------------------------------------------------------------- response */
 
 PGREST_API int pgrest_response_status(const pgrest_response *resp);
+/* The reason phrase PostgREST's status line carries instead of the
+ * status's usual one (http-types' statusMessage), or NULL: the message of
+ * an error raised with SQLSTATE PTxyz, the status_text of RAISE SQLSTATE
+ * 'PGRST'. Control characters (CR, LF ...) are replaced by spaces, so it
+ * can be written into a status line as it is. */
+PGREST_API const char *pgrest_response_reason(const pgrest_response *resp);
 PGREST_API size_t pgrest_response_header_count(const pgrest_response *resp);
 /* Header i; the record and its strings are owned by the arena. */
 PGREST_API const pgrest_header *

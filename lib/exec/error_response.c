@@ -1,6 +1,7 @@
 /* pgrest_error_response: the answer of a failed stage, as PostgREST's
  * Error.hs errorResponseFor builds it (JSON body, Content-Type,
  * WWW-Authenticate for JWT errors, Proxy-Status). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "auth/jwt.h"
@@ -11,6 +12,19 @@
 /* What an error response may take beyond an exhausted arena's cap: the
  * out-of-memory error's own response and its decoration fit easily. */
 #define ERROR_RESERVE ((size_t)16 * 1024)
+
+/* SQLSTATE PTxyz: Error.hs answers HTTP.mkStatus xyz message, so the
+ * error's message is the status line's phrase */
+static bool raised_status(const pgrest_error *err)
+{
+    const char *c = err->code;
+    if (c == NULL || strlen(c) != 5 || c[0] != 'P' || c[1] != 'T')
+        return false;
+    for (int i = 2; i < 5; i++)
+        if (c[i] < '0' || c[i] > '9')
+            return false;
+    return c[2] != '0';
+}
 
 static pgrest_response *build_error_response(pgrest_ctx *ctx, pgrest_arena *arena,
                                              const pgrest_error *err)
@@ -27,6 +41,8 @@ static pgrest_response *build_error_response(pgrest_ctx *ctx, pgrest_arena *aren
     if (err->code != NULL)
         pgr_response_add_header(arena, r, "Proxy-Status",
                                 pgr_asprintf(arena, "PostgREST; error=%s", err->code));
+    if (raised_status(err))
+        pgr_response_set_reason(arena, r, err->message ? err->message : "");
     r->body = body ? body : "";
     r->body_len = strlen(r->body);
     return r;

@@ -43,6 +43,17 @@ void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
     r->n_headers++;
 }
 
+void pgr_response_set_reason(pgrest_arena *a, pgrest_response *r, const char *text)
+{
+    char *phrase = pgr_strdup(a, text);
+    if (phrase == NULL)
+        return;
+    for (char *p = phrase; *p != '\0'; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    r->reason = phrase;
+}
+
 void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
                              const char *name, const char *value)
 {
@@ -361,6 +372,11 @@ int pgr_build_response(pgrest_ctx *ctx, pgrest_arena *a,
 int pgrest_response_status(const pgrest_response *resp)
 {
     return resp ? resp->status : 500;
+}
+
+const char *pgrest_response_reason(const pgrest_response *resp)
+{
+    return resp ? resp->reason : NULL;
 }
 
 size_t pgrest_response_header_count(const pgrest_response *resp)

@@ -16,6 +16,7 @@ struct pgrest_response {
     const char *body;
     size_t body_len;
     const char *role;   /* authenticated role, for access logs; NULL if unknown */
+    const char *reason; /* the status line's own phrase; NULL: the status's usual one */
 };
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status);
@@ -25,6 +26,10 @@ void pgr_response_add_header(pgrest_arena *a, pgrest_response *r,
 void pgr_response_set_header(pgrest_arena *a, pgrest_response *r,
                              const char *name, const char *value);
 const char *pgr_response_get_header(const pgrest_response *r, const char *name);
+/* The status line's own phrase (pgrest_response_reason), control
+ * characters replaced by spaces: Warp writes it as it is, and a CR LF in
+ * it would end the status line. */
+void pgr_response_set_reason(pgrest_arena *a, pgrest_response *r, const char *text);
 /* Drops every header of that case-insensitive name. */
 void pgr_response_remove_header(pgrest_response *r, const char *name);
 

@@ -116,7 +116,8 @@ static bool raise_status(json_object *st, int *status)
 }
 
 /* DETAIL: {status, status_text?, headers{}} (PgRaiseErrDetails) */
-static json_object *raise_detail(pgrest_arena *a, const char *text, int *status)
+static json_object *raise_detail(pgrest_arena *a, const char *text, int *status,
+                                 const char **status_text)
 {
     json_object *o = parse_object(a, text), *st, *hdrs;
     bool ok = true;
@@ -125,7 +126,7 @@ static json_object *raise_detail(pgrest_arena *a, const char *text, int *status)
         !json_object_object_get_ex(o, "headers", &hdrs) ||
         !json_object_is_type(hdrs, json_type_object))
         return NULL;
-    (void)opt_string(a, o, "status_text", &ok);
+    *status_text = opt_string(a, o, "status_text", &ok);
     if (!ok)
         return NULL;
     json_object_object_foreach(hdrs, k, v) {
@@ -157,7 +158,8 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
     if (detail == NULL)
         return raise_parse_error(a, "DETAIL is missing in the RAISE statement",
                                  raise_detail_hint, err);
-    json_object *hdrs = raise_detail(a, detail, &status);
+    const char *status_text = NULL;
+    json_object *hdrs = raise_detail(a, detail, &status, &status_text);
     if (hdrs == NULL)
         return raise_parse_error(a, pgr_asprintf(a, "Invalid JSON value for DETAIL: '%s'", detail),
                                  raise_detail_hint, err);
@@ -169,6 +171,11 @@ int pgr_raise_response(pgrest_ctx *ctx, pgrest_arena *a, const char *message,
     /* Error.hs headers of a RAISE 'PGRST' error: only those it names (no
      * WWW-Authenticate for a raised 401) */
     pgr_response_remove_header(r, "WWW-Authenticate");
+    /* HTTP.mkStatus status status_text; toEnum status without one (a
+     * MESSAGE code PTxyz does not name the phrase here) */
+    r->reason = NULL;
+    if (status_text != NULL)
+        pgr_response_set_reason(a, r, status_text);
     json_object_object_foreach(hdrs, k, v)
         pgr_response_add_header(a, r, pgr_strdup(a, k),
                                 pgr_strdup(a, json_object_get_string(v)));

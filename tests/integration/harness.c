@@ -53,6 +53,8 @@ void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
     pgrest_response *resp = pgrest_handle(ctx, a, req);
     memset(out, 0, sizeof *out);
     out->status = pgrest_response_status(resp);
+    const char *reason = pgrest_response_reason(resp);
+    out->reason = reason ? strdup(reason) : NULL;
     size_t len;
     const char *b = pgrest_response_body(resp, &len);
     out->body = strndup(b ? b : "", len);
@@ -77,6 +79,7 @@ const char *harness_header(const test_response *r, const char *name)
 void harness_free(test_response *r)
 {
     free(r->body);
+    free(r->reason);
     for (size_t i = 0; i < r->n_headers; i++) {
         free(r->headers[i][0]);
         free(r->headers[i][1]);

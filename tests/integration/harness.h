@@ -13,6 +13,7 @@
 
 typedef struct test_response {
     int status;
+    char *reason;               /* pgrest_response_reason copy, or NULL */
     char *body;                 /* NUL-terminated copy */
     char *headers[32][2];
     size_t n_headers;

@@ -42,13 +42,17 @@ static void setup(void)
     exec_admin("CREATE OR REPLACE FUNCTION api.raise_probe(m text, d text) RETURNS void"
                " LANGUAGE plpgsql AS $$ BEGIN"
                " RAISE SQLSTATE 'PGRST' USING MESSAGE = m, DETAIL = d; END $$");
-    exec_admin("GRANT EXECUTE ON FUNCTION api.guc_probe(text, text), api.raise_probe(text, text)"
-               " TO web_anon");
+    exec_admin("CREATE OR REPLACE FUNCTION api.raise_state(c text, m text) RETURNS void"
+               " LANGUAGE plpgsql AS $$ BEGIN"
+               " RAISE EXCEPTION USING ERRCODE = c, MESSAGE = m; END $$");
+    exec_admin("GRANT EXECUTE ON FUNCTION api.guc_probe(text, text), api.raise_probe(text, text),"
+               " api.raise_state(text, text) TO web_anon");
 }
 
 static void teardown(void)
 {
-    exec_admin("DROP FUNCTION api.guc_probe(text, text), api.raise_probe(text, text)");
+    exec_admin("DROP FUNCTION api.guc_probe(text, text), api.raise_probe(text, text),"
+               " api.raise_state(text, text)");
     PQfinish(admin);
 }
 
@@ -190,6 +194,47 @@ START_TEST(raise_texts_are_strict_json)
 }
 END_TEST
 
+/* Error.hs: PTxyz is HTTP.mkStatus xyz message; RAISE 'PGRST' is mkStatus
+ * status status_text, or toEnum status without one; Response.hs's
+ * response.status is toEnum. Only mkStatus names its own phrase. */
+START_TEST(reason_phrases_as_mkstatus)
+{
+    pgrest_ctx *ctx = harness_ctx(NULL);
+    test_response r;
+    call(ctx, "raise_state", "c", "PT418", "m", "short and stout", &r);
+    ck_assert_int_eq(r.status, 418);
+    ck_assert_str_eq(r.reason, "short and stout");
+    harness_free(&r);
+    call(ctx, "raise_state", "c", "PT409", "m", "line\r\nX-Evil: 1\tend", &r);
+    ck_assert_int_eq(r.status, 409);
+    ck_assert_str_eq(r.reason, "line  X-Evil: 1 end");
+    harness_free(&r);
+    call(ctx, "raise_state", "c", "PT0AB", "m", "no status", &r);
+    ck_assert_int_eq(r.status, 500);
+    ck_assert_ptr_null(r.reason);
+    harness_free(&r);
+    call(ctx, "raise_state", "c", "P0001", "m", "plain", &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_null(r.reason);
+    harness_free(&r);
+    call(ctx, "raise_probe", "m", "{\"code\":\"PT418\",\"message\":\"m\"}", "d",
+         "{\"status\":332,\"status_text\":\"My Custom Status\",\"headers\":{}}", &r);
+    ck_assert_int_eq(r.status, 332);
+    ck_assert_str_eq(r.reason, "My Custom Status");
+    harness_free(&r);
+    call(ctx, "raise_probe", "m", "{\"code\":\"PT418\",\"message\":\"m\"}", "d",
+         "{\"status\":404,\"headers\":{}}", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_null(r.reason);
+    harness_free(&r);
+    call(ctx, "guc_probe", "s", "418", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 418);
+    ck_assert_ptr_null(r.reason);
+    harness_free(&r);
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
 int main(void)
 {
     harness_db_uri();
@@ -201,6 +246,7 @@ int main(void)
     tcase_add_test(tc, guc_headers_replace_and_repeat);
     tcase_add_test(tc, guc_status_leading_digits);
     tcase_add_test(tc, raise_texts_are_strict_json);
+    tcase_add_test(tc, reason_phrases_as_mkstatus);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -14,7 +14,10 @@ static inline int peek(const pgr_pstate *ps, size_t off)
     return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off] : -1;
 }
 
-/* optionMaybe (try (pFieldName <* aliasSeparator)); ':' not followed by ':' */
+/* optionMaybe (try (pFieldName <* aliasSeparator)); ':' not followed by
+ * ':'. aliasSeparator's notFollowedBy (char ':') succeeds through
+ * `try p <|> return ()`, which passes char ':''s error on: right after an
+ * alias, ":" is among what Parsec says it expected. */
 static const char *try_alias(pgr_pstate *ps)
 {
     size_t start = ps->pos;
@@ -22,6 +25,7 @@ static const char *try_alias(pgr_pstate *ps)
     if (pgr_ps_field_name(ps, &name) == PGR_P_OK && peek(ps, 0) == ':' &&
         peek(ps, 1) != ':') {
         ps->pos++;
+        pgr_ps_expect(ps, ps->pos, "\":\"");
         return name;
     }
     ps->pos = start;

@@ -36,18 +36,23 @@ static const char *try_alias(pgr_pstate *ps)
 static int embed_params(pgr_pstate *ps, pgr_select_item *it)
 {
     /* char '!' *> (try "left" <|> try "inner" <|> try pFieldName): the
-     * join words match as prefixes, as in PostgREST */
+     * join words match as prefixes, as in PostgREST. Of two hints (or two
+     * join types) the first counts: embedParamHint prm1 <|>
+     * embedParamHint prm2 is Maybe's <|>. */
     for (int i = 0; i < 2 && peek(ps, 0) == '!'; i++) {
         ps->pos++;
         const char *word;
         if (pgr_ps_mismatch(ps, ps->pos, "left") == ps->pos + 4) {
-            it->join = PGR_JOIN_LEFT;
+            if (it->join == PGR_JOIN_DEFAULT)
+                it->join = PGR_JOIN_LEFT;
             ps->pos += 4;
         } else if (pgr_ps_mismatch(ps, ps->pos, "inner") == ps->pos + 5) {
-            it->join = PGR_JOIN_INNER;
+            if (it->join == PGR_JOIN_DEFAULT)
+                it->join = PGR_JOIN_INNER;
             ps->pos += 5;
         } else if (pgr_ps_field_name(ps, &word) == PGR_P_OK) {
-            it->hint = word;
+            if (it->hint == NULL)
+                it->hint = word;
         } else {
             return PGR_P_FAIL;
         }

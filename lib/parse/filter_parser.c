@@ -176,6 +176,23 @@ static bool span_stripped(pgr_pstate *ps, bool (*cls)(int), size_t *from,
     return true;
 }
 
+/* `dash >> fieldIdent` consumed the '-' and the identifier is missing: a
+ * consumed error, so it stands alone and `<?> label` does not rename it.
+ * It keeps what isDash's notFollowedBy (char '>') expected there (its
+ * `try p <|> return ()` passes char '>''s error on), then what the
+ * identifier expected: letter, digit for pIdentifier, nothing for
+ * pJsonKeyIdentifier's noneOf. */
+static void dash_without_identifier(pgr_pstate *ps, bool (*cls)(int),
+                                    size_t at)
+{
+    ps->has_err = false;
+    pgr_ps_expect(ps, at, "\">\"");
+    if (cls == ident_cls) {
+        pgr_ps_expect(ps, at, "letter");
+        pgr_ps_expect(ps, at, "digit");
+    }
+}
+
 /* identifiers `sepBy1` (dash not followed by '>'), joined with '-' */
 static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
                        const char **out)
@@ -198,7 +215,7 @@ static int sep_by_dash(pgr_pstate *ps, bool (*cls)(int), const char *label,
         ps->pos++;
         size_t at = ps->pos;
         if (!span_stripped(ps, cls, &b, &e)) {
-            pgr_ps_expect(ps, at, label);
+            dash_without_identifier(ps, cls, at);
             return PGR_P_FAIL;
         }
         if (memchr(ps->s + b, '\0', e - b) != NULL)

@@ -14,7 +14,10 @@ static inline int peek(const pgr_pstate *ps, size_t off)
     return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off] : -1;
 }
 
-/* optionMaybe (try (pFieldName <* aliasSeparator)); ':' not followed by ':' */
+/* optionMaybe (try (pFieldName <* aliasSeparator)); ':' not followed by
+ * ':'. aliasSeparator's notFollowedBy (char ':') succeeds through
+ * `try p <|> return ()`, which passes char ':''s error on: right after an
+ * alias, ":" is among what Parsec says it expected. */
 static const char *try_alias(pgr_pstate *ps)
 {
     size_t start = ps->pos;
@@ -22,6 +25,7 @@ static const char *try_alias(pgr_pstate *ps)
     if (pgr_ps_field_name(ps, &name) == PGR_P_OK && peek(ps, 0) == ':' &&
         peek(ps, 1) != ':') {
         ps->pos++;
+        pgr_ps_expect(ps, ps->pos, "\":\"");
         return name;
     }
     ps->pos = start;
@@ -32,18 +36,23 @@ static const char *try_alias(pgr_pstate *ps)
 static int embed_params(pgr_pstate *ps, pgr_select_item *it)
 {
     /* char '!' *> (try "left" <|> try "inner" <|> try pFieldName): the
-     * join words match as prefixes, as in PostgREST */
+     * join words match as prefixes, as in PostgREST. Of two hints (or two
+     * join types) the first counts: embedParamHint prm1 <|>
+     * embedParamHint prm2 is Maybe's <|>. */
     for (int i = 0; i < 2 && peek(ps, 0) == '!'; i++) {
         ps->pos++;
         const char *word;
         if (pgr_ps_mismatch(ps, ps->pos, "left") == ps->pos + 4) {
-            it->join = PGR_JOIN_LEFT;
+            if (it->join == PGR_JOIN_DEFAULT)
+                it->join = PGR_JOIN_LEFT;
             ps->pos += 4;
         } else if (pgr_ps_mismatch(ps, ps->pos, "inner") == ps->pos + 5) {
-            it->join = PGR_JOIN_INNER;
+            if (it->join == PGR_JOIN_DEFAULT)
+                it->join = PGR_JOIN_INNER;
             ps->pos += 5;
         } else if (pgr_ps_field_name(ps, &word) == PGR_P_OK) {
-            it->hint = word;
+            if (it->hint == NULL)
+                it->hint = word;
         } else {
             return PGR_P_FAIL;
         }

@@ -182,6 +182,47 @@ static const grammar_case errors[] = {
      "\"failed to parse logic tree ((id.eq.1,not.xor(id.eq.2,id.eq.3)))\" "
      "(line 1, column 16)",
      "unexpected \"x\" expecting logic operator (and, or)"},
+    /* sepByDash: `many (dash >> fieldIdent)` consumed the '-', so a missing
+     * identifier is a consumed error: `<?> "field name ..."` does not rename
+     * it, and isDash's notFollowedBy (char '>') passes on char '>''s
+     * expectation (notFollowedBy p = try (do {c <- try p; unexpected
+     * (show c)} <|> return ()): the failed `try p` error survives the
+     * `<|> return ()`) */
+    {"sepByDash: dash then end", "select=a-",
+     "\"failed to parse select parameter (a-)\" (line 1, column 3)",
+     "unexpected end of input expecting \">\", letter or digit"},
+    {"sepByDash: dash then dash", "select=a--b",
+     "\"failed to parse select parameter (a--b)\" (line 1, column 3)",
+     "unexpected \"-\" expecting \">\", letter or digit"},
+    {"sepByDash in pColumns", "columns=id-",
+     "\"failed to parse columns parameter (id-)\" (line 1, column 4)",
+     "unexpected end of input expecting \">\", letter or digit"},
+    {"sepByDash in pTreePath", "a-=eq.1",
+     "\"failed to parse tree path (a-)\" (line 1, column 3)",
+     "unexpected end of input expecting \">\", letter or digit"},
+    {"sepByDash in pOrder: try pOrderRelationTerm's error drops", "order=a-,b",
+     "\"failed to parse order (a-,b)\" (line 1, column 3)",
+     "unexpected \",\" expecting \">\", letter or digit"},
+    /* pJsonKeyIdentifier is noneOf "(-:.,>)": no label of its own; try
+     * pJKey's error is later than try pJIdx's */
+    {"sepByDash in a JSON key", "select=a->b-",
+     "\"failed to parse select parameter (a->b-)\" (line 1, column 6)",
+     "unexpected end of input expecting \">\""},
+    /* aliasSeparator = char ':' >> notFollowedBy (char ':'): the same
+     * leak, so right after an alias ":" is expected with the field name;
+     * pFieldSelect's third branch consumed the alias, so the failed
+     * `try pRelationSelect` / `try count()` errors do not merge */
+    {"aliasSeparator: alias then end", "select=alias:",
+     "\"failed to parse select parameter (alias:)\" (line 1, column 7)",
+     "unexpected end of input expecting \":\" or field name (* or "
+     "[a..z0..9_$])"},
+    {"aliasSeparator: alias then spread", "select=alias:...rel(*)",
+     "\"failed to parse select parameter (alias:...rel(*))\" (line 1, column 7)",
+     "unexpected \".\" expecting \":\" or field name (* or [a..z0..9_$])"},
+    {"aliasSeparator: pField's lexeme consumed a space, the alias error drops",
+     "select=a:%20!",
+     "\"failed to parse select parameter (a: !)\" (line 1, column 4)",
+     "unexpected \"!\" expecting field name (* or [a..z0..9_$])"},
 };
 
 START_TEST(test_grammar_errors)

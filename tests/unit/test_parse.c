@@ -509,6 +509,12 @@ static const op_case select_cases[] = {
     {"projects:projects!client(id)", "projects:projects!client(id)"},
     {"a:rel!hint!inner(id)", "a:rel!hint!inner(id)"},
     {"a:rel!inner!hint(id)", "a:rel!hint!inner(id)"},
+    /* pEmbedParams: embedParamHint prm1 <|> embedParamHint prm2 (and the
+     * same for the join type): of two hints or two joins the first counts */
+    {"rel!fk1!fk2(id)", "rel!fk1(id)"},
+    {"rel!inner!left(id)", "rel!inner(id)"},
+    {"rel!left!inner(id)", "rel!left(id)"},
+    {"...rel!fk1!fk2(id)", "...rel!fk1(id)"},
     {"name,...capital(capital:name)", "name,...capital(capital:name)"},
     {"*,...films()", "*,...films()"},
     {"...processes(factory_id,...process_costs(cost.sum()))",

@@ -16,6 +16,7 @@ struct pgrest_response {
     const char *body;
     size_t body_len;
     const char *role;   /* authenticated role, for access logs; NULL if unknown */
+    bool streamed;      /* the body comes from pgrest_task_read_body */
 };
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status);

@@ -58,6 +58,7 @@ static const struct {
     {"application/vnd.pgrst.plan+text", PGR_MEDIA_PLAN},
     {"application/vnd.pgrst.plan+json", PGR_MEDIA_PLAN},
     {"application/x-www-form-urlencoded", PGR_MEDIA_URLENCODED},
+    {"application/x-ndjson", PGR_MEDIA_NDJSON},
 };
 
 static pgr_media_kind classify(const char *type)

@@ -2,17 +2,34 @@
 #include "sql/emit_stream.h"
 
 #include "exec/stream.h"
+#include "plan/call_plan.h"
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
 #include "sql/sql_builder.h"
 #include "util/error.h"
 
+/* A function's rows stream when the transaction only reads (its outcome
+ * cannot change after the head), the result is a set of rows (a single
+ * row or value is one JSON value, not an array of them), nothing checks
+ * their number (max-affected), and the output is JSON or NDJSON: CSV and
+ * GeoJSON of a call take their header / geometry from the function's
+ * columns, not from the selected ones (asCsvF over pgrst_source). */
+static bool call_streams(const pgrest_query_plan *plan)
+{
+    const pgr_call_plan *cp = plan->call;
+    return cp != NULL && cp->routine != NULL && cp->routine->returns_set &&
+           cp->result == PGR_CALL_RESULT_ROWS && !cp->check_max_affected &&
+           plan->read_only && (plan->output == PGR_OUT_JSON || plan->output == PGR_OUT_NDJSON);
+}
+
 bool pgr_stream_eligible(const pgrest_query_plan *plan)
 {
     pgr_stream_format format;
-    return plan->action == PGR_ACTION_READ && plan->read != NULL && plan->api != NULL &&
-           !plan->api->is_head && plan->count == PGR_PREF_COUNT_NONE &&
-           pgr_stream_format_of(plan, &format);
+    if (plan->read == NULL || plan->api == NULL || plan->api->is_head ||
+        plan->count != PGR_PREF_COUNT_NONE || !pgr_stream_format_of(plan, &format))
+        return false;
+    return plan->action == PGR_ACTION_READ ||
+           (plan->action == PGR_ACTION_CALL && call_streams(plan));
 }
 
 /* What one row of the main statement carries: its JSON text (the
@@ -31,12 +48,24 @@ static const char *row_expression(const pgrest_query_plan *plan)
     }
 }
 
-/* Statements.hs mainRead's source, read row by row. */
+/* Statements.hs mainRead's source, read row by row; for a call
+ * (mainCall), the read node over the function's rows. */
 static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err)
 {
+    int rc;
+    if (plan->action == PGR_ACTION_CALL) {
+        if ((rc = pgr_emit_call_source(q, plan, err)) != PGREST_OK)
+            return rc;
+        pgr_sql_put(q, " SELECT ");
+        pgr_sql_put(q, row_expression(plan));
+        pgr_sql_put(q, " FROM (");
+        if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
+            return rc;
+        pgr_sql_put(q, ") _postgrest_t");
+        return PGREST_OK;
+    }
     pgr_sql_put(q, "WITH pgrst_source AS (");
-    int rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err);
-    if (rc != PGREST_OK)
+    if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
         return rc;
     pgr_sql_put(q, ") SELECT ");
     pgr_sql_put(q, row_expression(plan));

@@ -22,7 +22,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PG_SH = os.path.join(REPO, "tests", "harness", "pg.sh")
 BIG = ("CREATE TABLE big AS SELECT g AS id, md5(g::text) a, md5((g+1)::text) b "
-       "FROM generate_series(1, 1000000) g; VACUUM ANALYZE big")
+       "FROM generate_series(1, 1000000) g")
 
 
 def sh(*cmd, **kw):
@@ -105,6 +105,7 @@ def main():
     try:
         env = dict(os.environ, PGHOST="localhost", PGPORT=str(pg_port), PGUSER="postgres")
         sh("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", BIG, env=env)
+        sh("psql", "-X", "-q", "-c", "VACUUM ANALYZE big", env=env)
         # one row order for every scan (synchronized scans would shift it)
         sh("psql", "-X", "-q", "-c",
            "ALTER DATABASE postgres SET synchronize_seqscans = off", env=env)

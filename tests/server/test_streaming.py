@@ -174,6 +174,21 @@ class StreamingTest(ServerTestCase):
                          (200, str(len(body)), "0-99999/*"))
         c.close()
 
+    def test_geojson_streams_as_postgis_features(self):
+        self.cluster.psql(
+            "CREATE EXTENSION postgis; "
+            "CREATE TABLE api.places AS SELECT g AS id, 'p' || g AS name, "
+            "ST_SetSRID(ST_MakePoint(g / 1000.0, g / 7.0), 4326) AS geom "
+            "FROM generate_series(1, 3000) g; "
+            "GRANT SELECT ON api.places TO web_anon; NOTIFY pgrst", timeout=120)
+        accept = "application/geo+json"
+        self.assertIsNotNone(self.server.wait_for(
+            lambda: fetch(self.server.port, "/places?limit=1", {"Accept": accept})[0] == 200,
+            20), self.server.log_tail())
+        for path in ["/places", "/places?select=name,geom&order=id.desc"]:
+            got = fetch(self.server.port, path, {"Accept": accept})
+            self.assertEqual(self.assert_streamed(got, accept), self.buffered(path, accept), path)
+
     def test_small_responses_stay_buffered(self):
         status, h, _, n = fetch(self.server.port, "/odd?limit=10")
         self.assertEqual(status, 200)

@@ -84,6 +84,7 @@ typedef struct pgr_metrics {
     atomic_ullong jwt_cache_requests;  /* lookups while the JWT cache is on */
     atomic_ullong jwt_cache_hits;
     atomic_ullong jwt_cache_evictions;
+    atomic_ullong stream_aborts;       /* streamed responses cut short by an error */
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 

@@ -122,5 +122,8 @@ const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
     schema_metrics(&sb, arena, &ctx->metrics);
     jwt_cache_metrics(&sb, arena, &ctx->metrics);
     request_metrics(&sb, arena, &ctx->metrics);
+    metric(&sb, arena, "pgrst_stream_aborts_total", "counter",
+           "The total number of streamed responses cut short by an error after their head",
+           NULL, ull(arena, atomic_load(&ctx->metrics.stream_aborts)));
     return pgr_sb_finish(&sb);
 }

@@ -17,6 +17,8 @@
 #include "exec/execute.h"
 #include "exec/pool.h"
 #include "exec/response.h"
+#include "exec/stream.h"
+#include "sql/emit_stream.h"
 #include "observe.h"
 #include "sql/statements.h"
 #include "util/error.h"
@@ -64,7 +66,14 @@ struct pgrest_task {
     int rc;
     pgrest_response *resp;
     pgrest_error err;
+    pgr_stream *stream;            /* a streamed read's body, or NULL */
+    bool committed;                /* its head is out: resp is the head */
+    bool stream_failed;            /* ... and its body ended abnormally */
 };
+
+static void consume(pgrest_task *t);
+static void body_full(pgrest_task *t);
+static void cancel_running(pgrest_task *t);
 
 static double now_ms(void)
 {
@@ -170,10 +179,19 @@ static void account(pgrest_task *t, pgrest_response *resp)
 /* The response as pgrest_handle always gave it: the stage's, or the
  * error's, decorated; an arena too small for that gets the out-of-memory
  * error, decorated if the error reserve allows, bare otherwise. */
+static void finish_stream(pgrest_task *t, int rc);
+
 static void finish(pgrest_task *t, int rc)
 {
     pgrest_ctx *ctx = t->ctx;
     pgrest_arena *a = t->arena;
+    if (t->committed) {
+        finish_stream(t, rc);
+        return;
+    }
+    /* a body that did not fit in memory is no body */
+    if (rc == PGREST_OK && t->stream != NULL && t->stream->oom)
+        rc = pgr_error_oom(&t->err);
     rc = pgr_stage_end(a, rc, &t->err);
     double start = now_ms();
     pgrest_response *resp = t->resp;
@@ -273,6 +291,13 @@ static int prepare(pgrest_task *t)
     if ((rc = pgrest_plan(ctx, arena, api, &plan, &t->err)) != PGREST_OK ||
         (rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
         return rc;
+    if (t->req->stream_threshold > 0 && pgr_stream_eligible(plan)) {
+        if ((rc = pgr_emit_stream_statements(arena, st, &st, &t->err)) != PGREST_OK)
+            return rc;
+        t->stream = pgr_stream_new(arena, plan, t->req->stream_threshold);
+        if (t->stream == NULL)
+            return pgr_error_oom(&t->err);
+    }
     t->tx_start = now_ms();
     t->tm.plan = t->tx_start - t2;
     t->st = st;
@@ -382,8 +407,72 @@ static void consume(pgrest_task *t)
         t->wait = io_wait(t);
         return;
     }
+    if (rc == PGR_PAUSED) {
+        body_full(t);
+        return;
+    }
     t->resp = resp;
     drained(t, rc);
+}
+
+/* ------------------------------------------------------------ streaming */
+
+/* The head of a streamed read: the response the buffered path builds
+ * for the rows so far, without the Content-Range only the last row can
+ * tell (docs/streaming.md), decorated and counted now. */
+static bool commit_head(pgrest_task *t)
+{
+    pgrest_ctx *ctx = t->ctx;
+    pgrest_arena *a = t->arena;
+    pgr_main_row row = {.body = "", .page_total = t->stream->rows};
+    pgrest_response *resp = NULL;
+    pgrest_error err = {0};
+    t->tm.transaction = now_ms() - t->tx_start;
+    if (pgr_build_response(ctx, a, t->st->plan, &row, &resp, &err) != PGREST_OK ||
+        resp == NULL || pgr_arena_exhausted(a))
+        return false;
+    pgr_response_remove_header(resp, "Content-Range");
+    resp->streamed = true;
+    if (!decorate_fits(ctx, a, t->req, resp, &t->tm, t->legacy_warning))
+        return false;
+    account(t, resp);
+    t->resp = resp;
+    t->committed = true;
+    return true;
+}
+
+/* The body buffer is full: the head goes out now (the body is longer
+ * than the threshold), and the task waits for the host to read. A head
+ * the arena cannot hold ends the request as the out-of-memory error. */
+static void body_full(pgrest_task *t)
+{
+    if (!t->committed && !commit_head(t)) {
+        pgr_error_oom(&t->err);
+        t->stream->discard = true;
+        cancel_running(t);
+        t->cancelled = false;
+        consume(t);
+        return;
+    }
+    t->wait = PGREST_TASK_BODY;
+}
+
+/* The end of a streamed response: its head is long out, so an error can
+ * only cut the body short; it is observed and counted (a host's own
+ * cancel is no error of the response). */
+static void finish_stream(pgrest_task *t, int rc)
+{
+    t->stream_failed = rc != PGREST_OK || t->stream->oom || t->cancelled;
+    if (t->stream_failed && !t->cancelled) {
+        atomic_fetch_add(&t->ctx->metrics.stream_aborts, 1);
+        if (rc == PGREST_OK)
+            pgr_error_oom(&t->err);
+        pgr_observe_error(t->ctx, PGREST_EVENT_STREAM_ABORTED, "Streamed response aborted: ",
+                          &t->err);
+    }
+    t->rc = rc;
+    t->phase = PHASE_DONE;
+    t->wait = PGREST_TASK_DONE;
 }
 
 /* The connection is open: put the pipeline on it. */
@@ -399,6 +488,8 @@ static void send_pipeline(pgrest_task *t)
         executed(t, rc);
         return;
     }
+    if (t->stream != NULL)
+        pgr_pending_set_sink(t->pending, t->stream);
     consume(t);
 }
 
@@ -598,7 +689,24 @@ long pgrest_task_timeout_ms(const pgrest_task *t)
 
 pgrest_response *pgrest_task_response(const pgrest_task *t)
 {
-    return t != NULL && t->wait == PGREST_TASK_DONE ? t->resp : NULL;
+    return t != NULL && (t->wait == PGREST_TASK_DONE || t->committed) ? t->resp : NULL;
+}
+
+long pgrest_task_read_body(pgrest_task *t, char *buf, size_t max)
+{
+    if (t == NULL || !t->committed || t->stream_failed)
+        return PGREST_BODY_FAILED;
+    size_t n = buf != NULL ? pgr_stream_take(t->stream, buf, max) : 0;
+    if (n > 0)
+        return (long)n;
+    return t->phase == PHASE_DONE ? PGREST_BODY_END : 0;
+}
+
+void pgrest_request_allow_streaming(pgrest_request *req, size_t threshold_bytes)
+{
+    if (req != NULL)
+        req->stream_threshold = threshold_bytes > 0 ? threshold_bytes
+                                                    : PGR_STREAM_DEFAULT_THRESHOLD;
 }
 
 int pgrest_task_cancel(pgrest_task *t)
@@ -626,6 +734,11 @@ int pgrest_task_cancel(pgrest_task *t)
         break;
     case PHASE_RUNNING:
         cancel_running(t);
+        /* a paused stream reads on, dropping the rows, to drain */
+        if (t->stream != NULL && t->phase == PHASE_RUNNING) {
+            t->stream->discard = true;
+            consume(t);
+        }
         break;
     default:
         break;

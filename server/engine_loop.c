@@ -209,8 +209,13 @@ static void settle(engine_loop *l, engine_job *job, int wait)
     } else {
         wait_remove(l, job);
     }
-    if (wait != PGREST_TASK_WAIT_CONN)
+    /* a streamed body waiting to be read reads nothing from PostgreSQL */
+    if (wait == PGREST_TASK_WAIT_READ || wait == PGREST_TASK_WAIT_WRITE)
         arm(l, job, pgrest_task_socket(job->task), wait == PGREST_TASK_WAIT_WRITE);
+    else if (wait == PGREST_TASK_BODY)
+        disarm(l, job);
+    if (job->progress != NULL && job->progress(job))
+        l->finished_some = true;
 }
 
 void engine_adopt(engine_job *job)
@@ -236,6 +241,11 @@ static void cancel_job(engine_loop *l, engine_job *job)
     job->cancelled = true;
     unwatch_client(l, job);
     settle(l, job, pgrest_task_cancel(job->task));
+}
+
+void engine_cancel(engine_job *job)
+{
+    cancel_job(job->loop, job);
 }
 
 /* A job's socket event: the database's or the client's. */

@@ -23,6 +23,10 @@ typedef struct engine_loop engine_loop;
 typedef struct engine_job {
     pgrest_task *task;
     void (*done)(struct engine_job *job);
+    /* after every step that leaves the task running (a streamed body's
+     * rows came in, or its head is ready: PGREST_TASK_BODY); true when it
+     * resumed an MHD connection, so the daemon must run. May be NULL. */
+    bool (*progress)(struct engine_job *job);
     int client_fd;         /* watched while the task runs; -1: none */
     bool cancelled;
     /* the loop's bookkeeping */
@@ -60,6 +64,9 @@ engine_loop *engine_loop_current(void);
 void engine_wake(void *job);
 /* On the loop's thread: takes over a task started there. */
 void engine_adopt(engine_job *job);
+/* On the loop's thread: the client of a running job is gone (as its EOF
+ * would tell): the task is cancelled, done() comes once it has drained. */
+void engine_cancel(engine_job *job);
 /* From any thread: a connection for the loop's HTTP daemon (handed over
  * by a reuseport predecessor). */
 void engine_add_connection(engine_loop *l, int fd, const struct sockaddr *addr,

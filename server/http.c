@@ -67,7 +67,16 @@ typedef struct request_state {
     pgrest_arena *arena;
     engine_job job;
     pgrest_response *resp;   /* set by the loop thread before resuming */
+    /* a streamed response (docs/streaming.md) */
+    bool head_resumed;       /* its head is ready: resumed to queue it */
+    bool stream_queued;      /* queued: MHD reads the body from the task */
+    bool reader_waiting;     /* the body reader suspended the connection */
+    bool orphaned;           /* MHD is done with it, the task not yet */
 } request_state;
+
+/* MHD's buffer for a streamed body: the engine's threshold, so one read
+ * can take what the task holds when it pauses. */
+#define STREAM_BLOCK_SIZE (64 * 1024)
 
 /* The server reads the query from its own copy of the target (rs->uri),
  * never from MHD's arguments, so MHD need not split it: ending the query
@@ -99,6 +108,14 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
     return rs;
 }
 
+static void free_state(request_state *rs)
+{
+    pgrest_arena_free(rs->arena);
+    free(rs->uri);
+    free(rs->body);
+    free(rs);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -114,15 +131,19 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
      * for every request its handler was called for */
     if (rs->started)
         atomic_fetch_sub(&s->active, 1);
+    *con_cls = NULL;
+    /* a streamed body the client stopped reading (gone, timed out, or the
+     * body failed): the task is cancelled and freed once done */
+    if (rs->arena != NULL && !rs->job.finished && rs->head_resumed) {
+        rs->orphaned = true;
+        engine_cancel(&rs->job);
+        return;
+    }
     /* a task still in flight (the daemon stopping under it) keeps its
      * memory: its loop may yet touch it */
     if (rs->arena != NULL && !rs->job.finished)
         return;
-    pgrest_arena_free(rs->arena);
-    free(rs->uri);
-    free(rs->body);
-    free(rs);
-    *con_cls = NULL;
+    free_state(rs);
 }
 
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
@@ -184,13 +205,41 @@ static struct MHD_Response *head_response(int status)
     return r;
 }
 
+/* MHD asks for more of a streamed body whenever it can send: what the
+ * task holds, or, when it holds nothing yet, the connection is suspended
+ * until the loop has more (request_progress). The task fetches on after
+ * every read: the loop steps it. A failed body ends the transfer without
+ * the terminating chunk, so the client sees it cut short. */
+static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    request_state *rs = cls;
+    long n = pgrest_task_read_body(rs->job.task, buf, max);
+    if (n == PGREST_BODY_END)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (n < 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (!rs->job.finished)
+        engine_wake(&rs->job);
+    if (n > 0)
+        return (ssize_t)n;
+    rs->reader_waiting = true;
+    MHD_suspend_connection(rs->con);
+    return 0;
+}
+
+/* stream: the request whose task streams the body (resp streamed), else NULL */
 static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
-                                     const pgrest_response *resp, bool head)
+                                     const pgrest_response *resp, bool head,
+                                     request_state *stream)
 {
     size_t len;
     const char *body = pgrest_response_body(resp, &len);
+    request_state *rs = pgrest_response_streamed(resp) && !head ? stream : NULL;
     struct MHD_Response *r =
         head ? head_response(pgrest_response_status(resp))
+        : rs != NULL ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE,
+                                                         read_stream, rs, NULL)
              : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
         return MHD_NO;
@@ -232,7 +281,7 @@ static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *c
     snprintf(details, sizeof details, "The limit is %zu bytes (%s)", limit, option);
     pgrest_error err = {status, code, message, details, NULL};
     pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
-    enum MHD_Result ret = resp ? send_response(s, con, resp, false) : MHD_NO;
+    enum MHD_Result ret = resp ? send_response(s, con, resp, false, NULL) : MHD_NO;
     pgrest_arena_free(arena);
     return ret;
 }
@@ -312,7 +361,7 @@ static long long logged_size(const char *method, const pgrest_response *resp)
 {
     size_t len;
     pgrest_response_body(resp, &len);
-    if (head_without_length(method, resp))
+    if (head_without_length(method, resp) || pgrest_response_streamed(resp))
         return -1;
     return (long long)len;
 }
@@ -353,21 +402,69 @@ static enum MHD_Result respond(http_server *s, struct MHD_Connection *con,
 {
     pgrest_response *resp = rs->resp;
     enum MHD_Result ret =
-        resp ? send_response(s, con, resp, head_without_length(method, resp)) : MHD_NO;
+        resp ? send_response(s, con, resp, head_without_length(method, resp), rs) : MHD_NO;
     if (resp != NULL)
         access_log(con, method, version, rs->uri, resp);
+    /* a streamed body is read from the task's arena until MHD is done */
+    if (resp != NULL && pgrest_response_streamed(resp)) {
+        rs->stream_queued = ret == MHD_YES;
+        rs->resp = NULL;
+        return ret;
+    }
     pgrest_arena_free(rs->arena);
     rs->arena = NULL;
     rs->resp = NULL;
     return ret;
 }
 
+static request_state *job_request(engine_job *job)
+{
+    return (request_state *)((char *)job - offsetof(request_state, job));
+}
+
+/* A body reader waiting for the task goes on (it may find nothing yet
+ * and wait again). */
+static bool wake_reader(request_state *rs)
+{
+    if (!rs->reader_waiting)
+        return false;
+    rs->reader_waiting = false;
+    MHD_resume_connection(rs->con);
+    return true;
+}
+
 /* From the loop thread: the task is done, the connection goes on. */
 static void task_done(engine_job *job)
 {
-    request_state *rs = (request_state *)((char *)job - offsetof(request_state, job));
+    request_state *rs = job_request(job);
+    if (rs->orphaned) {
+        free_state(rs);
+        return;
+    }
+    /* a streamed head already went to MHD, or is on its way */
+    if (rs->head_resumed) {
+        wake_reader(rs);
+        return;
+    }
     rs->resp = pgrest_task_response(job->task);
     MHD_resume_connection(rs->con);
+}
+
+/* From the loop thread, while the task runs: a streamed response's head
+ * is ready (the suspended request goes on to queue it), or more of its
+ * body is. */
+static bool request_progress(engine_job *job)
+{
+    request_state *rs = job_request(job);
+    if (rs->orphaned)
+        return false;
+    if (!rs->head_resumed && pgrest_task_wait_state(job->task) == PGREST_TASK_BODY) {
+        rs->head_resumed = true;
+        rs->resp = pgrest_task_response(job->task);
+        MHD_resume_connection(rs->con);
+        return true;
+    }
+    return wake_reader(rs);
 }
 
 /* The request becomes a task; one that needs the database is suspended
@@ -389,8 +486,10 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
         *q = '?';
     MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
     pgrest_request_set_body(req, rs->body, rs->body_len);
+    pgrest_request_allow_streaming(req, 0);
     rs->con = con;
     rs->job.done = task_done;
+    rs->job.progress = request_progress;
     /* MHD watches no suspended connection: the loop sees the client go
      * away. Like Warp, which pauses its timeout while the application
      * runs, server-timeout does not cut off a response being computed. */

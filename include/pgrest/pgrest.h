@@ -65,6 +65,7 @@ extern "C" {
 #define PGREST_HAS_SCHEMA_SNAPSHOT 1
 #define PGREST_HAS_AUTH_STAGE 1
 #define PGREST_HAS_TASK_ENGINE 1
+#define PGREST_HAS_STREAMING 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -278,9 +279,12 @@ typedef enum pgrest_event {
     PGREST_EVENT_POOL_CONNECTION,      /* "Connection <uuid> is used", "... is
                                         * terminated due to max idletime", ...
                                         * (hasql-pool's ConnectionObservation) */
-    PGREST_EVENT_LEGACY_TARGET_NAME    /* "WARNING: Embedded resource was referenced
+    PGREST_EVENT_LEGACY_TARGET_NAME,   /* "WARNING: Embedded resource was referenced
                                         * by relation name ...", then "Update
                                         * filters, orders or limits that use ..." */
+    PGREST_EVENT_STREAM_ABORTED        /* a streamed response failed after its
+                                        * head went out: "Streamed response
+                                        * aborted: " and the error's JSON body */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,
@@ -322,6 +326,16 @@ PGREST_API void pgrest_request_add_header_n(pgrest_request *req,
 /* Sets the body (copied; binary-safe). */
 PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
                                         size_t len);
+
+/* The host can take the body in pieces (docs/streaming.md): a task started
+ * on req may then stream a large result instead of buffering it. Bodies
+ * shorter than threshold_bytes (0: the default, 64 KiB) are always
+ * buffered, so they keep their exact status, headers and Content-Length;
+ * a longer one may commit its head at the threshold and come through
+ * pgrest_task_read_body. Without this call (and in pgrest_handle) nothing
+ * is streamed. */
+PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
+                                               size_t threshold_bytes);
 
 /* ---------------------------------------------------------------- auth */
 
@@ -473,7 +487,12 @@ typedef enum pgrest_task_wait {
     PGREST_TASK_DONE = 0,
     PGREST_TASK_WAIT_CONN = 1,
     PGREST_TASK_WAIT_READ = 2,
-    PGREST_TASK_WAIT_WRITE = 3
+    PGREST_TASK_WAIT_WRITE = 3,
+    /* streaming only (pgrest_request_allow_streaming): the response head
+     * is ready (pgrest_task_response, pgrest_response_streamed) and body
+     * bytes wait in the task, which fetches no more rows until the host
+     * has taken them with pgrest_task_read_body and advanced again */
+    PGREST_TASK_BODY = 4
 } pgrest_task_wait;
 typedef void (*pgrest_task_wake)(void *arg);
 
@@ -493,8 +512,24 @@ PGREST_API int pgrest_task_socket(const pgrest_task *task);
  * pool acquisition timeout, a connect_timeout, the grace a cancelled
  * statement gets), 0 when that moment has come, -1 when there is none. */
 PGREST_API long pgrest_task_timeout_ms(const pgrest_task *task);
-/* The response once DONE (in the arena), NULL before, or on OOM. */
+/* The response once DONE (in the arena), NULL before, or on OOM; for a
+ * streamed response, its head as soon as the task first returned
+ * PGREST_TASK_BODY (the body then comes from pgrest_task_read_body). */
 PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
+
+/* The body of a streamed response, in order: copies up to max bytes into
+ * buf and returns how many (> 0); 0 when none are buffered now (advance
+ * the task as its wait state says: more rows are coming);
+ * PGREST_BODY_END once the whole body has been read (the task is DONE);
+ * PGREST_BODY_FAILED when the response failed after its head was
+ * committed (an error mid-stream, or a cancel): the host must end the
+ * transfer abnormally (chunked: no terminating chunk) so the client sees
+ * it incomplete. After reading, advance the task again: it resumes
+ * fetching (backpressure: it holds at most about one threshold of body).
+ * PGREST_BODY_FAILED also for a task whose response is not streamed. */
+#define PGREST_BODY_END (-1L)
+#define PGREST_BODY_FAILED (-2L)
+PGREST_API long pgrest_task_read_body(pgrest_task *task, char *buf, size_t max);
 /* The client went away or the host's timeout struck: a queued or
  * connecting task is DONE at once (a half-open connection is closed); a
  * running one has its statement cancelled and finishes after the next
@@ -540,6 +575,11 @@ pgrest_response_header(const pgrest_response *resp, size_t i);
 /* The database role the request ran as (the JWT role or db-anon-role),
  * for access logs; NULL when authentication did not get that far. */
 PGREST_API const char *pgrest_response_role(const pgrest_response *resp);
+/* 1 when the response is streamed: its body is not in the response but
+ * comes from pgrest_task_read_body, its length is unknown (no
+ * Content-Length: chunked transfer encoding), and it has no Content-Range
+ * (the row count is known only at the end). 0 otherwise. */
+PGREST_API int pgrest_response_streamed(const pgrest_response *resp);
 /* Body bytes (not NUL-terminated necessarily) and their length. */
 PGREST_API const char *pgrest_response_body(const pgrest_response *resp,
                                             size_t *len);

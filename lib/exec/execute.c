@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/response.h"
+#include "exec/stream.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -18,6 +19,7 @@ typedef struct run_state {
     pgrest_arena *arena;
     PGresult *main;
     PGresult *explain;     /* count=planned/estimated */
+    PGresult *gucs;        /* streamed reads: the response GUCs */
     PGresult *error;       /* first failing result */
     const pgr_stmt *error_stmt;
     bool connection_lost;
@@ -169,6 +171,16 @@ static void read_main_row(const PGresult *r, pgr_main_row *row)
         row->guc_status = PQgetvalue(r, 0, c_status);
 }
 
+/* A streamed read's row: the rows counted and encoded by the sink (what
+ * it still holds is the whole body unless the host has taken some), the
+ * GUCs from their own statement. */
+static void read_stream_row(const pgr_stream *sink, const PGresult *gucs, pgr_main_row *row)
+{
+    read_main_row(gucs, row);
+    row->page_total = sink->rows;
+    row->body = pgr_stream_pending(sink, &row->body_len);
+}
+
 /* EXPLAIN of the main statement: one JSON document, or one row per line
  * of text (PostgREST MainTx.hs planRow: BS.unlines of the rows, so every
  * row, the last too, ends with a line feed). */
@@ -259,16 +271,29 @@ struct pgrest_pending {
     bool in_prepare;       /* reading the Parse result of sn[cur] */
     bool prepared;         /* that Parse succeeded */
     stage stage;
+    pgr_stream *sink;      /* streamed read: the main statement's rows go here */
     run_state rs;
     int rc;
     pgrest_response *resp;
     pgrest_error err;
 };
 
+/* A streamed main statement comes row by row: single-row mode is set
+ * for it once it heads libpq's queue, before any of its results is
+ * parsed. Should libpq refuse, the rows come in one result, which the
+ * sink takes as well. */
+static void stream_rows(pgrest_pending *p)
+{
+    if (p->sink != NULL && !p->in_prepare && p->cur < p->n_sent &&
+        p->sn[p->cur].stmt->role == PGR_STMT_MAIN)
+        PQsetSingleRowMode(p->pg);
+}
+
 static void begin_command(pgrest_pending *p)
 {
     p->in_prepare = p->cur < p->n_sent && p->sn[p->cur].prepared_now;
     p->prepared = false;
+    stream_rows(p);
 }
 
 /* A NULL from PQgetResult ends the current command's results. */
@@ -279,6 +304,7 @@ static void end_of_command(pgrest_pending *p)
         if (!p->prepared && p->cache != NULL)
             pgr_stmt_cache_forget(p->cache, sn->stmt->sql);
         p->in_prepare = false;
+        stream_rows(p);
         return;
     }
     p->cur++;
@@ -288,11 +314,28 @@ static void end_of_command(pgrest_pending *p)
         begin_command(p);
 }
 
+/* The streamed main statement's rows go to the sink, never into the
+ * arena (a million results would fill it with cleanups). */
+static bool sink_result(pgrest_pending *p, PGresult *r, ExecStatusType t)
+{
+    if (p->sink == NULL || p->in_prepare || p->sn[p->cur].stmt->role != PGR_STMT_MAIN ||
+        (t != PGRES_SINGLE_TUPLE && t != PGRES_TUPLES_OK))
+        return false;
+    for (int i = 0; i < PQntuples(r); i++)
+        pgr_stream_row(p->sink, r, i);
+    if (t == PGRES_TUPLES_OK)
+        pgr_stream_end(p->sink);
+    PQclear(r);
+    return true;
+}
+
 static void take_result(pgrest_pending *p, PGresult *r)
 {
     run_state *rs = &p->rs;
     const sent *sn = &p->sn[p->cur];
     ExecStatusType t = PQresultStatus(r);
+    if (sink_result(p, r, t))
+        return;
     if (p->in_prepare && t == PGRES_COMMAND_OK)
         p->prepared = true;
     if (t == PGRES_FATAL_ERROR && rs->error == NULL) {
@@ -305,6 +348,7 @@ static void take_result(pgrest_pending *p, PGresult *r)
     if (!p->in_prepare && t == PGRES_TUPLES_OK) {
         PGresult **slot = sn->stmt->role == PGR_STMT_MAIN ? &rs->main
                         : sn->stmt->role == PGR_STMT_EXPLAIN_COUNT ? &rs->explain
+                        : sn->stmt->role == PGR_STMT_GUCS ? &rs->gucs
                         : NULL;
         if (slot != NULL && *slot == NULL) {
             /* keep_result clears r itself when the arena cannot hold it
@@ -349,7 +393,9 @@ static void after_pipeline(pgrest_pending *p)
         return;
     }
     pgr_main_row row;
-    if (p->st->plan->explain)
+    if (p->sink != NULL)
+        read_stream_row(p->sink, p->rs.gucs, &row);
+    else if (p->st->plan->explain)
         read_explain(p->arena, p->rs.main, &row);
     else
         read_main_row(p->rs.main, &row);
@@ -486,9 +532,20 @@ static int connection_lost(pgrest_pending *p)
     return connection_error(p->arena, p->pg, &p->err);
 }
 
+/* A streamed body's buffer is full: nothing more is read from the socket
+ * (libpq would grow its buffer for every read it cannot parse away), so
+ * PostgreSQL blocks on its send once the socket buffers fill. */
+static bool paused(const pgrest_pending *p)
+{
+    return p->sink != NULL && p->stage == STAGE_RESULTS && !p->sink->ended &&
+           pgr_stream_full(p->sink);
+}
+
 /* Reads what is available (everything, when blocking) and advances. */
 static int advance(pgrest_pending *p)
 {
+    if (paused(p))
+        return PGR_PAUSED;
     if (!p->blocking) {
         if (PQflush(p->pg) == 1)
             return PGREST_AGAIN;
@@ -498,6 +555,8 @@ static int advance(pgrest_pending *p)
     while (p->stage != STAGE_DONE) {
         if (PQstatus(p->pg) != CONNECTION_OK)
             return connection_lost(p);
+        if (paused(p))
+            return PGR_PAUSED;
         if (!p->blocking && PQisBusy(p->pg))
             return PGREST_AGAIN;
         feed(p, PQgetResult(p->pg));
@@ -573,9 +632,15 @@ int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
     if (p == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute_consume");
     int rc = advance(p);
-    if (rc == PGREST_AGAIN)
+    if (rc == PGREST_AGAIN || rc == PGR_PAUSED)
         return rc;
     return complete(p, rc, out, err);
+}
+
+void pgr_pending_set_sink(pgrest_pending *p, pgr_stream *sink)
+{
+    p->sink = sink;
+    stream_rows(p);
 }
 
 int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,

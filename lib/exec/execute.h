@@ -21,6 +21,13 @@ int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_statements *st, PGconn *pg,
                         pgr_stmt_cache *cache, pgrest_pending **out,
                         pgrest_error *err);
+/* pgrest_execute_consume's answer while a streamed body's buffer is full
+ * (exec/stream.h): it reads nothing more until the host has taken some. */
+#define PGR_PAUSED 2
+struct pgr_stream;
+/* Streams the main statement's rows into sink (sql/emit_stream.h
+ * statements): set right after send, before the first consume. */
+void pgr_pending_set_sink(pgrest_pending *p, struct pgr_stream *sink);
 /* The execution has read everything and left pipeline mode. */
 bool pgr_pending_done(const pgrest_pending *p);
 

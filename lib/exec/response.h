@@ -17,6 +17,7 @@ struct pgrest_response {
     size_t body_len;
     const char *role;   /* authenticated role, for access logs; NULL if unknown */
     const char *reason; /* the status line's own phrase; NULL: the status's usual one */
+    bool streamed;      /* the body comes from pgrest_task_read_body */
 };
 
 pgrest_response *pgr_response_new(pgrest_arena *a, int status);

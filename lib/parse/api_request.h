@@ -32,6 +32,7 @@ struct pgrest_request {
     const char *body;
     size_t body_len;
     const pgrest_auth *auth; /* identity set by the host, or NULL */
+    size_t stream_threshold; /* pgrest_request_allow_streaming; 0: buffered */
 };
 
 /* Bounds on what one request may ask the parser to build, so a hostile
@@ -272,6 +273,7 @@ typedef enum pgr_media_kind {
     PGR_MEDIA_OPENAPI,          /* application/openapi+json */
     PGR_MEDIA_PLAN,             /* application/vnd.pgrst.plan[+json|+text] */
     PGR_MEDIA_URLENCODED,       /* application/x-www-form-urlencoded */
+    PGR_MEDIA_NDJSON,           /* application/x-ndjson (pgrest's own output type) */
     PGR_MEDIA_OTHER             /* anything else, kept as text */
 } pgr_media_kind;
 

@@ -58,6 +58,7 @@ static const struct {
     {"application/vnd.pgrst.plan+text", PGR_MEDIA_PLAN},
     {"application/vnd.pgrst.plan+json", PGR_MEDIA_PLAN},
     {"application/x-www-form-urlencoded", PGR_MEDIA_URLENCODED},
+    {"application/x-ndjson", PGR_MEDIA_NDJSON},
 };
 
 static pgr_media_kind classify(const char *type)
@@ -156,7 +157,10 @@ pgr_media_type *pgr_parse_media_type(pgrest_arena *a, const char *text)
         return NULL;
     mt->kind = classify(type);
     parse_params(a, mt, sub_end, end);
-    mt->text = mt->kind == PGR_MEDIA_OTHER ? pgr_strdup(a, text) : type;
+    /* NDJSON is pgrest's own type, MTOther to PostgREST: it keeps the
+     * text as written, so handler lookups and error texts stay PostgREST's */
+    mt->text = mt->kind == PGR_MEDIA_OTHER || mt->kind == PGR_MEDIA_NDJSON ? pgr_strdup(a, text)
+                                                                          : type;
     if (mt->text == NULL)
         return NULL;
     if (mt->kind == PGR_MEDIA_PLAN)
@@ -219,6 +223,7 @@ const char *pgr_media_type_mime(pgrest_arena *a, const pgr_media_type *m)
                             opts ? "; options=" : "", opts ? opts : "");
     }
     case PGR_MEDIA_OTHER:
+    case PGR_MEDIA_NDJSON:
         return m->text;
     default:
         for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)

@@ -63,6 +63,13 @@ static bool builtin(const pgr_media_type *m, pick *p)
         p->output = PGR_OUT_GEOJSON;
         p->mime = "application/geo+json";
         return true;
+    case PGR_MEDIA_NDJSON:
+        /* not PostgREST's (MTOther there, 406 without a handler): pgrest's
+         * newline-delimited JSON (docs/streaming.md); a database handler
+         * for the type still wins, as for the other builtins */
+        p->output = PGR_OUT_NDJSON;
+        p->mime = "application/x-ndjson";
+        return true;
     default:
         return false;
     }

@@ -81,7 +81,8 @@ typedef enum pgr_output {
     PGR_OUT_GEOJSON,
     PGR_OUT_CUSTOM,      /* a media handler (plan->handler) */
     PGR_OUT_PLAN,
-    PGR_OUT_NONE         /* return=minimal (HEAD keeps its media: only the response drops the body) */
+    PGR_OUT_NONE,        /* return=minimal (HEAD keeps its media: only the response drops the body) */
+    PGR_OUT_NDJSON       /* application/x-ndjson: one JSON object per line (pgrest's own) */
 } pgr_output;
 
 struct pgr_mutate_plan;   /* plan/mutate_plan.h */

@@ -25,6 +25,9 @@ const char *pgr_body_expression(const pgrest_query_plan *plan)
         /* PostgREST SqlFragment asGeoJsonF */
         return "json_build_object('type', 'FeatureCollection', 'features',"
                " coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))";
+    case PGR_OUT_NDJSON:
+        /* one JSON object per line, each line ended (docs/streaming.md) */
+        return "coalesce(string_agg(to_json(_postgrest_t)::text, '\n') || '\n', '')";
     case PGR_OUT_CSV:
         /* SqlFragment.hs asCsvF: the header from the first row of
          * pgrst_source; the line ends are literals (constants to the

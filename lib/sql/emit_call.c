@@ -341,6 +341,21 @@ static const char *call_body(const pgrest_query_plan *plan)
     }
 }
 
+int pgr_emit_call_source(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err)
+{
+    const pgr_call_plan *cp = plan->call;
+    /* the VARIADIC values of GET / form args as one text[] literal */
+    const char *variadic = NULL;
+    if (cp->variadic_values != NULL &&
+        (variadic = pgr_pg_array_literal(q->arena, cp->variadic_values,
+                                         cp->n_variadic_values)) == NULL)
+        return pgr_error_oom(err);
+    pgr_sql_put(q, "WITH pgrst_source AS (");
+    emit_call_query(q, plan, variadic);
+    pgr_sql_put(q, ")");
+    return PGREST_OK;
+}
+
 int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,
                        pgrest_error *err)
@@ -354,21 +369,15 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
      * call ends only after the response checked the row count. */
     if (!plan->read_only && (plan->output == PGR_OUT_OBJECT || cp->check_max_affected))
         st->end_after_check = true;
-    /* the VARIADIC values of GET / form args as one text[] literal */
-    const char *variadic = NULL;
-    if (cp->variadic_values != NULL &&
-        (variadic = pgr_pg_array_literal(q->arena, cp->variadic_values,
-                                         cp->n_variadic_values)) == NULL)
-        return pgr_error_oom(err);
-    pgr_sql_put(q, "WITH pgrst_source AS (");
-    emit_call_query(q, plan, variadic);
-    pgr_sql_put(q, ")");
+    int rc = pgr_emit_call_source(q, plan, err);
+    if (rc != PGREST_OK)
+        return rc;
     /* SqlFragment.hs pageCountSelectF: a function returning a single
      * value or row counts as one row, whatever the filters left; a call
      * runs no EXPLAIN, so count=planned gives no total (MainTx
      * actionResult) */
     const char *page_count = cp->routine->returns_set ? "pg_catalog.count(_postgrest_t)" : "1";
-    int rc = pgr_emit_count_total(q, plan, false, page_count, err);
+    rc = pgr_emit_count_total(q, plan, false, page_count, err);
     if (rc != PGREST_OK)
         return rc;
     if (plan->output == PGR_OUT_CUSTOM)

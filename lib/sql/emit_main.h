@@ -45,6 +45,9 @@ void pgr_emit_body(pgr_sql *q, const pgrest_query_plan *plan);
 int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
                            const pgrest_query_plan *plan,
                            pgrest_statements *st, pgrest_error *err);
+/* sql/emit_call.c: "WITH pgrst_source AS (<the call>)", the function's
+ * rows that the read node of plan->read selects from. */
+int pgr_emit_call_source(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err);
 /* sql/emit_call.c */
 int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
                        const pgrest_query_plan *plan, pgrest_statements *st,

@@ -15,7 +15,8 @@ typedef enum pgr_stmt_role {
     PGR_STMT_MAIN,
     PGR_STMT_EXPLAIN_COUNT,/* count=planned/estimated */
     PGR_STMT_CHECK_CONSTRAINTS, /* before a rollback */
-    PGR_STMT_END           /* COMMIT or ROLLBACK */
+    PGR_STMT_END,          /* COMMIT or ROLLBACK */
+    PGR_STMT_GUCS          /* streamed reads: response.headers/status after the rows */
 } pgr_stmt_role;
 
 typedef struct pgr_stmt {

@@ -60,6 +60,9 @@ static const mime_case mime_cases[] = {
     {"application/geo+json", PGR_MEDIA_GEOJSON, "application/geo+json"},
     {"application/openapi+json", PGR_MEDIA_OPENAPI, "application/openapi+json"},
     {"application/octet-stream", PGR_MEDIA_OCTET, "application/octet-stream"},
+    /* pgrest's NDJSON output; named as PostgREST's MTOther names it */
+    {"application/x-ndjson", PGR_MEDIA_NDJSON, "application/x-ndjson"},
+    {"Application/X-NDJSON; v=1", PGR_MEDIA_NDJSON, "Application/X-NDJSON; v=1"},
 };
 
 START_TEST(decodes_and_names_as_postgrest)

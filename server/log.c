@@ -13,12 +13,20 @@
 
 static _Atomic int current = LOG_ERROR;
 
-void log_set_level(const char *name)
+static int level_named(const char *name)
 {
     static const char *const names[] = {"crit", "error", "warn", "info", "debug"};
     for (int i = 0; i < 5; i++)
         if (name != NULL && strcmp(name, names[i]) == 0)
-            atomic_store(&current, i);
+            return i;
+    return -1;
+}
+
+void log_set_level(const char *name)
+{
+    int level = level_named(name);
+    if (level >= 0)
+        atomic_store(&current, level);
 }
 
 int log_enabled(log_level level)
@@ -137,9 +145,45 @@ static void pool_timeout(const char *message)
         log_msg(LOG_ERROR, "%s", message);
 }
 
+/* a reload's log options, waiting for the library's "Config reloaded"
+ * (-1: none) */
+static _Atomic int staged_level = -1;
+static _Atomic int staged_query = -1;
+
+static bool coerce_bool(const char *value);
+
+void log_stage_reload(const char *level, const char *query)
+{
+    int named = level_named(level != NULL ? level : "error");
+    atomic_store(&staged_level, named >= 0 ? named : atomic_load(&current));
+    atomic_store(&staged_query, query != NULL && coerce_bool(query));
+}
+
+void log_unstage_reload(void)
+{
+    atomic_store(&staged_level, -1);
+    atomic_store(&staged_query, -1);
+}
+
+static atomic_bool query_logging;
+
+/* Reload.hs puts the new config before ConfigSucceededObs: the reloaded
+ * log level already decides that line and every one after it */
+static void apply_staged_reload(void)
+{
+    int level = atomic_exchange(&staged_level, -1);
+    int query = atomic_exchange(&staged_query, -1);
+    if (level >= 0)
+        atomic_store(&current, level);
+    if (query >= 0)
+        atomic_store(&query_logging, query == 1);
+}
+
 void log_observation(void *arg, pgrest_event event, const char *message)
 {
     (void)arg;
+    if (event == PGREST_EVENT_CONFIG_RELOADED)
+        apply_staged_reload();
     log_level level = observation_level(event);
     /* an empty message has nothing to say (a fatal event whose reason was
      * logged before it) */
@@ -150,8 +194,6 @@ void log_observation(void *arg, pgrest_event event, const char *message)
     else
         log_msg(level, "%s", message);
 }
-
-static atomic_bool query_logging;
 
 /* PostgREST coerceBool: the letters of the value read as True/False in
  * any case ("true", "TRUE", "\"true\""), else an integer > 0. */

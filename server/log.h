@@ -15,6 +15,11 @@ typedef enum log_level { LOG_CRIT, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG } lo
 /* Sets the level by name; unknown names leave it unchanged. Thread-safe
  * (log-level is reloadable). */
 void log_set_level(const char *name);
+/* The log options a configuration reload brings: they apply when the
+ * library reports "Config reloaded" (log_observation), so that line and
+ * everything after it follow them; unstaged when the reload failed. */
+void log_stage_reload(const char *level, const char *query);
+void log_unstage_reload(void);
 int log_enabled(log_level level);
 /* PostgREST shouldLogResponse: crit logs no request, error 5xx, warn 4xx
  * and 5xx, info and debug every request. */

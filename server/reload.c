@@ -93,7 +93,10 @@ void server_config_reload(void *arg)
     }
     const char *schemas = pgrest_ctx_get(cfg->ctx, "db-schemas");
     const char *path = pgrest_ctx_get(cfg->ctx, "db-extra-search-path");
+    log_stage_reload(server_options_get(&next, "log-level"),
+                     server_options_get(&next, "log-query"));
     bool ok = apply_reload(cfg, &next);
+    log_unstage_reload();
     if (ok) {
         /* log-level is reloadable (PostgREST's logger reads it each time) */
         const char *level = server_options_get(&next, "log-level");

@@ -29,6 +29,7 @@
 #include "observe.h"
 #include "util/error.h"
 #include "util/hs_show.h"
+#include "util/json_strict.h"
 #include "util/strbuf.h"
 
 /* PostgREST's allowedSkewSeconds (Auth.hs). */
@@ -116,7 +117,8 @@ static void json_put_cb(void *obj)
  * arena. NULL if the text is not exactly one JSON object. */
 static json_object *parse_json_object(pgrest_arena *a, const char *s, size_t n)
 {
-    if (n > INT32_MAX)
+    /* aeson's RFC 8259, without json-c's leniencies ('key', NaN, 1.) */
+    if (n > INT32_MAX || !pgr_json_lexically_strict(s, n))
         return NULL;
     /* aeson (PostgREST) reads claims at any depth; json-c's default is 32
      * levels. Deeper than jansson's 2048 libjwt has refused the token

@@ -11,6 +11,7 @@
 #include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "util/error.h"
+#include "util/json_strict.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
@@ -197,6 +198,10 @@ static json_object *parse_json_value(const char *body, size_t len,
     /* strict UTF-8 as Data.Text decodes it (aeson reads strings into
      * Text); json-c's own check lets CESU-8 surrogates through */
     if (len > INT_MAX || !pgr_utf8_valid(body, len))
+        return NULL;
+    /* aeson's decode (Payload.hs): what json-c's strict mode still takes
+     * ({'a':1}, NaN, 1., raw control characters in strings) is invalid */
+    if (!pgr_json_lexically_strict(body, len))
         return NULL;
     /* json-c counts the innermost scalar as a level too: max_depth
      * containers (objects/arrays) need one more */

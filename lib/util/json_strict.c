@@ -22,7 +22,7 @@ static bool is_json_space(char c)
  * false, null and exponents, and a '.' without a digit after it (1.);
  * inside strings an unescaped control character (RFC 8259 7, which
  * aeson enforces). */
-static bool lexically_json(const char *s, size_t n)
+bool pgr_json_lexically_strict(const char *s, size_t n)
 {
     static const char outside[] = " \t\r\n{}[]:,0123456789+-.eEtrufalsn";
     bool in_string = false;
@@ -50,7 +50,7 @@ static bool lexically_json(const char *s, size_t n)
 bool pgr_json_parse_strict(const char *s, size_t n, json_object **out)
 {
     *out = NULL;
-    if (s == NULL || n > INT_MAX || !pgr_utf8_valid(s, n) || !lexically_json(s, n))
+    if (s == NULL || n > INT_MAX || !pgr_utf8_valid(s, n) || !pgr_json_lexically_strict(s, n))
         return false;
     json_tokener *tok = json_tokener_new_ex(JSON_STRICT_MAX_DEPTH);
     if (tok == NULL)

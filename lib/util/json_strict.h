@@ -15,4 +15,10 @@
  * value, nests deeper than json-c can follow here, or is not UTF-8. */
 bool pgr_json_parse_strict(const char *s, size_t n, json_object **out);
 
+/* What json-c's strict mode lets through and aeson does not, looked for
+ * in one pass before json-c parses: a single quote or a letter outside
+ * strings (NaN, Infinity, 'key'), a '.' without a digit after it, a raw
+ * control character inside a string. False when s has any. */
+bool pgr_json_lexically_strict(const char *s, size_t n);
+
 #endif

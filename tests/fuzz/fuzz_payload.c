@@ -7,13 +7,16 @@
 #include <limits.h>
 
 #include "parse/api_request.h"
+#include "util/json_strict.h"
 
-/* json-c's verdict on the whole body (strict, UTF-8 as Data.Text, the
- * default depth limit): the reference the element-by-element reading of
- * arrays in lib/parse/payload.c must agree with. */
+/* json-c's verdict on the whole body (strict, UTF-8 as Data.Text, without
+ * the leniencies aeson lacks, the default depth limit): the reference the
+ * element-by-element reading of arrays in lib/parse/payload.c must agree
+ * with. */
 static bool whole_body_is_json(const uint8_t *body, size_t len)
 {
-    if (len == 0 || len > INT_MAX || !pgr_utf8_valid((const char *)body, len))
+    if (len == 0 || len > INT_MAX || !pgr_utf8_valid((const char *)body, len) ||
+        !pgr_json_lexically_strict((const char *)body, len))
         return false;
     json_tokener *tok = json_tokener_new_ex(PGR_DEFAULT_MAX_JSON_DEPTH + 1);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);

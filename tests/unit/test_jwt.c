@@ -370,6 +370,13 @@ START_TEST(payload_read_only_after_the_signature)
     expect_error(&f, raw_hs256(f.a, SECRET, "notjson"), 401, "PGRST303", "Parsing claims failed");
     expect_error(&f, raw_hs256(f.a, SECRET, "\"str\""), 401, "PGRST303", "Parsing claims failed");
     expect_error(&f, raw_hs256(f.a, SECRET, "[1]"), 401, "PGRST303", "Parsing claims failed");
+    /* aeson, not json-c's leniencies */
+    expect_error(&f, raw_hs256(f.a, SECRET, "{'role':'author'}"), 401, "PGRST303",
+                 "Parsing claims failed");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"n\":NaN}"), 401,
+                 "PGRST303", "Parsing claims failed");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"a\tb\"}"), 401, "PGRST303",
+                 "Parsing claims failed");
     expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"n\":99999999999999999999}"),
                 "author");
     expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"nbf\":-99999999999999999999}"),

@@ -107,6 +107,31 @@ START_TEST(not_one_json_value_is_invalid)
 }
 END_TEST
 
+/* aeson's decode is RFC 8259: none of what json-c's strict mode still
+ * takes (single-quoted keys, NaN/Infinity, "1.", raw control characters
+ * in strings: aeson's jstring_ fails "unescaped control character"),
+ * neither as the body nor as an element of an array body */
+START_TEST(json_leniencies_are_invalid)
+{
+    static const char *const bodies[] = {
+        "{'a':1}", "[{'a':1}]", "{\"a\":NaN}", "[{\"a\":Infinity}]", "{\"a\":-Infinity}",
+        "{\"a\":1.}", "[{\"a\":1.}]", "{\"a\":\"x\ny\"}", "[{\"a\":\"\t\"}]",
+        "{\"a\":1,}", "[{\"a\":1},]", "{\"a\":1}/*c*/", "[{\"a\":1} // c\n]",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        expect_invalid("/items", "application/json", bodies[i], strlen(bodies[i]),
+                       "Empty or invalid json");
+        expect_invalid("/rpc/f", "application/json", bodies[i], strlen(bodies[i]),
+                       "Empty or invalid json");
+    }
+    /* escaped, they are fine; letters inside strings too */
+    expect_payload("/items", "application/json", "{\"a\":\"x\\ny 'NaN' 1.\"}",
+                   "{\"a\":\"x\\ny 'NaN' 1.\"}", 1);
+    expect_payload("/items", "application/json", "[{\"a\":1.5e-3,\"b\":true,\"c\":null}]",
+                   "[{\"a\":1.5e-3,\"b\":true,\"c\":null}]", 3);
+}
+END_TEST
+
 START_TEST(arrays_need_objects_with_one_key_set)
 {
     expect_invalid("/items", "application/json", "[1,2]", 5, "All object keys must match");
@@ -274,6 +299,7 @@ int main(void)
     tcase_add_test(tc, scalars_become_the_empty_array);
     tcase_add_test(tc, objects_and_uniform_arrays_keep_their_keys);
     tcase_add_test(tc, not_one_json_value_is_invalid);
+    tcase_add_test(tc, json_leniencies_are_invalid);
     tcase_add_test(tc, arrays_need_objects_with_one_key_set);
     tcase_add_test(tc, arrays_read_element_by_element);
     tcase_add_test(tc, array_bodies_are_not_held_in_memory);

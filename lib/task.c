@@ -20,6 +20,7 @@
 #include "exec/stream.h"
 #include "sql/emit_stream.h"
 #include "observe.h"
+#include "schema/schema_cache.h"
 #include "sql/statements.h"
 #include "util/error.h"
 
@@ -265,6 +266,20 @@ static void warn_legacy_names(pgrest_task *t, const pgrest_query_plan *plan)
                   "or limits.\"", hint);
 }
 
+/* App.hs postgrestResponse: a request that comes before any schema cache
+ * is answered NoSchemaCacheError before its body is read or parsed (only
+ * authentication, and CORS preflights, come first) */
+static int require_schema_cache(pgrest_ctx *ctx, pgrest_error *err)
+{
+    pgr_schema_cache *sc = pgr_ctx_schema(ctx);
+    if (sc == NULL)
+        return pgr_error(err, 503, "PGRST002",
+                         "Could not query the database for the schema cache. Retrying.",
+                         NULL, NULL);
+    pgr_schema_cache_release(sc);
+    return PGREST_OK;
+}
+
 static int prepare(pgrest_task *t)
 {
     pgrest_ctx *ctx = t->ctx;
@@ -279,6 +294,11 @@ static int prepare(pgrest_task *t)
         return rc;
     double t1 = now_ms();
     t->tm.jwt = t1 - t0;
+    /* the access log names the role from here on (App.hs tell authRole) */
+    if (auth != NULL)
+        t->role = auth->role;
+    if ((rc = require_schema_cache(ctx, &t->err)) != PGREST_OK)
+        return rc;
     rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
     if (api != NULL)
         t->role = api->role;

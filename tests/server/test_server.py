@@ -529,6 +529,18 @@ class StartWithoutDatabaseTest(ServerTestCase):
         self.assertEqual(body, {"code": "PGRST002", "details": None, "hint": None,
                                 "message": "Could not query the database for the schema cache. Retrying."})
         self.assertRegex(r.headers.get("Retry-After", ""), r"^[0-9]+$")
+        # App.hs postgrestResponse: no schema cache is answered before the
+        # request is parsed or planned; only authentication comes first
+        for method, path, body in (("GET", "/artists?select=(", None),
+                                   ("GET", "/no_such_table?id=zz.1", None),
+                                   ("POST", "/rpc/nope", b"{'not json"),
+                                   ("OPTIONS", "/artists", None),
+                                   ("GET", "/", None)):
+            r = http(method, srv.url(path), body=body)
+            self.assertEqual((r.status, r.json()["code"]), (503, "PGRST002"), (method, path))
+        r = srv.get("/artists?select=(", headers={"Authorization": "Bearer a.b.c"})
+        self.assertNotEqual(r.json()["code"], "PGRST002")
+        self.assertRegex(r.json()["code"], r"^PGRST30[0-9]$")
         time.sleep(3)             # a few retries with backoff
         self.assertTrue(srv.alive())
         self.assertEqual(srv.get("/artists").status, 503)

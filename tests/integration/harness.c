@@ -1,5 +1,6 @@
 #include "harness.h"
 
+#include <check.h>
 #include <json-c/json.h>
 
 #include <stdio.h>
@@ -142,4 +143,24 @@ char *harness_json_canonical(json_object *j, bool sort_arrays)
         return out;
     }
     return strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+}
+
+PGconn *harness_admin_connect(void)
+{
+    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
+    if (uri == NULL || *uri == '\0') {
+        fprintf(stderr, "PGREST_TEST_ADMIN_URI not set: skipping\n");
+        exit(77);
+    }
+    PGconn *c = PQconnectdb(uri);
+    ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
+    harness_admin_exec(c, "SET client_min_messages = warning");
+    return c;
+}
+
+void harness_admin_exec(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include <json-c/json.h>
+#include <libpq-fe.h>
 
 #include "pgrest/pgrest.h"
 
@@ -25,6 +26,12 @@ void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
                      const char *query, const char *const *headers,
                      const char *body, test_response *out);
 const char *harness_header(const test_response *r, const char *name);
+
+/* A superuser connection to the test database (PGREST_TEST_ADMIN_URI;
+ * exits 77, skip, when it is unset), with client_min_messages = warning. */
+PGconn *harness_admin_connect(void);
+/* Runs sql on c; the test fails unless the command succeeded. */
+void harness_admin_exec(PGconn *c, const char *sql);
 void harness_free(test_response *r);
 /* The database URI (for tests that open their own PGconn). */
 const char *harness_db_uri(void);

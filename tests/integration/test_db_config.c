@@ -15,20 +15,12 @@ static PGconn *admin;
 
 static void exec_admin(const char *sql)
 {
-    PGresult *r = PQexec(admin, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(admin));
-    PQclear(r);
+    harness_admin_exec(admin, sql);
 }
 
 static void setup(void)
 {
-    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
-    if (uri == NULL || *uri == '\0') {
-        fprintf(stderr, "PGREST_TEST_ADMIN_URI not set: skipping\n");
-        exit(77);
-    }
-    admin = PQconnectdb(uri);
-    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
+    admin = harness_admin_connect();
 }
 
 static void teardown(void)

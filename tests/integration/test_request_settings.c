@@ -20,10 +20,7 @@ static PGconn *admin;
 
 static void exec_admin(const char *sql)
 {
-    PGresult *r = PQexec(admin, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql,
-                  PQerrorMessage(admin));
-    PQclear(r);
+    harness_admin_exec(admin, sql);
 }
 
 /* One text holding every setting, in a fixed order. */
@@ -38,14 +35,7 @@ static void exec_admin(const char *sql)
 
 static void setup(void)
 {
-    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
-    if (uri == NULL || *uri == '\0') {
-        fprintf(stderr, "PGREST_TEST_ADMIN_URI not set: skipping\n");
-        exit(77);
-    }
-    admin = PQconnectdb(uri);
-    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
-    exec_admin("SET client_min_messages = warning");
+    admin = harness_admin_connect();
     exec_admin("CREATE OR REPLACE FUNCTION api.rq_settings() RETURNS text"
                " LANGUAGE sql VOLATILE AS $$ SELECT " SETTINGS_TEXT " $$");
     /* session scope (is_local false): outlives the transaction on the

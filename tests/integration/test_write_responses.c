@@ -17,22 +17,12 @@ static pgrest_ctx *ctx;
 
 static void exec_admin(const char *sql)
 {
-    PGresult *r = PQexec(admin, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql,
-                  PQerrorMessage(admin));
-    PQclear(r);
+    harness_admin_exec(admin, sql);
 }
 
 static void setup(void)
 {
-    const char *uri = getenv("PGREST_TEST_ADMIN_URI");
-    if (uri == NULL || *uri == '\0') {
-        fprintf(stderr, "PGREST_TEST_ADMIN_URI not set: skipping\n");
-        exit(77);
-    }
-    admin = PQconnectdb(uri);
-    ck_assert_int_eq(PQstatus(admin), CONNECTION_OK);
-    exec_admin("SET client_min_messages = warning");
+    admin = harness_admin_connect();
     exec_admin("CREATE TABLE api.wr_nopk (a text, b text)");
     exec_admin("GRANT ALL ON api.wr_nopk TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "rollback-allow-override",

@@ -8,21 +8,27 @@
 #include "sql/sql_builder.h"
 #include "util/error.h"
 
-/* The options PostgREST reads from the database (ref/configuration, the
- * "In-Database" column), as pgrst.<name with underscores>. */
+/* The options PostgREST reads from the database, as pgrst.<name with
+ * underscores>: Config/Database.hs dbSettingsNames. The docs' "In-Database"
+ * column also lists pgrst.jwt_cache_max_entries, but dbSettingsNames has
+ * the stale "jwt_cache_max_lifetime" instead, which no option reads -- so
+ * PostgREST takes jwt-cache-max-entries from the file or environment only. */
 static const char *const db_keys[] = {
     "client_error_verbosity", "db_aggregates_enabled", "db_anon_role",
     "db_extra_search_path", "db_hoisted_tx_settings", "db_max_rows",
     "db_plan_enabled", "db_pre_config", "db_pre_request", "db_prepared_statements",
     "db_root_spec", "db_schemas", "db_tx_end", "jwt_aud", "jwt_role_claim_key",
-    "jwt_secret", "jwt_secret_is_base64", "jwt_cache_max_entries", "openapi_mode",
+    "jwt_secret", "jwt_secret_is_base64", "openapi_mode",
     "openapi_security_active", "openapi_server_proxy_uri",
     "server_cors_allowed_origins", "server_trace_header", "server_timing_enabled",
     "url_use_legacy_target_names", NULL,
 };
 
-/* Role settings first (database-specific winning), then what the session
- * holds after the pre-config function for the keys the role does not set. */
+/* Role settings first (database-specific winning), then -- only when a
+ * pre-config function ran ($2) -- what the session holds after it for the
+ * keys the role does not set. Without pre-config, queryDbSettings reads
+ * pg_db_role_setting alone: pgrst.* set by ALTER DATABASE, postgresql.conf
+ * or the connection's options have no effect. */
 static const char *const settings_query =
     "WITH role_setting AS ("
     "  SELECT setdatabase AS database, unnest(setconfig) AS setting"
@@ -43,7 +49,7 @@ static const char *const settings_query =
     " SELECT key, value FROM from_role"
     " UNION ALL"
     " SELECT key, value FROM from_session"
-    " WHERE value IS NOT NULL AND value <> ''"
+    " WHERE $2::boolean AND value IS NOT NULL AND value <> ''"
     "   AND key NOT IN (SELECT key FROM from_role)";
 
 int pgr_db_query_error(pgrest_arena *a, PGconn *pg, const PGresult *r, pgrest_error *err)
@@ -85,7 +91,7 @@ static char *option_name(pgrest_arena *a, const char *key)
 /* The in-database options PostgREST reads with optInt and optBool. */
 static bool is_int_key(const char *key)
 {
-    return strcmp(key, "db_max_rows") == 0 || strcmp(key, "jwt_cache_max_entries") == 0;
+    return strcmp(key, "db_max_rows") == 0;
 }
 
 static bool is_bool_key(const char *key)
@@ -144,8 +150,8 @@ int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
         while (db_keys[n] != NULL)
             n++;
         const char *keys = pgr_pg_array_literal(a, db_keys, n);
-        const char *params[1] = {keys};
-        r = PQexecParams(pg, settings_query, 1, NULL, params, NULL, NULL, 0);
+        const char *params[2] = {keys, pre_config != NULL ? "true" : "false"};
+        r = PQexecParams(pg, settings_query, 2, NULL, params, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_TUPLES_OK ? collect(a, r, out, err)
                                                   : pgr_db_query_error(a, pg, r, err);
         PQclear(r);

@@ -12,12 +12,9 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
-bool pgr_coerce_int_text(const char *s, long long *out)
+/* One number lexeme: decimal, 0x/0X hexadecimal or 0o/0O octal digits. */
+static const char *read_natural(const char *p, long long *out)
 {
-    const char *p = skip_ws(s);
-    bool neg = *p == '-';
-    if (neg)
-        p++;
     int base = 10;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2])) {
         base = 16;
@@ -25,13 +22,38 @@ bool pgr_coerce_int_text(const char *s, long long *out)
     } else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O') && p[2] >= '0' && p[2] <= '7') {
         base = 8;
         p += 2;
+    } else if (!isdigit((unsigned char)*p)) {
+        return NULL;    /* strtoll would also take white space and a sign */
     }
-    if (!isxdigit((unsigned char)*p))
-        return false;
     char *end = NULL;
     errno = 0;
     long long n = strtoll(p, &end, base);
-    if (errno != 0 || end == p || *skip_ws(end) != '\0')
+    if (errno != 0 || end == p)
+        return NULL;
+    *out = n;
+    return end;
+}
+
+/* GHC.Read readNumber: `parens` (any number of balanced parentheses)
+ * around an optional "-" lexeme and the number, white space between
+ * lexemes -- so "(5)", "- 5" and " ( -0x10 ) " all read. Counting the
+ * parentheses instead of recursing keeps the stack flat on any input. */
+bool pgr_coerce_int_text(const char *s, long long *out)
+{
+    const char *p = skip_ws(s);
+    size_t open = 0;
+    for (; *p == '('; p = skip_ws(p + 1))
+        open++;
+    bool neg = *p == '-';
+    if (neg)
+        p = skip_ws(p + 1);
+    long long n;
+    p = read_natural(p, &n);
+    if (p == NULL)
+        return false;
+    for (p = skip_ws(p); open > 0 && *p == ')'; p = skip_ws(p + 1))
+        open--;
+    if (open != 0 || *p != '\0')
         return false;
     *out = neg ? -n : n;
     return true;

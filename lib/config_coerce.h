@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 
-/* `readMaybe` for an integral type: surrounding white space, an optional
- * '-', decimal, 0x hexadecimal or 0o octal digits; false for anything
- * else (and beyond long long). */
+/* `readMaybe` for an integral type: white space, balanced parentheses, an
+ * optional '-' lexeme, decimal, 0x hexadecimal or 0o octal digits; false
+ * for anything else (and beyond long long). */
 bool pgr_coerce_int_text(const char *s, long long *out);
 
 /* The letters of s read as True/False in any case ("TRUE", "t-r-u-e"),

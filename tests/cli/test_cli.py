@@ -345,6 +345,37 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(dump(text="db-pool = 2.5\n")["db-pool"], "10")
         self.assertEqual(dump(text='db-pool = "12"\n')["db-pool"], "12")
 
+    def test_integers_read_as_haskell_reads_them(self):
+        """coerceInt (C.String x) = readMaybe x: GHC.Read's readNumber takes
+        balanced parentheses and a separate "-" lexeme around 0x/0o/decimal
+        digits; no '+', exponent or fraction."""
+        cases = [("(5)", "5"), ("((7))", "7"), (" ( 5 ) ", "5"), ("0x10", "16"),
+                 ("0O17", "15"), ("+5", "10"), ("1e3", "10"), ("5 6", "10"), ("(5", "10"),
+                 ("5)", "10"), ("()", "10")]
+        for value, expected in cases:
+            self.assertEqual(dump({"PGRST_DB_POOL": value})["db-pool"], expected, value)
+        for value, expected in [("- 5", "-5"), ("(-5)", "-5"), ("( - 0x10 )", "-16"),
+                                ("-(5)", "3000"), ("--5", "3000")]:
+            self.assertEqual(dump({"PGRST_SERVER_PORT": value})["server-port"], expected, value)
+        # coerceBool falls back to the same integer reading
+        self.assertEqual(dump({"PGRST_DB_PLAN_ENABLED": "(1)"})["db-plan-enabled"], "true")
+
+    def test_boolean_letters_and_numbers(self):
+        """coerceBool: T.filter isAlpha, T.toTitle, read; else an Integer."""
+        cases = [("t r u e", "true"), ("tRUE", "true"), ("tru3e", "true"), (" 1 ", "true"),
+                 ("1.5", "false"), ("-1", "false"), ("+1", "false")]
+        for value, expected in cases:
+            d = dump({"PGRST_DB_PLAN_ENABLED": value})
+            self.assertEqual(d["db-plan-enabled"], expected, value)
+
+    def test_socket_mode_reads_an_octal_prefix(self):
+        """parseSocketFileMode: readOct is a ReadS, so the octal digits at
+        the start count and the rest is ignored; dumped with showOct."""
+        for value, expected in [("0660", '"660"'), ("660abc", '"660"'), ("600 ", '"600"'),
+                                ("777", '"777"')]:
+            d = dump({"PGRST_SERVER_UNIX_SOCKET_MODE": value})
+            self.assertEqual(d["server-unix-socket-mode"], expected, value)
+
     def test_empty_string_is_unset(self):
         d = dump({"PGRST_DB_SCHEMAS": "", "PGRST_DB_ANON_ROLE": "", "PGRST_LOG_LEVEL": ""})
         self.assertEqual(d["db-schemas"], '"public"')
@@ -493,6 +524,14 @@ class ValidationTest(unittest.TestCase):
             self.check_fails({env: "abc"}, "Invalid %s: not an octal" % key)
             self.check_fails({env: "500"}, "Invalid %s: needs to be between 600 and 777" % key)
             self.check_fails({env: "1000"}, "Invalid %s: needs to be between 600 and 777" % key)
+
+    def test_socket_mode_prefix_errors(self):
+        # readOct does not skip white space; "0o660" reads as octal 0
+        env = "PGRST_SERVER_UNIX_SOCKET_MODE"
+        self.check_fails({env: " 660"}, "Invalid server-unix-socket-mode: not an octal")
+        self.check_fails({env: "-660"}, "Invalid server-unix-socket-mode: not an octal")
+        self.check_fails({env: "0o660"},
+                         "Invalid server-unix-socket-mode: needs to be between 600 and 777")
 
     def test_missing_secret_file(self):
         self.check_fails({"PGRST_JWT_SECRET": "@/nonexistent/secret"},

@@ -47,3 +47,8 @@ class InDbConfigDumpTest(ServerTestCase):
         d = self.dump(PGRST_DB_PRE_CONFIG="public.pre_config")
         self.assertEqual(d["db-schemas"], '"api"')
         self.assertEqual(d["db-max-rows"], "8")     # the role's setting wins
+
+    def test_db_uri_is_dumped_as_given(self):
+        # fallback_application_name goes into the connection settings only
+        # (Config.hs toConnectionSettings), not into configDbUri
+        self.assertEqual(self.dump()["db-uri"], '"%s"' % self.cluster.db_uri)

@@ -52,6 +52,25 @@ static void quoted(dump_lines *d, const char *key, const char *v)
     add_line(d, buf);
 }
 
+/* dumpQi . toQi: the text splits at its first '.' into schema and name;
+ * an empty name after the '.' leaves the schema as the name, an empty
+ * schema is not shown ("a." and ".a" both dump as "a"). */
+static void qualified(dump_lines *d, const char *key, const char *v)
+{
+    const char *dot = v ? strchr(v, '.') : NULL;
+    if (dot == NULL || (dot != v && dot[1] != '\0')) {
+        quoted(d, key, v);
+        return;
+    }
+    char *name = dot[1] == '\0' ? strndup(v, (size_t)(dot - v)) : strdup(dot + 1);
+    if (name == NULL) {
+        add_line(d, NULL);
+        return;
+    }
+    quoted(d, key, name);
+    free(name);
+}
+
 static void bare(dump_lines *d, const char *key, const char *v)
 {
     char *line = NULL;
@@ -96,12 +115,12 @@ static void db_lines(dump_lines *d, const app_config *c)
     number(d, "db-pool-max-lifetime", c->db_pool_max_lifetime);
     number(d, "db-pool-max-idletime", c->db_pool_max_idletime);
     boolean(d, "db-pool-automatic-recovery", c->db_pool_automatic_recovery);
-    quoted(d, "db-pre-request", c->db_pre_request);
+    qualified(d, "db-pre-request", c->db_pre_request);
     boolean(d, "db-prepared-statements", c->db_prepared_statements);
-    quoted(d, "db-root-spec", c->db_root_spec);
+    qualified(d, "db-root-spec", c->db_root_spec);
     quoted(d, "db-schemas", c->db_schemas);
     boolean(d, "db-config", c->db_config);
-    quoted(d, "db-pre-config", c->db_pre_config);
+    qualified(d, "db-pre-config", c->db_pre_config);
     quoted(d, "db-tx-end", c->db_tx_end);
     quoted(d, "db-uri", c->db_uri);
 }

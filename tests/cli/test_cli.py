@@ -376,6 +376,16 @@ class DumpConfigTest(unittest.TestCase):
             d = dump({"PGRST_SERVER_UNIX_SOCKET_MODE": value})
             self.assertEqual(d["server-unix-socket-mode"], expected, value)
 
+    def test_qualified_identifiers_dump_as_toqi_reads_them(self):
+        """toQi splits at the first '.' (T.breakOn); dumpQi leaves out an
+        empty schema, and an empty name makes the schema the name."""
+        cases = [("a.b", '"a.b"'), ("a.b.c", '"a.b.c"'), ("f", '"f"'), (".c", '"c"'),
+                 ("a.", '"a"'), (".", '""'), ('"a b".c', '"\\"a b\\".c"')]
+        for key in ["db-pre-request", "db-root-spec", "db-pre-config"]:
+            env = "PGRST_" + key.upper().replace("-", "_")
+            for value, expected in cases:
+                self.assertEqual(dump({env: value})[key], expected, (key, value))
+
     def test_empty_string_is_unset(self):
         d = dump({"PGRST_DB_SCHEMAS": "", "PGRST_DB_ANON_ROLE": "", "PGRST_LOG_LEVEL": ""})
         self.assertEqual(d["db-schemas"], '"public"')

@@ -387,14 +387,16 @@ class AdminTest(ServerTestCase):
         self.assertIn("\npgrst_db_pool_timeouts_total 0.0\n", r.body)
         # pgrst_db_pool_available is an Int sample (Metrics.hs dbPoolAvailable)
         self.assertRegex(r.body, r"\npgrst_db_pool_available [0-9]+\n")
-        # registration order (Metrics.hs init), pgrest's request counter last
+        # registration order (Metrics.hs init), then pgrest's own: the
+        # request and stream-abort counters
         order = [n for n in re.findall(r"^# TYPE (\S+) ", r.body, re.M)]
         self.assertEqual(order, ["pgrst_db_pool_timeouts_total", "pgrst_db_pool_available",
                                  "pgrst_db_pool_waiting", "pgrst_db_pool_max",
                                  "pgrst_schema_cache_loads_total",
                                  "pgrst_schema_cache_query_time_seconds",
                                  "pgrst_jwt_cache_requests_total", "pgrst_jwt_cache_hits_total",
-                                 "pgrst_jwt_cache_evictions_total", "pgrst_requests_total"])
+                                 "pgrst_jwt_cache_evictions_total", "pgrst_requests_total",
+                                 "pgrst_stream_aborts_total"])
 
     def test_not_found(self):
         for path in ("/", "/nope", "/ready/x", "/metricsx"):

@@ -12,6 +12,7 @@ with Prefer: count=exact, which the engine never streams (the total must
 precede the body), so PostgreSQL's own aggregate (json_agg, string_agg)
 builds them."""
 import hashlib
+import json
 import http.client
 import re
 import socket
@@ -271,3 +272,34 @@ class StreamFailureTest(ServerTestCase):
         self.assert_pool_serves()
         # the same backend, kept clean rather than replaced
         self.assertEqual(self.wait_backend(lambda r: r[1] == "idle")[0], pid)
+
+
+class StreamingMaxRowsTest(ServerTestCase):
+    """db-max-rows bounds a streamed read as it bounds a buffered one: it
+    is part of the statement (docs/streaming.md)."""
+    START_SERVER = False
+    SERVER_CONFIG = {"db-max-rows": "5000"}
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql("CREATE TABLE api.wide AS SELECT g AS id, repeat(md5(g::text), 2) AS t "
+                          "FROM generate_series(1, 8000) g; "
+                          "GRANT SELECT ON api.wide TO web_anon")
+        self.start_server()
+
+    def test_max_rows_cut_a_streamed_read(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        try:
+            c.request("GET", "/wide?order=id")
+            r = c.getresponse()
+            self.assertEqual(r.status, 200)
+            self.assertEqual(r.getheader("Transfer-Encoding"), "chunked")
+            rows = json.loads(r.read())
+        finally:
+            c.close()
+        self.assertEqual([row["id"] for row in rows], list(range(1, 5001)))
+        # the buffered path of the same request agrees
+        status, h, digest, n = fetch(self.server.port, "/wide?order=id",
+                                     {"Prefer": "count=exact"})
+        self.assertEqual((status, h.get("content-range")), (206, "0-4999/8000"))
+        self.assertEqual(fetch(self.server.port, "/wide?order=id")[2], digest)

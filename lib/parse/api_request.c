@@ -17,6 +17,7 @@
 #include "parse/query_string.h"
 #include "parse/ranges.h"
 #include "util/error.h"
+#include "util/qualified_ident.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
@@ -62,19 +63,19 @@ static int parse_target(pgrest_arena *a, const char *path,
                      NULL, NULL);
 }
 
-/* db-root-spec names a function, maybe schema-qualified (Config.hs toQi:
- * "s.f" -> f; no dot or more than one -> the whole text); "/" calls it by
- * that name in the request's schema. */
-static const char *root_spec_name(const char *spec)
+/* db-root-spec names a function, maybe schema-qualified (toQi); "/"
+ * calls it by its name part in the request's schema (ApiRequest.hs
+ * getResource: QualifiedIdentifier _ pathName). */
+static const char *root_spec_name(pgrest_arena *a, const char *spec)
 {
-    const char *dot = strchr(spec, '.');
-    return dot != NULL && strchr(dot + 1, '.') == NULL ? dot + 1 : spec;
+    pgr_qualified_ident qi;
+    return pgr_to_qi(a, spec, &qi) ? qi.name : NULL;
 }
 
 /* ApiRequest.hs getResource for "/": openapi-mode=disabled refuses every
  * method (PGRST126), db-root-spec turns it into that function's resource,
  * otherwise it is the schema (OpenAPI document, OPTIONS). */
-static int resolve_root(const pgr_config *cfg, pgrest_api_request *api,
+static int resolve_root(pgrest_arena *a, const pgr_config *cfg, pgrest_api_request *api,
                         pgrest_error *err)
 {
     if (api->target != PGR_TARGET_ROOT)
@@ -84,7 +85,9 @@ static int resolve_root(const pgr_config *cfg, pgrest_api_request *api,
                          NULL, NULL);
     if (cfg->db_root_spec != NULL) {
         api->target = PGR_TARGET_ROUTINE;
-        api->name = root_spec_name(cfg->db_root_spec);
+        api->name = root_spec_name(a, cfg->db_root_spec);
+        if (api->name == NULL)
+            return pgr_error_oom(err);
     }
     return PGREST_OK;
 }
@@ -406,7 +409,7 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
      * access log shows it for every request that got past authentication */
     *out = api;
     if ((rc = parse_target(arena, req->path, api, err)) != PGREST_OK ||
-        (rc = resolve_root(pgr_cfg(ctx, arena), api, err)) != PGREST_OK ||
+        (rc = resolve_root(arena, pgr_cfg(ctx, arena), api, err)) != PGREST_OK ||
         (rc = parse_action(arena, api, err)) != PGREST_OK ||
         (rc = parse_schema(ctx, arena, req, api, err)) != PGREST_OK ||
         (rc = check_name_nul(arena, req->path, api, err)) != PGREST_OK)

@@ -168,13 +168,7 @@ bool pgr_emit_pre_request(pgr_sql *q, const pgrest_ctx *ctx)
     if (fn == NULL)
         return false;
     pgr_sql_put(q, "SELECT ");
-    const char *dot = strchr(fn, '.');
-    if (dot != NULL) {
-        pgr_sql_ident(q, pgr_strndup(q->arena, fn, (size_t)(dot - fn)));
-        pgr_sql_put(q, ".");
-        pgr_sql_ident(q, dot + 1);
-    } else
-        pgr_sql_ident(q, fn);
+    pgr_sql_qualified_text(q, fn);
     pgr_sql_put(q, "()");
     return true;
 }

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/qualified_ident.h"
+
 void pgr_sql_init(pgr_sql *q, pgrest_arena *a)
 {
     memset(q, 0, sizeof *q);
@@ -32,13 +34,16 @@ void pgr_sql_qualified_text(pgr_sql *q, const char *qualified)
         q->sb.failed = true;
         return;
     }
-    const char *dot = strchr(qualified, '.');
-    if (dot == NULL) {
-        pgr_sql_ident(q, qualified);
+    /* toQi, then SqlFragment fromQi: no schema, no qualification */
+    pgr_qualified_ident qi;
+    if (!pgr_to_qi(q->arena, qualified, &qi)) {
+        q->sb.failed = true;
         return;
     }
-    pgr_sql_qualified(q, pgr_strndup(q->arena, qualified, (size_t)(dot - qualified)),
-                      dot + 1);
+    if (qi.schema[0] == '\0')
+        pgr_sql_ident(q, qi.name);
+    else
+        pgr_sql_qualified(q, qi.schema, qi.name);
 }
 
 void pgr_sql_param(pgr_sql *q, const char *value)

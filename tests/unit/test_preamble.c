@@ -10,6 +10,7 @@
 #include "check_run.h"
 #include "config_snapshot.h"
 #include "context.h"
+#include "parse/api_request.h"
 #include "sql/statements.h"
 
 static const char snapshot[] =
@@ -272,6 +273,57 @@ START_TEST(hoisted_settings_option)
 }
 END_TEST
 
+/* db-pre-request read as toQi (SchemaCache/Identifiers.hs) and called as
+ * SqlFragment fromQi writes it: no schema, no qualification; nothing
+ * after the first dot makes the part before it the name. */
+START_TEST(pre_request_names_as_toqi_reads_them)
+{
+    static const struct { const char *option, *call; } cases[] = {
+        {"f", "SELECT \"f\"()"},
+        {"s.f", "SELECT \"s\".\"f\"()"},
+        {"a.", "SELECT \"a\"()"},
+        {".f", "SELECT \"f\"()"},
+        {".", "SELECT \"\"()"},
+        {"a.b.c", "SELECT \"a\".\"b.c\"()"},
+        {"Q\"x.y", "SELECT \"Q\"\"x\".\"y\"()"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pgrest_error err = {0};
+        ck_assert_int_eq(pgrest_ctx_set(ctx, "db-pre-request", cases[i].option, &err),
+                         PGREST_OK);
+        /* a request's arena holds the configuration it started with */
+        pgrest_arena_free(arena);
+        arena = pgrest_arena_new(0);
+        pgrest_statements *st = emit("GET", "/items", NULL);
+        size_t at = find(st, PGR_STMT_PRE_REQUEST);
+        ck_assert_uint_ne(at, (size_t)-1);
+        ck_assert_str_eq(pgrest_statements_sql(st, at), cases[i].call);
+    }
+}
+END_TEST
+
+/* "/" with db-root-spec calls the name part of toQi (ApiRequest.hs
+ * getResource: QualifiedIdentifier _ pathName) in the request's schema. */
+START_TEST(root_spec_name_as_toqi_reads_it)
+{
+    static const struct { const char *option, *name; } cases[] = {
+        {"root", "root"}, {"s.root", "root"}, {"root.", "root"},
+        {".root", "root"}, {"a.b.c", "b.c"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pgrest_error err = {0};
+        ck_assert_int_eq(pgrest_ctx_set(ctx, "db-root-spec", cases[i].option, &err),
+                         PGREST_OK);
+        pgrest_arena_free(arena);
+        arena = pgrest_arena_new(0);
+        pgrest_request *req = pgrest_request_new(arena, "GET", "/", "");
+        pgrest_api_request *api = NULL;
+        ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+        ck_assert_str_eq(api->name, cases[i].name);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("preamble");
@@ -284,6 +336,8 @@ int main(void)
     tcase_add_test(tc, function_isolation_and_hoisted_settings);
     tcase_add_test(tc, snapshot_role_settings_parsed);
     tcase_add_test(tc, hoisted_settings_option);
+    tcase_add_test(tc, pre_request_names_as_toqi_reads_them);
+    tcase_add_test(tc, root_spec_name_as_toqi_reads_it);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -93,22 +93,24 @@ static char *single_line(pgrest_arena *a, const char *msg)
 /* Observation.hs prints names with Haskell's show: the channel as Text
  * (DBListenStart, DBListenFail), the notification's channel and the
  * listener's host:port as ByteStrings. "" when out of memory. */
-static const char *show_text(pgrest_arena *a, const char *s)
+static const char *show_with(pgrest_arena *a, const char *s,
+                             void (*show)(pgr_sb *, const char *))
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, strlen(s) + 8);
-    pgr_hs_show_cstring(&sb, s);
+    show(&sb, s);
     const char *out = pgr_sb_finish(&sb);
     return out ? out : "\"\"";
 }
 
+static const char *show_text(pgrest_arena *a, const char *s)
+{
+    return show_with(a, s, pgr_hs_show_cstring);
+}
+
 static const char *show_bytes(pgrest_arena *a, const char *s)
 {
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, strlen(s) + 8);
-    pgr_hs_show_bytes(&sb, s);
-    const char *out = pgr_sb_finish(&sb);
-    return out ? out : "\"\"";
+    return show_with(a, s, pgr_hs_show_bytes);
 }
 
 /* DBListenFail: the reason the LISTEN connection could not be made or

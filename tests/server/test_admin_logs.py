@@ -3,9 +3,6 @@
 docs references/admin_server.rst and observability.rst): health checks and
 log parsers written for PostgREST must keep working against pgrest-server.
 Expected values come from PostgREST's source, not from our output."""
-import base64
-import hashlib
-import hmac
 import http.client as httpclient
 import json
 import os
@@ -15,7 +12,7 @@ import socket
 import stat
 import time
 
-from harness import ServerTestCase, free_tcp_port, http
+from harness import ServerTestCase, free_tcp_port, hs256_token, http
 
 # Logger.hs formatZonedTime "%d/%b/%Y:%T %z" followed by ": "
 STAMP = r"\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}: "
@@ -26,12 +23,7 @@ JWT_SECRET = "reallyreallyreallyreallyverysafe"
 
 
 def jwt(claims):
-    def b64(data):
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64(json.dumps(claims).encode())
-    sig = hmac.new(JWT_SECRET.encode(), ("%s.%s" % (head, body)).encode(), hashlib.sha256).digest()
-    return "%s.%s.%s" % (head, body, b64(sig))
+    return hs256_token(claims, JWT_SECRET)
 
 
 class UnixHTTPConnection(httpclient.HTTPConnection):

@@ -6,27 +6,19 @@ option that changes the document: follow-privileges as the anonymous
 and an authenticated role, ignore-privileges, the security definitions
 and a proxy URI (Response/OpenAPI.hs). A real Swagger client refuses a
 document the schema refuses."""
-import base64
-import hashlib
-import hmac
 import json
 import os
 import unittest
 
 import draft4
-from harness import ServerTestCase
+from harness import ServerTestCase, hs256_token
 
 JWT_SECRET = "reallyreallyreallyreallyverysafe"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def jwt(claims):
-    def b64(data):
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64(json.dumps(claims).encode())
-    sig = hmac.new(JWT_SECRET.encode(), ("%s.%s" % (head, body)).encode(), hashlib.sha256).digest()
-    return "%s.%s.%s" % (head, body, b64(sig))
+    return hs256_token(claims, JWT_SECRET)
 
 
 def swagger_schemas():

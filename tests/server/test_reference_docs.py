@@ -6,13 +6,9 @@ resource_representation.rst shows 415 for an unknown Accept, Error.hs
 gives MediaTypeError status 406; schemas.rst shows the PGRST106 message
 "The schema must be one of the following", Error.hs gives
 "Invalid schema: <name>" with the exposed list in the hint."""
-import base64
-import hashlib
-import hmac
-import json
 import time
 
-from harness import ServerTestCase, http
+from harness import ServerTestCase, hs256_token, http
 
 SECRET = "reallyreallyreallyreallyverysafe"
 
@@ -53,12 +49,7 @@ EXPOSED = "tenant1, tenant2, api"
 
 
 def token(claims):
-    def b64(raw):
-        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64(json.dumps(claims).encode())
-    sig = hmac.new(SECRET.encode(), (head + "." + body).encode(), hashlib.sha256).digest()
-    return head + "." + body + "." + b64(sig)
+    return hs256_token(claims, SECRET)
 
 
 class ReferenceDocsTest(ServerTestCase):

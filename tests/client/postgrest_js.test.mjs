@@ -2,42 +2,10 @@
 // tests/fixtures/test_schema.sql. Expected values are PostgREST's answers
 // (its docs and source: Error.hs, Response.hs, Plan.hs), which the client
 // turns into { data, error, count, status }.
-// Usage: node postgrest_js.test.mjs BASE_URL JWT_SECRET
-// Prints "ok - name" / "not ok - name: reason" per case and ends with
-// "client: P passed, F failed, 0 skipped".
+// Usage: node postgrest_js.test.mjs BASE_URL JWT_SECRET (helpers.mjs).
 import assert from 'node:assert/strict'
-import crypto from 'node:crypto'
 import { PostgrestClient, PostgrestError } from '@supabase/postgrest-js'
-
-const [base, secret] = process.argv.slice(2)
-const b64 = (s) => Buffer.from(s).toString('base64url')
-function jwt(claims) {
-  const head = b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))
-  const body = b64(JSON.stringify(claims))
-  const sig = crypto.createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')
-  return `${head}.${body}.${sig}`
-}
-// retries off: a 503 must show, not be retried away
-const anon = new PostgrestClient(base, { retry: false })
-const user = new PostgrestClient(base, {
-  retry: false,
-  headers: { Authorization: `Bearer ${jwt({ role: 'web_user', sub: 'alice' })}` },
-})
-
-const cases = []
-const test = (name, fn) => cases.push([name, fn])
-const ok = (r, status = 200) => {
-  assert.equal(r.error, null, JSON.stringify(r.error))
-  assert.equal(r.status, status)
-  return r.data
-}
-const failed = (r, status, code, message) => {
-  assert.equal(r.status, status, JSON.stringify(r))
-  assert.equal(r.error.code, code)
-  if (message !== undefined) assert.equal(r.error.message, message)
-  assert.equal(r.data, null)
-  return r.error
-}
+import { anon, base, failed, jwt, ok, run, test, user } from './helpers.mjs'
 
 // ---- select
 test('select with nested embeds and a filter', async () => {
@@ -273,7 +241,7 @@ test('unknown column', async () => {
 })
 test('schema() with a schema that is not exposed', async () => {
   const e = failed(await anon.schema('private').from('labels').select(), 406, 'PGRST106', 'Invalid schema: private')
-  assert.equal(e.hint, 'Only the following schemas are exposed: api')
+  assert.equal(e.hint, 'Only the following schemas are exposed: api, personal')
   assert.deepEqual(ok(await anon.schema('api').from('labels').select('name')), [{ name: 'Indie Co' }])
 })
 test('abortSignal cancels, the server goes on', async () => {
@@ -700,16 +668,4 @@ test('the client timeout option aborts a slow request', async () => {
   assert.equal(ok(await anon.rpc('add', { a: 1, b: 1 })), 2)
 })
 
-let passed = 0, failures = 0
-for (const [name, fn] of cases) {
-  try {
-    await fn()
-    passed++
-    console.log(`ok - ${name}`)
-  } catch (e) {
-    failures++
-    console.log(`not ok - ${name}: ${(e && e.message ? e.message : String(e)).split('\n').slice(0, 6).join(' | ')}`)
-  }
-}
-console.log(`client: ${passed} passed, ${failures} failed, 0 skipped`)
-process.exit(failures ? 1 : 0)
+await run()

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""A real client: Supabase's postgrest-js (npm @supabase/postgrest-js)
+"""Real clients: Supabase's postgrest-js (npm @supabase/postgrest-js) and
+supabase-js (whose from/rpc/schema are postgrest-js behind its own fetch)
 against pgrest-server on tests/fixtures/test_schema.sql (a cluster of the
-server suite's harness) with tests/client/client_schema.sql on top. The package is installed with npm into a
-temporary directory; without node/npm, or when the registry cannot be
-reached, the suite is skipped. Ends with
+server suite's harness) with tests/client/client_schema.sql on top. The
+packages are installed with npm into a temporary directory; without
+node/npm, or when the registry cannot be reached, the suite is skipped.
+Every *.test.mjs here runs in turn (in name order, against one server and
+database); ends with
     client: N passed, N failed, N skipped
 which scripts/test.sh adds to its totals. Exit status 1 if anything failed.
 
 Environment: PGREST_SERVER (default build/server/pgrest-server),
-POSTGREST_JS_VERSION (npm version spec, default: the latest)."""
+POSTGREST_JS_VERSION, SUPABASE_JS_VERSION (npm version specs, default:
+the latest)."""
 import os
 import re
 import shutil
@@ -22,7 +26,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "server"))
 import harness  # noqa: E402
 
 JWT_SECRET = "reallyreallyreallyreallyverysafe"
-TEST_FILE = "postgrest_js.test.mjs"
+TEST_SUFFIX = ".test.mjs"
+PACKAGES = [("@supabase/postgrest-js", "POSTGREST_JS_VERSION"),
+            ("@supabase/supabase-js", "SUPABASE_JS_VERSION")]
 SCHEMA_FILE = "client_schema.sql"   # loaded on top of the fixture
 
 
@@ -33,16 +39,15 @@ def skipped(reason):
 
 
 def install(directory):
-    """npm install of postgrest-js into directory; None or why it failed."""
+    """npm install of the clients into directory; None or why it failed."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         return "node or npm not found"
-    spec = "@supabase/postgrest-js"
-    if os.environ.get("POSTGREST_JS_VERSION"):
-        spec += "@" + os.environ["POSTGREST_JS_VERSION"]
+    specs = [name + ("@" + os.environ[var] if os.environ.get(var) else "")
+             for name, var in PACKAGES]
     with open(os.path.join(directory, "package.json"), "w") as f:
         f.write('{"name": "pgrest-client-test", "private": true, "type": "module"}\n')
     try:
-        r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", spec],
+        r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"] + specs,
                            cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, timeout=180)
     except subprocess.TimeoutExpired:
@@ -51,6 +56,28 @@ def install(directory):
         lines = r.stdout.strip().splitlines()
         return "npm install failed" + (": " + lines[-1] if lines else "")
     return None
+
+
+def run_files(work, server):
+    """Runs every test file, prints their lines and the summed counts."""
+    passed = failures = 0
+    for name in sorted(n for n in os.listdir(work) if n.endswith(TEST_SUFFIX)):
+        r = subprocess.run(["node", name, server.url(""), JWT_SECRET], cwd=work,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        out = r.stdout.replace("client: ", "client %s: " % name)
+        print(out, end="")
+        m = re.search(r"^client: (\d+) passed, (\d+) failed", r.stdout, re.M)
+        if m is None:
+            failures += 1
+            print("%s: no summary line (exit %d)" % (name, r.returncode))
+            continue
+        passed += int(m.group(1))
+        failures += int(m.group(2)) + (1 if r.returncode != 0 and m.group(2) == "0" else 0)
+    if failures:
+        print("server log tail:\n" + server.log_tail(25))
+    print("client: %d passed, %d failed, 0 skipped" % (passed, failures))
+    return 1 if failures else 0
 
 
 def main():
@@ -64,28 +91,23 @@ def main():
         why = install(work)
         if why is not None:
             return skipped(why)
-        shutil.copy(os.path.join(HERE, TEST_FILE), work)
+        for name in os.listdir(HERE):
+            if name.endswith(".mjs"):
+                shutil.copy(os.path.join(HERE, name), work)
         cluster = harness.new_cluster()
         with open(os.path.join(HERE, SCHEMA_FILE)) as f:
             cluster.psql(f.read())
-        # explain() needs db-plan-enabled, rollback() a tx-end that allows it
+        # explain() needs db-plan-enabled, rollback() a tx-end that allows
+        # it, count()/sum() db-aggregates-enabled, schema() a second schema
         server = harness.Server(cluster, cluster.dir, {
             "jwt-secret": JWT_SECRET, "db-plan-enabled": "true",
-            "db-tx-end": "commit-allow-override"})
+            "db-tx-end": "commit-allow-override",
+            "db-aggregates-enabled": "true", "db-schemas": "api, personal"})
         if server.wait_ready(30) is None:
             print(server.log_tail())
             print("client: 0 passed, 1 failed, 0 skipped")
             return 1
-        r = subprocess.run(["node", TEST_FILE, server.url(""), JWT_SECRET], cwd=work,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=300)
-        print(r.stdout, end="")
-        if not re.search(r"^client: \d+ passed, \d+ failed", r.stdout, re.M):
-            print("client: 0 passed, 1 failed, 0 skipped")
-            return 1
-        if r.returncode != 0:
-            print("server log tail:\n" + server.log_tail(25))
-        return r.returncode
+        return run_files(work, server)
     finally:
         if server is not None:
             server.stop()

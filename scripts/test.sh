@@ -351,7 +351,7 @@ elif [ "$use_server" -eq 1 ]; then
 fi
 
 # ---- client ---------------------------------------------------------------------
-# tests/client/run.py: Supabase's postgrest-js, installed with npm into a
+# tests/client/run.py: Supabase's postgrest-js and supabase-js, installed with npm into a
 # temporary directory, against pgrest-server (own cluster). Skipped without
 # node/npm or when the npm registry cannot be reached; node and npm are not
 # in DEPS (Debian 12's nodejs is 18, postgrest-js asks for 20, and a

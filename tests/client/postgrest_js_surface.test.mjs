@@ -448,6 +448,21 @@ test('explain: the media type it wraps (for=), with single, maybeSingle and csv'
   const j = ok(await anon.from('artists').select('id').maybeSingle().explain({ format: 'json' }))
   assert.equal(j.Plan['Node Type'], 'Aggregate')
 })
+test('geojson: single, empty, a write, an rpc without geometry (SqlFragment.hs asGeoJsonF)', async () => {
+  const s = await anon.from('shops').select('id, shop_geom').eq('id', 1).single().geojson()
+  if (s.status === 404) return // no PostGIS here: client_schema.sql made no api.shops
+  const feature = (coordinates, properties) => ({ type: 'Feature', geometry: { type: 'Point', coordinates }, properties })
+  // the collection is one JSON object: Accept geo+json replaces single()'s
+  assert.deepEqual(ok(s), { type: 'FeatureCollection', features: [feature([-71.10044, 42.373695], { id: 1 })] })
+  assert.deepEqual(ok(await anon.from('shops').select('id, shop_geom').eq('id', 99).geojson()), { type: 'FeatureCollection', features: [] })
+  assert.deepEqual(ok(await user.from('shops').insert({ id: 2, address: 'x', shop_geom: 'SRID=4326;POINT(1 2)' }).select().geojson().rollback(), 201),
+    { type: 'FeatureCollection', features: [feature([1, 2], { id: 2, address: 'x' })] })
+  assert.equal(ok(await user.from('shops').insert({ id: 2, shop_geom: 'SRID=4326;POINT(1 2)' }).geojson().rollback(), 201), null)
+  failed(await anon.rpc('album_tracks', { album: 1 }).geojson(), 400, '22023', 'geometry column is missing')
+  // as JSON, a geometry is its GeoJSON (PostGIS's cast to json)
+  assert.deepEqual(ok(await anon.from('shops').select('shop_geom').eq('id', 1)), [{ shop_geom: { type: 'Point',
+    crs: { type: 'name', properties: { name: 'EPSG:4326' } }, coordinates: [-71.10044, 42.373695] } }])
+})
 test('stripNulls on an rpc, with single, and a 406 from an Accept the client never sends', async () => {
   assert.deepEqual(ok(await anon.rpc('album_tracks', { album: 4 }).select('id, seconds, title').stripNulls()),
     [{ id: 6, seconds: 140, title: 'Prelude in C' }])

@@ -110,6 +110,27 @@ test('spreads: to-one (nested, aliased), to-many (arrays); aggregates refused in
   const e = failed(await anon.from('albums').select('title, ...tracks(seconds.sum())'), 400, 'PGRST127', 'Feature not implemented')
   assert.equal(e.details, 'Aggregates are not implemented for one-to-many or many-to-many spreads.')
 })
+test('JSON paths in embeds: quoted keys, negative indexes, an index before ")" is a key', async () => {
+  // a row of its own for the reads below, deleted at the end
+  ok(await user.from('messages').insert({ message: 'json', username: 'awailas', channel_id: 1,
+    data: { 'key with space': 1, arr: [10, 20, 30], n: { 'a.b': 2 } } }), 201)
+  try {
+    assert.deepEqual(ok(await anon.from('messages').select('k:data->>"key with space", last:data->arr->-1, ab:data->n->>"a.b", v:data->arr->0::int').eq('message', 'json')),
+      [{ k: '1', last: 30, ab: '2', v: 10 }])
+    assert.deepEqual(ok(await anon.from('messages').select('message').gt('data->arr->1', 15)), [{ message: 'json' }])
+    // QueryParams.hs pJIdx: an index ends at ->, ::, '.', ',' or the end of
+    // the input, not at ')': "1)" is the key "1" (to_jsonb(..)->'1', named
+    // after the key), "1," an index (named after the last key, Plan.hs lastJsonKey)
+    const c = () => anon.from('channels').select('id').eq('id', 1).eq('messages.message', 'json')
+    assert.deepEqual(ok(await c().select('id, messages(data->arr->1)')), [{ id: 1, messages: [{ 1: null }] }])
+    assert.deepEqual(ok(await c().select('id, messages(data->arr->1, message)')), [{ id: 1, messages: [{ arr: 20, message: 'json' }] }])
+    // a domain's representation applies to the path's result (Plan.hs
+    // withTransformer): colour_to_json(to_jsonb(cover)->>'hex')
+    assert.deepEqual(ok(await anon.from('albums').select('cover->>hex').eq('id', 1)), [{ hex: { hex: null } }])
+  } finally {
+    ok(await user.from('messages').delete().eq('message', 'json'), 204)
+  }
+})
 test('computed fields and computed relationships', async () => {
   assert.deepEqual(ok(await anon.from('messages').select('id, blurb').lt('id', 3).order('id')), [{ id: 1, blurb: 'Hel' }, { id: 2, blurb: 'Per' }])
   assert.deepEqual(ok(await anon.from('messages').select('id').eq('blurb', 'Kia')), [{ id: 4 }])

@@ -24,6 +24,7 @@ def metrics(server):
 
 class ClusterCase(unittest.TestCase):
     SERVER_CONFIG = {}
+    START_SERVER = True
 
     @classmethod
     def setUpClass(cls):
@@ -34,7 +35,8 @@ class ClusterCase(unittest.TestCase):
         cls.pair = pair.Pair()
         cls.servers = []
         try:
-            cls.server = cls.start_server(cls.SERVER_CONFIG)
+            if cls.START_SERVER:
+                cls.server = cls.start_server(cls.SERVER_CONFIG)
         except Exception:
             cls.tearDownClass()
             raise

@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "config_uri.h"
+#include "exec/replica_uris.h"
 #include "auth/jwt.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -33,6 +34,7 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->jwt_cache_max_entries = 1000;
     cfg->db_config = true;
     cfg->db_pool_automatic_recovery = true;
+    cfg->db_replica_max_lag = 5;
     cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
     cfg->url_use_legacy_target_names = true;
     cfg->limits = *pgr_parse_limits_default();
@@ -352,7 +354,14 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
         return set_hoisted(cfg, a, value, err);
     else if (strcmp(key, "db-pool-automatic-recovery") == 0)
         return set_bool(&cfg->db_pool_automatic_recovery, a, key, value, err);
-    else if (strcmp(key, "db-extra-search-path") == 0)
+    else if (strcmp(key, "db-replica-uris") == 0)
+        return pgr_replica_uris_split(a, value, &cfg->db_replica_uris, &cfg->n_db_replica_uris,
+                                      err);
+    else if (strcmp(key, "db-replica-max-lag") == 0) {
+        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
+            return rc;
+        cfg->db_replica_max_lag = n > INT_MAX ? INT_MAX : (int)n;
+    } else if (strcmp(key, "db-extra-search-path") == 0)
         cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
     else if (strcmp(key, "db-anon-role") == 0)
         cfg->db_anon_role = nonempty(a, value);
@@ -454,7 +463,7 @@ bool pgr_config_key_known(const char *raw_key)
         "jwt-cache-max-entries", "jwt-aud", "jwt-role-claim-key", "client-error-verbosity",
         "server-timing-enabled", "openapi-mode", "server-cors-allowed-origins",
         "server-trace-header", "url-use-legacy-target-names", "log-level",
-        "openapi-server-proxy-uri",
+        "openapi-server-proxy-uri", "db-replica-uris", "db-replica-max-lag",
         "server-max-body-size", "request-max-depth", "request-max-filters",
         "request-max-json-depth",
     };

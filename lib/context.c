@@ -10,6 +10,7 @@
 #include "db_config.h"
 #include "db_events.h"
 #include "exec/pool.h"
+#include "exec/replicas.h"
 #include "observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
@@ -39,6 +40,7 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
     if (ctx == NULL)
         return;
     pgrest_ctx_stop_listener(ctx);
+    pgr_replicas_free(pgr_ctx_replicas(ctx));
     pgr_pool_free(pgr_ctx_pool(ctx));
     if (ctx->schema != NULL)
         pgr_schema_cache_release(ctx->schema);
@@ -164,6 +166,8 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc)
         pgr_pool_flush(pool);
         pgr_observe(ctx, PGREST_EVENT_POOL_FLUSHED, "Database connection pool flushed");
     }
+    if (pgr_ctx_replicas(ctx) != NULL)
+        pgr_replicas_flush(pgr_ctx_replicas(ctx));
 }
 
 bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
@@ -203,6 +207,21 @@ static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err
             .observe_arg = ctx,
         };
         pool = pgr_pool_new(&s);
+        pgr_replica_set *replicas = NULL;
+        if (pool != NULL && cfg->n_db_replica_uris > 0) {
+            pgr_replica_settings rs = {
+                .uris = cfg->db_replica_uris,
+                .n = cfg->n_db_replica_uris,
+                .primary_uri = cfg->db_uri,
+                .max_lag_seconds = cfg->db_replica_max_lag,
+                .pool = s,
+            };
+            if ((replicas = pgr_replicas_new(&rs)) == NULL) {
+                pgr_pool_free(pool);
+                pool = NULL;
+            }
+        }
+        atomic_store_explicit(&ctx->replicas, replicas, memory_order_release);
         atomic_store_explicit(&ctx->pool, pool, memory_order_release);
     }
     pthread_mutex_unlock(&ctx->lock);

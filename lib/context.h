@@ -48,6 +48,9 @@ typedef struct pgr_config {
     const char **db_hoisted_tx_settings;
     size_t n_db_hoisted_tx_settings;
     bool db_pool_automatic_recovery;  /* retry lost connections */
+    const char **db_replica_uris;     /* NULL-terminated (docs/replicas.md) */
+    size_t n_db_replica_uris;
+    int db_replica_max_lag;           /* seconds */
     const char *db_root_spec;
     bool db_prepared_statements;
     bool db_aggregates_enabled;
@@ -102,6 +105,9 @@ struct pgrest_ctx {
     /* Created by the first schema load, then fixed until pgrest_ctx_free;
      * requests read it without the lock (pgr_ctx_pool). */
     pgr_pool *_Atomic pool;
+    /* db-replica-uris' pools and health checks, created with the pool
+     * (NULL without replicas), fixed like it */
+    struct pgr_replica_set *_Atomic replicas;
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload + recovery thread */
     pgr_metrics metrics;
@@ -147,6 +153,12 @@ bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
 static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
 {
     return atomic_load_explicit(&ctx->pool, memory_order_acquire);
+}
+
+/* The read replicas, or NULL (none configured, or before the first load). */
+static inline struct pgr_replica_set *pgr_ctx_replicas(pgrest_ctx *ctx)
+{
+    return atomic_load_explicit(&ctx->replicas, memory_order_acquire);
 }
 
 /* True when a schema cache is loaded (the other half of readiness). */

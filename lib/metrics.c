@@ -2,6 +2,7 @@
  * ref/observability "Metrics": pgrst_* names kept). */
 #include "context.h"
 #include "exec/pool.h"
+#include "exec/replicas.h"
 #include "util/error.h"
 #include "util/number.h"
 #include "util/strbuf.h"
@@ -120,6 +121,64 @@ static void stream_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
            NULL, ull(a, atomic_load(&m->stream_aborts)));
 }
 
+/* docs/replicas.md: one sample per replica, labelled by its position in
+ * db-replica-uris (from 0); nothing without replicas. */
+typedef struct replica_metric {
+    const char *name, *type, *help;
+} replica_metric;
+
+static const char *replica_value(pgrest_arena *a, const pgr_replica_stats *s, size_t k)
+{
+    switch (k) {
+    case 0: return hs_double(a, s->usable ? 1 : 0);
+    case 1: return hs_double(a, s->lag_seconds);
+    case 2: return ull(a, s->reads);
+    case 3: return ull(a, s->skipped_unhealthy);
+    case 4: return ull(a, s->skipped_lsn);
+    case 5: return ull(a, s->retries);
+    case 6: return hs_int(a, s->pool.available);
+    case 7: return ull(a, (unsigned long long)s->pool.waiting);
+    case 8: return ull(a, (unsigned long long)s->pool.max);
+    default: return ull(a, s->pool.timeouts);
+    }
+}
+
+static void replica_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
+{
+    static const replica_metric metrics[] = {
+        {"pgrst_replica_up", "gauge", "1 while the replica passes its health check"},
+        {"pgrst_replica_lag_seconds", "gauge", "How long the replica has not replayed WAL the primary flushed"},
+        {"pgrst_replica_reads_total", "counter", "Reads sent to the replica"},
+        {"pgrst_replica_skipped_total", "counter", "Reads that skipped the replica as unhealthy"},
+        {"pgrst_replica_skipped_lsn_total", "counter", "Reads that skipped the replica as not replayed to their Pgrest-Min-Lsn"},
+        {"pgrst_replica_retries_total", "counter", "Reads that lost the replica and were retried on the primary"},
+        {"pgrst_replica_pool_available", "gauge", "Available connections in the replica's pool"},
+        {"pgrst_replica_pool_waiting", "gauge", "Requests waiting to acquire a connection of the replica's pool"},
+        {"pgrst_replica_pool_max", "gauge", "Max connections of the replica's pool"},
+        {"pgrst_replica_pool_timeouts_total", "counter", "Connection timeouts of the replica's pool"},
+    };
+    pgr_replica_set *set = pgr_ctx_replicas(ctx);
+    size_t n = pgr_replicas_count(set);
+    if (n == 0)
+        return;
+    pgr_replica_stats *st = PGR_NEW_ARRAY(a, pgr_replica_stats, n);
+    if (st == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        pgr_replicas_stats(set, i, &st[i]);
+    for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++) {
+        const replica_metric *m = &metrics[k];
+        pgr_sb_puts(sb, pgr_asprintf(a, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
+                                     m->name, m->type));
+        for (size_t i = 0; i < n; i++)
+            pgr_sb_puts(sb, pgr_asprintf(a, "%s{replica=\"%zu\"} %s\n", m->name, i,
+                                         replica_value(a, &st[i], k)));
+    }
+    metric(sb, a, "pgrst_replica_fallbacks_total", "counter",
+           "Reads sent to the primary because no replica was usable", NULL,
+           ull(a, pgr_replicas_fallbacks(set)));
+}
+
 const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
 {
     if (ctx == NULL || arena == NULL)
@@ -131,5 +190,6 @@ const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
     jwt_cache_metrics(&sb, arena, &ctx->metrics);
     request_metrics(&sb, arena, &ctx->metrics);
     stream_metrics(&sb, arena, &ctx->metrics);
+    replica_metrics(&sb, arena, ctx);
     return pgr_sb_finish(&sb);
 }

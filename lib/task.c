@@ -16,13 +16,16 @@
 #include "exec/cors.h"
 #include "exec/execute.h"
 #include "exec/pool.h"
+#include "exec/replicas.h"
 #include "exec/response.h"
 #include "exec/stream.h"
+#include "sql/emit_preamble.h"
 #include "sql/emit_stream.h"
 #include "observe.h"
 #include "schema/schema_cache.h"
 #include "sql/statements.h"
 #include "util/error.h"
+#include "util/lsn.h"
 
 /* How long a cancelled statement may take to stop and its pipeline to
  * drain before its connection is closed instead (a statement deaf to
@@ -36,6 +39,7 @@ typedef enum phase {
     PHASE_CONNECTING,  /* its slot's connection is opening */
     PHASE_RUNNING,     /* the pipeline is out, results coming in */
     PHASE_CLEARING,    /* results in, the cancel request not yet delivered */
+    PHASE_LSN,         /* a write committed: asking for its WAL position */
     PHASE_DONE
 } phase;
 
@@ -56,6 +60,9 @@ struct pgrest_task {
     const char *role;
     const char *legacy_warning;    /* Warning header value, or NULL */
     pgr_pool *pool;
+    pgr_replica *replica;          /* the read's replica, NULL: the primary */
+    bool wants_lsn;                /* a write whose response carries its LSN */
+    const char *commit_lsn;        /* ... once it came */
     pgr_pool_waiter waiter;
     double deadline;               /* connection acquisition, monotonic ms */
     pgr_conn *conn;
@@ -336,16 +343,24 @@ static void end_transaction(pgrest_task *t, int rc)
 /* The connection goes back (pgr_pool_release keeps only a clean one: a
  * broken one is replaced, as hasql-pool does; nothing else learns of it).
  * A request a host cancelled is judged by nobody. */
+static bool replica_lost(const pgrest_task *t, int rc);
+static void retry_on_primary(pgrest_task *t);
+
 static void executed(pgrest_task *t, int rc)
 {
     pgr_cancel_forget(t->cancel);
     t->cancel = NULL;
+    bool lost = replica_lost(t, rc);
     pgr_pool_release_after(t->pool, t->conn,
-                           rc == PGREST_OK              ? PGR_SESSION_OK
-                           : rc == PGREST_ERR_CONNECTION ? PGR_SESSION_CLIENT_ERROR
-                                                         : PGR_SESSION_FAILED);
+                           rc == PGREST_OK                      ? PGR_SESSION_OK
+                           : rc == PGREST_ERR_CONNECTION || lost ? PGR_SESSION_CLIENT_ERROR
+                                                                 : PGR_SESSION_FAILED);
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = NULL;
+    if (lost) {
+        retry_on_primary(t);
+        return;
+    }
     if (!t->cancelled) {
         if (rc != PGREST_OK)
             pgr_db_check_request_error(t->ctx, &t->err);
@@ -360,6 +375,13 @@ static void no_connection(pgrest_task *t)
 {
     t->conn = NULL;
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    /* a replica that refuses connections is the primary's job, not the
+     * client's (a full replica pool, PGRST003, is not a lost replica) */
+    if (replica_lost(t, PGREST_ERR_CONNECTION) &&
+        (t->err.code == NULL || strcmp(t->err.code, "PGRST003") != 0)) {
+        retry_on_primary(t);
+        return;
+    }
     /* usePool: a rejected password is fatal, a pool timeout logged */
     if (t->err.http_status == 503)
         pgr_db_check_request_error(t->ctx, &t->err);
@@ -396,8 +418,15 @@ static int io_wait(const pgrest_task *t)
 /* The results are in; a cancelled statement's connection is only
  * released once the cancel request has reached the server, or a late one
  * could cancel the next user's statement. */
+static void ask_commit_lsn(pgrest_task *t, int rc);
+
 static void drained(pgrest_task *t, int rc)
 {
+    if (t->wants_lsn && rc == PGREST_OK && t->resp != NULL && t->cancel == NULL &&
+        !t->cancelled) {
+        ask_commit_lsn(t, rc);
+        return;
+    }
     if (t->cancel == NULL || pgr_cancel_delivered(t->cancel)) {
         executed(t, rc);
         return;
@@ -560,9 +589,154 @@ static void run_on(pgrest_task *t, pgr_conn *c)
     }
 }
 
+/* ------------------------------------------------------------ replicas */
+
+/* What PostgREST runs READ ONLY (Plan.hs txMode: reads, GET calls,
+ * STABLE and IMMUTABLE calls, the OpenAPI root) may run on a replica,
+ * except SERIALIZABLE, which a hot standby refuses. */
+static bool replica_eligible(const pgrest_query_plan *plan)
+{
+    const char *level = pgr_emit_isolation_level(plan);
+    return plan->read_only && (level == NULL || strcmp(level, "SERIALIZABLE") != 0);
+}
+
+/* The request's PGREST_MIN_LSN_HEADER: a position it must see. One that
+ * is no WAL position asks for what no replica has: the primary serves. */
+static bool min_lsn(const pgrest_request *req, uint64_t *lsn)
+{
+    const char *v = pgr_request_header(req, PGREST_MIN_LSN_HEADER);
+    if (v == NULL)
+        return false;
+    if (!pgr_lsn_parse(v, strlen(v), lsn))
+        *lsn = UINT64_MAX;
+    return true;
+}
+
+/* A read goes to a usable replica, round robin, the rest to the primary
+ * (docs/replicas.md); a committing write will carry its WAL position. */
+static pgr_pool *route(pgrest_task *t)
+{
+    pgr_pool *primary = pgr_ctx_pool(t->ctx);
+    pgr_replica_set *set = pgr_ctx_replicas(t->ctx);
+    const pgrest_query_plan *plan = t->st->plan;
+    t->replica = NULL;
+    if (primary == NULL || set == NULL)
+        return primary;
+    if (!replica_eligible(plan)) {
+        t->wants_lsn = !plan->read_only && plan->commit;
+        return primary;
+    }
+    uint64_t lsn = 0;
+    bool has_lsn = min_lsn(t->req, &lsn);
+    t->replica = pgr_replicas_pick(set, has_lsn, lsn);
+    return t->replica != NULL ? pgr_replica_pool(t->replica) : primary;
+}
+
+/* The read's replica went away under it (the connection, or the server
+ * saying it shuts down, starts up, or cancelled the read for a conflict
+ * with recovery): the primary answers instead, unless a streamed head is
+ * out already or the host cancelled. */
+static bool replica_lost(const pgrest_task *t, int rc)
+{
+    if (t->replica == NULL || t->cancelled || t->committed)
+        return false;
+    if (rc == PGREST_ERR_CONNECTION)
+        return true;
+    static const char *const gone[] = {"57P01", "57P02", "57P03", "40001", "40P01"};
+    for (size_t i = 0; rc == PGREST_ERR_DATABASE && t->err.code != NULL &&
+                       i < sizeof gone / sizeof gone[0]; i++)
+        if (strcmp(t->err.code, gone[i]) == 0)
+            return true;
+    return false;
+}
+
+static void acquire_from(pgrest_task *t, pgr_pool *pool);
+
+static void retry_on_primary(pgrest_task *t)
+{
+    pgr_replica_lost(t->replica);
+    t->replica = NULL;
+    t->resp = NULL;
+    t->pending = NULL;
+    t->err = (pgrest_error){0};
+    if (t->stream != NULL &&
+        (t->stream = pgr_stream_new(t->arena, t->st->plan, t->req->stream_threshold)) == NULL) {
+        end_transaction(t, pgr_error_oom(&t->err));
+        return;
+    }
+    acquire_from(t, pgr_ctx_pool(t->ctx));
+}
+
+/* After a committed write, on its connection: pg_current_wal_insert_lsn()
+ * is at or past the end of every record inserted so far, its commit
+ * record included, whether that was flushed yet or not
+ * (synchronous_commit = off); pg_current_wal_lsn() (written) could be
+ * short of it. */
+#define COMMIT_LSN_QUERY "SELECT pg_current_wal_insert_lsn()::text"
+
+static void commit_lsn_step(pgrest_task *t);
+
+static void commit_lsn_done(pgrest_task *t, const char *lsn)
+{
+    PGconn *pg = t->conn->pg;
+    if (PQstatus(pg) == CONNECTION_OK)
+        PQsetnonblocking(pg, 0);
+    if (lsn != NULL && t->resp != NULL)
+        pgr_response_add_header(t->arena, t->resp, PGREST_COMMIT_LSN_HEADER, lsn);
+    executed(t, t->rc);
+}
+
+static void ask_commit_lsn(pgrest_task *t, int rc)
+{
+    PGconn *pg = t->conn->pg;
+    t->rc = rc;
+    t->phase = PHASE_LSN;
+    if (PQsetnonblocking(pg, 1) != 0 ||
+        PQsendQueryParams(pg, COMMIT_LSN_QUERY, 0, NULL, NULL, NULL, NULL, 0) != 1) {
+        commit_lsn_done(t, NULL);
+        return;
+    }
+    commit_lsn_step(t);
+}
+
+/* Without the position the write still succeeded: no header, then. */
+static void commit_lsn_step(pgrest_task *t)
+{
+    PGconn *pg = t->conn->pg;
+    int flushed = PQflush(pg);
+    if (flushed == 1) {
+        t->wait = PGREST_TASK_WAIT_WRITE;
+        return;
+    }
+    if (flushed < 0 || PQconsumeInput(pg) == 0) {
+        commit_lsn_done(t, NULL);
+        return;
+    }
+    for (;;) {
+        if (PQisBusy(pg)) {
+            t->wait = PGREST_TASK_WAIT_READ;
+            return;
+        }
+        PGresult *r = PQgetResult(pg);
+        if (r == NULL)
+            break;
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+            t->commit_lsn = pgr_strdup(t->arena, PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    commit_lsn_done(t, t->commit_lsn);
+}
+
+/* ------------------------------------------------------------ the pool */
+
 static void acquire(pgrest_task *t)
 {
-    t->pool = pgr_ctx_pool(t->ctx);
+    acquire_from(t, route(t));
+}
+
+static void acquire_from(pgrest_task *t, pgr_pool *pool)
+{
+    t->pool = pool;
     if (t->pool == NULL) {
         end_transaction(t, pgr_error_connection(&t->err, NULL));
         return;
@@ -662,6 +836,9 @@ int pgrest_task_advance(pgrest_task *t)
         break;
     case PHASE_CLEARING:
         check_cleared(t);
+        break;
+    case PHASE_LSN:
+        commit_lsn_step(t);
         break;
     default:
         break;

@@ -5,7 +5,8 @@
 # builds, runs the Check programs of build/ under valgrind memcheck
 # (tests/valgrind/run.sh), runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
-# a program here), runs the server suite (tests/server/run.py, own clusters)
+# a program here), runs the server suite (tests/server/run.py, own clusters),
+# the read-replica suite (tests/cluster/run.py, a primary and a replica)
 # and the CLI suite (tests/cli/run.py)
 # against build/, the postgrest-js client suite (tests/client/run.py; skipped
 # without node/npm), the server limits test (tests/limits/run.sh, its own
@@ -334,6 +335,21 @@ if [ "$use_server" -eq 1 ] && [[ " ${build_ok[*]} " == *" build-asan "* ]]; then
   PGREST_SERVER="$repo/build-asan/server/pgrest-server" \
     timeout 600 python3 "$repo/tests/server/run.py" -k test_cancel -k test_http_head -k test_faults -k StreamFailureTest 2>&1 | tee "$salog"
   record_runner_suite server-asan server "$salog"
+fi
+
+# ---- cluster --------------------------------------------------------------------
+# tests/cluster/run.py: read replicas (docs/replicas.md): a primary, a
+# streaming replica (pg_basebackup -R with a slot) and pgrest-server with
+# db-replica-uris: routing, read-your-writes, lag, a replica lost under
+# load. Ends with "cluster: P passed, F failed, S skipped"; skipped without
+# PostgreSQL's server binaries.
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "cluster" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== cluster tests"
+  clog="$work/cluster.log"
+  timeout 300 python3 "$repo/tests/cluster/run.py" 2>&1 | tee "$clog"
+  record_runner_suite cluster cluster "$clog"
 fi
 
 # ---- cli ------------------------------------------------------------------------

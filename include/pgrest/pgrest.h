@@ -66,6 +66,7 @@ extern "C" {
 #define PGREST_HAS_AUTH_STAGE 1
 #define PGREST_HAS_TASK_ENGINE 1
 #define PGREST_HAS_STREAMING 1
+#define PGREST_HAS_READ_REPLICAS 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -583,6 +584,23 @@ PGREST_API int pgrest_response_streamed(const pgrest_response *resp);
 /* Body bytes (not NUL-terminated necessarily) and their length. */
 PGREST_API const char *pgrest_response_body(const pgrest_response *resp,
                                             size_t *len);
+
+/* ------------------------------------------------- replicas (docs/replicas.md) */
+
+/* With db-replica-uris set, a write that commits answers with the WAL
+ * position its commit is within (pg_current_wal_insert_lsn() after the
+ * commit, "X/Y" as pg_lsn prints it) in this header; a read that sends
+ * it back in PGREST_MIN_LSN_HEADER runs on a replica only once that
+ * replica has replayed that far, else on the primary: it sees the write.
+ * A PGREST_MIN_LSN_HEADER value that is no WAL position sends the read
+ * to the primary. */
+#define PGREST_COMMIT_LSN_HEADER "Pgrest-Commit-Lsn"
+#define PGREST_MIN_LSN_HEADER "Pgrest-Min-Lsn"
+/* The PGREST_COMMIT_LSN_HEADER value of resp, NULL when it has none. */
+PGREST_API const char *pgrest_response_commit_lsn(const pgrest_response *resp);
+/* Asks that req see every write up to lsn (a PGREST_COMMIT_LSN_HEADER
+ * value): the same as adding PGREST_MIN_LSN_HEADER; lsn is copied. */
+PGREST_API void pgrest_request_set_min_lsn(pgrest_request *req, const char *lsn);
 
 /* Library version string, e.g. "0.1.0". */
 PGREST_API const char *pgrest_version(void);

@@ -401,3 +401,8 @@ const char *pgrest_response_body(const pgrest_response *resp, size_t *len)
         *len = resp ? resp->body_len : 0;
     return resp ? resp->body : NULL;
 }
+
+const char *pgrest_response_commit_lsn(const pgrest_response *resp)
+{
+    return resp ? pgr_response_get_header(resp, PGREST_COMMIT_LSN_HEADER) : NULL;
+}

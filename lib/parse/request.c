@@ -77,3 +77,9 @@ const char *pgr_request_header(const pgrest_request *req, const char *name)
             return h->value;
     return NULL;
 }
+
+void pgrest_request_set_min_lsn(pgrest_request *req, const char *lsn)
+{
+    if (lsn != NULL)
+        pgrest_request_add_header(req, PGREST_MIN_LSN_HEADER, lsn);
+}

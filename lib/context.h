@@ -30,6 +30,9 @@ struct pgr_jwt_cache;
  * strings live in the snapshot's arena. */
 typedef struct pgr_config {
     const char *db_uri;
+    /* db-channel-uri: the listener's own connection (a direct one when
+     * db-uri goes through a transaction pooler); NULL = db_uri */
+    const char *db_channel_uri;
     const char **db_schemas;          /* NULL-terminated, first = default */
     size_t n_db_schemas;
     const char *db_anon_role;         /* NULL = anonymous disabled */

@@ -467,3 +467,8 @@ bool pgr_config_key_known(const char *raw_key)
             return true;
     return text_option(key);
 }
+
+const char *pgr_config_channel_uri(const pgr_config *cfg)
+{
+    return cfg->db_channel_uri != NULL ? cfg->db_channel_uri : cfg->db_uri;
+}

@@ -164,5 +164,7 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *arena, const char *key,
 /* The option's own name for an alias ("db-schema" -> "db-schemas"). */
 const char *pgr_config_canonical_key(const char *key);
 bool pgr_config_key_known(const char *key);
+/* Where the listener connects: db-channel-uri, else db-uri. */
+const char *pgr_config_channel_uri(const pgr_config *cfg);
 
 #endif

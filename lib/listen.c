@@ -472,7 +472,7 @@ int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
     /* LISTEN needs a session of its own: through a transaction pooler
      * (PgBouncer pool_mode = transaction) it would be lost, so the
      * listener may connect elsewhere than the pool */
-    l->conninfo = strdup(conf->cfg.db_channel_uri ? conf->cfg.db_channel_uri : conf->cfg.db_uri);
+    l->conninfo = strdup(pgr_config_channel_uri(&conf->cfg));
     pgr_conf_release(conf);
     bool ok = wanted_channel(ctx, &l->channel) && l->conninfo != NULL;
     l->on_reload_config = on_reload_config;

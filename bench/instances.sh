@@ -31,9 +31,8 @@ command -v wrk >/dev/null || { echo "bench/instances.sh: wrk is not installed" >
 export PGREST_CLUSTER_DIR
 PGREST_CLUSTER_DIR="$(mktemp -u /tmp/pgrest-bench-cluster.XXXXXX)"
 WORK="$(mktemp -d /tmp/pgrest-bench-inst.XXXXXX)"
-pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "$WORK"/*.pid; do [ -f "$p" ] && kill -TERM "$(cat "$p")" 2>/dev/null || true; done
   [ -f "$WORK/haproxy.pid" ] && kill "$(cat "$WORK/haproxy.pid")" 2>/dev/null || true
   bash "$REPO/scripts/cluster.sh" down >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -68,7 +67,7 @@ admin-server-port = $admin
 log-level = "crit"
 CONF
   "$PGREST_SERVER" "$WORK/$1.conf" >/dev/null 2>"$WORK/$1.log" &
-  pids+=($!)
+  echo $! >"$WORK/$1.pid"
   for _ in $(seq 1 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin/ready")" = 200 ] && break
     sleep 0.1
@@ -104,71 +103,87 @@ CFG
   echo "$port"
 }
 
-# CPU seconds (user+system) of every process, by program name.
-cpu_snapshot() {
-  python3 - <<'PY'
-import os
+# CPU seconds (user+system) over SECS of the processes of this run only
+# (other work on the machine runs PostgreSQL and pgrest-servers too):
+# GROUP=PID,... arguments, a group also takes the children of its pids (the
+# postmaster's backends). Sampled every 0.2 s per process, so that those
+# which end meanwhile (wrk itself, backends) count up to their last sample;
+# "other" is all the rest of the machine, plus its idle share.
+cpu_during() {  # SECS GROUP=PID[,PID...] ...
+  python3 - "$@" <<'PY'
+import os, sys, time
 tck = os.sysconf("SC_CLK_TCK")
-by = {}
-for pid in os.listdir("/proc"):
-    if not pid.isdigit():
+secs = float(sys.argv[1])
+groups = {}
+for a in sys.argv[2:]:
+    g, _, pids = a.partition("=")
+    groups[g] = set(p for p in pids.split(",") if p)
+def procs():
+    out = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                s = open("/proc/%s/stat" % pid).read()
+            except OSError:
+                continue
+            f = s[s.rindex(")") + 2:].split()
+            out[pid] = (f[1], (int(f[11]) + int(f[12])) / tck)
+    return out
+def group_of(pid, ppid):
+    for g, pids in groups.items():
+        if pid in pids or ppid in pids:
+            return g
+    return "other"
+def machine():
+    c = open("/proc/stat").readline().split()[1:]
+    return int(c[3]) / tck, sum(map(int, c[:8])) / tck
+first, last = procs(), {}
+m0 = machine()
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    time.sleep(0.2)
+    last.update(procs())
+m1 = machine()
+used = {}
+me = str(os.getpid())
+for pid, (ppid, t) in last.items():
+    if pid == me:
         continue
-    try:
-        s = open("/proc/%s/stat" % pid).read()
-    except OSError:
-        continue
-    name = s[s.index("(") + 1:s.rindex(")")]
-    f = s[s.rindex(")") + 2:].split()
-    by[name] = by.get(name, 0) + (int(f[11]) + int(f[12])) / tck
-cpu = open("/proc/stat").readline().split()[1:]
-print("machine_idle %s machine_total %s" % (int(cpu[3]) / tck, sum(map(int, cpu[:8])) / tck))
-for k, v in by.items():
-    print("%s %s" % (k.replace(" ", "_"), v))
+    base = first[pid][1] if pid in first else 0.0
+    g = group_of(pid, ppid)
+    used[g] = used.get(g, 0.0) + t - base
+parts = ["%s %.0f%%" % (g, 100 * used.get(g, 0) / secs) for g in list(groups) + ["other"]
+         if used.get(g, 0) > 0.05]
+print("  ".join(parts) + "  machine idle %.0f%%" % (100 * (m1[0] - m0[0]) / (m1[1] - m0[1])))
 PY
 }
 
-cpu_split() {  # BEFORE AFTER SECS
-  python3 - "$1" "$2" "$3" <<'PY'
-import sys
-def read(p):
-    return {l.split()[0]: float(l.split()[1]) for l in open(p) if l.strip() and len(l.split()) == 2}
-b, a, secs = read(sys.argv[1]), read(sys.argv[2]), float(sys.argv[3])
-# the machine line holds two values
-m = {}
-for p, d in ((sys.argv[1], "b"), (sys.argv[2], "a")):
-    f = open(p).readline().split()
-    m[d] = (float(f[1]), float(f[3]))
-idle = (m["a"][0] - m["b"][0]) / (m["a"][1] - m["b"][1])
-groups = {"wrk": ["wrk"], "haproxy": ["haproxy"], "pgrest-server": ["pgrest-server"],
-          "postgres": ["postgres"], "pgbouncer": ["pgbouncer"]}
-parts = []
-for g, names in groups.items():
-    used = sum(a.get(n, 0) - b.get(n, 0) for n in names)
-    if used > 0.05:
-        parts.append("%s %.0f%%" % (g, 100 * used / secs))
-print("  ".join(parts) + "  (of one core; machine idle %.0f%%)" % (100 * idle))
-PY
+run() {  # LABEL PORT SERVER_PIDS WITH_PGBOUNCER
+  local postmaster groups
+  postmaster=$(head -n 1 "$PGREST_CLUSTER_DIR/primary/data/postmaster.pid")
+  wrk -t1 -c"$CONNS" -d"${DUR}s" -s "$KIT/scenarios/GETSingle.lua" "http://127.0.0.1:$2" \
+    >"$WORK/wrk.out" 2>&1 &
+  local w=$!
+  groups=("wrk=$w" "pgrest-server=$3" "postgres=$postmaster")
+  [ "$2" = "$a" ] || groups+=("haproxy=$(cat "$WORK/haproxy.pid")")
+  [ "$4" = 1 ] && groups+=("pgbouncer=$(cat "$PGREST_CLUSTER_DIR/pgbouncer/pgbouncer.pid")")
+  cpu_during "$DUR" "${groups[@]}" >"$WORK/cpu"
+  wait "$w"
+  rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\)/\1/p' "$WORK/wrk.out")
+  non2xx=$(grep -o 'non2xx=[0-9]*' "$WORK/wrk.out" | head -1 || true)
+  printf '%-14s %10s req/s  %s  %s\n' "$1" "$rps" "${non2xx:-}" "$(cat "$WORK/cpu")"
 }
 
-run() {  # LABEL PORT
-  cpu_snapshot >"$WORK/before"
-  out=$(wrk -t1 -c"$CONNS" -d"${DUR}s" -s "$KIT/scenarios/GETSingle.lua" "http://127.0.0.1:$2" 2>&1)
-  cpu_snapshot >"$WORK/after"
-  rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\)/\1/p' <<<"$out")
-  non2xx=$(grep -o 'non2xx=[0-9]*' <<<"$out" | head -1 || true)
-  printf '%-14s %10s req/s  %s  %s\n' "$1" "$rps" "${non2xx:-}" "$(cpu_split "$WORK/before" "$WORK/after" "$DUR")"
-}
-
-echo "# GETSingle, wrk -t1 -c$CONNS -d${DUR}s, $(nproc) cores; CPU per program in % of one core"
+echo "# GETSingle, wrk -t1 -c$CONNS -d${DUR}s, $(nproc) cores; CPU per program in % of one core (other: every other program on the machine)"
 a=$(start_server a "$PRIMARY_PORT" true)
 wrk -t1 -c"$CONNS" -d2s -s "$KIT/scenarios/GETSingle.lua" "http://127.0.0.1:$a" >/dev/null 2>&1
-run direct "$a"
+run direct "$a" "$(cat "$WORK/a.pid")" 0
 b=$(start_server b "$PRIMARY_PORT" true)
 h=$(start_haproxy "$a" "$b")
 wrk -t1 -c"$CONNS" -d2s -s "$KIT/scenarios/GETSingle.lua" "http://127.0.0.1:$h" >/dev/null 2>&1
-run haproxy-2 "$h"
+run haproxy-2 "$h" "$(cat "$WORK/a.pid"),$(cat "$WORK/b.pid")" 0
 c=$(start_server c "$PGBOUNCER_PORT" false)
 d=$(start_server d "$PGBOUNCER_PORT" false)
 h=$(start_haproxy "$c" "$d")
 wrk -t1 -c"$CONNS" -d2s -s "$KIT/scenarios/GETSingle.lua" "http://127.0.0.1:$h" >/dev/null 2>&1
-run haproxy-2-pgb "$h"
+run haproxy-2-pgb "$h" "$(cat "$WORK/c.pid"),$(cat "$WORK/d.pid")" 1

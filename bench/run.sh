@@ -23,7 +23,7 @@
 # throwaway PostgreSQL with tests/harness/pg.sh, loads chinook.sql and runs
 # VACUUM ANALYZE, builds (meson release build in build/ if missing) and starts
 # build/server/pgrest-server (db-anon-role=postgres, db-schemas=public,
-# db-pool=20, log-level=crit, loopback only). For every scenario it then
+# db-pool=20 or BENCH_DB_POOL, log-level=crit, loopback only). For every scenario it then
 # alternates, ROUNDS times: wrk -t1 -cCONNS with the kit's scenario .lua, then
 # pgbench -n -M prepared -j1 -cCONNS with the kit's .pgrst.sql (the
 # transaction PostgREST sends) and .min.sql (the least database work giving
@@ -33,7 +33,9 @@
 # Everything started here is stopped on exit.
 #
 # Environment: PGREST_SHARED (kit location), BUILD_DIR (default <repo>/build),
-# BENCH_TMP (parent of the work directory, default /tmp), PG_BINDIR (pg.sh).
+# BENCH_TMP (parent of the work directory, default /tmp), PG_BINDIR (pg.sh),
+# BENCH_DB_POOL (the server's db-pool, default 20: docs/deployment.md's pool
+# sizing runs change it).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -123,7 +125,7 @@ if [ "$HTTP" = 1 ]; then
 db-uri = "postgresql:///chinook?host=$SOCK&port=$PGPORT&user=postgres"
 db-schemas = "public"
 db-anon-role = "postgres"
-db-pool = "20"
+db-pool = "${BENCH_DB_POOL:-20}"
 server-host = "127.0.0.1"
 server-port = "$SRV_PORT"
 log-level = "crit"

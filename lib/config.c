@@ -341,6 +341,8 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
                                                         raw_key);
     if (strcmp(key, "db-uri") == 0)
         cfg->db_uri = pgr_strdup(a, value);
+    else if (strcmp(key, "db-channel-uri") == 0)
+        cfg->db_channel_uri = pgr_strdup(a, value);
     else if (strcmp(key, "db-schemas") == 0) {
         size_t k;
         const char **l = split_list(a, value, &k);
@@ -455,7 +457,7 @@ bool pgr_config_key_known(const char *raw_key)
     const char *key = pgr_config_canonical_key(raw_key);
     /* the options pgr_config_set parses */
     static const char *const typed[] = {
-        "db-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
+        "db-uri", "db-channel-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
         "db-pool-acquisition-timeout", "db-pool-max-lifetime", "db-pool-max-idletime",
         "db-max-rows", "db-tx-end", "db-pre-config",
         "db-config", "db-pre-request", "db-root-spec", "db-prepared-statements",
@@ -473,4 +475,9 @@ bool pgr_config_key_known(const char *raw_key)
         if (strcmp(key, typed[i]) == 0)
             return true;
     return text_option(key);
+}
+
+const char *pgr_config_channel_uri(const pgr_config *cfg)
+{
+    return cfg->db_channel_uri != NULL ? cfg->db_channel_uri : cfg->db_uri;
 }

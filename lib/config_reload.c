@@ -42,6 +42,7 @@ static int next_reloaded(const pgr_conf *cur, void *arg, pgrest_arena *ea,
     /* a running context keeps its db-uri: the pool and the listener are
      * connected to it (PostgREST: readAppConfig with the previous uri) */
     pgr_kv *base = pgr_kv_with(a, ch->base, "db-uri", base_option(cur->base, "db-uri"));
+    base = pgr_kv_with(a, base, "db-channel-uri", base_option(cur->base, "db-channel-uri"));
     int rc = pgr_arena_exhausted(a) ? pgr_error_oom(err)
                                     : pgr_conf_build(base, db, cur, ea, err, out);
     pgrest_arena_free(a);

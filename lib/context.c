@@ -307,6 +307,16 @@ static int test_sleep(pgrest_ctx *ctx, PGconn *pg, const char *key, pgrest_arena
     return rc;
 }
 
+/* A statement of the loader's own (BEGIN, COMMIT) on its connection. */
+static int loader_command(PGconn *pg, const char *sql, pgrest_arena *a, pgrest_error *err)
+{
+    PGresult *r = PQexec(pg, sql);
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? PGREST_OK
+                                                   : pgr_db_query_error(a, pg, r, err);
+    PQclear(r);
+    return rc;
+}
+
 /* Connects, re-reads the in-database config (PostgREST's schema cache
  * loader does; an invalid one is reported and the load goes on), then
  * introspects with the configuration now in force (db-schemas may come
@@ -331,7 +341,12 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **ti
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
+    /* Reload.hs: one READ COMMITTED, READ ONLY transaction, so that the
+     * timings statement reads what the introspection set on the same
+     * server connection even through a transaction pooler */
+    int rc = loader_command(pg, "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", a, err);
+    if (rc == PGREST_OK)
+        rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
     conf = pgr_ctx_conf(ctx);
     /* SchemaCache.hs times its statements only at log-level debug */
     const char *level = pgr_cfg_option(&conf->cfg, "log-level");
@@ -347,6 +362,8 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **ti
     *timings = NULL;
     if (rc == PGREST_OK && timed)
         rc = pgr_introspect_timings(pg, a, timings, err);
+    if (rc == PGREST_OK)
+        rc = loader_command(pg, "COMMIT", a, err);
     *query_ms = ms_since(&t0);
     PQfinish(pg);
     return rc;

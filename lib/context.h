@@ -30,6 +30,9 @@ struct pgr_jwt_cache;
  * strings live in the snapshot's arena. */
 typedef struct pgr_config {
     const char *db_uri;
+    /* db-channel-uri: the listener's own connection (a direct one when
+     * db-uri goes through a transaction pooler); NULL = db_uri */
+    const char *db_channel_uri;
     const char **db_schemas;          /* NULL-terminated, first = default */
     size_t n_db_schemas;
     const char *db_anon_role;         /* NULL = anonymous disabled */
@@ -173,5 +176,7 @@ int pgr_config_set(pgr_config *cfg, pgrest_arena *arena, const char *key,
 /* The option's own name for an alias ("db-schema" -> "db-schemas"). */
 const char *pgr_config_canonical_key(const char *key);
 bool pgr_config_key_known(const char *key);
+/* Where the listener connects: db-channel-uri, else db-uri. */
+const char *pgr_config_channel_uri(const pgr_config *cfg);
 
 #endif

@@ -469,7 +469,10 @@ int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
         return pgr_error_oom(err);
     l->ctx = ctx;
     pgr_conf *conf = pgr_ctx_conf(ctx);
-    l->conninfo = strdup(conf->cfg.db_uri);
+    /* LISTEN needs a session of its own: through a transaction pooler
+     * (PgBouncer pool_mode = transaction) it would be lost, so the
+     * listener may connect elsewhere than the pool */
+    l->conninfo = strdup(pgr_config_channel_uri(&conf->cfg));
     pgr_conf_release(conf);
     bool ok = wanted_channel(ctx, &l->channel) && l->conninfo != NULL;
     l->on_reload_config = on_reload_config;

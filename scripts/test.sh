@@ -8,7 +8,8 @@
 # a program here), runs the server suite (tests/server/run.py, own clusters),
 # the read-replica suite (tests/cluster/run.py, a primary and a replica)
 # and the CLI suite (tests/cli/run.py)
-# against build/, the postgrest-js client suite (tests/client/run.py; skipped
+# against build/, the cluster instances suite (tests/cluster/run_instances.py
+# on scripts/cluster.sh), the postgrest-js client suite (tests/client/run.py; skipped
 # without node/npm), the server limits test (tests/limits/run.sh, its own
 # PostgreSQL and pgrest-server), a short run of every libFuzzer target
 # (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 10, in
@@ -47,14 +48,16 @@ pg_sh="$repo/tests/harness/pg.sh"
 # Debian 12 packages: build, tests, PostgreSQL 15 (+ PostGIS and contrib for
 # the conformance fixtures; server-dev + make build pg-safeupdate for its
 # PgSafeUpdateSpec cases), python3 (conformance runner, limits test), curl
-# (demo), clang + its fuzzer runtime (tests/fuzz).
+# (demo), clang + its fuzzer runtime (tests/fuzz), pgbouncer + haproxy
+# (scripts/cluster.sh, tests/cluster).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
       check libsubunit-dev
       postgresql-15 postgresql-server-dev-15 make postgresql-client-15 postgresql-15-postgis-3
       postgresql-contrib tzdata
       python3 curl
-      clang libclang-rt-14-dev valgrind)
+      clang libclang-rt-14-dev valgrind
+      pgbouncer haproxy)
 
 missing_deps() {
   local p
@@ -380,6 +383,23 @@ elif [ "$use_server" -eq 1 ]; then
   client_log="$work/client.log"
   timeout 900 python3 "$repo/tests/client/run.py" 2>&1 | tee "$client_log"
   record_runner_suite client client "$client_log"
+fi
+
+# ---- cluster instances ------------------------------------------------------------
+# tests/cluster/run_instances.py on a cluster of its own (scripts/cluster.sh:
+# primary, replica, PgBouncer, two pgrest-servers, HAProxy): an instance
+# killed or restarted behind HAProxy, the SIGTERM drain, NOTIFY reaching each
+# instance, server-reuseport, the Chinook read scenarios through PgBouncer
+# (transaction mode, prepared statements off). It ends with
+# "cluster-instances: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "cluster-instances" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== cluster instances (tests/cluster/run_instances.py on scripts/cluster.sh)"
+  ci_log="$work/cluster-instances.log"
+  PGREST_CLUSTER_DIR="$work/cluster" PGREST_BUILD="$repo/build" \
+    timeout 600 python3 "$repo/tests/cluster/run_instances.py" 2>&1 | tee "$ci_log"
+  record_runner_suite cluster-instances cluster-instances "$ci_log"
 fi
 
 # ---- limits -----------------------------------------------------------------------

@@ -2,6 +2,8 @@
 #include "version.h"
 
 #include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,37 @@ struct admin_server {
     admin_live_fn live;
     void *live_arg;
     char *unix_path;
+    /* draining (admin_set_draining) is read and live is called under the
+     * lock: once set, live is never called again */
+    pthread_mutex_t lock;
+    bool draining;
 };
+
+/* The API server is up and not draining. */
+static bool api_live(admin_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool up = !s->draining && s->live(s->live_arg);
+    pthread_mutex_unlock(&s->lock);
+    return up;
+}
+
+void admin_set_draining(admin_server *s)
+{
+    if (s == NULL)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->draining = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static bool is_draining(admin_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool d = s->draining;
+    pthread_mutex_unlock(&s->lock);
+    return d;
+}
 
 static enum MHD_Result reply(struct MHD_Connection *con, unsigned status,
                              const char *content_type, const char *body)
@@ -61,9 +93,13 @@ static enum MHD_Result schema_cache(struct MHD_Connection *con, pgrest_ctx *ctx)
  * connection) is 503, an API server that is not up 500, else 200. */
 static unsigned ready_status(admin_server *s)
 {
-    if (!pgrest_ctx_ready(s->ctx) || !pgrest_ctx_connection_established(s->ctx))
+    /* draining after SIGTERM: not ready, at once, so that a load balancer
+     * checking /ready takes this instance out while it finishes its
+     * requests (pgrest's addition: PostgREST closes the admin socket) */
+    if (is_draining(s) || !pgrest_ctx_ready(s->ctx) ||
+        !pgrest_ctx_connection_established(s->ctx))
         return 503;
-    return s->live(s->live_arg) ? 200 : 500;
+    return api_live(s) ? 200 : 500;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
@@ -84,7 +120,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
         return MHD_YES;
     }
     if (strcmp(url, "/live") == 0)
-        return reply(con, s->live(s->live_arg) ? 200 : 500, NULL, "");
+        return reply(con, api_live(s) ? 200 : 500, NULL, "");
     if (strcmp(url, "/ready") == 0)
         return reply(con, ready_status(s), NULL, "");
     if (strcmp(url, "/schema_cache") == 0)
@@ -96,6 +132,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
 
 static void free_admin(admin_server *s)
 {
+    pthread_mutex_destroy(&s->lock);
     free(s->unix_path);
     free(s);
 }
@@ -108,6 +145,7 @@ admin_server *admin_start(pgrest_ctx *ctx, const admin_listen *cfg, admin_live_f
         snprintf(errbuf, errlen, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&s->lock, NULL);
     s->ctx = ctx;
     s->live = live;
     s->live_arg = live_arg;

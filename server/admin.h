@@ -25,6 +25,10 @@ typedef bool (*admin_live_fn)(void *arg);
  * NULL with a message in errbuf on failure. */
 admin_server *admin_start(pgrest_ctx *ctx, const admin_listen *cfg, admin_live_fn live,
                           void *live_arg, char *errbuf, size_t errlen);
+/* Graceful shutdown has begun: /ready answers 503 and /live 500 from now
+ * on, and the live function is no longer called (the API server it looks
+ * at may be freed once this returns). NULL is ignored. */
+void admin_set_draining(admin_server *s);
 void admin_stop(admin_server *s);
 
 #endif

@@ -411,6 +411,7 @@ static bool read_db(reader *r)
         return false;
     const char *uri = opt_string(r, "db-uri");
     cfg->db_uri = uri ? uri : "postgresql://";
+    cfg->db_channel_uri = opt_string(r, "db-channel-uri");
     return cfg->db_extra_search_path != NULL && cfg->db_hoisted_tx_settings != NULL &&
            cfg->db_schemas != NULL;
 }
@@ -680,7 +681,7 @@ bool app_config_read(const server_options *raw, app_config *cfg, char *err, size
 static const char *const known_keys[] = {
     "admin-server-host", "admin-server-port", "admin-server-unix-socket",
     "admin-server-unix-socket-mode", "client-error-verbosity", "db-aggregates-enabled",
-    "db-anon-role", "db-channel", "db-channel-enabled", "db-config", "db-extra-search-path",
+    "db-anon-role", "db-channel", "db-channel-enabled", "db-channel-uri", "db-config", "db-extra-search-path",
     "db-hoisted-tx-settings", "db-max-rows", "db-plan-enabled", "db-pool",
     "db-pool-acquisition-timeout", "db-pool-automatic-recovery", "db-pool-max-idletime",
     "db-pool-max-lifetime", "db-pool-timeout", "db-pre-config", "db-pre-request",
@@ -755,6 +756,8 @@ static void db_options(const app_config *c, server_options *out)
     put_str(out, "db-pre-config", c->db_pre_config);
     put_str(out, "db-tx-end", c->db_tx_end);
     put_str(out, "db-uri", c->db_uri);
+    if (c->db_channel_uri != NULL)
+        put_str(out, "db-channel-uri", c->db_channel_uri);
 }
 
 static void other_options(const app_config *c, server_options *out)

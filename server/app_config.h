@@ -35,6 +35,7 @@ typedef struct app_config {
     const char *db_pre_config;
     const char *db_tx_end;
     const char *db_uri;               /* after @file */
+    const char *db_channel_uri;       /* pgrest's db-channel-uri; NULL = db-uri */
     const char *jwt_aud;
     const char *jwt_role_claim_key;   /* as configured */
     bool jwt_role_claim_key_legacy;   /* the deprecated JSPath syntax */

@@ -53,7 +53,7 @@ static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
         /* the context connects with db-uri plus fallback_application_name
          * (Config.hs toConnectionSettings); the config, and so the dump,
          * keeps db-uri as given (Reload.hs passes the previous configDbUri) */
-        if (strcmp(key, "db-uri") == 0)
+        if (strcmp(key, "db-uri") == 0 || strcmp(key, "db-channel-uri") == 0)
             continue;
         if (app_config_known_key(key) && now != NULL && strcmp(now, given->items[i].value) != 0)
             server_options_set(raw, key, now);

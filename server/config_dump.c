@@ -103,6 +103,9 @@ static void db_lines(dump_lines *d, const app_config *c)
     quoted(d, "db-anon-role", c->db_anon_role);
     quoted(d, "db-channel", c->db_channel);
     boolean(d, "db-channel-enabled", c->db_channel_enabled);
+    /* pgrest's own: only when set, so the default dump stays PostgREST's */
+    if (c->db_channel_uri != NULL)
+        quoted(d, "db-channel-uri", c->db_channel_uri);
     quoted(d, "db-extra-search-path", c->db_extra_search_path);
     quoted(d, "db-hoisted-tx-settings", c->db_hoisted_tx_settings);
     if (c->has_db_max_rows)

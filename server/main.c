@@ -39,8 +39,8 @@ static int apply_options(pgrest_ctx *ctx, const server_options *opts)
             continue;
         /* what the library connects with (Config.hs toConnectionSettings);
          * a reload keeps the running db-uri */
-        char *uri = strcmp(key, "db-uri") == 0 ? conn_string_with_app_name(opts->items[i].value)
-                                               : NULL;
+        bool connects = strcmp(key, "db-uri") == 0 || strcmp(key, "db-channel-uri") == 0;
+        char *uri = connects ? conn_string_with_app_name(opts->items[i].value) : NULL;
         int rc = pgrest_ctx_set(ctx, key, uri ? uri : opts->items[i].value, &err);
         free(uri);
         if (rc != PGREST_OK) {
@@ -292,14 +292,16 @@ static int serve(server_config *cfg, const app_config *ac)
     log_msg(LOG_CRIT, "API server listening on %s", address);
     wait_signals(&set, cfg);
     /* graceful (PostgREST ref/http_server): stop accepting, let requests in
-     * flight finish, then stop the workers */
-    /* PostgREST closes the admin socket with the API socket on a
-     * termination signal; stopping it first also means no /live check
-     * can look at the API server while it is freed */
-    admin_stop(admin);
+     * flight finish, close idle keep-alive connections, stop the workers.
+     * PostgREST closes the admin socket with the API socket; pgrest keeps
+     * it open through the drain with /ready 503 (docs/deployment.md), so a
+     * load balancer sees "not ready" rather than a refused check, and
+     * closes it last. */
+    admin_set_draining(admin);
     atomic_store(&api_server, NULL);
     http_stop(srv);
     pgrest_ctx_stop_listener(ctx);
+    admin_stop(admin);
     return db_watch_fatal() ? 1 : 0;
 }
 

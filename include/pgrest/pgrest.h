@@ -194,7 +194,9 @@ PGREST_API int pgrest_ctx_save_schema_file(pgrest_ctx *ctx, const char *path,
                                            pgrest_error *err);
 
 /* Starts the background worker thread. It LISTENs on db-channel (default
- * "pgrst") on its own connection and reloads the schema cache on the
+ * "pgrst") on its own connection (to db-channel-uri when set, else db-uri:
+ * LISTEN needs a session, which a transaction pooler does not keep; read
+ * at start, kept across reloads) and reloads the schema cache on the
  * payloads "reload schema" or "" (PostgREST ref/listener); "reload config"
  * calls on_reload_config(arg) if given (from the worker thread; the host
  * re-reads its sources and calls pgrest_ctx_reload_config), or else

@@ -599,21 +599,22 @@ static int take_document(PGconn *conn, PGresult *res, pgrest_arena *a, char **js
 }
 
 /* One part of the document's json_build_object. Timed, it is enclosed in
- * SchemaCache.hs sqlTimedStatement's two set_config calls (session
- * settings here: the statement runs outside a transaction block); the
- * arguments are evaluated in order, each part's CTEs when first read. */
+ * SchemaCache.hs sqlTimedStatement's two set_config calls (local to the
+ * loader's transaction, as there: pgr_introspect_timings reads them in the
+ * same transaction); the arguments are evaluated in order, each part's
+ * CTEs when first read. */
 static void put_part(pgr_sb *sb, pgrest_arena *a, size_t i, bool timed)
 {
     const char *g = doc_parts[i].timing;
     if (timed)
         pgr_sb_puts(sb, pgr_asprintf(a, "  '_start_%s', set_config('pgrst.%s', "
-                                        "clock_timestamp()::text, false),\n", g, g));
+                                        "clock_timestamp()::text, true),\n", g, g));
     pgr_sb_puts(sb, pgr_asprintf(a, "  '%s', COALESCE((SELECT doc FROM %s), '[]'::json),\n",
                                  doc_parts[i].key, doc_parts[i].cte));
     if (timed)
         pgr_sb_puts(sb, pgr_asprintf(a, "  '_end_%s', set_config('pgrst.%s', (clock_timestamp()"
                                         " - current_setting('pgrst.%s', false)::timestamptz)"
-                                        "::text, false),\n", g, g, g));
+                                        "::text, true),\n", g, g, g));
 }
 
 /* The statement for this server and these options (see the top). */

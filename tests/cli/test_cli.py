@@ -234,6 +234,17 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, "\n".join(DEFAULT_DUMP) + "\n")
 
+    def test_db_channel_uri_dumped_only_when_set(self):
+        # pgrest's own option: absent from the default dump (PostgREST's),
+        # shown in sort order once given, from the environment or a file
+        self.assertNotIn("db-channel-uri", pgrest(["--dump-config"]).stdout)
+        d = dump({"PGRST_DB_CHANNEL_URI": "postgresql://direct:5432/app"})
+        self.assertEqual(d["db-channel-uri"], '"postgresql://direct:5432/app"')
+        lines = pgrest(["--dump-config"], {"PGRST_DB_CHANNEL_URI": "x"}).stdout.splitlines()
+        self.assertEqual(lines, sorted(lines))
+        d = dump(text='db-channel-uri = "host=direct dbname=app"')
+        self.assertEqual(d["db-channel-uri"], '"host=direct dbname=app"')
+
     def test_lines_are_sorted_with_app_settings(self):
         out = pgrest(["--dump-config"], {"PGRST_APP_SETTINGS_zz": "1",
                                          "PGRST_APP_SETTINGS_Aa": "2"}).stdout

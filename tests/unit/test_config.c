@@ -245,6 +245,37 @@ START_TEST(reload_replaces_the_options_as_a_whole)
 }
 END_TEST
 
+/* db-channel-uri (pgrest's own): the listener's connection, db-uri when
+ * unset or empty (optString); a reload keeps it, as it keeps db-uri. */
+START_TEST(db_channel_uri_defaults_to_db_uri_and_survives_reloads)
+{
+    pgrest_error err = {0};
+    ck_assert(pgr_config_key_known("db-channel-uri"));
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-uri", "postgresql://pooler/db", &err), PGREST_OK);
+    pgr_conf *c = pgr_ctx_conf(ctx);
+    ck_assert_ptr_null(c->cfg.db_channel_uri);
+    ck_assert_str_eq(pgr_config_channel_uri(&c->cfg), "postgresql://pooler/db");
+    pgr_conf_release(c);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-channel-uri", "", &err), PGREST_OK);
+    c = pgr_ctx_conf(ctx);
+    ck_assert_str_eq(pgr_config_channel_uri(&c->cfg), "postgresql://pooler/db");
+    pgr_conf_release(c);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "db-channel-uri", "postgresql://direct/db", &err),
+                     PGREST_OK);
+    ck_assert_str_eq(pgrest_ctx_get(ctx, "db-channel-uri"), "postgresql://direct/db");
+    c = pgr_ctx_conf(ctx);
+    ck_assert_str_eq(pgr_config_channel_uri(&c->cfg), "postgresql://direct/db");
+    ck_assert_str_eq(c->cfg.db_uri, "postgresql://pooler/db");
+    pgr_conf_release(c);
+    const char *keys[] = {"db-config", "db-channel-uri"};
+    const char *values[] = {"false", "postgresql://elsewhere/db"};
+    ck_assert_int_eq(pgrest_ctx_reload_config(ctx, keys, values, 2, &err), PGREST_OK);
+    c = pgr_ctx_conf(ctx);
+    ck_assert_str_eq(pgr_config_channel_uri(&c->cfg), "postgresql://direct/db");
+    pgr_conf_release(c);
+}
+END_TEST
+
 START_TEST(invalid_reload_keeps_the_previous_configuration)
 {
     pgrest_error err = {0};
@@ -293,6 +324,7 @@ int main(void)
     tcase_add_test(tc, jwt_cache_follows_the_jwt_settings);
     tcase_add_test(tc, reload_replaces_the_options_as_a_whole);
     tcase_add_test(tc, invalid_reload_keeps_the_previous_configuration);
+    tcase_add_test(tc, db_channel_uri_defaults_to_db_uri_and_survives_reloads);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

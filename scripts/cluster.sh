@@ -181,7 +181,7 @@ cmd_start_pgrest() {
   # stdout is the access log: not kept (the error log is stderr)
   nohup "$server" "$state/pgrest-$n.conf" >/dev/null 2>>"$state/pgrest-$n.log" </dev/null &
   echo $! >"$state/pgrest-$n.pid"
-  wait_http "http://127.0.0.1:${!admin}/ready" 200 30 ||
+  wait_http "http://127.0.0.1:${!admin}/ready" 200 60 ||
     die "pgrest-server $n is not ready (log: $state/pgrest-$n.log)"
 }
 

@@ -38,6 +38,15 @@ def run_tests(patterns):
     return passed, failed, skipped
 
 
+def show_logs(state):
+    """The state directory goes with cluster.sh down: keep what the
+    components said in the test log."""
+    for name in sorted(os.listdir(state)) if os.path.isdir(state) else []:
+        if name.endswith(".log"):
+            with open(os.path.join(state, name), errors="replace") as f:
+                print("---- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:])))
+
+
 def main(argv):
     patterns = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-k"]
     own = os.environ.get("PGREST_CLUSTER_REUSE") != "1"
@@ -51,6 +60,7 @@ def main(argv):
             up = subprocess.run(["bash", CLUSTER_SH, "up"], timeout=300)
             if up.returncode != 0:
                 print("%s: scripts/cluster.sh up failed" % PREFIX)
+                show_logs(os.environ["PGREST_CLUSTER_DIR"])
                 failed = 1
         if failed == 0:
             passed, failed, skipped = run_tests(patterns)

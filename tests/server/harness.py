@@ -450,8 +450,8 @@ def _run_parallel(classes, jobs):
     return run, failed, skipped, durations
 
 
-def run_suite(name, directory, argv):
-    """Runs the test_*.py of directory (-k PATTERN selects by name) and ends
+def run_suite(name, directory, argv, pattern="test_*.py"):
+    """Runs the files of directory matching pattern (default test_*.py) (-k PATTERN selects by name) and ends
     with "<name>: N passed, N failed, N skipped", the line scripts/test.sh
     counts. Returns the exit status: 1 if anything failed. The test classes
     run PGREST_TEST_JOBS at a time (default: twice the number of cores: the
@@ -465,7 +465,7 @@ def run_suite(name, directory, argv):
     patterns = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-k"]
     if patterns:
         loader.testNamePatterns = ["*%s*" % p for p in patterns]
-    suite = loader.discover(directory, pattern="test_*.py", top_level_dir=directory)
+    suite = loader.discover(directory, pattern=pattern, top_level_dir=directory)
     classes = _test_classes(suite)
     jobs = int(os.environ.get("PGREST_TEST_JOBS") or 2 * (os.cpu_count() or 1))
     jobs = max(1, min(jobs, len(classes)))

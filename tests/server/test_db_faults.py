@@ -354,7 +354,7 @@ class RestartUnderLoadTest(FaultTestCase):
 
     def test_waiters_for_the_pool_when_the_database_dies(self):
         # db-pool 2: four requests, two of them queued for a connection
-        reqs = [Background(lambda: self.server.get("/rpc/slow?seconds=5", timeout=20))
+        reqs = [Background(lambda: self.server.get("/rpc/slow?seconds=3", timeout=20))
                 for _ in range(4)]
         self.assertIsNotNone(self.server.wait_for(
             lambda: metric(self.server, "pgrst_db_pool_waiting") == 4.0, 10))

@@ -352,6 +352,14 @@ class RestartUnderLoadTest(FaultTestCase):
         self.assertIsNotNone(self.server.wait_for(lambda: thread_count(self.server) <= tasks, 5),
                              (tasks, thread_count(self.server)))
 
+
+
+class PoolWaitersTest(FaultTestCase):
+    """Requests queued for a pooled connection when the database dies get
+    the outage's error (no connection to wait for, none to open), none
+    waits on; the pool is whole after the restart."""
+    SERVER_CONFIG = {"db-pool": "2"}
+
     def test_waiters_for_the_pool_when_the_database_dies(self):
         # db-pool 2: four requests, two of them queued for a connection
         reqs = [Background(lambda: self.server.get("/rpc/slow?seconds=3", timeout=20))

@@ -87,10 +87,12 @@ static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
         return;
     }
     ch->keep_db = true;
-    if (pg != NULL)
-        observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
-                      "Failed to query database settings for the config parameters.",
-                      pgr_error_json(a, &rerr, false));
+    if (pg == NULL)
+        return;
+    pgr_observe_query_error_high(ctx, &rerr);
+    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
+                  "Failed to query database settings for the config parameters.",
+                  pgr_error_json(a, &rerr, false));
 }
 
 /* The roles' settings (ALTER ROLE ... SET) belong to the configuration in
@@ -110,10 +112,12 @@ static void refresh_role_settings(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
             next = pgr_schema_cache_with_role_settings(sc, json, conf->cfg.db_schemas, &rerr);
         if (next != NULL)
             pgr_ctx_replace_schema(ctx, sc, next);
-        else
+        else {
+            pgr_observe_query_error_high(ctx, &rerr);
             observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
                           "Failed to query the role settings. ",
                           pgr_error_json(a, &rerr, false));
+        }
     }
     pgr_conf_release(conf);
     pgr_schema_cache_release(sc);

@@ -253,28 +253,13 @@ static const char *join_list(pgrest_arena *a, const char *const *items)
     return pgr_sb_finish(&sb);
 }
 
-/* PostgreSQL's error on a background query (schema cache, settings):
- * PostgREST's usePool reports it as QueryErrorCodeHighObs first when its
- * status would be 5xx. */
-static void observe_high_query_error(pgrest_ctx *ctx, const pgrest_error *err)
-{
-    const char *code = err->code;
-    if (code == NULL)
-        return;
-    /* PGRST001: the connection failed under the query (hasql's ClientError) */
-    bool server_error = strlen(code) == 5 && strncmp(code, "PGRST", 5) != 0;
-    if (strcmp(code, "PGRST001") == 0 ||
-        (server_error && pgr_sqlstate_http_status(code, err->message, false) >= 500))
-        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
-}
-
 /* SchemaCacheErrorObs: which schemas were asked for, and why it failed. */
 static void observe_schema_error(pgrest_ctx *ctx, pgrest_arena *a,
                                  const pgrest_error *err)
 {
     if (ctx->observer == NULL)
         return;
-    observe_high_query_error(ctx, err);
+    pgr_observe_query_error_high(ctx, err);
     const pgr_config *cfg = pgr_cfg(ctx, a);
     const char *prefix = pgr_asprintf(
         a, "Failed to load the schema cache using db-schemas=%s and db-extra-search-path=%s. ",

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 #include "util/error.h"
@@ -48,4 +49,16 @@ void pgr_observe_error(pgrest_ctx *ctx, pgrest_event event, const char *prefix,
     const char *json = a != NULL ? pgr_error_json(a, err, false) : NULL;
     pgr_observef(ctx, event, "%s%s", prefix, json != NULL ? json : "");
     pgrest_arena_free(a);
+}
+
+void pgr_observe_query_error_high(pgrest_ctx *ctx, const pgrest_error *err)
+{
+    const char *code = err->code;
+    if (code == NULL)
+        return;
+    /* PGRST001: the connection failed under the query (hasql's ClientError) */
+    bool server_error = strlen(code) == 5 && strncmp(code, "PGRST", 5) != 0;
+    if (strcmp(code, "PGRST001") == 0 ||
+        (server_error && pgr_sqlstate_http_status(code, err->message, false) >= 500))
+        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
 }

@@ -13,5 +13,10 @@ void pgr_observef(pgrest_ctx *ctx, pgrest_event event, const char *fmt, ...)
 /* PostgREST's jsonMessage: the error as its JSON body (verbose). */
 void pgr_observe_error(pgrest_ctx *ctx, pgrest_event event, const char *prefix,
                        const pgrest_error *err);
+/* A background query's error (schema cache, in-database settings) as
+ * PostgREST's usePool reports it first: QueryErrorCodeHighObs when its
+ * status would be 5xx (or it is hasql's ClientError, PGRST001); nothing
+ * for other errors. */
+void pgr_observe_query_error_high(pgrest_ctx *ctx, const pgrest_error *err);
 
 #endif

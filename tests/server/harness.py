@@ -54,12 +54,21 @@ def free_pg_port():
     return int(run(["bash", PG_SH, "freeport", str(start)]).strip())
 
 
+_ports_given = set()
+
+
 def free_tcp_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port nothing listens on now, and not one this process handed out
+    before (the kernel may give a just-closed port again: a server's API
+    and admin ports would be the same)."""
+    while True:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        if port not in _ports_given:
+            _ports_given.add(port)
+            return port
 
 
 def _chown_tree(path):

@@ -80,11 +80,21 @@ const char *pgr_content_range(pgrest_arena *a, long long lower, long long upper,
                               bool has_total, long long total)
 {
     bool total_nonzero = !has_total || total != 0;
-    const char *range = total_nonzero && lower <= upper
-                            ? pgr_asprintf(a, "%lld-%lld", lower, upper)
-                            : "*";
-    const char *tot = has_total ? pgr_asprintf(a, "%lld", total) : "*";
-    return pgr_asprintf(a, "%s/%s", range, tot);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 48);
+    if (total_nonzero && lower <= upper) {
+        pgr_sb_put_long(&sb, lower);
+        pgr_sb_putc(&sb, '-');
+        pgr_sb_put_long(&sb, upper);
+    } else {
+        pgr_sb_putc(&sb, '*');
+    }
+    pgr_sb_putc(&sb, '/');
+    if (has_total)
+        pgr_sb_put_long(&sb, total);
+    else
+        pgr_sb_putc(&sb, '*');
+    return pgr_sb_finish(&sb);
 }
 
 void pgr_response_remove_header(pgrest_response *r, const char *name)

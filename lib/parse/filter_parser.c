@@ -71,7 +71,14 @@ bool pgr_ps_lit(pgr_pstate *ps, const char *lit)
         ps->pos += strlen(lit);
         return true;
     }
-    char *label = pgr_asprintf(ps->a, "\"%s\"", lit);
+    /* the label is built on every alternative that does not match, so
+     * not with a format */
+    pgr_sb sb;
+    pgr_sb_init(&sb, ps->a, strlen(lit) + 3);
+    pgr_sb_putc(&sb, '"');
+    pgr_sb_puts(&sb, lit);
+    pgr_sb_putc(&sb, '"');
+    char *label = pgr_sb_finish(&sb);
     if (label == NULL)
         ps->oom = true;
     pgr_ps_expect_tok(ps, ps->pos, label, pgr_ps_mismatch(ps, ps->pos, lit));

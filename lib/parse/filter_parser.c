@@ -620,7 +620,9 @@ static bool op_group(pgr_pstate *ps, size_t g, op_kind *kind, pgr_op_expr *out)
     const char *name = NULL;
     for (size_t i = 0; i < 10 && op_groups[g][i] != NULL && name == NULL; i++) {
         size_t m = pgr_ps_mismatch(ps, start, op_groups[g][i]);
-        if (m - start == strlen(op_groups[g][i]))
+        /* matched to its end (no strlen: this runs for every operator
+         * name tried on every filter) */
+        if (op_groups[g][i][m - start] == '\0')
             name = op_groups[g][i];
         else
             pgr_ps_expect_tok(ps, start, NULL, m);

@@ -136,19 +136,44 @@ static bool has_count(const PGresult *r, int col)
     return col >= 0 && !PQgetisnull(r, 0, col) && PQgetvalue(r, 0, col)[0] != '\0';
 }
 
+typedef struct main_column {
+    const char *name;
+    int *col;
+} main_column;
+
+/* What PQfnumber gives for these all-lowercase names (the first column of
+ * exactly that name, -1 for none) in one pass over the columns: PQfnumber
+ * copies and case-folds its argument whenever the name is missing, which
+ * most of them are on every request. */
+static void find_main_columns(const PGresult *r, main_column *want)
+{
+    int n = PQnfields(r);
+    for (int i = 0; i < n; i++) {
+        const char *name = PQfname(r, i);
+        for (main_column *w = want; w->name != NULL; w++)
+            if (*w->col < 0 && strcmp(name, w->name) == 0) {
+                *w->col = i;
+                break;
+            }
+    }
+}
+
 static void read_main_row(const PGresult *r, pgr_main_row *row)
 {
     memset(row, 0, sizeof *row);
     row->body = "";
     if (r == NULL || PQntuples(r) < 1)
         return;
-    int c_total = PQfnumber(r, "total_result_set");
-    int c_page = PQfnumber(r, "page_total");
-    int c_body = PQfnumber(r, "body");
-    int c_hdr = PQfnumber(r, "response_headers");
-    int c_status = PQfnumber(r, "response_status");
-    int c_loc = PQfnumber(r, "response_location");
-    int c_ins = PQfnumber(r, "response_inserted");
+    int c_total = -1, c_page = -1, c_body = -1, c_hdr = -1, c_status = -1, c_loc = -1,
+        c_ins = -1;
+    find_main_columns(r, (main_column[]){{"total_result_set", &c_total},
+                                         {"page_total", &c_page},
+                                         {"body", &c_body},
+                                         {"response_headers", &c_hdr},
+                                         {"response_status", &c_status},
+                                         {"response_location", &c_loc},
+                                         {"response_inserted", &c_ins},
+                                         {NULL, NULL}});
     if (c_loc >= 0 && !PQgetisnull(r, 0, c_loc))
         row->location = PQgetvalue(r, 0, c_loc);
     if (has_count(r, c_ins)) {

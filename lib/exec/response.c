@@ -80,11 +80,21 @@ const char *pgr_content_range(pgrest_arena *a, long long lower, long long upper,
                               bool has_total, long long total)
 {
     bool total_nonzero = !has_total || total != 0;
-    const char *range = total_nonzero && lower <= upper
-                            ? pgr_asprintf(a, "%lld-%lld", lower, upper)
-                            : "*";
-    const char *tot = has_total ? pgr_asprintf(a, "%lld", total) : "*";
-    return pgr_asprintf(a, "%s/%s", range, tot);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 48);
+    if (total_nonzero && lower <= upper) {
+        pgr_sb_put_long(&sb, lower);
+        pgr_sb_putc(&sb, '-');
+        pgr_sb_put_long(&sb, upper);
+    } else {
+        pgr_sb_putc(&sb, '*');
+    }
+    pgr_sb_putc(&sb, '/');
+    if (has_total)
+        pgr_sb_put_long(&sb, total);
+    else
+        pgr_sb_putc(&sb, '*');
+    return pgr_sb_finish(&sb);
 }
 
 void pgr_response_remove_header(pgrest_response *r, const char *name)
@@ -214,6 +224,21 @@ static int range_not_satisfiable(pgrest_ctx *ctx, pgrest_arena *a,
     return PGREST_OK;
 }
 
+/* "/name?canonical", "/name" without a query (no printf: every read
+ * answer has it) */
+static const char *content_location(pgrest_arena *a, const char *name, const char *canonical)
+{
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 64);
+    pgr_sb_putc(&sb, '/');
+    pgr_sb_puts(&sb, name);
+    if (canonical != NULL && *canonical != '\0') {
+        pgr_sb_putc(&sb, '?');
+        pgr_sb_puts(&sb, canonical);
+    }
+    return pgr_sb_finish(&sb);
+}
+
 int pgr_read_response(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_query_plan *plan,
                       const pgr_main_row *row, pgrest_response *r,
                       pgrest_error *err)
@@ -236,9 +261,7 @@ int pgr_read_response(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_query_plan 
     const char *canonical = plan->api->qp.canonical;
     if (plan->action == PGR_ACTION_READ)
         pgr_response_add_header(a, r, "Content-Location",
-                            canonical && *canonical
-                                ? pgr_asprintf(a, "/%s?%s", plan->api->name, canonical)
-                                : pgr_asprintf(a, "/%s", plan->api->name));
+                                content_location(a, plan->api->name, canonical));
     return PGREST_OK;
 }
 

@@ -13,6 +13,7 @@
 
 typedef struct entry {
     char *sql;
+    size_t len;
     char name[24];
     uint64_t hash;
 } entry;
@@ -25,14 +26,23 @@ struct pgr_stmt_cache {
     unsigned generation;
 };
 
-static uint64_t hash_text(const char *s)
+/* Eight bytes per step (a statement is a kilobyte or more and is looked
+ * up on every request; byte-wise FNV-1a was a visible share of a request's
+ * CPU). Only the probe sequence depends on it: equality is memcmp. */
+static uint64_t hash_text(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
     }
-    return h;
+    uint64_t tail = 0;
+    memcpy(&tail, s + i, n - i);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 pgr_stmt_cache *pgr_stmt_cache_new(void)
@@ -67,11 +77,12 @@ void pgr_stmt_cache_free(pgr_stmt_cache *c)
     free(c);
 }
 
-static entry *find(const pgr_stmt_cache *c, const char *sql, uint64_t h)
+static entry *find(const pgr_stmt_cache *c, const char *sql, size_t len, uint64_t h)
 {
     size_t i = h & (c->cap - 1);
     while (c->slots[i].sql != NULL) {
-        if (c->slots[i].hash == h && strcmp(c->slots[i].sql, sql) == 0)
+        const entry *e = &c->slots[i];
+        if (e->hash == h && e->len == len && memcmp(e->sql, sql, len) == 0)
             return &c->slots[i];
         i = (i + 1) & (c->cap - 1);
     }
@@ -80,7 +91,8 @@ static entry *find(const pgr_stmt_cache *c, const char *sql, uint64_t h)
 
 const char *pgr_stmt_cache_lookup(const pgr_stmt_cache *c, const char *sql)
 {
-    entry *e = find(c, sql, hash_text(sql));
+    size_t len = strlen(sql);
+    entry *e = find(c, sql, len, hash_text(sql, len));
     return e ? e->name : NULL;
 }
 
@@ -114,22 +126,24 @@ const char *pgr_stmt_cache_add(pgr_stmt_cache *c, const char *sql)
     if ((c->count + 1) * 2 > c->cap && grow(c) != 0)
         return NULL;
     entry e = {0};
-    e.sql = strdup(sql);
+    e.len = strlen(sql);
+    e.sql = malloc(e.len + 1);
     if (e.sql == NULL)
         return NULL;
-    e.hash = hash_text(sql);
+    memcpy(e.sql, sql, e.len + 1);
+    e.hash = hash_text(sql, e.len);
     snprintf(e.name, sizeof e.name, "pgrst_%lu", ++c->next_id);
     insert_entry(c->slots, c->cap, e);
     c->count++;
-    return find(c, sql, e.hash)->name;
+    return find(c, sql, e.len, e.hash)->name;
 }
 
 void pgr_stmt_cache_forget(pgr_stmt_cache *c, const char *sql)
 {
     /* Rebuild without the entry: rare (failed PREPARE), keeps probing
      * chains intact. */
-    uint64_t h = hash_text(sql);
-    entry *victim = find(c, sql, h);
+    size_t len = strlen(sql);
+    entry *victim = find(c, sql, len, hash_text(sql, len));
     if (victim == NULL)
         return;
     free(victim->sql);

@@ -71,7 +71,14 @@ bool pgr_ps_lit(pgr_pstate *ps, const char *lit)
         ps->pos += strlen(lit);
         return true;
     }
-    char *label = pgr_asprintf(ps->a, "\"%s\"", lit);
+    /* the label is built on every alternative that does not match, so
+     * not with a format */
+    pgr_sb sb;
+    pgr_sb_init(&sb, ps->a, strlen(lit) + 3);
+    pgr_sb_putc(&sb, '"');
+    pgr_sb_puts(&sb, lit);
+    pgr_sb_putc(&sb, '"');
+    char *label = pgr_sb_finish(&sb);
     if (label == NULL)
         ps->oom = true;
     pgr_ps_expect_tok(ps, ps->pos, label, pgr_ps_mismatch(ps, ps->pos, lit));
@@ -613,7 +620,9 @@ static bool op_group(pgr_pstate *ps, size_t g, op_kind *kind, pgr_op_expr *out)
     const char *name = NULL;
     for (size_t i = 0; i < 10 && op_groups[g][i] != NULL && name == NULL; i++) {
         size_t m = pgr_ps_mismatch(ps, start, op_groups[g][i]);
-        if (m - start == strlen(op_groups[g][i]))
+        /* matched to its end (no strlen: this runs for every operator
+         * name tried on every filter) */
+        if (op_groups[g][i][m - start] == '\0')
             name = op_groups[g][i];
         else
             pgr_ps_expect_tok(ps, start, NULL, m);

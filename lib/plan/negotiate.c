@@ -150,10 +150,17 @@ static bool plan_pick(pgrest_ctx *ctx, pgrest_arena *a, const pgr_schema_cache *
  * PostgREST does not know (MTOther). */
 static const char *content_type(pgrest_arena *a, const char *mime)
 {
+    /* nearly every request's answer: no parse, no copy */
+    if (mime != NULL && strcmp(mime, "application/json") == 0)
+        return "application/json; charset=utf-8";
     const pgr_media_type *m = pgr_parse_media_type(a, mime);
     if (m == NULL || m->kind == PGR_MEDIA_OCTET || m->kind == PGR_MEDIA_OTHER)
         return mime;
-    return pgr_asprintf(a, "%s; charset=utf-8", mime);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, strlen(mime) + 16);
+    pgr_sb_puts(&sb, mime);
+    pgr_sb_puts(&sb, "; charset=utf-8");
+    return pgr_sb_finish(&sb);
 }
 
 /* PostgREST reads the body in binary format: bytea is the bytes, text,

@@ -11,11 +11,6 @@ void pgr_sql_init(pgr_sql *q, pgrest_arena *a)
     pgr_sb_init(&q->sb, a, 512);
 }
 
-void pgr_sql_put(pgr_sql *q, const char *text)
-{
-    pgr_sb_puts(&q->sb, text);
-}
-
 void pgr_sql_ident(pgr_sql *q, const char *ident)
 {
     pgr_sb_put_ident(&q->sb, ident);

@@ -18,7 +18,11 @@ typedef struct pgr_sql {
 } pgr_sql;
 
 void pgr_sql_init(pgr_sql *q, pgrest_arena *a);
-void pgr_sql_put(pgr_sql *q, const char *text);
+/* Inline, so that the length of a literal is known at compile time. */
+static inline void pgr_sql_put(pgr_sql *q, const char *text)
+{
+    pgr_sb_puts(&q->sb, text);
+}
 void pgr_sql_ident(pgr_sql *q, const char *ident);
 /* "schema"."name" */
 void pgr_sql_qualified(pgr_sql *q, const char *schema, const char *name);

@@ -46,31 +46,30 @@ static bool piece_ok(pgr_sb *sb, const char *s)
     return !sb->failed;
 }
 
-void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n)
+void pgr_sb_putn_slow(pgr_sb *sb, const char *s, size_t n)
 {
     if ((n > 0 && !piece_ok(sb, s)) || !reserve(sb, n))
         return;
-    memcpy(sb->data + sb->len, s, n);
+    if (n > 0)
+        memcpy(sb->data + sb->len, s, n);
     sb->len += n;
     sb->data[sb->len] = '\0';
 }
 
-void pgr_sb_puts(pgr_sb *sb, const char *s)
-{
-    if (piece_ok(sb, s))
-        pgr_sb_putn(sb, s, strlen(s));
-}
-
-void pgr_sb_putc(pgr_sb *sb, char c)
-{
-    pgr_sb_putn(sb, &c, 1);
-}
-
+/* Decimal digits by hand: snprintf's format parsing was a visible part of
+ * emitting a statement (every LIMIT, OFFSET and $n goes through here). */
 void pgr_sb_put_long(pgr_sb *sb, long long v)
 {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%lld", v);
-    pgr_sb_putn(sb, buf, (size_t)n);
+    char buf[24];
+    char *end = buf + sizeof buf, *p = end;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    pgr_sb_putn(sb, p, (size_t)(end - p));
 }
 
 void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
@@ -132,6 +131,12 @@ static void put_doubled(pgr_sb *sb, const char *s, char quote)
     if (!piece_ok(sb, s))
         return;
     pgr_sb_putc(sb, quote);
+    size_t n = strlen(s);
+    if (memchr(s, quote, n) == NULL) { /* the usual case: nothing to double */
+        pgr_sb_putn(sb, s, n);
+        pgr_sb_putc(sb, quote);
+        return;
+    }
     const char *p = s;
     const char *q;
     while ((q = strchr(p, quote)) != NULL) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "util/arena.h"
 
@@ -17,9 +18,42 @@ typedef struct pgr_sb {
 } pgr_sb;
 
 void pgr_sb_init(pgr_sb *sb, pgrest_arena *arena, size_t initial);
-void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n);
-void pgr_sb_puts(pgr_sb *sb, const char *s);
-void pgr_sb_putc(pgr_sb *sb, char c);
+/* The slow path of the appends below: growth, NULL pieces, failure. */
+void pgr_sb_putn_slow(pgr_sb *sb, const char *s, size_t n);
+
+/* The appends are inline because the SQL emitter makes thousands per
+ * request, most of them of string literals whose strlen the compiler then
+ * folds; only a piece that does not fit goes out of line. */
+static inline void pgr_sb_putn(pgr_sb *sb, const char *s, size_t n)
+{
+    if (!sb->failed && s != NULL && sb->len + n < sb->cap) {
+        memcpy(sb->data + sb->len, s, n);
+        sb->len += n;
+        sb->data[sb->len] = '\0';
+        return;
+    }
+    pgr_sb_putn_slow(sb, s, n);
+}
+
+/* A NULL s fails the buffer (see pgr_sb_putn_slow). */
+static inline void pgr_sb_puts(pgr_sb *sb, const char *s)
+{
+    if (s == NULL) {
+        sb->failed = true;
+        return;
+    }
+    pgr_sb_putn(sb, s, strlen(s));
+}
+
+static inline void pgr_sb_putc(pgr_sb *sb, char c)
+{
+    if (!sb->failed && sb->len + 1 < sb->cap) {
+        sb->data[sb->len++] = c;
+        sb->data[sb->len] = '\0';
+        return;
+    }
+    pgr_sb_putn_slow(sb, &c, 1);
+}
 void pgr_sb_put_long(pgr_sb *sb, long long v);
 /* Appends s as a JSON string literal (quotes and escapes). */
 void pgr_sb_put_json_string(pgr_sb *sb, const char *s);

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+
+#include "exec/response.h"
+#include "exec/stmt_cache.h"
 #include "sql/sql_builder.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -172,6 +176,115 @@ START_TEST(json_strict_is_rfc8259)
 }
 END_TEST
 
+
+START_TEST(strbuf_put_long_extremes)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    const long long v[] = {0, 7, -1, 10, -10, 1234567890123LL, LLONG_MAX, LLONG_MIN};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        pgr_sb_put_long(&sb, v[i]);
+        pgr_sb_putc(&sb, ' ');
+    }
+    ck_assert_str_eq(pgr_sb_finish(&sb), "0 7 -1 10 -10 1234567890123 "
+                                         "9223372036854775807 -9223372036854775808 ");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* The inline appends: a piece that exactly fills the buffer, one byte
+ * more, NULL pieces (puts fails the buffer, an empty putn does not). */
+START_TEST(strbuf_appends_at_the_boundary)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    pgr_sb_puts(&sb, "0123456789abcde"); /* 15 + NUL = 16 */
+    ck_assert_uint_eq(sb.len, 15);
+    pgr_sb_putc(&sb, 'f');               /* grows */
+    pgr_sb_putn(&sb, NULL, 0);
+    pgr_sb_putn(&sb, "ghij", 2);
+    ck_assert_str_eq(pgr_sb_finish(&sb), "0123456789abcdefgh");
+    ck_assert_uint_eq(sb.len, 18);
+    pgr_sb_puts(&sb, NULL);
+    ck_assert_ptr_null(pgr_sb_finish(&sb));
+    pgr_sb_putc(&sb, 'x');
+    ck_assert_ptr_null(pgr_sb_finish(&sb));
+    pgr_sb sb2;
+    pgr_sb_init(&sb2, a, 16);
+    pgr_sb_putn(&sb2, NULL, 3);
+    ck_assert_ptr_null(pgr_sb_finish(&sb2));
+    pgr_sb sb3;
+    pgr_sb_init(&sb3, a, 16);
+    pgr_sb_put_ident(&sb3, "plain");
+    pgr_sb_put_literal(&sb3, "it's");
+    pgr_sb_put_ident(&sb3, "");
+    ck_assert_str_eq(pgr_sb_finish(&sb3), "\"plain\"'it''s'\"\"");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* PostgREST RangeQuery contentRangeH. */
+START_TEST(content_range_forms)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    ck_assert_str_eq(pgr_content_range(a, 0, 24, true, 100), "0-24/100");
+    ck_assert_str_eq(pgr_content_range(a, 0, 0, false, 0), "0-0/*");
+    ck_assert_str_eq(pgr_content_range(a, 0, -1, false, 0), "*/*");
+    ck_assert_str_eq(pgr_content_range(a, 0, -1, true, 0), "*/0");
+    ck_assert_str_eq(pgr_content_range(a, 5, 9, true, 0), "*/0");
+    ck_assert_str_eq(pgr_content_range(a, 10, 9, true, 10), "*/10");
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* Lookups by whole text: texts of one length that differ in one byte (in
+ * the eight-byte words and in the tail), prefixes, forget, clear, growth. */
+START_TEST(stmt_cache_keys_by_whole_text)
+{
+    pgr_stmt_cache *c = pgr_stmt_cache_new();
+    ck_assert_ptr_nonnull(c);
+    const char *base = "SELECT set_config('search_path', $1, true), 0123456789";
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, base));
+    const char *n1 = pgr_stmt_cache_add(c, base);
+    ck_assert_ptr_nonnull(n1);
+    ck_assert_str_eq(pgr_stmt_cache_lookup(c, base), n1);
+    char other[128];
+    strcpy(other, base);
+    other[3] ^= 1; /* in the first word */
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, other));
+    strcpy(other, base);
+    other[strlen(base) - 1] = 'X'; /* in the tail */
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, other));
+    const char *n2 = pgr_stmt_cache_add(c, other);
+    ck_assert_str_ne(n1, n2);
+    ck_assert_str_eq(pgr_stmt_cache_lookup(c, other), n2);
+    ck_assert_str_eq(pgr_stmt_cache_lookup(c, base), n1);
+    strcpy(other, base);
+    other[16] = '\0'; /* a prefix, exactly two words */
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, other));
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, ""));
+    pgr_stmt_cache_forget(c, base);
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, base));
+    ck_assert_uint_eq(pgr_stmt_cache_count(c), 1);
+    char sql[64];
+    for (int i = 0; i < 500; i++) {
+        snprintf(sql, sizeof sql, "SELECT %d", i);
+        ck_assert_ptr_nonnull(pgr_stmt_cache_add(c, sql));
+    }
+    for (int i = 0; i < 500; i++) {
+        snprintf(sql, sizeof sql, "SELECT %d", i);
+        ck_assert_ptr_nonnull(pgr_stmt_cache_lookup(c, sql));
+    }
+    ck_assert_uint_eq(pgr_stmt_cache_count(c), 501);
+    pgr_stmt_cache_clear(c);
+    ck_assert_ptr_null(pgr_stmt_cache_lookup(c, "SELECT 1"));
+    ck_assert_uint_eq(pgr_stmt_cache_count(c), 0);
+    pgr_stmt_cache_free(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -186,6 +299,10 @@ int main(void)
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);
+    tcase_add_test(tc, strbuf_put_long_extremes);
+    tcase_add_test(tc, strbuf_appends_at_the_boundary);
+    tcase_add_test(tc, content_range_forms);
+    tcase_add_test(tc, stmt_cache_keys_by_whole_text);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -537,3 +537,34 @@ class HostileRandomSweep(ServerTestCase):
             method = "GET" if rnd.random() < 0.85 else "HEAD"
             sw.send(method, target)
         sw.report()
+
+    def test_mutated_headers_and_bodies(self):
+        sw = Sweep(self)
+        rnd = random.Random(SEED + 1)
+        n = int(os.environ.get("PGREST_HOSTILE_MUTATIONS", "1500")) // 3
+        header_bases = [("Prefer", "return=representation, count=exact, handling=strict"),
+                        ("Prefer", "resolution=merge-duplicates,missing=default,tx=rollback"),
+                        ("Accept", "application/vnd.pgrst.object+json;nulls=stripped"),
+                        ("Accept", "text/csv;q=0.5, application/json;q=0.9, */*;q=0.1"),
+                        ("Range", "0-1"), ("Content-Type", "application/json; charset=utf-8"),
+                        ("Accept-Profile", "api"), ("Content-Profile", "api")]
+        body_bases = [b'{"name":"x","formed":1999,"genre":"jazz"}',
+                      b'[{"name":"a","country":"GB"},{"name":"b","country":"US"}]',
+                      b'{"a":1,"b":2}', b'name,formed\nx,1999\n"y, z",2000\n']
+        for i in range(n):
+            k, v = header_bases[i % len(header_bases)]
+            v = mutate(rnd, v)[1:] if rnd.random() < 0.8 else v
+            body = body_bases[i % len(body_bases)]
+            if rnd.random() < 0.7:
+                body = mutate(rnd, body.decode()).encode("utf-8", "surrogatepass")[1:]
+            ctype = "text/csv" if body.startswith(b"name,") else "application/json"
+            path = "/rpc/add" if i % 4 == 2 else "/artists?columns=name,formed,genre,country" \
+                if i % 3 == 0 else "/artists"
+            hdrs = [("Authorization", "Bearer " + USER), (k, v.replace("\n", "").replace("\r", "")),
+                    ("Prefer", "tx=rollback")]
+            if k != "Content-Type":
+                hdrs.append(("Content-Type", ctype))
+            method = rnd.choice(["POST", "POST", "PATCH", "GET", "PUT"])
+            target = path if method != "PUT" else "/artists?id=eq.1"
+            sw.send(method, target, hdrs, body if method != "GET" else None)
+        sw.report()

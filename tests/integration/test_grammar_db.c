@@ -68,7 +68,7 @@ static const db_case cases[] = {
      * parameter (QueryBuilder.hs fmtArgs), which refuses NUL */
     {"a form argument with %00 is refused as text refuses NUL (22021)", "POST",
      "/rpc/add", "", NULL, "a=1%00&b=1", 400, "22021",
-     "invalid byte sequence for encoding \"UTF8\": 0x00",
+     "invalid byte sequence for encoding \\\"UTF8\\\": 0x00",
      "application/x-www-form-urlencoded"},
 };
 

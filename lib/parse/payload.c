@@ -395,6 +395,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
     bool is_call = api->action == PGR_ACTION_CALL;
     /* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON) */
     if (takes_columns(api)) {
+        api->payload_raw = true;
         api->payload_json = pgr_strndup(a, api->body ? api->body : "", api->body_len);
         return set_keys(a, api, api->qp.columns, api->qp.n_columns, err);
     }

@@ -121,6 +121,16 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
      * object of an array has the same): parsing the body again would hold
      * its whole json-c document, and with json-c's default depth (32)
      * rather than request-max-json-depth */
+    /* a raw (?columns=) body with a NUL byte: refused once planned
+     * (pgr_plan), json-c would only see the part before the NUL */
+    if (api->payload_raw && api->body != NULL && memchr(api->body, '\0', api->body_len) != NULL) {
+        in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        for (size_t i = 0; i < api->qp.n_columns; i++)
+            in->keys[in->n_keys++] = api->qp.columns[i];
+        return PGREST_OK;
+    }
     if (api->payload_json != NULL && !api->qp.has_columns) {
         in->json_array = api->payload_is_array;
         in->keys = PGR_NEW_ARRAY(a, const char *, api->n_payload_keys + 1);

@@ -146,11 +146,15 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
     free_state(rs);
 }
 
+/* With its length: a value holding a NUL byte reaches the library whole,
+ * which refuses it (400 22021) instead of acting on the part before it. */
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
-                                  const char *key, const char *value)
+                                  const char *key, size_t key_size,
+                                  const char *value, size_t value_size)
 {
     (void)kind;
-    pgrest_request_add_header(cls, key, value);
+    (void)key_size;
+    pgrest_request_add_header_n(cls, key, value ? value : "", value ? value_size : 0);
     return MHD_YES;
 }
 
@@ -484,7 +488,7 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     pgrest_request *req = pgrest_request_new(rs->arena, method, rs->uri, q ? q + 1 : "");
     if (q != NULL)
         *q = '?';
-    MHD_get_connection_values(con, MHD_HEADER_KIND, add_header, req);
+    MHD_get_connection_values_n(con, MHD_HEADER_KIND, add_header, req);
     pgrest_request_set_body(req, rs->body, rs->body_len);
     pgrest_request_allow_streaming(req, 0);
     rs->con = con;

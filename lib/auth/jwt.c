@@ -859,9 +859,16 @@ static int claims_role(pgrest_arena *a, const char *path, json_object *claims,
         return PGREST_OK;
     if (v == NULL) /* json-c's JSON null */
         *role = "null";
-    else if (json_object_is_type(v, json_type_string))
-        *role = pgr_strndup(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
-    else {
+    else if (json_object_is_type(v, json_type_string)) {
+        size_t n = (size_t)json_object_get_string_len(v);
+        /* "\u0000" in the role: PostgREST sends it to set_config('role', $1)
+         * and PostgreSQL refuses NUL in text (22021, 400); read as a C
+         * string it would be a shorter role than the token names */
+        if (memchr(json_object_get_string(v), '\0', n) != NULL)
+            return pgr_error(err, 400, "22021",
+                             "invalid byte sequence for encoding \"UTF8\": 0x00", NULL, NULL);
+        *role = pgr_strndup(a, json_object_get_string(v), n);
+    } else {
         pgr_sb sb;
         pgr_sb_init(&sb, a, 64);
         put_json(&sb, v); /* Aeson's JSON.encode */

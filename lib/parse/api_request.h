@@ -337,6 +337,9 @@ struct pgrest_api_request {
     const char **payload_keys;    /* keys of the object(s), if JSON */
     size_t n_payload_keys;
     bool payload_is_array;
+    /* ?columns= with a JSON body: payload_json is the body unparsed
+     * (Payload.hs RawJSON), PostgreSQL reads it (see pgr_plan's NUL check) */
+    bool payload_raw;
 
     pgr_kv *cookies;              /* parsed Cookie header */
 

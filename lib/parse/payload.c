@@ -395,6 +395,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
     bool is_call = api->action == PGR_ACTION_CALL;
     /* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON) */
     if (takes_columns(api)) {
+        api->payload_raw = true;
         api->payload_json = pgr_strndup(a, api->body ? api->body : "", api->body_len);
         return set_keys(a, api, api->qp.columns, api->qp.n_columns, err);
     }
@@ -657,12 +658,7 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
         if (memchr(p->name, '\0', p->name_len) != NULL)
             return key_nul_error(a, api, show_key(a, p->name, p->name_len), err);
         /* a function's form arguments are read again from the body by the
-         * call planner as C strings: answer here what PostgreSQL answers
-         * for the JSON PostgREST would send it */
-        if (api->action == PGR_ACTION_CALL && p->value != NULL &&
-            memchr(p->value, '\0', p->value_len) != NULL)
-            return pgr_error(err, 400, "22P05", "unsupported Unicode escape sequence",
-                             "\\u0000 cannot be converted to text.", NULL);
+         * call planner, which refuses a NUL in an argument it passes */
     }
     const char **keys = PGR_NEW_ARRAY(a, const char *, n + 1);
     bool *first = kept_occurrences(a, params, n, api->action != PGR_ACTION_CALL);

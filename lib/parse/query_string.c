@@ -317,9 +317,8 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
 static int add_rpc_param(qp_state *st, const char *name, const pgr_kv *p,
                          pgrest_error *err)
 {
-    /* a function argument reaches PostgreSQL as text, which refuses NUL */
-    if (memchr(p->value, '\0', p->value_len) != NULL)
-        return pgr_ps_nul_error(err);
+    /* a NUL is kept (value_len): the call planner refuses it for the
+     * argument it is, once the function is found */
     pgr_kv *kv = PGR_NEW(st->a, pgr_kv);
     if (kv == NULL)
         return pgr_error_oom(err);

@@ -121,6 +121,16 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
      * object of an array has the same): parsing the body again would hold
      * its whole json-c document, and with json-c's default depth (32)
      * rather than request-max-json-depth */
+    /* a raw (?columns=) body with a NUL byte: refused once planned
+     * (pgr_plan), json-c would only see the part before the NUL */
+    if (api->payload_raw && api->body != NULL && memchr(api->body, '\0', api->body_len) != NULL) {
+        in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
+        if (in->keys == NULL)
+            return pgr_error_oom(err);
+        for (size_t i = 0; i < api->qp.n_columns; i++)
+            in->keys[in->n_keys++] = api->qp.columns[i];
+        return PGREST_OK;
+    }
     if (api->payload_json != NULL && !api->qp.has_columns) {
         in->json_array = api->payload_is_array;
         in->keys = PGR_NEW_ARRAY(a, const char *, api->n_payload_keys + 1);
@@ -177,13 +187,10 @@ static int post_input(pgrest_arena *a, const pgrest_api_request *api,
     case PGR_MEDIA_JSON:
     case PGR_MEDIA_CSV:
         return json_input(a, api, in, err);
-    case PGR_MEDIA_URLENCODED: {
-        char *body = pgr_strndup(a, api->body ? api->body : "", api->body_len);
-        if (body == NULL)
-            return pgr_error_oom(err);
-        in->pairs = pgr_query_string_decode(a, body);
+    case PGR_MEDIA_URLENCODED:
+        /* the body's bytes, a raw NUL included (parseSimpleQuery) */
+        in->pairs = pgr_query_string_decode_n(a, api->body ? api->body : "", api->body_len);
         return keys_from_pairs(a, in, err);
-    }
     case PGR_MEDIA_TEXT:
     case PGR_MEDIA_XML:
     case PGR_MEDIA_OCTET:
@@ -478,6 +485,37 @@ static int variadic_values(pgrest_arena *a, const pgr_kv *pairs,
     return PGREST_OK;
 }
 
+/* An argument holding a NUL byte: PostgREST sends every argument as a
+ * text-like parameter (QueryBuilder.hs fmtArgs: HE.unknown, HE.text for
+ * VARIADIC; singleParameter for a raw body), and PostgreSQL refuses NUL in
+ * text (22021). Checked once the function is found: a call that matches
+ * none is PGRST202 first. */
+static int nul_argument_error(pgrest_error *err)
+{
+    return pgr_error(err, 400, "22021",
+                     "invalid byte sequence for encoding \"UTF8\": 0x00", NULL, NULL);
+}
+
+static bool holds_nul(const char *value, size_t len)
+{
+    return value != NULL && len > 0 && memchr(value, '\0', len) != NULL;
+}
+
+/* Whether the value the call passes for name holds a NUL: the last one
+ * (last_value), or any of them for the VARIADIC param. */
+static bool argument_holds_nul(const pgr_kv *pairs, const char *name, bool variadic)
+{
+    const pgr_kv *last = NULL;
+    for (const pgr_kv *kv = pairs; kv; kv = kv->next) {
+        if (strcmp(kv->name, name) != 0)
+            continue;
+        if (variadic && holds_nul(kv->value, kv->value_len))
+            return true;
+        last = kv;
+    }
+    return last != NULL && holds_nul(last->value, last->value_len);
+}
+
 static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
                      const call_input *in, pgr_call_plan *cp,
                      pgrest_error *err)
@@ -485,6 +523,9 @@ static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
     const pgr_routine *r = cp->routine;
     if (r->n_params == 1 && r->params[0].name[0] == '\0') {
         cp->args = PGR_CALL_ARGS_SINGLE;
+        if ((in->ctype == PGR_MEDIA_TEXT || in->ctype == PGR_MEDIA_XML) &&
+            holds_nul(api->body, api->body_len))
+            return nul_argument_error(err);
         if (in->ctype == PGR_MEDIA_OCTET)
             cp->arg_value = bytea_hex(a, api->body ? api->body : "", api->body_len);
         else if (in->ctype == PGR_MEDIA_JSON)
@@ -518,6 +559,8 @@ static int plan_args(pgrest_arena *a, const pgrest_api_request *api,
         return pgr_error_oom(err);
     for (size_t i = 0; i < cp->n_params; i++) {
         const pgr_routine_param *p = cp->params[i];
+        if (argument_holds_nul(in->pairs, p->name, p->variadic))
+            return nul_argument_error(err);
         cp->arg_values[i] = last_value(in->pairs, p->name);
         int rc = p->variadic ? variadic_values(a, in->pairs, p->name, cp, err) : PGREST_OK;
         if (rc != PGREST_OK)

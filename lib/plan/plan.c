@@ -99,6 +99,19 @@ static int plan_action(pgrest_ctx *ctx, pgrest_arena *arena,
     }
 }
 
+/* With ?columns= PostgREST sends the JSON body unparsed (Payload.hs
+ * RawJSON) as a text-like parameter: PostgreSQL refuses a NUL byte in it
+ * (22021) once every planning check has passed; the part before the NUL
+ * is never what is inserted or called with. */
+static int check_raw_payload(const pgrest_api_request *api, pgrest_error *err)
+{
+    if (!api->payload_raw || api->body == NULL ||
+        memchr(api->body, '\0', api->body_len) == NULL)
+        return PGREST_OK;
+    return pgr_error(err, 400, "22021",
+                     "invalid byte sequence for encoding \"UTF8\": 0x00", NULL, NULL);
+}
+
 static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
                         const pgrest_api_request *api, pgrest_query_plan **out,
                         pgrest_error *err)
@@ -121,7 +134,8 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
     plan_tx_end(pgr_cfg(ctx, arena), api, plan);
     int rc;
     if ((rc = check_table_exists(arena, api, plan, err)) != PGREST_OK ||
-        (rc = plan_action(ctx, arena, api, plan, err)) != PGREST_OK)
+        (rc = plan_action(ctx, arena, api, plan, err)) != PGREST_OK ||
+        (rc = check_raw_payload(api, err)) != PGREST_OK)
         return rc;
     *out = plan;
     return PGREST_OK;

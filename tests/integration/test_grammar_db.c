@@ -64,8 +64,11 @@ static const db_case cases[] = {
     {"a JSON body with \\u0000 reaches PostgreSQL, which refuses it (22P05)",
      "POST", "/rpc/add", "", NULL, "{\"a\":\"1\\u0000\",\"b\":1}", 400,
      "22P05", "unsupported Unicode escape sequence", NULL},
-    {"a form argument with %00 gets the same answer", "POST", "/rpc/add", "",
-     NULL, "a=1%00&b=1", 400, "22P05", "unsupported Unicode escape sequence",
+    /* form arguments are DirectArgs (Plan.hs), each sent as a text-like
+     * parameter (QueryBuilder.hs fmtArgs), which refuses NUL */
+    {"a form argument with %00 is refused as text refuses NUL (22021)", "POST",
+     "/rpc/add", "", NULL, "a=1%00&b=1", 400, "22021",
+     "invalid byte sequence for encoding \\\"UTF8\\\": 0x00",
      "application/x-www-form-urlencoded"},
 };
 

@@ -180,6 +180,93 @@ START_TEST(call_body_keys_come_from_the_parse_stage)
 }
 END_TEST
 
+/* Parses and plans a POST with body[0..n) of content type ctype. */
+static int run_body(const char *target, const char *ctype, const char *body, size_t n,
+                    pgrest_error *err)
+{
+    const char *q = strchr(target, '?');
+    char *path = strndup(target, q ? (size_t)(q - target) : strlen(target));
+    pgrest_request *req = pgrest_request_new(arena, "POST", path, q ? q + 1 : "");
+    free(path);
+    pgrest_request_add_header(req, "Content-Type", ctype);
+    pgrest_request_set_body(req, body, n);
+    pgrest_api_request *api = NULL;
+    int rc = pgrest_parse_request(ctx, arena, req, &api, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgrest_query_plan *plan = NULL;
+    return pgrest_plan(ctx, arena, api, &plan, err);
+}
+
+static void expect_nul_refused(int rc, const pgrest_error *err, const char *what)
+{
+    ck_assert_msg(rc != PGREST_OK, "%s: accepted", what);
+    ck_assert_msg(err->http_status == 400, "%s: %d %s", what, err->http_status, err->code);
+    ck_assert_msg(strcmp(err->code, "22021") == 0, "%s: %s %s", what, err->code, err->message);
+    ck_assert_str_eq(err->message, "invalid byte sequence for encoding \"UTF8\": 0x00");
+}
+
+/* A NUL in a function argument: PostgREST sends every argument as a
+ * text-like parameter (QueryBuilder.hs fmtArgs, singleParameter), which
+ * PostgreSQL refuses (22021) -- after the function is found (Plan.hs
+ * findProc, PGRST202 first); never the argument cut at the NUL. */
+START_TEST(nul_in_function_arguments)
+{
+    pgrest_error err = {0};
+    expect_nul_refused(run("GET", "/rpc/add?a=1%00", NULL, NULL, &err), &err, "GET arg");
+    expect_nul_refused(run("GET", "/rpc/sum_all?v=1&v=%002", NULL, NULL, &err), &err,
+                       "VARIADIC arg");
+    /* the last of a repeated name is the argument */
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(run("GET", "/rpc/add?a=%00&a=1", NULL, NULL, &err), PGREST_OK);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_ne(run("GET", "/rpc/add?nope=%00", NULL, NULL, &err), PGREST_OK);
+    ck_assert_str_eq(err.code, "PGRST202");
+    expect_nul_refused(run_body("/rpc/add", "application/x-www-form-urlencoded", "a=1%00", 6,
+                                &err), &err, "form arg");
+    expect_nul_refused(run_body("/rpc/add", "application/x-www-form-urlencoded", "a=1\0", 4,
+                                &err), &err, "raw NUL in a form arg");
+    memset(&err, 0, sizeof err);
+    ck_assert_int_ne(run_body("/rpc/add", "application/x-www-form-urlencoded", "nope=%00", 8,
+                              &err), PGREST_OK);
+    ck_assert_str_eq(err.code, "PGRST202");
+    /* a raw text/plain body for a single unnamed text param: test_hostile.py */
+}
+END_TEST
+
+/* ?columns= sends the JSON body unparsed (Payload.hs RawJSON): a NUL byte
+ * in it is PostgreSQL's 22021 once planned -- not the body before it
+ * inserted or passed, and not json-c's view of the cut body. */
+START_TEST(nul_in_a_raw_columns_body)
+{
+    pgrest_error err = {0};
+    static const char row[] = "{\"name\":\"a\"}\0zz";
+    expect_nul_refused(run_body("/artists?columns=name", "application/json", row,
+                                sizeof row - 1, &err), &err, "insert");
+    static const char rows[] = "[{\"name\":\"a\0b\"}]";
+    expect_nul_refused(run_body("/artists?columns=name", "application/json", rows,
+                                sizeof rows - 1, &err), &err, "insert, NUL in a string");
+    static const char args[] = "{\"a\":1}\0x";
+    expect_nul_refused(run_body("/rpc/add?columns=a", "application/json", args,
+                                sizeof args - 1, &err), &err, "call");
+    static const char doc[] = "{\"a\":\"\0\"}";
+    expect_nul_refused(run_body("/rpc/add?columns=a", "application/json", doc,
+                                sizeof doc - 1, &err), &err, "call, NUL in a string");
+    /* planning errors come first */
+    memset(&err, 0, sizeof err);
+    ck_assert_int_ne(run_body("/nope?columns=name", "application/json", row, sizeof row - 1,
+                              &err), PGREST_OK);
+    ck_assert_str_eq(err.code, "PGRST205");
+    memset(&err, 0, sizeof err);
+    ck_assert_int_ne(run_body("/rpc/add?columns=nope", "application/json", args,
+                              sizeof args - 1, &err), PGREST_OK);
+    ck_assert_str_eq(err.code, "PGRST202");
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(run_body("/artists?columns=name", "application/json", row, 12, &err),
+                     PGREST_OK);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostile_request");
@@ -190,6 +277,8 @@ int main(void)
     tcase_add_test(tc, invalid_utf8_echoed_in_errors);
     tcase_add_test(tc, path_segment_decoded_leniently);
     tcase_add_test(tc, call_body_keys_come_from_the_parse_stage);
+    tcase_add_test(tc, nul_in_function_arguments);
+    tcase_add_test(tc, nul_in_a_raw_columns_body);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -377,6 +377,12 @@ START_TEST(payload_read_only_after_the_signature)
                  "PGRST303", "Parsing claims failed");
     expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"a\tb\"}"), 401, "PGRST303",
                  "Parsing claims failed");
+    /* a NUL in the role: PostgreSQL refuses it in set_config's text (it is
+     * not the role before the NUL) */
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\\u0000x\"}"), 400, "22021",
+                 "invalid byte sequence for encoding \"UTF8\": 0x00");
+    expect_error(&f, raw_hs256(f.a, SECRET, "{\"role\":\"anon\\u0000\"}"), 400, "22021",
+                 "invalid byte sequence for encoding \"UTF8\": 0x00");
     expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"n\":99999999999999999999}"),
                 "author");
     expect_role(&f, raw_hs256(f.a, SECRET, "{\"role\":\"author\",\"nbf\":-99999999999999999999}"),

@@ -31,23 +31,16 @@ def as_pg(cmd, **kw):
     return run(cmd, **kw)
 
 
-class Node:
-    def __init__(self, directory, port):
-        self.dir = directory
-        self.data = os.path.join(directory, "data")
-        self.sockdir = os.path.join(directory, "run")
-        self.port = port
+class Node(harness.Cluster):
+    """One server of the pair, started and stopped with pg_ctl directly
+    (harness.Cluster's pg.sh knows one cluster layout, not a replica's)."""
 
-    @property
-    def db_uri(self):
-        return "postgresql://authenticator@localhost:%d/pgrest_test" % self.port
+    def __init__(self, directory, port):
+        super().__init__(directory, port)
+        self.data = os.path.join(directory, "data")
 
     def psql(self, sql, db="pgrest_test", timeout=30):
-        env = dict(os.environ, PGHOST=self.sockdir, PGPORT=str(self.port),
-                   PGUSER="postgres", PGTZ="UTC",
-                   PGOPTIONS="-c client_min_messages=warning")
-        return run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                    "-d", db, "-c", sql], timeout=timeout, env=env).strip()
+        return super().psql(sql, db=db, timeout=timeout).strip()
 
     def pg_ctl(self, *args, timeout=60, check=True):
         return as_pg([os.path.join(pg_bindir(), "pg_ctl"), "-D", self.data,

@@ -105,6 +105,27 @@ static int invalid_json(pgrest_error *err)
     return pgr_error(err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
 }
 
+/* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON),
+ * which validates it (an invalid body is its 22P02, a NUL byte is refused
+ * once planned, pgr_plan); the arguments are the columns named, and the
+ * body counts as one object when it starts with '{' (SqlFragment.hs
+ * fromJsonBodyF isJsonObject), else as an array. */
+static int raw_json_input(pgrest_arena *a, const pgrest_api_request *api,
+                          call_input *in, pgrest_error *err)
+{
+    size_t i = 0;
+    while (i < api->body_len && strchr(" \t\n\r", api->body[i]) != NULL && api->body[i] != '\0')
+        i++;
+    in->json_array = !(i < api->body_len && api->body[i] == '{');
+    in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
+    if (in->keys == NULL)
+        return pgr_error_oom(err);
+    for (size_t k = 0; k < api->qp.n_columns; k++)
+        in->keys[in->n_keys++] = api->qp.columns[k];
+    in->n_keys = sort_unique(in->keys, in->n_keys);
+    return PGREST_OK;
+}
+
 static int json_input(pgrest_arena *a, const pgrest_api_request *api,
                       call_input *in, pgrest_error *err)
 {
@@ -121,16 +142,8 @@ static int json_input(pgrest_arena *a, const pgrest_api_request *api,
      * object of an array has the same): parsing the body again would hold
      * its whole json-c document, and with json-c's default depth (32)
      * rather than request-max-json-depth */
-    /* a raw (?columns=) body with a NUL byte: refused once planned
-     * (pgr_plan), json-c would only see the part before the NUL */
-    if (api->payload_raw && api->body != NULL && memchr(api->body, '\0', api->body_len) != NULL) {
-        in->keys = PGR_NEW_ARRAY(a, const char *, api->qp.n_columns + 1);
-        if (in->keys == NULL)
-            return pgr_error_oom(err);
-        for (size_t i = 0; i < api->qp.n_columns; i++)
-            in->keys[in->n_keys++] = api->qp.columns[i];
-        return PGREST_OK;
-    }
+    if (api->payload_raw)
+        return raw_json_input(a, api, in, err);
     if (api->payload_json != NULL && !api->qp.has_columns) {
         in->json_array = api->payload_is_array;
         in->keys = PGR_NEW_ARRAY(a, const char *, api->n_payload_keys + 1);

@@ -306,6 +306,20 @@ class HostileSweep(ServerTestCase):
         r = self.post_raw("/rpc/one_bytea", "application/octet-stream", b"a\x00b")
         self.assertEqual((r.status, r.body), (200, b'"\\\\x610062"'))
 
+    def test_raw_columns_body_is_validated_by_postgresql(self):
+        """Payload.hs getPayload: with ?columns= a call's body is RawJSON,
+        sent unparsed; PostgreSQL judges it (22P02 for text that is not
+        JSON, also for an empty body), and fromJsonBodyF takes a body
+        starting with '{' as one object, anything else as rows."""
+        for body in (b"{nope", b"", b"[1,"):
+            r = self.post_raw("/rpc/add?columns=a,b", "application/json", body)
+            self.assertEqual(r.status, 400, r)
+            self.assertEqual(json.loads(r.body)["code"], "22P02", r)
+        r = self.post_raw("/rpc/add?columns=a,b", "application/json", b' \n{"a":2,"b":3}')
+        self.assertEqual((r.status, r.body), (200, b"5"))
+        r = self.post_raw("/rpc/add?columns=a", "application/json", b'[{"a":2,"b":40}]')
+        self.assertEqual((r.status, r.body), (200, b"3"))
+
     def test_nul_in_a_jwt_role(self):
         """Jwt.hs parseClaims takes the role as it is; set_config('role', $1)
         refuses its NUL (22021) -- it is not the role before the NUL."""

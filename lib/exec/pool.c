@@ -4,13 +4,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
+#include "util/background_thread.h"
 #include "util/error.h"
 #include "util/number.h"
 
@@ -102,17 +102,8 @@ pgr_pool *pgr_pool_new(const pgr_pool_settings *s)
     p->observe = s->observe;
     p->observe_arg = s->observe_arg;
     pthread_mutex_init(&p->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->reaper_stop, &ca);
-    pthread_condattr_destroy(&ca);
-    /* the host's signals are not the reaper's business */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    p->reaper_started = pthread_create(&p->reaper, NULL, reap_loop, p) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pgr_monotonic_cond_init(&p->reaper_stop);
+    p->reaper_started = pgr_background_thread_start(&p->reaper, reap_loop, p);
     return p;
 }
 

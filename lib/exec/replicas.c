@@ -2,12 +2,12 @@
 
 #include <libpq-fe.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "util/background_thread.h"
 #include "util/lsn.h"
 
 /* The primary's flushed positions, one per check, to date a replica's
@@ -202,17 +202,8 @@ static void free_items(pgr_replica_set *set)
 static bool start_thread(pgr_replica_set *set)
 {
     pthread_mutex_init(&set->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&set->stop_cond, &ca);
-    pthread_condattr_destroy(&ca);
-    /* the host's signals are not the checker's business */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    set->started = pthread_create(&set->thread, NULL, health_loop, set) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pgr_monotonic_cond_init(&set->stop_cond);
+    set->started = pgr_background_thread_start(&set->thread, health_loop, set);
     return set->started;
 }
 

@@ -173,7 +173,9 @@ static void show_ipv6(const struct in6_addr *a6, char *buf, size_t len)
 
 void peer_address(const struct sockaddr *sa, char *buf, size_t len)
 {
-    snprintf(buf, len, "unknownSocket");
+    /* wai-logger's showSockAddr since "Make unix sockets known" (2022):
+     * a SockAddrUnix peer is "-" (was "unknownSocket") */
+    snprintf(buf, len, "-");
     if (sa == NULL)
         return;
     if (sa->sa_family == AF_INET) {

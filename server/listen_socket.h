@@ -29,7 +29,7 @@ int socket_port(int fd);
 
 /* A client address as wai-logger shows it in access logs: IPv4 dotted,
  * IPv4-mapped IPv6 as IPv4, "::1", other IPv6 as eight uncompressed hex
- * groups, "unknownSocket" otherwise (a Unix socket peer). */
+ * groups, "-" otherwise (a Unix socket peer: wai-logger's showSockAddr). */
 void peer_address(const struct sockaddr *sa, char *buf, size_t len);
 
 #endif

@@ -313,6 +313,7 @@ static bool text_option(const char *key)
         /* pgrest-server's limits (server/main.c) */
         "server-max-url-size", "server-max-header-size", "server-timeout",
         "server-max-connections", "server-max-connections-per-ip", "server-threads",
+        "server-cancel-on-disconnect",
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(key, keys[i]) == 0)

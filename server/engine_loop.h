@@ -16,10 +16,11 @@
 typedef struct engine_loop engine_loop;
 
 /* A started task handed to the loop; done(job) is called on the loop's
- * thread once the task is done (the job is not touched afterwards). The
- * loop cancels the task (pgrest_task_cancel, job->cancelled set before
- * done) when the client's socket reports the peer gone -- EOF, as nginx
- * takes it: a client that half-closes after its request counts as gone. */
+ * thread once the task is done (the job is not touched afterwards). With
+ * a client_fd, the loop cancels the task (pgrest_task_cancel,
+ * job->cancelled set before done) when that socket reports the peer gone
+ * -- EOF, as nginx takes it: a client that half-closes after its request
+ * counts as gone. */
 typedef struct engine_job {
     pgrest_task *task;
     void (*done)(struct engine_job *job);
@@ -27,7 +28,7 @@ typedef struct engine_job {
      * rows came in, or its head is ready: PGREST_TASK_BODY); true when it
      * resumed an MHD connection, so the daemon must run. May be NULL. */
     bool (*progress)(struct engine_job *job);
-    int client_fd;         /* watched while the task runs; -1: none */
+    int client_fd;         /* watched while the task runs; -1: not watched */
     bool cancelled;
     /* the loop's bookkeeping */
     struct engine_job *next_incoming;

@@ -46,10 +46,18 @@ struct http_server {
     size_t max_header_size;
     int listen_fd;
     bool reuseport;
+    bool cancel_on_disconnect;
     char *unix_path;
     atomic_int active;        /* requests between first handler call and completion */
     atomic_bool closing;      /* shutting down: answer with Connection: close */
 };
+
+static int connection_fd(struct MHD_Connection *con)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci != NULL ? ci->connect_fd : -1;
+}
 
 /* Per-request state, created by the URI callback (which sees the raw
  * request target, query string included). */
@@ -494,12 +502,12 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     rs->con = con;
     rs->job.done = task_done;
     rs->job.progress = request_progress;
-    /* MHD watches no suspended connection: the loop sees the client go
-     * away. Like Warp, which pauses its timeout while the application
-     * runs, server-timeout does not cut off a response being computed. */
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
-    rs->job.client_fd = ci != NULL ? ci->connect_fd : -1;
+    /* Like Warp, which pauses its timeout while the application runs,
+     * server-timeout does not cut off a response being computed. MHD
+     * watches no suspended connection: with server-cancel-on-disconnect
+     * the loop watches for the client going away; without it (PostgREST's
+     * behaviour) nothing does, and the request runs to its end. */
+    rs->job.client_fd = s->cancel_on_disconnect ? connection_fd(con) : -1;
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
@@ -642,6 +650,7 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
     s->max_body_size = lc->max_body_size;
     s->max_url_size = lc->max_url_size;
     s->max_header_size = lc->max_header_size;
+    s->cancel_on_disconnect = lc->cancel_on_disconnect;
     if (lc->unix_socket != NULL) {
         s->listen_fd = listen_unix(lc->unix_socket, lc->unix_mode, errbuf, errlen);
         s->unix_path = strdup(lc->unix_socket);

@@ -18,6 +18,12 @@ typedef struct http_listen {
     unsigned unix_mode;
     unsigned threads;         /* event loops: HTTP and PostgreSQL sockets */
     bool reuseport;           /* server-reuseport: SO_REUSEPORT + handover */
+    /* server-cancel-on-disconnect (pgrest's own, default off): cancel a
+     * request whose client goes away before its answer. Off, a request
+     * outlives its client as under PostgREST (Warp does not watch the
+     * socket while the application runs): the statement completes and a
+     * write commits. A streamed body's reader leaving cancels either way. */
+    bool cancel_on_disconnect;
     /* Resource limits (server-* options; see server/main.c for defaults):
      * bigger requests get a PostgREST-style JSON 413/414/431. */
     size_t max_body_size;     /* server-max-body-size, bytes */

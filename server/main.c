@@ -241,6 +241,7 @@ static int serve(server_config *cfg, const app_config *ac)
     if (lc.threads < 2)
         lc.threads = 2;
     lc.reuseport = option_true(opts, "server-reuseport");
+    lc.cancel_on_disconnect = option_true(opts, "server-cancel-on-disconnect");
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

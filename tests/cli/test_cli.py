@@ -407,6 +407,32 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(d["app.settings.My_Var"], '"v"')
         self.assertEqual(d["app.settings.other"], '"o"')
 
+    def test_app_settings_from_env_in_place_and_quoted(self):
+        """Config.hs parseAppSettings: every PGRST_APP_SETTINGS_<rest>
+        becomes app.settings.<rest>, <rest> as written (case and
+        underscores kept, even empty), the environment winning over the
+        file (M.union fromEnv); toText quotes the value replacing only '"'
+        with '\\"', and sorts its lines with the others'. A variable whose
+        name is not "PGRST_" <> toUpper (dashToUnderscore key) sets no
+        option (overrideFromDbOrEnvironment)."""
+        env = {"PGRST_APP_SETTINGS_Jwt_Secret": 'say "hi" \\ $(HOME)',
+               "PGRST_APP_SETTINGS_": "empty suffix",
+               "PGRST_APP_SETTINGS_from_file": "env wins",
+               "PGRST_APP_SETTINGS_a.b-c": "",
+               "PGRST_db_schemas": "lower-case name",
+               "PGRST_Log_Level": "info"}
+        with ConfigFile('app.settings.from_file = "file"\napp.settings.other = 7\n') as path:
+            r = pgrest(["--dump-config", path], env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        expected = sorted(DEFAULT_DUMP + [
+            'app.settings.Jwt_Secret = "say \\"hi\\" \\ $(HOME)"',
+            'app.settings. = "empty suffix"',
+            'app.settings.from_file = "env wins"',
+            'app.settings.a.b-c = ""',
+            'app.settings.other = "7.0"',   # coerceText: show of a Scientific
+        ])
+        self.assertEqual(r.stdout, "\n".join(expected) + "\n")
+
     def test_role_claim_key_dumps(self):
         self.assertEqual(dump({"PGRST_JWT_ROLE_CLAIM_KEY": "$.postgrest.roles[1]"})
                          ["jwt-role-claim-key"], '"$$.postgrest.roles[1]"')

@@ -370,7 +370,7 @@ static void read_app_settings(reader *r)
 {
     for (size_t i = 0; i < r->raw->n; i++) {
         const server_option *o = &r->raw->items[i];
-        if (strncmp(o->key, "app.settings.", 13) == 0 && o->key[13] != '\0')
+        if (strncmp(o->key, "app.settings.", 13) == 0)
             server_options_set(&r->cfg->app_settings, o->key, coerce_text(r->cfg, o));
     }
 }

@@ -313,18 +313,34 @@ bool config_file_read(const char *path, server_options *opts, char *errbuf,
     return ok;
 }
 
-/* PGRST_DB_URI -> db-uri; PGRST_APP_SETTINGS_Foo -> app.settings.Foo */
-static void env_to_key(const char *name, char *key, size_t keylen)
+/* The option a PGRST_ variable sets, or NULL (free it). Config.hs
+ * parseAppSettings keeps what follows PGRST_APP_SETTINGS_ as it is, even
+ * nothing ("app.settings."); every other option looks up exactly
+ * "PGRST_" <> toUpper (dashToUnderscore key) (overrideFromDbOrEnvironment),
+ * so a name with a lower-case letter names no option. */
+static char *env_to_key(const char *name, size_t len)
 {
+    static const char app[] = "APP_SETTINGS_";
     const char *p = name + 6;
-    size_t n = 0;
-    if (strncmp(p, "APP_SETTINGS_", 13) == 0) {
-        snprintf(key, keylen, "app.settings.%s", p + 13);
-        return;
+    size_t n = len - 6;
+    char *key = malloc(n + sizeof "app.settings.");
+    if (key == NULL)
+        return NULL;
+    if (n >= sizeof app - 1 && memcmp(p, app, sizeof app - 1) == 0) {
+        memcpy(key, "app.settings.", 13);
+        memcpy(key + 13, p + 13, n - 13);
+        key[n] = '\0';
+        return key;
     }
-    for (; *p && n + 1 < keylen; p++)
-        key[n++] = *p == '_' ? '-' : (char)tolower((unsigned char)*p);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] >= 'a' && p[i] <= 'z') {
+            free(key);
+            return NULL;
+        }
+        key[i] = p[i] == '_' ? '-' : (char)tolower((unsigned char)p[i]);
+    }
     key[n] = '\0';
+    return key;
 }
 
 void config_read_env(server_options *opts, char **environ_)
@@ -335,13 +351,9 @@ void config_read_env(server_options *opts, char **environ_)
         const char *eq = strchr(*e, '=');
         if (eq == NULL)
             continue;
-        char name[256], key[256];
-        size_t n = (size_t)(eq - *e);
-        if (n >= sizeof name)
-            continue;
-        memcpy(name, *e, n);
-        name[n] = '\0';
-        env_to_key(name, key, sizeof key);
-        server_options_set(opts, key, eq + 1);
+        char *key = env_to_key(*e, (size_t)(eq - *e));
+        if (key != NULL)
+            server_options_set(opts, key, eq + 1);
+        free(key);
     }
 }

@@ -1,4 +1,5 @@
 #include "ready.h"
+#include "ready_url.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -56,12 +57,12 @@ static bool wait_readable(int fd)
 }
 
 /* The status code of the response, or -1 when the exchange failed. */
-static int get_status(int fd, const char *host_header)
+static int get_status(int fd, const ready_url *u)
 {
-    char req[512];
+    char req[3 * READY_URL_MAX + 64];
     int n = snprintf(req, sizeof req,
-                     "GET /ready HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-                     host_header);
+                     "GET %s%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                     u->path, u->query, u->host);
     if (n < 0 || (size_t)n >= sizeof req || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
         return -1;
     char buf[64];
@@ -79,6 +80,37 @@ static int get_status(int fd, const char *host_header)
     return status;
 }
 
+/* httpLbs: the status, or -1 for any HttpExceptionRequest (refused,
+ * unresolvable host, no answer). http-client connects to the host
+ * without the IPv6 brackets, and the port goes to the socket as a
+ * 16-bit PortNumber (fromIntegral). */
+static int request(const ready_url *u)
+{
+    char host[READY_URL_MAX], port[16];
+    size_t len = strlen(u->host);
+    if (len >= 2 && u->host[0] == '[') {
+        memcpy(host, u->host + 1, len - 2);
+        host[len - 2] = '\0';
+    } else {
+        memcpy(host, u->host, len + 1);
+    }
+    snprintf(port, sizeof port, "%u", (unsigned)(u->port & 0xffff));
+    int fd = connect_to(host, port);
+    if (fd < 0)
+        return -1;
+    int status = get_status(fd, u);
+    close(fd);
+    return status;
+}
+
+/* makeReadyUrl: "http://" host (IPv6 in brackets) ":" port "/ready" */
+static void make_ready_url(const app_config *cfg, char *url, size_t cap)
+{
+    const char *host = cfg->admin_server_host;
+    snprintf(url, cap, strchr(host, ':') ? "http://[%s]:%lld/ready" : "http://%s:%lld/ready",
+             host, cfg->admin_server_port);
+}
+
 int ready_check(const app_config *cfg)
 {
     if (!cfg->has_admin_server_port)
@@ -92,18 +124,25 @@ int ready_check(const app_config *cfg)
                  "Please update your server-host config to \"localhost\".", host);
         return fail("%s", msg);
     }
-    char port[16], url[512], authority[300];
-    snprintf(port, sizeof port, "%lld", cfg->admin_server_port);
-    /* IPv6 addresses go in brackets */
-    snprintf(authority, sizeof authority, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-    snprintf(url, sizeof url, "http://%s/ready", authority);
-    int fd = connect_to(host, port);
-    if (fd < 0)
-        return fail("connection refused to %s", url);
-    int status = get_status(fd, authority);
-    close(fd);
-    if (status < 0)
-        return fail("connection refused to %s", url);
+    char url[READY_URL_MAX], escaped[READY_URL_MAX], shown[3 * READY_URL_MAX];
+    ready_url u;
+    make_ready_url(cfg, url, sizeof url);
+    /* Client.hs handleHttpException InvalidUrlException: parseURI's
+     * failure reports the text as given, setUri's bad port the URI */
+    switch (ready_url_parse(url, escaped, &u)) {
+    case READY_URL_UNPARSABLE:
+        return fail("invalid url - %s", url);
+    case READY_URL_BAD_PORT:
+        return fail("invalid url - %s", escaped);
+    case READY_URL_OK:
+        break;
+    }
+    int status = request(&u);
+    if (status < 0) {
+        /* HttpExceptionRequest: show (getUri req), not the URL built */
+        ready_url_show(&u, shown, sizeof shown);
+        return fail("connection refused to %s", shown);
+    }
     if (status < 200 || status >= 300)
         return fail("%s", url);
     printf("OK: %s\n", url);

@@ -407,6 +407,32 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(d["app.settings.My_Var"], '"v"')
         self.assertEqual(d["app.settings.other"], '"o"')
 
+    def test_app_settings_from_env_in_place_and_quoted(self):
+        """Config.hs parseAppSettings: every PGRST_APP_SETTINGS_<rest>
+        becomes app.settings.<rest>, <rest> as written (case and
+        underscores kept, even empty), the environment winning over the
+        file (M.union fromEnv); toText quotes the value replacing only '"'
+        with '\\"', and sorts its lines with the others'. A variable whose
+        name is not "PGRST_" <> toUpper (dashToUnderscore key) sets no
+        option (overrideFromDbOrEnvironment)."""
+        env = {"PGRST_APP_SETTINGS_Jwt_Secret": 'say "hi" \\ $(HOME)',
+               "PGRST_APP_SETTINGS_": "empty suffix",
+               "PGRST_APP_SETTINGS_from_file": "env wins",
+               "PGRST_APP_SETTINGS_a.b-c": "",
+               "PGRST_db_schemas": "lower-case name",
+               "PGRST_Log_Level": "info"}
+        with ConfigFile('app.settings.from_file = "file"\napp.settings.other = 7\n') as path:
+            r = pgrest(["--dump-config", path], env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        expected = sorted(DEFAULT_DUMP + [
+            'app.settings.Jwt_Secret = "say \\"hi\\" \\ $(HOME)"',
+            'app.settings. = "empty suffix"',
+            'app.settings.from_file = "env wins"',
+            'app.settings.a.b-c = ""',
+            'app.settings.other = "7.0"',   # coerceText: show of a Scientific
+        ])
+        self.assertEqual(r.stdout, "\n".join(expected) + "\n")
+
     def test_role_claim_key_dumps(self):
         self.assertEqual(dump({"PGRST_JWT_ROLE_CLAIM_KEY": "$.postgrest.roles[1]"})
                          ["jwt-role-claim-key"], '"$$.postgrest.roles[1]"')
@@ -607,6 +633,55 @@ class ReadyWithoutServerTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stderr, "ERROR: connection refused to http://localhost:%d/ready\n"
                          % port)
+
+    # Client.hs handleHttpException: http-client's parseRequest throws
+    # InvalidUrlException for a URL it cannot parse ("invalid url - "),
+    # apart from a request that fails ("connection refused to ").
+    def test_negative_port_is_an_invalid_url(self):
+        # show (-1) makes "localhost:-1", which RFC 3986's port (*DIGIT)
+        # cannot read: parseURI fails.
+        r = pgrest(["--ready"], {"PGRST_ADMIN_SERVER_PORT": "-1",
+                                 "PGRST_SERVER_HOST": "localhost"})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(r.stderr, "ERROR: invalid url - http://localhost:-1/ready\n")
+
+    def test_host_that_is_no_ipv6_literal_is_an_invalid_url(self):
+        # wrapIfIpv6 brackets any host with a ':'; "[foo:bar]" is no IP-literal
+        r = pgrest(["--ready"], {"PGRST_ADMIN_SERVER_PORT": "3001",
+                                 "PGRST_ADMIN_SERVER_HOST": "foo:bar"})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "ERROR: invalid url - http://[foo:bar]:3001/ready\n")
+
+    def test_host_with_a_bracket_is_an_invalid_url(self):
+        r = pgrest(["--ready"], {"PGRST_ADMIN_SERVER_PORT": "3001",
+                                 "PGRST_ADMIN_SERVER_HOST": "a[b"})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "ERROR: invalid url - http://a[b:3001/ready\n")
+
+    def test_ipv6_connection_refused(self):
+        port = free_port()
+        r = pgrest(["--ready"], {"PGRST_ADMIN_SERVER_PORT": str(port),
+                                 "PGRST_ADMIN_SERVER_HOST": "::1"})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "ERROR: connection refused to http://[::1]:%d/ready\n"
+                         % port)
+
+    def test_refused_on_port_80_shows_http_clients_uri(self):
+        # the refused message is show (getUri req), which leaves out
+        # http's default port; the URL built keeps it
+        s = socket.socket()
+        try:
+            s.connect(("127.0.0.1", 80))
+            self.skipTest("something listens on port 80")
+        except OSError:
+            pass
+        finally:
+            s.close()
+        r = pgrest(["--ready"], {"PGRST_ADMIN_SERVER_PORT": "80",
+                                 "PGRST_ADMIN_SERVER_HOST": "127.0.0.1"})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "ERROR: connection refused to http://127.0.0.1/ready\n")
 
 
 class DeprecationWarningTest(unittest.TestCase):

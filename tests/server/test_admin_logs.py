@@ -237,6 +237,50 @@ class SchemaCacheFailingTest(ServerTestCase):
         self.assertIsNotNone(srv.wait_ready(40))
 
 
+class SchemaCacheRetryLogTest(ServerTestCase):
+    """The lines PostgREST writes when its first schema cache load fails
+    and is retried: AppState.hs init (AppStartObs), App.hs run (the API
+    socket after waitForSchemaCacheInit), AppState/Reload.hs
+    retryingSchemaCacheLoad (each attempt: qPgVersion's DBConnectedObs and
+    PoolInit, qInDbConfig's readInDbConfig False ending in
+    ConfigSucceededObs, qSchemaCache's SchemaCacheErrorObs; before each
+    retry ConnectionRetryObs with the previous exponentialBackoff delay),
+    worded by Logger.hs observationMessages. None of them depends on the
+    log-level. The admin server and the listener start on threads of
+    their own, so their lines are left out of the sequence."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    def test_missing_extra_search_path_schema(self):
+        srv = self.start_server(wait=False, **{"log-level": "crit", "db-config": "true",
+                                               "db-extra-search-path": "public,missing"})
+        logs = LogReader(srv)
+        # three attempts: the first, and the retries 1 s and 2 s later
+        logs.wait_message(r"^Attempting to reconnect to the database in 2 seconds\.\.\.$", 20)
+        logs.wait_message(r"^Failed to load the schema cache .*", 5)
+        ok = wait_until(lambda: sum(m.startswith("Failed to load the schema cache")
+                                    for m in logs.messages()) == 3, 10)
+        self.assertTrue(ok, logs.messages())
+        failed = ('Failed to load the schema cache using db-schemas=api and '
+                  'db-extra-search-path=public,missing. {"code":"3F000","details":null,'
+                  '"hint":null,"message":"schema \\"missing\\" does not exist"}')
+        attempt = [r"^Successfully connected to PostgreSQL \d+",
+                   r"^Connection Pool initialized with a maximum size of 4 connections$",
+                   r"^Config reloaded$",
+                   "^" + re.escape(failed) + "$"]
+        expected = ([r"^Starting PostgREST .+\.\.\.$"] + attempt +
+                    [r"^API server listening on 127\.0\.0\.1:%d$" % srv.port,
+                     r"^Attempting to reconnect to the database in 1 seconds\.\.\.$"] +
+                    attempt +
+                    [r"^Attempting to reconnect to the database in 2 seconds\.\.\.$"] +
+                    attempt)
+        msgs = [m for m in logs.messages()
+                if not m.startswith(("Admin server listening on ", "Listener connected to "))]
+        self.assertEqual(len(msgs[:len(expected)]), len(expected), msgs)
+        for rx, m in zip(expected, msgs):
+            self.assertRegex(m, rx, msgs)
+
+
 class AdminBindingTest(ServerTestCase):
     """admin-server-host takes the forms of server-host (IPv6 literals,
     special values); admin-server-unix-socket wins over the port."""
@@ -620,6 +664,122 @@ class LogQueryFormatTest(ServerTestCase):
         self.assertEqual(srv.get("/nope").status, 404)
         time.sleep(0.3)
         self.assertFalse(any("pgrst_source" in m or "set_config" in m for m in LogReader(srv).messages()))
+
+
+class LogQueryStatementsTest(ServerTestCase):
+    """Which statements log-query writes, and when: App.hs obsQuery emits
+    QueryObs once per request that reaches the database (its status the
+    failed transaction's or the response's), Query.hs mainQuery makes it
+    [mqTxVars, mqPreReq, mqMain, the three OpenAPI queries, mqExplain]
+    without the empty ones (Logger.hs observationMessages), and
+    Logger.hs observationLogger writes it when shouldLogResponse lets the
+    status through. Nothing else is a QueryObs: a request refused before
+    the transaction (parse or plan error, NoDb plan), the schema cache
+    queries and the in-database configuration queries log no SQL."""
+    START_SERVER = False
+    SPLIT_LOGS = True
+
+    SQL_LINE = re.compile(r"^(SELECT|WITH|EXPLAIN)\b")
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(
+            "CREATE FUNCTION api.pre_hook() RETURNS void LANGUAGE sql AS 'SELECT';"
+            "CREATE FUNCTION api.boom() RETURNS int LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE SQLSTATE 'XX000' USING MESSAGE = 'boom'; END $$;"
+            "GRANT EXECUTE ON FUNCTION api.pre_hook(), api.boom() TO web_anon;")
+
+    def start(self, level):
+        self.level = level
+        srv = self.start_server(**{"log-level": level, "log-query": "true",
+                                   "db-pre-request": "api.pre_hook"})
+        return srv, LogReader(srv)
+
+    def kinds(self, logs, since):
+        """The SQL lines logged after the first `since` messages, named."""
+        out = []
+        for m in logs.messages()[since:]:
+            if not self.SQL_LINE.match(m):
+                continue
+            if m.startswith("SELECT set_config("):
+                out.append("txvars")
+            elif "pre_hook" in m:
+                out.append("prereq")
+            elif m.startswith("EXPLAIN"):
+                out.append("explain")
+            elif any(k in m for k in ("pg_class", "pg_proc", "obj_description")):
+                # one statement may do the work of several of PostgREST's
+                out.append("+".join(name for name, k in (("tables", "pg_class"),
+                                                         ("functions", "pg_proc"),
+                                                         ("schema description",
+                                                          "obj_description"))
+                                    if k in m))
+            else:
+                out.append("main")
+        return out
+
+    def logged(self, srv, logs, method, path, status, headers=None, body=None):
+        """status None: any 2xx (a planned count may make it 206)"""
+        since = len(logs.messages())
+        n = len(logs.access())
+        r = http(method, srv.url(path), headers=headers or {}, body=body)
+        if status is None:
+            self.assertIn(r.status, (200, 206), r.body)
+            status = r.status
+        else:
+            self.assertEqual(r.status, status, r.body)
+        # the access line (ResponseObs) follows the QueryObs lines
+        if self.level in ("info", "debug") or status >= 500:
+            logs.wait_access(n + 1)
+        else:
+            time.sleep(0.3)
+        return self.kinds(logs, since)
+
+    def test_statements_per_request_at_info(self):
+        srv, logs = self.start("info")
+        self.assertEqual(self.logged(srv, logs, "GET", "/artists?select=id&id=eq.1", 200),
+                         ["txvars", "prereq", "main"])
+        # Preferences.hs shouldExplainCount: the EXPLAIN comes last
+        self.assertEqual(self.logged(srv, logs, "GET", "/artists?select=id", None,
+                                     {"Prefer": "count=estimated"}),
+                         ["txvars", "prereq", "main", "explain"])
+        self.assertEqual(self.logged(srv, logs, "GET", "/artists?select=id", None,
+                                     {"Prefer": "count=planned"}),
+                         ["txvars", "prereq", "main", "explain"])
+        # InspectPlan: mqMain is empty, mqOpenAPI holds three statements,
+        # PostgREST's lines "tables", "functions", "schema description".
+        # Divergence: pgrest reads the three in one statement (one round
+        # trip, lib/sql/emit_openapi.c) and logs the statement it runs.
+        self.assertEqual(self.logged(srv, logs, "GET", "/", 200),
+                         ["txvars", "prereq", "tables+functions+schema description"])
+        # the function's error ends the transaction: obsQuery with its 500
+        self.assertEqual(self.logged(srv, logs, "POST", "/rpc/boom", 500),
+                         ["txvars", "prereq", "main"])
+        # refused before any transaction: no QueryObs
+        self.assertEqual(self.logged(srv, logs, "GET", "/nope", 404), [])
+        self.assertEqual(self.logged(srv, logs, "GET", "/artists?id=zz.1", 400), [])
+        self.assertEqual(self.logged(srv, logs, "OPTIONS", "/artists", 200), [])
+
+    def test_level_error_logs_only_5xx_statements(self):
+        srv, logs = self.start("error")
+        self.assertEqual(self.logged(srv, logs, "GET", "/artists?select=id&id=eq.1", 200), [])
+        self.assertEqual(self.logged(srv, logs, "POST", "/artists", 401,
+                                     body={"id": 9001, "name": "x"}), [])
+        self.assertEqual(self.logged(srv, logs, "POST", "/rpc/boom", 500),
+                         ["txvars", "prereq", "main"])
+
+    def test_no_sql_from_schema_cache_or_config_loads(self):
+        srv, logs = self.start("debug")
+        since = len(logs.messages())
+        self.cluster.psql("NOTIFY pgrst, 'reload schema'")
+        logs.wait_message(r"^Schema cache loaded in ")
+        self.cluster.psql("NOTIFY pgrst, 'reload config'")
+        logs.wait_message(r"^Config reloaded$")
+        srv.signal(signal.SIGUSR1)
+        srv.signal(signal.SIGUSR2)
+        time.sleep(1)
+        self.assertEqual(self.kinds(logs, 0), [], logs.messages())
+        self.assertGreater(len(logs.messages()), since)
 
 
 class ReadyWithoutListenerTest(ServerTestCase):

@@ -45,12 +45,16 @@ START_TEST(environment_overrides_file)
     char err[128];
     ck_assert(config_text_parse("db-schemas = \"a\"\n", &o, err, sizeof err));
     char *env[] = {"PGRST_DB_SCHEMAS=b, c", "PGRST_APP_SETTINGS_JWT_KEY=k",
-                   "OTHER=1", NULL};
+                   "OTHER=1", "PGRST_APP_SETTINGS_=e", "PGRST_db_anon_role=x", NULL};
     config_read_env(&o, env);
     ck_assert_str_eq(server_options_get(&o, "db-schemas"), "b, c");
     /* Config.hs parseAppSettings keeps the rest of the name as is */
     ck_assert_str_eq(server_options_get(&o, "app.settings.JWT_KEY"), "k");
     ck_assert_ptr_null(server_options_get(&o, "other"));
+    /* ... even when empty; other options are looked up by their exact
+     * upper-case name (overrideFromDbOrEnvironment envVarName) */
+    ck_assert_str_eq(server_options_get(&o, "app.settings."), "e");
+    ck_assert_ptr_null(server_options_get(&o, "db-anon-role"));
     server_options_free(&o);
 }
 END_TEST

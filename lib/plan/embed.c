@@ -235,10 +235,10 @@ int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
                       origin_name, item->relation);
 }
 
-static int find_rel(pgrest_arena *a, const pgr_schema_cache *sc,
-                    const char *schema, const pgr_read_node *node,
-                    const pgr_select_item *item, const pgr_relationship **out,
-                    pgrest_error *err)
+int pgr_find_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                          const char *schema, const pgr_read_node *node,
+                          const pgr_select_item *item, const pgr_relationship **out,
+                          pgrest_error *err)
 {
     const pgr_table *origin = node->table;
     /* A call's rows that are no table's (a scalar, a composite type,
@@ -299,7 +299,7 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
                    pgrest_error *err)
 {
     const pgr_relationship *rel = NULL;
-    int rc = find_rel(a, sc, api->schema, node, item, &rel, err);
+    int rc = pgr_find_relationship(a, sc, api->schema, node, item, &rel, err);
     if (rc != PGREST_OK)
         return rc;
     if (depth + 1 >= PGR_EMBED_MAX_DEPTH)

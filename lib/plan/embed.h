@@ -17,6 +17,14 @@ int pgr_plan_embed(pgrest_ctx *ctx, pgrest_arena *a,
 
 #define PGR_EMBED_MAX_DEPTH 64
 
+/* ReadPlan.hs findRel: the one relationship from node's relation that
+ * item (`relation!hint`) names in schema; PGRST200 for none, PGRST201 for
+ * several. Also resolves the body keys of nested inserts. */
+int pgr_find_relationship(pgrest_arena *a, const pgr_schema_cache *sc,
+                          const char *schema, const pgr_read_node *node,
+                          const pgr_select_item *item, const pgr_relationship **out,
+                          pgrest_error *err);
+
 /* 400 PGRST200 (Error.hs NoRelBetween) for the EMBED/SPREAD item under a
  * relation named origin_name in schema, with noRelBetweenHint's hint. */
 int pgr_no_relationship(pgrest_arena *a, const pgr_schema_cache *sc,

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "plan/embed.h"
 #include "plan/fuzzy.h"
+#include "plan/nested_insert.h"
 #include "util/error.h"
 
 /* ApiRequest.hs getRanges: limit/offset make no sense for a single-row
@@ -71,24 +72,40 @@ static int check_put_filters(const pgrest_api_request *api, const pgr_table *t,
     return PGREST_OK;
 }
 
-static int resolve_columns(pgrest_arena *a, const pgrest_api_request *api,
-                           const pgr_table *t, pgr_mutate_plan *mp,
+/* The body keys that are columns; the others name nested rows' relationships
+ * (a POST's JSON body) or are PostgREST's PGRST204. */
+static int resolve_columns(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                           const pgrest_query_plan *plan, pgr_mutate_plan *mp,
                            pgrest_error *err)
 {
+    const pgr_table *t = mp->table;
     if (api->action == PGR_ACTION_DELETE)
         return PGREST_OK;
     mp->columns = PGR_NEW_ARRAY(a, const pgr_column *, api->n_payload_keys + 1);
-    if (mp->columns == NULL)
+    const char **others = PGR_NEW_ARRAY(a, const char *, api->n_payload_keys + 1);
+    if (mp->columns == NULL || others == NULL)
         return pgr_error_oom(err);
+    size_t n_others = 0;
+    bool nested = pgr_nested_inserts_apply(api);
     for (size_t i = 0; i < api->n_payload_keys; i++) {
         const pgr_column *c = pgr_find_column(t, api->payload_keys[i]);
-        if (c == NULL)
+        if (c == NULL && !nested)
             return pgr_errorf(err, a, 400, "PGRST204", NULL, NULL,
                               "Could not find the '%s' column of '%s' in the schema cache",
                               api->payload_keys[i], t->name);
-        mp->columns[mp->n_columns++] = c;
+        if (c == NULL)
+            others[n_others++] = api->payload_keys[i];
+        else
+            mp->columns[mp->n_columns++] = c;
     }
-    return PGREST_OK;
+    if (n_others == 0)
+        return PGREST_OK;
+    int count = 0;
+    int rc = pgr_plan_nested_inserts(ctx, a, api, plan->schema, t, others, n_others,
+                                     &mp->nested, &count, err);
+    if (rc != PGREST_OK)
+        return rc;
+    return pgr_nested_bind_representation(a, mp->nested, plan->read, err);
 }
 
 /* ON CONFLICT target: ?on_conflict= or the primary key; without one
@@ -191,6 +208,10 @@ static int plan_returning(pgrest_arena *a, const pgrest_api_request *api,
         for (size_t i = 0; i < t->n_pk; i++)
             want_column(&rs, t->pk[i]);
     }
+    /* the keys the nested rows' foreign keys take from the inserted rows */
+    for (const pgr_nested_insert *n = mp->nested; n != NULL; n = n->next)
+        for (size_t i = 0; i < n->rel->n_cols; i++)
+            want_column(&rs, n->rel->cols[i]);
     mp->returning_star = rs.star;
     mp->returning = PGR_NEW_ARRAY(a, const char *, t->n_columns + 1);
     if (mp->returning == NULL)
@@ -288,7 +309,7 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
     if (api->action == PGR_ACTION_UPSERT &&
         (rc = check_put_filters(api, t, mp->target, err)) != PGREST_OK)
         return rc;
-    if ((rc = resolve_columns(a, api, t, mp, err)) != PGREST_OK)
+    if ((rc = resolve_columns(ctx, a, api, plan, mp, err)) != PGREST_OK)
         return rc;
     plan_conflict(api, t, mp);
     return PGREST_OK;

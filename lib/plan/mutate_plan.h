@@ -33,6 +33,9 @@ typedef struct pgr_mutate_plan {
     bool singular;                 /* Accept: vnd.pgrst.object: PGRST116 */
     bool check_max_affected;       /* PGRST124 above max_affected */
     long long max_affected;
+    /* POST: rows nested under body keys that name relationships
+     * (plan/nested_insert.h), inserted after this table's */
+    struct pgr_nested_insert *nested;
 } pgr_mutate_plan;
 
 #endif

@@ -10,6 +10,7 @@
 #include "sql/emit_filter.h"
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
+#include "sql/emit_write.h"
 #include "util/error.h"
 
 #define SOURCE "pgrst_source"
@@ -28,21 +29,17 @@ static void inserted_counter(pgr_sql *q, bool add)
 /* A domain with a json -> domain cast function reads its value as json
  * and converts it with that function (PostgREST api/domain_
  * representations, "Domain Request Body Format"). */
-static const char *body_transform(const pgrest_query_plan *plan,
-                                  const pgr_column *c)
+static const char *body_transform(const pgr_schema_cache *sc, const pgr_column *c)
 {
     if (c->nominal_type == NULL)
         return NULL;
-    const pgr_representation *r =
-        pgr_find_representation(plan->schema, "json", c->nominal_type);
+    const pgr_representation *r = pgr_find_representation(sc, "json", c->nominal_type);
     return r ? r->function : NULL;
 }
 
-/* "pgrst_body"."col", through its representation function if any */
-static void body_value(pgr_sql *q, const pgrest_query_plan *plan,
-                       const pgr_column *c)
+void pgr_emit_body_value(pgr_sql *q, const pgr_schema_cache *sc, const pgr_column *c)
 {
-    const char *fn = body_transform(plan, c);
+    const char *fn = body_transform(sc, c);
     if (fn != NULL) {
         pgr_sql_put(q, fn);
         pgr_sql_put(q, "(");
@@ -62,28 +59,26 @@ static void column_list(pgr_sql *q, const pgr_mutate_plan *mp)
     }
 }
 
-static void body_values(pgr_sql *q, const pgrest_query_plan *plan)
+void pgr_emit_body_values(pgr_sql *q, const pgr_schema_cache *sc,
+                          const pgr_column *const *columns, size_t n)
 {
-    const pgr_mutate_plan *mp = plan->mutate;
-    for (size_t i = 0; i < mp->n_columns; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
-        body_value(q, plan, mp->columns[i]);
+        pgr_emit_body_value(q, sc, columns[i]);
     }
 }
 
-/* The column definition list of json_to_recordset: declared types keep
- * their modifiers (bit(5), character(3)). */
-static void record_columns(pgr_sql *q, const pgrest_query_plan *plan)
+void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,
+                             const pgr_column *const *columns, size_t n)
 {
-    const pgr_mutate_plan *mp = plan->mutate;
-    for (size_t i = 0; i < mp->n_columns; i++) {
-        const pgr_column *c = mp->columns[i];
+    for (size_t i = 0; i < n; i++) {
+        const pgr_column *c = columns[i];
         if (i > 0)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, c->name);
         pgr_sql_put(q, " ");
-        pgr_sql_put(q, body_transform(plan, c) ? "json"
+        pgr_sql_put(q, body_transform(sc, c) ? "json"
                        : c->nominal_type ? c->nominal_type : c->type);
     }
 }
@@ -105,12 +100,12 @@ static bool body_is_object(const char *json)
  * defaults of the written columns, so absent keys take them. Default
  * expressions come from the catalog (pg_get_expr), never from the
  * request. */
-static void defaults_object(pgr_sql *q, const pgr_mutate_plan *mp)
+void pgr_emit_defaults_object(pgr_sql *q, const pgr_column *const *columns, size_t n)
 {
     pgr_sql_put(q, "jsonb_build_object(");
     bool first = true;
-    for (size_t i = 0; i < mp->n_columns; i++) {
-        const pgr_column *c = mp->columns[i];
+    for (size_t i = 0; i < n; i++) {
+        const pgr_column *c = columns[i];
         if (c->default_expr == NULL)
             continue;
         if (!first)
@@ -139,7 +134,7 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, " AS json_data) pgrst_payload, ");
     if (defaults) {
         pgr_sql_put(q, object ? "LATERAL (SELECT " : "LATERAL (SELECT jsonb_agg(");
-        defaults_object(q, mp);
+        pgr_emit_defaults_object(q, mp->columns, mp->n_columns);
         pgr_sql_put(q, object ? " || pgrst_payload.json_data AS val) pgrst_json_defs, "
                               : " || elem) AS val FROM jsonb_array_elements("
                                 "pgrst_payload.json_data) elem) pgrst_json_defs, ");
@@ -162,13 +157,13 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
         pgr_sql_put(q, object ? "_to_record(" : "_to_recordset(");
         pgr_sql_put(q, body);
         pgr_sql_put(q, ") AS _(");
-        record_columns(q, plan);
+        pgr_emit_record_columns(q, plan->schema, mp->columns, mp->n_columns);
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, ") pgrst_body");
 }
 
-static void returning(pgr_sql *q, const pgr_mutate_plan *mp)
+void pgr_emit_returning(pgr_sql *q, const pgr_mutate_plan *mp)
 {
     const pgr_table *t = mp->table;
     pgr_sql_put(q, " RETURNING ");
@@ -243,7 +238,7 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
         pgr_sql_put(q, ")");
     }
     pgr_sql_put(q, " SELECT ");
-    body_values(q, plan);
+    pgr_emit_body_values(q, plan->schema, mp->columns, mp->n_columns);
     pgr_sql_put(q, mp->n_columns > 0 ? " " : "");
     from_json_body(q, plan);
     if (mp->count_inserted) {
@@ -253,7 +248,7 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
             put_conditions(q, mp);
     }
     on_conflict(q, mp, is_put);
-    returning(q, mp);
+    pgr_emit_returning(q, mp);
 }
 
 static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
@@ -289,12 +284,12 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, mp->columns[i]->name);
         pgr_sql_put(q, " = ");
-        body_value(q, plan, mp->columns[i]);
+        pgr_emit_body_value(q, plan->schema, mp->columns[i]);
     }
     pgr_sql_put(q, " ");
     from_json_body(q, plan);
     pgr_emit_mutation_where(q, mp->target);
-    returning(q, mp);
+    pgr_emit_returning(q, mp);
 }
 
 static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
@@ -303,7 +298,7 @@ static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, "DELETE FROM ");
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
     pgr_emit_mutation_where(q, mp->target);
-    returning(q, mp);
+    pgr_emit_returning(q, mp);
 }
 
 /* Statements.hs mainWrite locF: for an insert answering headers only,
@@ -366,6 +361,29 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     return PGREST_OK;
 }
 
+/* WITH ... pgrst_source AS (<the write>): what the main SELECT reads */
+static void write_ctes(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    if (plan->mutate->nested != NULL) {
+        pgr_emit_nested_insert(q, plan);
+        return;
+    }
+    pgr_sql_put(q, "WITH " SOURCE " AS (");
+    switch (plan->action) {
+    case PGR_ACTION_CREATE:
+    case PGR_ACTION_UPSERT:
+        emit_insert(q, plan);
+        break;
+    case PGR_ACTION_UPDATE:
+        emit_update(q, plan);
+        break;
+    default:
+        emit_delete(q, plan);
+        break;
+    }
+    pgr_sql_put(q, ")");
+}
+
 static bool needs_post_check(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
@@ -381,22 +399,10 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     const pgr_mutate_plan *mp = plan->mutate;
     if (mp == NULL)
         return pgr_error_internal(err, "mutation without a plan");
-    pgr_sql_put(q, "WITH " SOURCE " AS (");
-    switch (plan->action) {
-    case PGR_ACTION_CREATE:
-    case PGR_ACTION_UPSERT:
-        emit_insert(q, plan);
-        break;
-    case PGR_ACTION_UPDATE:
-        emit_update(q, plan);
-        break;
-    default:
-        emit_delete(q, plan);
-        break;
-    }
+    write_ctes(q, plan);
     /* Statements.hs mainWrite: no total ('' as text, as PostgREST's, which
      * keeps the plan's row width the same) */
-    pgr_sql_put(q, ") SELECT '' AS total_result_set, "
+    pgr_sql_put(q, " SELECT '' AS total_result_set, "
                    "pg_catalog.count(_postgrest_t) AS page_total, ");
     location(q, plan);
     pgr_sql_put(q, " AS response_location, ");

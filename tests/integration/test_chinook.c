@@ -129,6 +129,105 @@ START_TEST(rpc_ret_albums_with_embeds)
 }
 END_TEST
 
+/* ------------------------------------------------------------ nested inserts
+ * (pgrest's extension, docs/nested-inserts.md): what the response says is
+ * what the database holds afterwards; the rows are removed again. */
+
+static json_object *post_json(const char *path, const char *query, const char *body,
+                              int want_status)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, "POST", path, query);
+    pgrest_request_add_header(req, "Content-Type", "application/json");
+    pgrest_request_add_header(req, "Prefer", "return=representation");
+    pgrest_request_set_body(req, body, strlen(body));
+    pgrest_response *resp = pgrest_handle(ctx, a, req);
+    size_t len;
+    const char *out = pgrest_response_body(resp, &len);
+    ck_assert_msg(pgrest_response_status(resp) == want_status, "%s -> %d %.*s", body,
+                  pgrest_response_status(resp), (int)len, out);
+    char *text = strndup(out, len);
+    json_object *j = json_tokener_parse(text);
+    free(text);
+    pgrest_arena_free(a);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static void sql_exec(const char *sql)
+{
+    PGresult *r = PQexec(direct, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(direct));
+    PQclear(r);
+}
+
+static int sql_int(const char *sql)
+{
+    PGresult *r = PQexec(direct, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
+    int n = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return n;
+}
+
+#define NESTED_SELECT "select=album_id,title,artist_id,track(name,milliseconds,album_id)"
+#define NESTED_FROM_DB                                                                \
+    "SELECT json_agg(a ORDER BY a.album_id) FROM ("                                   \
+    " SELECT al.album_id, al.title, al.artist_id, (SELECT coalesce(json_agg(t), '[]')" \
+    "  FROM (SELECT name, milliseconds, album_id FROM track tr"                       \
+    "        WHERE tr.album_id = al.album_id ORDER BY track_id) t) AS track"            \
+    " FROM album al WHERE al.title LIKE 'pgrest nested %') a"
+#define NESTED_CLEANUP                                                                  \
+    "DELETE FROM track WHERE album_id IN (SELECT album_id FROM album WHERE title LIKE "  \
+    "'pgrest nested %'); DELETE FROM album WHERE title LIKE 'pgrest nested %'"
+
+static void assert_nested_in_db(json_object *ours)
+{
+    assert_same(ours, sql_json(NESTED_FROM_DB));
+    sql_exec(NESTED_CLEANUP);
+}
+
+#define TRACK(name, ms)                                                           \
+    "{\"name\":\"" name "\",\"media_type_id\":1,\"milliseconds\":" #ms         \
+    ",\"unit_price\":0.99}"
+
+START_TEST(nested_album_with_two_new_tracks)
+{
+    json_object *ours = post_json(
+        "/album", NESTED_SELECT, "{\"title\":\"pgrest nested 1\",\"artist_id\":1,\"track\":["
+        TRACK("a", 1000) "," TRACK("b", 2000) "]}", 201);
+    json_object *tracks = json_object_object_get(json_object_array_get_idx(ours, 0), "track");
+    ck_assert_int_eq((int)json_object_array_length(tracks), 2);
+    assert_nested_in_db(ours);
+}
+END_TEST
+
+START_TEST(nested_bulk_albums_each_with_their_tracks)
+{
+    json_object *ours = post_json(
+        "/album", NESTED_SELECT,
+        "[{\"title\":\"pgrest nested 1\",\"artist_id\":1,\"track\":[" TRACK("1a", 1) "]},"
+        " {\"title\":\"pgrest nested 2\",\"artist_id\":2,\"track\":[" TRACK("2a", 2) ","
+        TRACK("2b", 3) "]},"
+        " {\"title\":\"pgrest nested 3\",\"artist_id\":3,\"track\":[]}]", 201);
+    ck_assert_int_eq((int)json_object_array_length(ours), 3);
+    assert_nested_in_db(ours);
+}
+END_TEST
+
+START_TEST(nested_failing_third_track_writes_nothing)
+{
+    int albums = sql_int("SELECT count(*) FROM album"), tracks = sql_int("SELECT count(*) FROM track");
+    json_object *err = post_json(
+        "/album", NESTED_SELECT, "{\"title\":\"pgrest nested 1\",\"artist_id\":1,\"track\":["
+        TRACK("a", 1) "," TRACK("b", 2) ",{\"name\":\"c\",\"milliseconds\":3}]}", 400);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(err, "code")), "23502");
+    json_object_put(err);
+    ck_assert_int_eq(sql_int("SELECT count(*) FROM album"), albums);
+    ck_assert_int_eq(sql_int("SELECT count(*) FROM track"), tracks);
+}
+END_TEST
+
 int main(void)
 {
     chinook_uri();
@@ -140,6 +239,9 @@ int main(void)
     tcase_add_test(tc, rpc_add_them);
     tcase_add_test(tc, rpc_ret_artists_filtered);
     tcase_add_test(tc, rpc_ret_albums_with_embeds);
+    tcase_add_test(tc, nested_album_with_two_new_tracks);
+    tcase_add_test(tc, nested_bulk_albums_each_with_their_tracks);
+    tcase_add_test(tc, nested_failing_third_track_writes_nothing);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

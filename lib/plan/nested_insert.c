@@ -1,0 +1,309 @@
+/* Nested inserts: the body keys that name relationships, resolved as
+ * select='s embeds are (the same names, !hint and errors), and the
+ * columns written at each level, from the nested objects themselves. */
+#include "plan/nested_insert.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <string.h>
+
+#include "plan/embed.h"
+#include "util/error.h"
+
+/* The objects at one level of the body, across all their parents. */
+typedef struct row_set {
+    json_object **rows;
+    size_t n;
+} row_set;
+
+typedef struct nested_ctx {
+    pgrest_ctx *ctx;
+    pgrest_arena *a;
+    const pgrest_api_request *api;
+    const pgr_schema_cache *sc;
+    int count;
+} nested_ctx;
+
+bool pgr_nested_inserts_apply(const pgrest_api_request *api)
+{
+    return api->action == PGR_ACTION_CREATE && !api->payload_raw &&
+           api->payload_json != NULL && api->prefs.resolution == PGR_PREF_RESOLUTION_NONE &&
+           (api->content_type == NULL || api->content_type->kind == PGR_MEDIA_JSON);
+}
+
+static void put_json(void *o)
+{
+    json_object_put(o);
+}
+
+/* The body again, as a tree: the parser keeps none (a big bulk body is
+ * scanned one element at a time); only a body with nested rows gets here.
+ * It was validated already, so the parse succeeds. */
+static json_object *body_tree(nested_ctx *nc)
+{
+    const pgr_parse_limits *lim = &pgr_cfg(nc->ctx, nc->a)->limits;
+    size_t len = strlen(nc->api->payload_json);
+    json_tokener *tok = len <= INT_MAX ? json_tokener_new_ex(lim->max_json_depth + 1) : NULL;
+    json_object *doc = tok ? json_tokener_parse_ex(tok, nc->api->payload_json, (int)len) : NULL;
+    if (tok != NULL)
+        json_tokener_free(tok);
+    if (doc != NULL && !pgr_arena_on_free(nc->a, put_json, doc)) {
+        json_object_put(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static bool push_row(nested_ctx *nc, row_set *set, size_t *cap, json_object *row)
+{
+    if (set->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        json_object **grown = PGR_NEW_ARRAY(nc->a, json_object *, ncap);
+        if (grown == NULL)
+            return false;
+        if (set->n > 0)
+            memcpy(grown, set->rows, set->n * sizeof *grown);
+        set->rows = grown;
+        *cap = ncap;
+    }
+    set->rows[set->n++] = row;
+    return true;
+}
+
+/* Nested rows are an array of objects, one object, or null (none): what
+ * the SQL reads the same way (pgrst_nested_rows). */
+static int invalid_rows(nested_ctx *nc, const char *key, pgrest_error *err)
+{
+    return pgr_errorf(err, nc->a, 400, "PGRST102",
+                      pgr_asprintf(nc->a, "The value of '%s' must be an object, an array "
+                                          "of objects or null", key),
+                      NULL, "Empty or invalid json");
+}
+
+/* The objects under key in every row of parents. */
+static int child_rows(nested_ctx *nc, const row_set *parents, const char *key,
+                      row_set *out, pgrest_error *err)
+{
+    size_t cap = 0;
+    out->rows = NULL;
+    out->n = 0;
+    for (size_t i = 0; i < parents->n; i++) {
+        json_object *v = NULL;
+        if (!json_object_object_get_ex(parents->rows[i], key, &v) || v == NULL)
+            continue;
+        bool array = json_object_is_type(v, json_type_array);
+        size_t n = array ? json_object_array_length(v) : 1;
+        for (size_t k = 0; k < n; k++) {
+            json_object *row = array ? json_object_array_get_idx(v, k) : v;
+            if (!json_object_is_type(row, json_type_object))
+                return invalid_rows(nc, key, err);
+            if (!push_row(nc, out, &cap, row))
+                return pgr_error_oom(err);
+        }
+    }
+    return PGREST_OK;
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The union of the rows' keys, as a sorted set (the column order of the
+ * INSERT, as PostgREST's Data.Set of payload keys). */
+static const char **union_keys(nested_ctx *nc, const row_set *rows, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        total += (size_t)json_object_object_length(rows->rows[i]);
+    const char **keys = PGR_NEW_ARRAY(nc->a, const char *, total + 1);
+    if (keys == NULL)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        json_object_object_foreach(rows->rows[i], k, v) {
+            (void)v;
+            keys[m++] = k;
+        }
+    }
+    qsort(keys, m, sizeof *keys, cmp_name);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (u == 0 || strcmp(keys[u - 1], keys[i]) != 0)
+            keys[u++] = keys[i];
+    *n = u;
+    return keys;
+}
+
+static int no_column(nested_ctx *nc, const char *key, const pgr_table *t, pgrest_error *err)
+{
+    return pgr_errorf(err, nc->a, 400, "PGRST204", NULL, NULL,
+                      "Could not find the '%s' column of '%s' in the schema cache", key,
+                      t->name);
+}
+
+/* `rel` or `rel!hint`, resolved from table as select='s embeds are.
+ * *rel is NULL (no error) when a plain key names no relationship, or
+ * one that is not one-to-many: PostgREST's PGRST204 stays its answer. */
+static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
+                       const pgr_relationship **rel, pgrest_error *err)
+{
+    pgr_select_item item = {.kind = PGR_SELECT_EMBED};
+    const char *bang = strchr(key, '!');
+    item.relation = bang ? pgr_strndup(nc->a, key, (size_t)(bang - key)) : key;
+    item.hint = bang ? bang + 1 : NULL;
+    if (item.relation == NULL)
+        return pgr_error_oom(err);
+    pgr_read_node origin = {.table = table, .schema = nc->sc};
+    *rel = NULL;
+    int rc = pgr_find_relationship(nc->a, nc->sc, nc->api->schema, &origin, &item, rel, err);
+    if (rc != PGREST_OK && bang == NULL && err->code != NULL &&
+        strcmp(err->code, "PGRST200") == 0)
+        return no_column(nc, key, table, err);
+    if (rc != PGREST_OK)
+        return rc;
+    if ((*rel)->cardinality != PGR_REL_O2M || (*rel)->is_computed) {
+        *rel = NULL;
+        return no_column(nc, key, table, err);
+    }
+    return PGREST_OK;
+}
+
+static bool is_fk_column(const pgr_relationship *rel, const char *name)
+{
+    for (size_t i = 0; i < rel->n_cols; i++)
+        if (strcmp(rel->fcols[i], name) == 0)
+            return true;
+    return false;
+}
+
+static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
+                      const char *const *keys, size_t n, int parent_id,
+                      pgr_nested_insert **out, pgrest_error *err);
+
+/* One nested key under a level: its node, its columns, its own nested keys. */
+static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *key,
+                     const row_set *parents, int parent_id, pgr_nested_insert **out,
+                     pgrest_error *err)
+{
+    pgr_nested_insert *node = PGR_NEW(nc->a, pgr_nested_insert);
+    row_set rows;
+    if (node == NULL)
+        return pgr_error_oom(err);
+    int rc = child_rows(nc, parents, key, &rows, err);
+    if (rc != PGREST_OK)
+        return rc;
+    node->key = key;
+    node->rel = rel;
+    node->table = rel->foreign_table;
+    node->id = ++nc->count;
+    node->parent_id = parent_id;
+    size_t n_keys = 0;
+    const char **keys = union_keys(nc, &rows, &n_keys);
+    node->columns = PGR_NEW_ARRAY(nc->a, const pgr_column *, n_keys + 1);
+    const char **rest = PGR_NEW_ARRAY(nc->a, const char *, n_keys + 1);
+    if (keys == NULL || node->columns == NULL || rest == NULL)
+        return pgr_error_oom(err);
+    size_t n_rest = 0;
+    for (size_t i = 0; i < n_keys; i++) {
+        const pgr_column *c = pgr_find_column(node->table, keys[i]);
+        /* the parent's row gives the foreign key, whatever the body says */
+        if (c != NULL && !is_fk_column(rel, c->name))
+            node->columns[node->n_columns++] = c;
+        else if (c == NULL)
+            rest[n_rest++] = keys[i];
+    }
+    *out = node;
+    return plan_level(nc, node->table, &rows, rest, n_rest, node->id, &node->children, err);
+}
+
+static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
+                      const char *const *keys, size_t n, int parent_id,
+                      pgr_nested_insert **out, pgrest_error *err)
+{
+    pgr_nested_insert **tail = out;
+    for (size_t i = 0; i < n; i++) {
+        const pgr_relationship *rel = NULL;
+        int rc = resolve_key(nc, table, keys[i], &rel, err);
+        if (rc == PGREST_OK)
+            rc = plan_node(nc, rel, keys[i], rows, parent_id, tail, err);
+        if (rc != PGREST_OK)
+            return rc;
+        tail = &(*tail)->next;
+    }
+    return PGREST_OK;
+}
+
+/* The request's own rows: the body object, or the array's objects. */
+static int root_rows(nested_ctx *nc, json_object *doc, row_set *rows, pgrest_error *err)
+{
+    size_t cap = 0;
+    rows->rows = NULL;
+    rows->n = 0;
+    bool array = json_object_is_type(doc, json_type_array);
+    size_t n = array ? json_object_array_length(doc) : 1;
+    for (size_t i = 0; i < n; i++)
+        if (!push_row(nc, rows, &cap, array ? json_object_array_get_idx(doc, i) : doc))
+            return pgr_error_oom(err);
+    return PGREST_OK;
+}
+
+int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                            const pgr_schema_cache *sc, const pgr_table *table,
+                            const char *const *keys, size_t n, pgr_nested_insert **out,
+                            int *count, pgrest_error *err)
+{
+    nested_ctx nc = {ctx, a, api, sc, 0};
+    *out = NULL;
+    *count = 0;
+    /* the keys' relationships first: a key that names none is PGRST204
+     * before the body is read again */
+    for (size_t i = 0; i < n; i++) {
+        const pgr_relationship *rel = NULL;
+        int rc = resolve_key(&nc, table, keys[i], &rel, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    /* validated by the parser already: only memory can fail */
+    json_object *doc = body_tree(&nc);
+    if (doc == NULL)
+        return pgr_error_oom(err);
+    row_set rows;
+    int rc = root_rows(&nc, doc, &rows, err);
+    if (rc == PGREST_OK)
+        rc = plan_level(&nc, table, &rows, keys, n, 0, out, err);
+    *count = nc.count;
+    return rc;
+}
+
+static pgr_nested_insert *nested_for(pgr_nested_insert *list, const pgr_relationship *rel)
+{
+    for (pgr_nested_insert *n = list; n != NULL; n = n->next)
+        if (n->rel == rel)
+            return n;
+    return NULL;
+}
+
+int pgr_nested_bind_representation(pgrest_arena *a, pgr_nested_insert *nested,
+                                   pgr_read_node *node, pgrest_error *err)
+{
+    for (pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        pgr_nested_insert *n = nested_for(nested, e->rel);
+        if (n == NULL)
+            continue;
+        n->represented = true;
+        e->node->source_cte = pgr_nested_insert_cte(a, n);
+        e->node->rows_are_records = true;
+        if (e->node->source_cte == NULL)
+            return pgr_error_oom(err);
+        int rc = pgr_nested_bind_representation(a, n->children, e->node, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+const char *pgr_nested_insert_cte(pgrest_arena *a, const pgr_nested_insert *n)
+{
+    return pgr_asprintf(a, "pgrst_ins_%d", n->id);
+}

@@ -1,0 +1,58 @@
+/* Nested inserts (pgrest's extension; docs/nested-inserts.md): a POST body
+ * key that is not a column of the target but names a one-to-many
+ * relationship embeddable from it (`tracks`, `tracks!album_id`) holds the
+ * related rows, inserted after their parent with the foreign key taken
+ * from the parent's inserted row. PostgREST answers such a body PGRST204;
+ * every body it accepts plans exactly as before. */
+#ifndef PGR_NESTED_INSERT_H
+#define PGR_NESTED_INSERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "context.h"
+#include "plan/plan.h"
+
+/* The rows under one body key, at one level of the tree. */
+typedef struct pgr_nested_insert {
+    const char *key;                   /* the body key holding the rows */
+    const pgr_relationship *rel;       /* parent table -> table, one-to-many */
+    const pgr_table *table;
+    /* written columns: the union of the nested objects' keys that are
+     * columns, in name order, without the foreign key (the parent's row
+     * fills it) */
+    const pgr_column **columns;
+    size_t n_columns;
+    int id;                            /* CTEs pgrst_rows_<id>, pgrst_ins_<id> */
+    int parent_id;                     /* 0: the request's own rows */
+    bool represented;                  /* read back by the representation */
+    struct pgr_nested_insert *children;
+    struct pgr_nested_insert *next;    /* siblings under the same parent */
+} pgr_nested_insert;
+
+/* Splits the body keys of a POST on table into columns and nested
+ * relationships. keys[0..n) are the keys that are not columns of table.
+ * Sets *out to the nested tree (NULL when there is none to plan) and
+ * *count to the number of its nodes. A key that names no relationship is
+ * PostgREST's PGRST204 for it, unless written with a !hint (PGRST200); an
+ * ambiguous one is PGRST201. */
+int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
+                            const pgr_schema_cache *sc, const pgr_table *table,
+                            const char *const *keys, size_t n, pgr_nested_insert **out,
+                            int *count, pgrest_error *err);
+
+/* Whether a POST's body keys may name relationships: a JSON body read by
+ * pgrest (not ?columns=) and no ON CONFLICT resolution (a skipped parent
+ * row would leave its children without their parent). */
+bool pgr_nested_inserts_apply(const pgrest_api_request *api);
+
+/* Marks the embeds of the representation's tree that read what a nested
+ * insert wrote: they read the insert's CTE instead of the table (a
+ * statement's data-modifying CTEs are invisible to its other parts). */
+int pgr_nested_bind_representation(pgrest_arena *a, pgr_nested_insert *nested,
+                                   pgr_read_node *node, pgrest_error *err);
+
+/* The name of the CTE holding n's inserted rows. */
+const char *pgr_nested_insert_cte(pgrest_arena *a, const pgr_nested_insert *n);
+
+#endif

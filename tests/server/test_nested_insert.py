@@ -1,0 +1,268 @@
+"""Nested inserts through one-to-many relationships (pgrest's extension,
+docs/nested-inserts.md; issue 32): a POST body key that names a
+relationship embeddable from the target holds related rows, written in the
+request's one statement. Every test compares the database afterwards with
+what the response says. PostgREST answers these bodies PGRST204 (a key
+that is not a column, Plan.hs resolveOrError); bodies it accepts keep its
+answer (the conformance suite)."""
+import json
+import threading
+import time
+
+from harness import ServerTestCase
+from test_admin_logs import JWT_SECRET, jwt
+
+USER = {"Authorization": "Bearer " + jwt({"role": "web_user"})}
+REPRESENTATION = dict(USER, Prefer="return=representation")
+
+
+class NestedInsertCase(ServerTestCase):
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET, "db-tx-end": "commit-allow-override"}
+
+    def post(self, path, body, headers=REPRESENTATION):
+        return self.server.post(path, body, headers=headers)
+
+    def rows(self, sql):
+        """The rows of a query as a list of dicts (json_agg in the database)."""
+        out = self.cluster.psql("SELECT coalesce(json_agg(q), '[]') FROM (%s) q" % sql)
+        return json.loads(out)
+
+    def count(self, table, where="true"):
+        return int(self.cluster.psql("SELECT count(*) FROM api.%s WHERE %s" % (table, where)))
+
+    def counts(self):
+        return [self.count(t) for t in ("albums", "tracks", "track_notes")]
+
+
+class OneToManyTest(NestedInsertCase):
+    def test_album_with_two_new_tracks(self):
+        r = self.post("/albums?select=id,title,artist_id,tracks(id,title,position,album_id)",
+                      {"title": "Nested", "artist_id": 1,
+                       "tracks": [{"title": "a", "position": 1},
+                                  {"title": "b", "position": 2, "seconds": 30}]})
+        self.assertEqual(r.status, 201, r)
+        album = r.json()[0]
+        self.assertEqual(album["title"], "Nested")
+        self.assertEqual([t["title"] for t in album["tracks"]], ["a", "b"])
+        self.assertEqual({t["album_id"] for t in album["tracks"]}, {album["id"]})
+        in_db = self.rows("SELECT id, title, position, album_id FROM api.tracks "
+                          "WHERE album_id = %d ORDER BY position" % album["id"])
+        self.assertEqual(in_db, sorted(album["tracks"], key=lambda t: t["position"]))
+        self.assertEqual(self.rows("SELECT seconds FROM api.tracks WHERE album_id = %d "
+                                   "AND title = 'b'" % album["id"]), [{"seconds": 30}])
+
+    def test_bulk_albums_each_with_their_own_tracks_and_notes(self):
+        """Three parents, each child bound to its own parent; two levels,
+        the second through a composite foreign key (album_id, position)."""
+        body = [{"title": "P%d" % i, "artist_id": 1,
+                 "tracks": [{"title": "P%d-t%d" % (i, k), "position": k,
+                             "track_notes": [{"note": "P%d-t%d-n" % (i, k)}]}
+                            for k in range(1, i + 2)]}
+                for i in range(3)]
+        r = self.post("/albums?select=id,title,tracks(title,position,track_notes(note))", body)
+        self.assertEqual(r.status, 201, r)
+        albums = r.json()
+        self.assertEqual([a["title"] for a in albums], ["P0", "P1", "P2"])
+        for i, a in enumerate(albums):
+            db = self.rows(
+                "SELECT t.title, t.position, n.note FROM api.tracks t JOIN api.track_notes n "
+                "USING (album_id, position) WHERE t.album_id = %d ORDER BY t.position" % a["id"])
+            self.assertEqual(db, [{"title": "P%d-t%d" % (i, k), "position": k,
+                                   "note": "P%d-t%d-n" % (i, k)} for k in range(1, i + 2)])
+            self.assertEqual(sorted(a["tracks"], key=lambda t: t["position"]),
+                             [{"title": t["title"], "position": t["position"],
+                               "track_notes": [{"note": t["note"]}]} for t in db])
+
+    def test_the_parent_key_wins_over_a_foreign_key_in_the_body(self):
+        r = self.post("/albums?select=id,tracks(album_id)",
+                      {"title": "Own", "artist_id": 1,
+                       "tracks": [{"title": "x", "position": 1, "album_id": 1}]})
+        self.assertEqual(r.status, 201, r)
+        album = r.json()[0]
+        self.assertEqual(album["tracks"], [{"album_id": album["id"]}])
+
+    def test_one_object_null_and_empty_array(self):
+        r = self.post("/albums?select=title,tracks(title)",
+                      [{"title": "One", "artist_id": 1, "tracks": {"title": "solo", "position": 1}},
+                       {"title": "None", "artist_id": 1, "tracks": None},
+                       {"title": "Empty", "artist_id": 1, "tracks": []}])
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json(), [{"title": "One", "tracks": [{"title": "solo"}]},
+                                    {"title": "None", "tracks": []},
+                                    {"title": "Empty", "tracks": []}])
+        self.assertEqual(self.count("tracks", "title = 'solo'"), 1)
+
+    def test_headers_only_and_minimal(self):
+        before = self.counts()
+        r = self.post("/albums", {"title": "Loc", "artist_id": 1,
+                                  "tracks": [{"title": "l", "position": 1}]},
+                      headers=dict(USER, Prefer="return=headers-only"))
+        self.assertEqual(r.status, 201, r)
+        album_id = self.rows("SELECT id FROM api.albums WHERE title = 'Loc'")[0]["id"]
+        self.assertEqual(r.headers["Location"], "/albums?id=eq.%d" % album_id)
+        r = self.post("/albums", {"title": "Min", "artist_id": 1,
+                                  "tracks": [{"title": "m", "position": 1}]}, headers=USER)
+        self.assertEqual((r.status, r.body), (201, ""))
+        self.assertEqual(self.counts(), [before[0] + 2, before[1] + 2, before[2]])
+
+    def test_tx_rollback_writes_nothing(self):
+        before = self.counts()
+        r = self.post("/albums?select=title,tracks(title)",
+                      {"title": "Gone", "artist_id": 1, "tracks": [{"title": "g", "position": 1}]},
+                      headers=dict(USER, Prefer="return=representation, tx=rollback"))
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json(), [{"title": "Gone", "tracks": [{"title": "g"}]}])
+        self.assertEqual(self.counts(), before)
+
+    def test_missing_default_applies_to_nested_rows(self):
+        self.cluster.psql("ALTER TABLE api.tracks ALTER COLUMN seconds SET DEFAULT 99")
+        self.server.stop()      # a schema cache with the new default
+        self.start_server()
+        r = self.post("/albums?select=id,tracks(title,seconds)",
+                      {"title": "Def", "artist_id": 1,
+                       "tracks": [{"title": "d1", "position": 1, "seconds": 5},
+                                  {"title": "d2", "position": 2}]},
+                      headers=dict(REPRESENTATION, Prefer="return=representation, "
+                                                          "missing=default"))
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()[0]["tracks"], [{"title": "d1", "seconds": 5},
+                                                 {"title": "d2", "seconds": 99}])
+
+
+class AtomicityTest(NestedInsertCase):
+    def test_a_failing_third_child_leaves_no_row_anywhere(self):
+        before = self.counts()
+        r = self.post("/albums?select=id,tracks(id)",
+                      {"title": "Broken", "artist_id": 1,
+                       "tracks": [{"title": "a", "position": 1}, {"title": "b", "position": 2},
+                                  {"title": None, "position": 3}]})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["code"], "23502")
+        self.assertEqual(self.counts(), before)
+        self.assertEqual(self.count("albums", "title = 'Broken'"), 0)
+
+    def test_row_level_security_on_the_child_refuses(self):
+        self.cluster.psql(
+            "ALTER TABLE api.tracks ENABLE ROW LEVEL SECURITY;"
+            "CREATE POLICY readable ON api.tracks FOR SELECT TO web_user USING (true);"
+            "CREATE POLICY no_secret ON api.tracks FOR INSERT TO web_user "
+            "WITH CHECK (title <> 'secret')")
+        before = self.counts()
+        r = self.post("/albums?select=id,tracks(id)",
+                      {"title": "RLS", "artist_id": 1,
+                       "tracks": [{"title": "fine", "position": 1},
+                                  {"title": "secret", "position": 2}]})
+        self.assertEqual(r.status, 403, r)
+        self.assertEqual(r.json()["code"], "42501")
+        self.assertEqual(self.counts(), before)
+
+    def test_a_parent_row_a_trigger_skips_fails_rather_than_misbinds(self):
+        self.cluster.psql(
+            "CREATE FUNCTION api.skip_album() RETURNS trigger LANGUAGE plpgsql AS $$"
+            " BEGIN IF NEW.title = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
+            "CREATE TRIGGER skip_album BEFORE INSERT ON api.albums "
+            "FOR EACH ROW EXECUTE FUNCTION api.skip_album()")
+        before = self.counts()
+        r = self.post("/albums?select=id", [
+            {"title": "skip", "artist_id": 1, "tracks": [{"title": "s", "position": 1}]},
+            {"title": "kept", "artist_id": 1, "tracks": [{"title": "k", "position": 1}]}])
+        self.assertGreaterEqual(r.status, 400, r)
+        self.assertEqual(self.counts(), before)
+
+
+class GrammarTest(NestedInsertCase):
+    def test_a_key_that_is_no_column_nor_relationship_is_pgrst204(self):
+        r = self.post("/albums", {"title": "X", "artist_id": 1, "nope": [{"a": 1}]})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json(), {
+            "code": "PGRST204", "details": None, "hint": None,
+            "message": "Could not find the 'nope' column of 'albums' in the schema cache"})
+
+    def test_an_unknown_hint_is_pgrst200(self):
+        r = self.post("/albums", {"title": "X", "artist_id": 1, "tracks!nope": []})
+        self.assertEqual(r.status, 400, r)
+        body = r.json()
+        self.assertEqual(body["code"], "PGRST200")
+        self.assertEqual(body["message"], "Could not find a relationship between 'albums' and "
+                                          "'tracks' in the schema cache")
+
+    def test_an_ambiguous_key_is_pgrst201_and_a_hint_resolves_it(self):
+        # track_notes references artists twice (author_id, editor_id)
+        before = self.counts()
+        note = {"note": "n", "album_id": 1, "position": 1}
+        r = self.post("/artists", {"name": "Amb", "track_notes": [note]})
+        self.assertEqual(r.status, 300, r)
+        self.assertEqual(r.json()["code"], "PGRST201")
+        self.assertEqual(self.counts(), before)
+        r = self.post("/artists?select=id,track_notes!editor_id(note,editor_id,author_id)",
+                      {"name": "Amb", "track_notes!editor_id": [note]})
+        self.assertEqual(r.status, 201, r)
+        artist = r.json()[0]
+        self.assertEqual(artist["track_notes"], [{"note": "n", "editor_id": artist["id"],
+                                                  "author_id": None}])
+        self.assertEqual(self.rows("SELECT editor_id, author_id FROM api.track_notes "
+                                   "WHERE editor_id = %d" % artist["id"]),
+                         [{"editor_id": artist["id"], "author_id": None}])
+
+    def test_nested_rows_must_be_objects(self):
+        r = self.post("/albums", {"title": "X", "artist_id": 1, "tracks": [1, 2]})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["code"], "PGRST102")
+
+    def test_columns_and_resolution_keep_postgrest_answers(self):
+        # ?columns= and Prefer: resolution read the body as PostgREST does
+        r = self.post("/albums?columns=title,artist_id,tracks",
+                      {"title": "X", "artist_id": 1, "tracks": []})
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST204"), r)
+        r = self.post("/albums", {"title": "X", "artist_id": 1, "tracks": []},
+                      headers=dict(USER, Prefer="resolution=merge-duplicates"))
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST204"), r)
+
+
+class ConcurrentNestedInsertTest(NestedInsertCase):
+    SERVER_CONFIG = dict(NestedInsertCase.SERVER_CONFIG, **{"db-pool": "8"})
+    THREADS = 8
+    SECONDS = 5
+
+    def test_the_database_holds_exactly_what_the_2xx_responses_describe(self):
+        """Eight clients writing albums with tracks on the same tables,
+        every 10th request failing on purpose (a NULL title)."""
+        ok, failed, errors = [], [], []
+        lock = threading.Lock()
+        deadline = time.monotonic() + self.SECONDS
+
+        def client(n):
+            i = 0
+            while time.monotonic() < deadline:
+                i += 1
+                bad = i % 10 == 0
+                body = {"title": "c%d-%d" % (n, i), "artist_id": 1,
+                        "tracks": [{"title": "c%d-%d-%d" % (n, i, k), "position": k}
+                                   for k in range(1, 3)] +
+                                  ([{"title": None, "position": 3}] if bad else [])}
+                try:
+                    r = self.post("/albums?select=id,title,tracks(title,position)", body)
+                except Exception as e:   # reported below
+                    with lock:
+                        errors.append(repr(e))
+                    continue
+                with lock:
+                    (ok if r.status == 201 else failed).append((bad, r))
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(self.THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertTrue(all(bad for bad, _ in failed), [r for _, r in failed][:3])
+        self.assertTrue(all(not bad for bad, _ in ok))
+        self.assertGreater(len(ok), 0)
+        self.assertGreater(len(failed), 0)
+        said = sorted((a["title"], t["title"], t["position"])
+                      for _, r in ok for a in r.json() for t in a["tracks"])
+        in_db = sorted((row["album"], row["track"], row["position"]) for row in self.rows(
+            "SELECT a.title AS album, t.title AS track, t.position FROM api.albums a "
+            "JOIN api.tracks t ON t.album_id = a.id WHERE a.title LIKE 'c%-%'"))
+        self.assertEqual(in_db, said)
+        self.assertEqual(self.count("albums", "title LIKE 'c%-%'"), len(ok))

@@ -11,6 +11,7 @@
 #include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 typedef struct json_object json;
 
@@ -417,31 +418,19 @@ static int cmp_key(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+static void encode(pgr_sb *sb, json *v);
+
 /* SchemaCache's toJSON builds an aeson Value, whose objects are KeyMaps
  * ordered by key (Data.Map): every object, the records, the tagged
  * constructors and the column maps (InsOrdHashMap's toJSON) alike, is
- * encoded with its keys sorted, as text compares (bytes of UTF-8). The
- * arrays keep their order. Takes one reference to v and returns one to
- * the result (v itself, or a sorted copy); out of memory leaves an object
- * as it was. */
-static json *sorted(json *v)
+ * encoded with its keys sorted, as text compares (bytes of UTF-8). */
+static void encode_object(pgr_sb *sb, json *v)
 {
-    if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            json *item = json_object_get(json_object_array_get_idx(v, i));
-            json_object_array_put_idx(v, i, sorted(item));
-        }
-        return v;
-    }
-    if (!json_object_is_type(v, json_type_object))
-        return v;
     size_t n = (size_t)json_object_object_length(v), k = 0;
-    const char **keys = calloc(n + 1, sizeof *keys);
-    json *out = json_object_new_object();
-    if (keys == NULL || out == NULL) {
-        free(keys);
-        json_object_put(out);
-        return v;
+    const char **keys = pgr_alloc(sb->arena, (n + 1) * sizeof *keys);
+    if (keys == NULL) {
+        sb->failed = true;
+        return;
     }
     json_object_object_foreach(v, key, member)
     {
@@ -449,11 +438,45 @@ static json *sorted(json *v)
         keys[k++] = key;
     }
     qsort(keys, n, sizeof *keys, cmp_key);
-    for (size_t i = 0; i < n; i++)
-        put(out, keys[i], sorted(json_object_get(json_object_object_get(v, keys[i]))));
-    free(keys);
-    json_object_put(v);
-    return out;
+    pgr_sb_putc(sb, '{');
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            pgr_sb_putc(sb, ',');
+        pgr_sb_put_aeson_stringn(sb, keys[i], strlen(keys[i]));
+        pgr_sb_putc(sb, ':');
+        encode(sb, json_object_object_get(v, keys[i]));
+    }
+    pgr_sb_putc(sb, '}');
+}
+
+static void encode_array(pgr_sb *sb, json *v)
+{
+    pgr_sb_putc(sb, '[');
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        if (i > 0)
+            pgr_sb_putc(sb, ',');
+        encode(sb, json_object_array_get_idx(v, i));
+    }
+    pgr_sb_putc(sb, ']');
+}
+
+/* aeson's encoding of the Value, compact as JSON.encode prints it; our
+ * own writer rather than json-c's, whose string escapes differ from
+ * aeson's ('\b' and '\f'). The document holds no fractional numbers
+ * (colMaxLen is an Int32). */
+static void encode(pgr_sb *sb, json *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_object: encode_object(sb, v); break;
+    case json_type_array: encode_array(sb, v); break;
+    case json_type_string:
+        pgr_sb_put_aeson_stringn(sb, json_object_get_string(v),
+                                 (size_t)json_object_get_string_len(v));
+        break;
+    case json_type_boolean: pgr_sb_puts(sb, json_object_get_boolean(v) ? "true" : "false"); break;
+    case json_type_int: pgr_sb_put_long(sb, (long long)json_object_get_int64(v)); break;
+    default: pgr_sb_puts(sb, "null"); break;
+    }
 }
 
 const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
@@ -478,9 +501,10 @@ const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
     put(root, "dbRoutines", routines(sc));
     put(root, "dbRepresentations", representations(sc));
     put(root, "dbMediaHandlers", media_handlers(sc));
-    root = sorted(root);
-    const char *text = pgr_strdup(arena, json_object_to_json_string_ext(
-                                             root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    pgr_sb sb;
+    pgr_sb_init(&sb, arena, 1 << 16);
+    encode(&sb, root);
+    const char *text = pgr_sb_finish(&sb);
     json_object_put(root);
     pgr_schema_cache_release(sc);
     return text;

@@ -1,0 +1,333 @@
+"""--dump-schema, field by field: CLI.hs dumpSchema prints `JSON.encode
+sCache` (aeson, not YAML) and a newline (putStrLn); Admin.hs serves the
+same `JSON.encode` at /schema_cache. The expected values below are read
+from PostgREST's types and introspection queries (SchemaCache.hs and
+SchemaCache/*.hs, MediaType.hs), not from pgrest's output. Each test has
+its own PostgreSQL (tests/server/harness) with the schema SCHEMA loaded
+and db-schemas = "dump"."""
+import json
+import os
+
+import harness
+from test_cli_db import pgrest
+
+SCHEMA = r"""
+CREATE SCHEMA dump;
+CREATE DOMAIN dump.color AS integer;
+CREATE TYPE dump.mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE dump.person (
+  id integer PRIMARY KEY,
+  name varchar(40) NOT NULL DEFAULT 'x',
+  fav dump.color,
+  mood dump.mood);
+COMMENT ON TABLE dump.person IS 'People';
+COMMENT ON COLUMN dump.person.name IS E'tab\there\fform\bback "q" \\ </> \u00e9';
+CREATE TABLE dump.club (id integer PRIMARY KEY, title text);
+CREATE TABLE dump.membership (
+  person_id integer REFERENCES dump.person(id),
+  club_id integer REFERENCES dump.club(id),
+  PRIMARY KEY (person_id, club_id));
+CREATE VIEW dump.people AS SELECT id, name FROM dump.person;
+CREATE FUNCTION dump.add(a integer, b integer DEFAULT 1) RETURNS integer
+  LANGUAGE sql IMMUTABLE AS 'SELECT a + b';
+COMMENT ON FUNCTION dump.add(integer, integer) IS 'adds';
+CREATE FUNCTION dump.add(a integer) RETURNS integer
+  LANGUAGE sql AS 'SELECT a';
+CREATE FUNCTION dump.pad(c character(3)) RETURNS text LANGUAGE sql AS 'SELECT c';
+CREATE FUNCTION dump.color(text) RETURNS dump.color
+  LANGUAGE sql IMMUTABLE AS 'SELECT 1';
+CREATE CAST (text AS dump.color) WITH FUNCTION dump.color(text) AS IMPLICIT;
+CREATE FUNCTION dump.persons(VARIADIC ids integer[]) RETURNS SETOF dump.person
+  LANGUAGE sql STABLE SET search_path = dump
+  AS 'SELECT * FROM dump.person WHERE id = ANY(ids)';
+ALTER FUNCTION dump.persons(integer[]) SET default_transaction_isolation = 'serializable';
+CREATE FUNCTION dump.pairs() RETURNS TABLE(x integer, y text)
+  LANGUAGE sql AS 'SELECT 1, ''a''';
+CREATE DOMAIN dump."text/plain" AS text;
+CREATE FUNCTION dump.hello() RETURNS dump."text/plain" LANGUAGE sql AS 'SELECT ''hi''';
+GRANT USAGE ON SCHEMA dump TO PUBLIC;
+GRANT ALL ON ALL TABLES IN SCHEMA dump TO PUBLIC;
+"""
+
+
+def aeson_string(s):
+    """Data.Aeson.Encoding.Builder escapeAscii: short escapes for '"',
+    '\\', '\\n', '\\r', '\\t' only; other bytes below 0x20 as \\u00xx
+    (lowercase); everything else (UTF-8 included) as it is."""
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+        elif ord(ch) < 0x20:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def aeson_encode(v):
+    """JSON.encode of a Value: compact, object keys in KeyMap (Data.Map)
+    order, i.e. sorted as Text compares."""
+    if isinstance(v, dict):
+        keys = sorted(v, key=lambda k: k.encode())
+        return "{" + ",".join(aeson_string(k) + ":" + aeson_encode(v[k]) for k in keys) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(aeson_encode(x) for x in v) + "]"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if v is None:
+        return "null"
+    if isinstance(v, str):
+        return aeson_string(v)
+    return str(v)
+
+
+def qi(schema, name):
+    """QualifiedIdentifier: a record, generic ToJSON."""
+    return {"qiSchema": schema, "qiName": name}
+
+
+def col(name, typ, nominal=None, nullable=True, max_len=None, default=None,
+        description=None, enum=()):
+    """Table.hs Column, generic ToJSON (Maybe is null when Nothing)."""
+    return {"colName": name, "colDescription": description, "colNullable": nullable,
+            "colType": typ, "colNominalType": nominal or typ, "colMaxLen": max_len,
+            "colDefault": default, "colEnum": list(enum)}
+
+
+def table(name, cols, pk, is_view=False, description=None):
+    """Table.hs Table; tableColumns an InsOrdHashMap (an object)."""
+    return {"tableSchema": "dump", "tableName": name, "tableDescription": description,
+            "tableIsView": is_view, "tableInsertable": True, "tableUpdatable": True,
+            "tableDeletable": True, "tablePKCols": pk,
+            "tableColumns": {c["colName"]: c for c in cols}}
+
+
+def rel(t, ft, card, t_view=False, ft_view=False):
+    """Relationship.hs Relationship: a constructor of a sum with fields,
+    aeson's TaggedObject: {"tag": constructor, fields...}."""
+    return {"tag": "Relationship", "relTable": qi("dump", t), "relForeignTable": qi("dump", ft),
+            "relIsSelf": t == ft, "relCardinality": card,
+            "relTableIsView": t_view, "relFTableIsView": ft_view}
+
+
+def fk(tag, cons, cols):
+    """Cardinality O2M/M2O: record constructors, tuples as arrays."""
+    return {"tag": tag, "relCons": cons, "relColumns": [list(c) for c in cols]}
+
+
+def m2m(cons1, cons2, source, target):
+    """Cardinality M2M Junction: a constructor without field names, so its
+    one argument goes under "contents"."""
+    return {"tag": "M2M", "contents": {
+        "junTable": qi("dump", "membership"), "junConstraint1": cons1, "junConstraint2": cons2,
+        "junColsSource": [list(c) for c in source], "junColsTarget": [list(c) for c in target]}}
+
+
+def param(name, typ, req=True, var=False, max_len_type=None):
+    """Routine.hs RoutineParam."""
+    return {"ppName": name, "ppType": typ, "ppTypeMaxLength": max_len_type or typ,
+            "ppReq": req, "ppVar": var}
+
+
+def routine(name, params, ret, volatility="Volatile", description=None, variadic=False,
+            iso=None, settings=()):
+    """Routine.hs Function (the only constructor: no tag); FuncVolatility
+    and IsolationLevel have nullary constructors only, so they are strings
+    (allNullaryToStringTag)."""
+    return {"pdSchema": "dump", "pdName": name, "pdDescription": description,
+            "pdParams": params, "pdReturnType": ret, "pdVolatility": volatility,
+            "pdHasVariadic": variadic, "pdIsoLvl": iso,
+            "pdFuncSettings": [list(s) for s in settings]}
+
+
+def scalar(schema, name, setof=False):
+    """RetType (Single | SetOf) of PgType Scalar: single-argument
+    constructors, {"tag", "contents"}."""
+    return {"tag": "SetOf" if setof else "Single",
+            "contents": {"tag": "Scalar", "contents": qi(schema, name)}}
+
+
+def composite(schema, name, alias, setof=False):
+    """PgType Composite QualifiedIdentifier Bool: two arguments, contents
+    is an array."""
+    return {"tag": "SetOf" if setof else "Single",
+            "contents": {"tag": "Composite", "contents": [qi(schema, name), alias]}}
+
+
+class DumpSchemaTest(harness.ServerTestCase):
+    START_SERVER = False
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(SCHEMA)
+        server = harness.Server.__new__(harness.Server)
+        server.cluster = self.cluster
+        server.port = harness.free_tcp_port()
+        server.admin_port = harness.free_tcp_port()
+        server.config_path = os.path.join(self.cluster.dir, "dump.conf")
+        server.write_config({"db-schemas": "dump"})
+        r = pgrest(["--dump-schema", server.config_path])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.out = r.stdout
+        self.cache = json.loads(self.out)
+
+    def test_dump_schema_is_aeson_encoding(self):
+        """CLI.hs: putStrLn of JSON.encode sCache: one compact line, keys in
+        KeyMap order, aeson's string escapes ("\\u000c", "\\u0008",
+        UTF-8 as is); SchemaCache.hs toJSON has exactly these five keys."""
+        self.assertTrue(self.out.endswith("}\n"), self.out[-20:])
+        self.assertEqual(self.out, aeson_encode(self.cache) + "\n")
+        self.assertEqual(list(self.cache), ["dbMediaHandlers", "dbRelationships",
+                                            "dbRepresentations", "dbRoutines", "dbTables"])
+        self.assertIn(r'"colDescription":"tab\there\u000cform\u0008back \"q\" \\ </> é"',
+                      self.out)
+
+    def test_dump_schema_tables(self):
+        """Table.hs (TablesMap: a HashMap with QualifiedIdentifier keys,
+        ToJSONKeyValue, so [key, value] pairs), SchemaCache.hs
+        tablesSqlQuery (data_type, nominal_data_type, view PKs from
+        addViewPrimaryKeys, removeInternal keeps db-schemas only)."""
+        tables = self.cache["dbTables"]
+        for key, value in tables:
+            self.assertEqual(key, qi(value["tableSchema"], value["tableName"]))
+        got = {k["qiName"]: v for k, v in tables}
+        self.assertEqual(len(got), len(tables))
+        self.assertEqual(sorted(got), ["club", "membership", "people", "person"])
+        self.assertEqual(got["person"], table("person", [
+            col("id", "integer", nullable=False),
+            col("name", "character varying", "character varying(40)", nullable=False,
+                max_len=40, default="'x'::character varying",
+                description='tab\there\fform\bback "q" \\ </> \u00e9'),
+            # a domain over a pg_catalog type: the base type's name
+            col("fav", "integer", "dump.color"),
+            col("mood", "dump.mood", enum=["sad", "ok", "happy"]),
+        ], ["id"], description="People"))
+        self.assertEqual(got["club"], table("club", [
+            col("id", "integer", nullable=False), col("title", "text")], ["id"]))
+        self.assertEqual(got["membership"], table("membership", [
+            col("person_id", "integer", nullable=False),
+            col("club_id", "integer", nullable=False)], ["club_id", "person_id"]))
+        self.assertEqual(got["people"], table("people", [
+            col("id", "integer"),
+            col("name", "character varying", "character varying(40)", max_len=40),
+        ], ["id"], is_view=True))
+
+    def test_dump_schema_relationships(self):
+        """Relationship.hs (RelationshipsMap: (QualifiedIdentifier, Schema)
+        keys as arrays), SchemaCache.hs addViewM2OAndO2ORels (membership to
+        the view people), addM2MRels (junction membership, swapped
+        columns), addInverseRels (O2M), getOverrideRelationshipsMap (each
+        list sorted by Relationship's derived Ord)."""
+        groups = {}
+        for key, rels in self.cache["dbRelationships"]:
+            self.assertEqual(len(key), 2)
+            self.assertNotIn(key[0]["qiName"], groups)
+            self.assertEqual((key[0]["qiSchema"], key[1]), ("dump", "dump"))
+            groups[key[0]["qiName"]] = rels
+        pfk, cfk = "membership_person_id_fkey", "membership_club_id_fkey"
+        self.assertEqual(groups, {
+            "club": [
+                rel("club", "membership", fk("O2M", cfk, [("id", "club_id")])),
+                rel("club", "people", m2m(cfk, pfk, [("id", "club_id")], [("id", "person_id")]),
+                    ft_view=True),
+                rel("club", "person", m2m(cfk, pfk, [("id", "club_id")], [("id", "person_id")])),
+            ],
+            "membership": [
+                rel("membership", "club", fk("M2O", cfk, [("club_id", "id")])),
+                rel("membership", "people", fk("M2O", pfk, [("person_id", "id")]), ft_view=True),
+                rel("membership", "person", fk("M2O", pfk, [("person_id", "id")])),
+            ],
+            "people": [
+                rel("people", "club", m2m(pfk, cfk, [("id", "person_id")], [("id", "club_id")]),
+                    t_view=True),
+                rel("people", "membership", fk("O2M", pfk, [("id", "person_id")]), t_view=True),
+            ],
+            "person": [
+                rel("person", "club", m2m(pfk, cfk, [("id", "person_id")], [("id", "club_id")])),
+                rel("person", "membership", fk("O2M", pfk, [("id", "person_id")])),
+            ],
+        })
+
+    def test_dump_schema_routines(self):
+        """Routine.hs (RoutineMap: QualifiedIdentifier keys; each list
+        sorted by Routine's Ord, fewer parameters first), SchemaCache.hs
+        funcsSqlQuery (return types through domains to the base type,
+        ppTypeMaxLength for character, only the hoisted settings,
+        toIsolationLevel)."""
+        got = {}
+        for key, overloads in self.cache["dbRoutines"]:
+            self.assertNotIn(key["qiName"], got)
+            self.assertEqual(key["qiSchema"], "dump")
+            got[key["qiName"]] = overloads
+        self.assertEqual(sorted(got), ["add", "color", "hello", "pad", "pairs", "persons"])
+        self.assertEqual(got["add"], [
+            routine("add", [param("a", "integer")], scalar("pg_catalog", "int4")),
+            routine("add", [param("a", "integer"), param("b", "integer", req=False)],
+                    scalar("pg_catalog", "int4"), "Immutable", description="adds"),
+        ])
+        self.assertEqual(got["pad"], [routine(
+            "pad", [param("c", "character", max_len_type="character varying")],
+            scalar("pg_catalog", "text"))])
+        self.assertEqual(got["color"], [routine(
+            "color", [param("", "text")], scalar("pg_catalog", "int4"), "Immutable")])
+        self.assertEqual(got["persons"], [routine(
+            "persons", [param("ids", "integer[]", var=True)],
+            composite("dump", "person", False, setof=True), "Stable", variadic=True,
+            iso="Serializable", settings=[("default_transaction_isolation", "serializable")])])
+        self.assertEqual(got["pairs"], [routine(
+            "pairs", [], composite("pg_catalog", "record", False, setof=True))])
+        self.assertEqual(got["hello"], [routine("hello", [], scalar("pg_catalog", "text"))])
+
+    def test_dump_schema_representations(self):
+        """Representations.hs (RepresentationsMap: (Text, Text) keys),
+        SchemaCache.hs dataRepresentations: implicit casts from text/json
+        to a domain, names as regtype/regproc print them."""
+        reps = self.cache["dbRepresentations"]
+        for key, value in reps:
+            self.assertEqual(key, [value["drSourceType"], value["drTargetType"]])
+        self.assertIn([["text", "dump.color"],
+                       {"drSourceType": "text", "drTargetType": "dump.color",
+                        "drFunction": "dump.color"}], reps)
+
+    def test_dump_schema_media_handlers(self):
+        """Routine.hs MediaHandlerMap ((RelIdentifier, MediaType) keys,
+        (MediaHandler, MediaType) values), SchemaCache.hs
+        initialMediaHandlers and mediaHandlers/decodeMediaHandlers (a
+        function returning a media type domain: handler named by the
+        domain, target the function), MediaType.hs: constructors of sums
+        that are not all nullary, so {"tag"} / {"tag", "contents"}."""
+        def tag(t, contents=None):
+            return {"tag": t} if contents is None else {"tag": t, "contents": contents}
+        any_el = tag("RelAnyElement")
+        hello = tag("RelId", qi("dump", "hello"))
+        expected = [
+            [[any_el, tag("MTAny")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
+            [[any_el, tag("MTApplicationJSON")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
+            [[any_el, tag("MTTextCSV")], [tag("BuiltinOvAggCsv"), tag("MTTextCSV")]],
+            [[any_el, tag("MTGeoJSON")], [tag("BuiltinOvAggGeoJson"), tag("MTGeoJSON")]],
+            [[hello, tag("MTTextPlain")],
+             [tag("CustomFunc", [qi("dump", "text/plain"), hello]), tag("MTTextPlain")]],
+        ]
+        got = self.cache["dbMediaHandlers"]
+        # a HashMap: compared as a set of entries
+        def canon(items):
+            return sorted(json.dumps(x, sort_keys=True) for x in items)
+        self.assertEqual(canon(got), canon(expected))
+
+
+class AdminSchemaCacheTest(harness.ServerTestCase):
+    """Admin.hs: /schema_cache is JSON.encode of the same SchemaCache,
+    without putStrLn's newline."""
+    SERVER_CONFIG = {"db-schemas": "api"}
+
+    def test_admin_schema_cache_is_the_dump(self):
+        r = self.server.admin("/schema_cache")
+        self.assertEqual(r.status, 200)
+        d = pgrest(["--dump-schema", self.server.config_path])
+        self.assertEqual(d.returncode, 0, d.stderr)
+        self.assertEqual(r.body + "\n", d.stdout)

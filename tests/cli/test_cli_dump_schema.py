@@ -45,6 +45,13 @@ CREATE FUNCTION dump.pairs() RETURNS TABLE(x integer, y text)
   LANGUAGE sql AS 'SELECT 1, ''a''';
 CREATE DOMAIN dump."text/plain" AS text;
 CREATE FUNCTION dump.hello() RETURNS dump."text/plain" LANGUAGE sql AS 'SELECT ''hi''';
+CREATE FUNCTION dump.clubs_of(dump.person) RETURNS SETOF dump.club
+  LANGUAGE sql AS 'SELECT * FROM dump.club';
+CREATE FUNCTION dump.best_club(dump.person) RETURNS dump.club
+  LANGUAGE sql AS 'SELECT * FROM dump.club LIMIT 1';
+-- named as the table: overrides the detected club -> membership
+CREATE FUNCTION dump.membership(dump.club) RETURNS SETOF dump.membership
+  LANGUAGE sql AS 'SELECT * FROM dump.membership';
 GRANT USAGE ON SCHEMA dump TO PUBLIC;
 GRANT ALL ON ALL TABLES IN SCHEMA dump TO PUBLIC;
 """
@@ -113,6 +120,14 @@ def rel(t, ft, card, t_view=False, ft_view=False):
     return {"tag": "Relationship", "relTable": qi("dump", t), "relForeignTable": qi("dump", ft),
             "relIsSelf": t == ft, "relCardinality": card,
             "relTableIsView": t_view, "relFTableIsView": ft_view}
+
+
+def computed(function, t, ft, to_one):
+    """Relationship.hs ComputedRelationship; allComputedRels: the alias
+    is QualifiedIdentifier mempty mempty."""
+    return {"tag": "ComputedRelationship", "relFunction": qi("dump", function),
+            "relTable": qi("dump", t), "relForeignTable": qi("dump", ft),
+            "relTableAlias": qi("", ""), "relToOne": to_one, "relIsSelf": t == ft}
 
 
 def fk(tag, cons, cols):
@@ -221,8 +236,10 @@ class DumpSchemaTest(harness.ServerTestCase):
         """Relationship.hs (RelationshipsMap: (QualifiedIdentifier, Schema)
         keys as arrays), SchemaCache.hs addViewM2OAndO2ORels (membership to
         the view people), addM2MRels (junction membership, swapped
-        columns), addInverseRels (O2M), getOverrideRelationshipsMap (each
-        list sorted by Relationship's derived Ord)."""
+        columns), addInverseRels (O2M), allComputedRels and
+        getOverrideRelationshipsMap (computed relationships override the
+        detected ones of the same key; each list sorted by Relationship's
+        derived Ord)."""
         groups = {}
         for key, rels in self.cache["dbRelationships"]:
             self.assertEqual(len(key), 2)
@@ -231,11 +248,13 @@ class DumpSchemaTest(harness.ServerTestCase):
             groups[key[0]["qiName"]] = rels
         pfk, cfk = "membership_person_id_fkey", "membership_club_id_fkey"
         self.assertEqual(groups, {
+            # the function dump.membership replaces club -> membership
+            # (getOverrideRelationshipsMap: HM.union computedRels)
             "club": [
-                rel("club", "membership", fk("O2M", cfk, [("id", "club_id")])),
                 rel("club", "people", m2m(cfk, pfk, [("id", "club_id")], [("id", "person_id")]),
                     ft_view=True),
                 rel("club", "person", m2m(cfk, pfk, [("id", "club_id")], [("id", "person_id")])),
+                computed("membership", "club", "membership", False),
             ],
             "membership": [
                 rel("membership", "club", fk("M2O", cfk, [("club_id", "id")])),
@@ -250,6 +269,9 @@ class DumpSchemaTest(harness.ServerTestCase):
             "person": [
                 rel("person", "club", m2m(pfk, cfk, [("id", "person_id")], [("id", "club_id")])),
                 rel("person", "membership", fk("O2M", pfk, [("id", "person_id")])),
+                # Relationship < ComputedRelationship, then by relFunction
+                computed("best_club", "person", "club", True),
+                computed("clubs_of", "person", "club", False),
             ],
         })
 
@@ -264,6 +286,8 @@ class DumpSchemaTest(harness.ServerTestCase):
             self.assertNotIn(key["qiName"], got)
             self.assertEqual(key["qiSchema"], "dump")
             got[key["qiName"]] = overloads
+        # best_club, clubs_of and membership take one unnamed argument of
+        # a row type: not callable (funcsSqlQuery arguments.callable)
         self.assertEqual(sorted(got), ["add", "color", "hello", "pad", "pairs", "persons"])
         self.assertEqual(got["add"], [
             routine("add", [param("a", "integer")], scalar("pg_catalog", "int4")),

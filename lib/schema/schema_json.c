@@ -365,11 +365,6 @@ static json *rel_identifier(const pgr_media_handler *m)
     return tagged("RelId", qi(m->target_schema, m->target_name));
 }
 
-static json *handler_entry(json *rel, json *key_type, json *handler, json *resolved)
-{
-    return pair(pair(rel, key_type), pair(handler, resolved));
-}
-
 /* SchemaCache.hs initialMediaHandlers: (anyelement, media type) ->
  * builtin aggregate; a custom handler for the same key replaces it. */
 static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
@@ -392,23 +387,44 @@ static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
         if (overridden)
             json_object_put(key);
         else
-            push(arr, handler_entry(rel_identifier(NULL), key, tag_only(builtins[b].handler),
-                                    media_type(builtins[b].resolved)));
+            push(arr, pair(pair(rel_identifier(NULL), key),
+                           pair(tag_only(builtins[b].handler), media_type(builtins[b].resolved))));
     }
 }
 
+/* decodeMediaHandlers' HM.fromList: one entry per key, the key being the
+ * decoded media type, so two domains decoding alike (application/json and
+ * application/vnd.pgrst.array+json) share one. The cache's sorted order
+ * decides which stays, as it does for requests. */
+static bool key_seen(const json *arr, const json *key, size_t from)
+{
+    for (size_t i = from; i < json_object_array_length(arr); i++) {
+        json *entry = json_object_array_get_idx(arr, i);
+        if (json_object_equal(json_object_array_get_idx(entry, 0), (json *)key))
+            return true;
+    }
+    return false;
+}
+
 /* MediaHandlerMap: (relation or anyelement, media type) -> (handler,
- * resolved media type). */
+ * resolved media type). A function's handler is the domain it returns,
+ * named by the query's lower(t.typname) column, i.e. the media type text
+ * (SchemaCache.hs mediaHandlers: mtype.typname as handler_name). */
 static json *media_handlers(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
     builtin_handlers(sc, arr);
+    size_t builtins = json_object_array_length(arr);
     for (size_t i = 0; i < sc->n_media_handlers; i++) {
         const pgr_media_handler *m = &sc->media_handlers[i];
-        json *handler = tagged("CustomFunc", pair(qi(m->handler_schema, m->handler_name),
-                                                  rel_identifier(m)));
-        push(arr, handler_entry(rel_identifier(m), media_type(m->media_type), handler,
-                                media_type(m->resolved_media_type)));
+        json *key = pair(rel_identifier(m), media_type(m->media_type));
+        if (key_seen(arr, key, builtins)) {
+            json_object_put(key);
+            continue;
+        }
+        const char *name = m->function_target ? m->media_type : m->handler_name;
+        json *handler = tagged("CustomFunc", pair(qi(m->handler_schema, name), rel_identifier(m)));
+        push(arr, pair(key, pair(handler, media_type(m->resolved_media_type))));
     }
     return arr;
 }

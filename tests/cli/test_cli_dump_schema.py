@@ -52,6 +52,22 @@ CREATE FUNCTION dump.best_club(dump.person) RETURNS dump.club
 -- named as the table: overrides the detected club -> membership
 CREATE FUNCTION dump.membership(dump.club) RETURNS SETOF dump.membership
   LANGUAGE sql AS 'SELECT * FROM dump.membership';
+CREATE DOMAIN dump."Application/X-Thing" AS text;
+CREATE FUNCTION dump.thing() RETURNS dump."Application/X-Thing" LANGUAGE sql AS 'SELECT ''t''';
+-- two aggregates over person whose media types decode alike
+CREATE SCHEMA dump_private;
+CREATE DOMAIN dump."application/json" AS json;
+CREATE DOMAIN dump."application/vnd.pgrst.array+json" AS json;
+CREATE FUNCTION dump_private.step(state json, next dump.person) RETURNS json
+  LANGUAGE sql AS 'SELECT state';
+CREATE FUNCTION dump_private.as_json(json) RETURNS dump."application/json"
+  LANGUAGE sql AS 'SELECT $1';
+CREATE FUNCTION dump_private.as_array(json) RETURNS dump."application/vnd.pgrst.array+json"
+  LANGUAGE sql AS 'SELECT $1';
+CREATE AGGREGATE dump.as_json(dump.person)
+  (sfunc = dump_private.step, stype = json, finalfunc = dump_private.as_json);
+CREATE AGGREGATE dump.as_array(dump.person)
+  (sfunc = dump_private.step, stype = json, finalfunc = dump_private.as_array);
 GRANT USAGE ON SCHEMA dump TO PUBLIC;
 GRANT ALL ON ALL TABLES IN SCHEMA dump TO PUBLIC;
 """
@@ -288,7 +304,8 @@ class DumpSchemaTest(harness.ServerTestCase):
             got[key["qiName"]] = overloads
         # best_club, clubs_of and membership take one unnamed argument of
         # a row type: not callable (funcsSqlQuery arguments.callable)
-        self.assertEqual(sorted(got), ["add", "color", "hello", "pad", "pairs", "persons"])
+        self.assertEqual(sorted(got), ["add", "color", "hello", "pad", "pairs", "persons",
+                                       "thing"])
         self.assertEqual(got["add"], [
             routine("add", [param("a", "integer")], scalar("pg_catalog", "int4")),
             routine("add", [param("a", "integer"), param("b", "integer", req=False)],
@@ -323,12 +340,15 @@ class DumpSchemaTest(harness.ServerTestCase):
         (MediaHandler, MediaType) values), SchemaCache.hs
         initialMediaHandlers and mediaHandlers/decodeMediaHandlers (a
         function returning a media type domain: handler named by the
-        domain, target the function), MediaType.hs: constructors of sums
+        domain, target the function; HM.fromList keeps one handler per
+        key), MediaType.hs: constructors of sums
         that are not all nullary, so {"tag"} / {"tag", "contents"}."""
         def tag(t, contents=None):
             return {"tag": t} if contents is None else {"tag": t, "contents": contents}
         any_el = tag("RelAnyElement")
         hello = tag("RelId", qi("dump", "hello"))
+        thing = tag("RelId", qi("dump", "thing"))
+        person = tag("RelId", qi("dump", "person"))
         expected = [
             [[any_el, tag("MTAny")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
             [[any_el, tag("MTApplicationJSON")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
@@ -336,8 +356,21 @@ class DumpSchemaTest(harness.ServerTestCase):
             [[any_el, tag("MTGeoJSON")], [tag("BuiltinOvAggGeoJson"), tag("MTGeoJSON")]],
             [[hello, tag("MTTextPlain")],
              [tag("CustomFunc", [qi("dump", "text/plain"), hello]), tag("MTTextPlain")]],
+            # the key and the handler's name come from lower(t.typname),
+            # the resolved media type from t.typname as it is
+            [[thing, tag("MTOther", "application/x-thing")],
+             [tag("CustomFunc", [qi("dump", "application/x-thing"), thing]),
+              tag("MTOther", "Application/X-Thing")]],
         ]
         got = self.cache["dbMediaHandlers"]
+        # HM.fromList: one of the two aggregates for (person, JSON); which
+        # one depends on the query's row order
+        on_person = [entry for entry in got if entry[0] == [person, tag("MTApplicationJSON")]]
+        self.assertEqual(len(on_person), 1, got)
+        self.assertIn(on_person[0][1], [
+            [tag("CustomFunc", [qi("dump", agg), person]), tag("MTApplicationJSON")]
+            for agg in ("as_json", "as_array")])
+        got = [entry for entry in got if entry not in on_person]
         # a HashMap: compared as a set of entries
         def canon(items):
             return sorted(json.dumps(x, sort_keys=True) for x in items)

@@ -28,6 +28,8 @@ CREATE TABLE dump.membership (
   club_id integer REFERENCES dump.club(id),
   PRIMARY KEY (person_id, club_id));
 CREATE VIEW dump.people AS SELECT id, name FROM dump.person;
+CREATE TABLE dump.passport (person_id integer PRIMARY KEY REFERENCES dump.person(id));
+CREATE TABLE dump.node (id integer PRIMARY KEY, parent_id integer REFERENCES dump.node(id));
 CREATE FUNCTION dump.add(a integer, b integer DEFAULT 1) RETURNS integer
   LANGUAGE sql IMMUTABLE AS 'SELECT a + b';
 COMMENT ON FUNCTION dump.add(integer, integer) IS 'adds';
@@ -151,6 +153,12 @@ def fk(tag, cons, cols):
     return {"tag": tag, "relCons": cons, "relColumns": [list(c) for c in cols]}
 
 
+def o2o(cons, cols, is_parent):
+    """Cardinality O2O: a record constructor with isParent."""
+    return {"tag": "O2O", "relCons": cons, "relColumns": [list(c) for c in cols],
+            "isParent": is_parent}
+
+
 def m2m(cons1, cons2, source, target):
     """Cardinality M2M Junction: a constructor without field names, so its
     one argument goes under "contents"."""
@@ -228,7 +236,8 @@ class DumpSchemaTest(harness.ServerTestCase):
             self.assertEqual(key, qi(value["tableSchema"], value["tableName"]))
         got = {k["qiName"]: v for k, v in tables}
         self.assertEqual(len(got), len(tables))
-        self.assertEqual(sorted(got), ["club", "membership", "people", "person"])
+        self.assertEqual(sorted(got), ["club", "membership", "node", "passport", "people",
+                                       "person"])
         self.assertEqual(got["person"], table("person", [
             col("id", "integer", nullable=False),
             col("name", "character varying", "character varying(40)", nullable=False,
@@ -243,6 +252,10 @@ class DumpSchemaTest(harness.ServerTestCase):
         self.assertEqual(got["membership"], table("membership", [
             col("person_id", "integer", nullable=False),
             col("club_id", "integer", nullable=False)], ["club_id", "person_id"]))
+        self.assertEqual(got["passport"], table("passport", [
+            col("person_id", "integer", nullable=False)], ["person_id"]))
+        self.assertEqual(got["node"], table("node", [
+            col("id", "integer", nullable=False), col("parent_id", "integer")], ["id"]))
         self.assertEqual(got["people"], table("people", [
             col("id", "integer"),
             col("name", "character varying", "character varying(40)", max_len=40),
@@ -263,6 +276,7 @@ class DumpSchemaTest(harness.ServerTestCase):
             self.assertEqual((key[0]["qiSchema"], key[1]), ("dump", "dump"))
             groups[key[0]["qiName"]] = rels
         pfk, cfk = "membership_person_id_fkey", "membership_club_id_fkey"
+        ppfk, nfk = "passport_person_id_fkey", "node_parent_id_fkey"
         self.assertEqual(groups, {
             # the function dump.membership replaces club -> membership
             # (getOverrideRelationshipsMap: HM.union computedRels)
@@ -281,13 +295,26 @@ class DumpSchemaTest(harness.ServerTestCase):
                 rel("people", "club", m2m(pfk, cfk, [("id", "person_id")], [("id", "club_id")]),
                     t_view=True),
                 rel("people", "membership", fk("O2M", pfk, [("id", "person_id")]), t_view=True),
+                rel("people", "passport", o2o(ppfk, [("id", "person_id")], True), t_view=True),
             ],
             "person": [
                 rel("person", "club", m2m(pfk, cfk, [("id", "person_id")], [("id", "club_id")])),
                 rel("person", "membership", fk("O2M", pfk, [("id", "person_id")])),
+                # addInverseRels: O2O with isParent flipped
+                rel("person", "passport", o2o(ppfk, [("id", "person_id")], True)),
                 # Relationship < ComputedRelationship, then by relFunction
                 computed("best_club", "person", "club", True),
                 computed("clubs_of", "person", "club", False),
+            ],
+            # the FK column is the PK: O2O (allM2OandO2ORels one_to_one)
+            "passport": [
+                rel("passport", "people", o2o(ppfk, [("person_id", "id")], False), ft_view=True),
+                rel("passport", "person", o2o(ppfk, [("person_id", "id")], False)),
+            ],
+            # self: relIsSelf, and O2M before M2O (Cardinality's Ord)
+            "node": [
+                rel("node", "node", fk("O2M", nfk, [("id", "parent_id")])),
+                rel("node", "node", fk("M2O", nfk, [("parent_id", "id")])),
             ],
         })
 

@@ -1,7 +1,19 @@
-/* The schema cache as PostgREST's admin /schema_cache prints it: aeson's
- * generic encoding of SchemaCache (SchemaCache.hs ToJSON): records become
- * objects named by their fields, maps with non-text keys become arrays of
- * [key, value] pairs, constructors with fields {"tag": ..., ...}. */
+/* The schema cache as PostgREST's admin /schema_cache and --dump-schema
+ * print it (Admin.hs, CLI.hs dumpSchema: JSON.encode): aeson's generic
+ * encoding of SchemaCache (SchemaCache.hs ToJSON): records become objects
+ * named by their fields, maps with non-text keys become arrays of
+ * [key, value] pairs, constructors with fields {"tag": ..., ...}, with
+ * one argument {"tag": ..., "contents": ...}, sums of nullary
+ * constructors only strings.
+ *
+ * Divergence: the five maps are HashMaps, which aeson lists in
+ * HM.toList order, i.e. by the hashes of their keys (hashable's hash of
+ * the Text fields, salted, which changed between hashable versions).
+ * That order depends on the build PostgREST was compiled with, so we
+ * list them in the cache's own order (tables, routines and
+ * representations by name, relationships by table, media handlers by
+ * target after the builtin ones), which a reader should not rely on
+ * either. */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>

@@ -29,6 +29,8 @@ CREATE TABLE dump.membership (
   PRIMARY KEY (person_id, club_id));
 CREATE VIEW dump.people AS SELECT id, name FROM dump.person;
 CREATE TABLE dump.passport (person_id integer PRIMARY KEY REFERENCES dump.person(id));
+CREATE TABLE dump.pair (b integer, a integer, PRIMARY KEY (b, a));
+CREATE VIEW dump.pair_view AS SELECT a, b FROM dump.pair;
 CREATE TABLE dump.node (id integer PRIMARY KEY, parent_id integer REFERENCES dump.node(id));
 CREATE FUNCTION dump.add(a integer, b integer DEFAULT 1) RETURNS integer
   LANGUAGE sql IMMUTABLE AS 'SELECT a + b';
@@ -236,8 +238,8 @@ class DumpSchemaTest(harness.ServerTestCase):
             self.assertEqual(key, qi(value["tableSchema"], value["tableName"]))
         got = {k["qiName"]: v for k, v in tables}
         self.assertEqual(len(got), len(tables))
-        self.assertEqual(sorted(got), ["club", "membership", "node", "passport", "people",
-                                       "person"])
+        self.assertEqual(sorted(got), ["club", "membership", "node", "pair", "pair_view",
+                                       "passport", "people", "person"])
         self.assertEqual(got["person"], table("person", [
             col("id", "integer", nullable=False),
             col("name", "character varying", "character varying(40)", nullable=False,
@@ -256,6 +258,13 @@ class DumpSchemaTest(harness.ServerTestCase):
             col("person_id", "integer", nullable=False)], ["person_id"]))
         self.assertEqual(got["node"], table("node", [
             col("id", "integer", nullable=False), col("parent_id", "integer")], ["id"]))
+        # a table's PK columns by name (tbl_pk_cols), a view's in the
+        # constraint's order (allViewsKeyDependencies, addViewPrimaryKeys)
+        self.assertEqual(got["pair"], table("pair", [
+            col("b", "integer", nullable=False), col("a", "integer", nullable=False)],
+            ["a", "b"]))
+        self.assertEqual(got["pair_view"], table("pair_view", [
+            col("a", "integer"), col("b", "integer")], ["b", "a"], is_view=True))
         self.assertEqual(got["people"], table("people", [
             col("id", "integer"),
             col("name", "character varying", "character varying(40)", max_len=40),

@@ -47,6 +47,8 @@ CREATE FUNCTION dump.persons(VARIADIC ids integer[]) RETURNS SETOF dump.person
 ALTER FUNCTION dump.persons(integer[]) SET default_transaction_isolation = 'serializable';
 CREATE FUNCTION dump.pairs() RETURNS TABLE(x integer, y text)
   LANGUAGE sql AS 'SELECT 1, ''a''';
+CREATE FUNCTION dump.outs(a integer, INOUT b text, OUT y text) LANGUAGE sql
+  AS 'SELECT b, b';
 CREATE DOMAIN dump."text/plain" AS text;
 CREATE FUNCTION dump.hello() RETURNS dump."text/plain" LANGUAGE sql AS 'SELECT ''hi''';
 CREATE FUNCTION dump.clubs_of(dump.person) RETURNS SETOF dump.club
@@ -340,8 +342,8 @@ class DumpSchemaTest(harness.ServerTestCase):
             got[key["qiName"]] = overloads
         # best_club, clubs_of and membership take one unnamed argument of
         # a row type: not callable (funcsSqlQuery arguments.callable)
-        self.assertEqual(sorted(got), ["add", "color", "hello", "pad", "pairs", "persons",
-                                       "thing"])
+        self.assertEqual(sorted(got), ["add", "color", "hello", "outs", "pad", "pairs",
+                                       "persons", "thing"])
         self.assertEqual(got["add"], [
             routine("add", [param("a", "integer")], scalar("pg_catalog", "int4")),
             routine("add", [param("a", "integer"), param("b", "integer", req=False)],
@@ -358,6 +360,10 @@ class DumpSchemaTest(harness.ServerTestCase):
             iso="Serializable", settings=[("default_transaction_isolation", "serializable")])])
         self.assertEqual(got["pairs"], [routine(
             "pairs", [], composite("pg_catalog", "record", False, setof=True))])
+        # OUT parameters are not parameters; they make the result a record
+        self.assertEqual(got["outs"], [routine(
+            "outs", [param("a", "integer"), param("b", "text")],
+            composite("pg_catalog", "record", False))])
         self.assertEqual(got["hello"], [routine("hello", [], scalar("pg_catalog", "text"))])
 
     def test_dump_schema_representations(self):

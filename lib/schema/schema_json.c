@@ -406,8 +406,10 @@ static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
 
 /* decodeMediaHandlers' HM.fromList: one entry per key, the key being the
  * decoded media type, so two domains decoding alike (application/json and
- * application/vnd.pgrst.array+json) share one. The cache's sorted order
- * decides which stays, as it does for requests. */
+ * application/vnd.pgrst.array+json) share one. Which stays depends on
+ * the query's row order there; here the first in the cache's sorted order
+ * (pgr_find_media_handler resolves duplicates of one text the same way;
+ * it still tells texts that decode alike apart). */
 static bool key_seen(const json *arr, const json *key, size_t from)
 {
     for (size_t i = from; i < json_object_array_length(arr); i++) {

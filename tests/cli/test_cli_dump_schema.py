@@ -430,3 +430,56 @@ class AdminSchemaCacheTest(harness.ServerTestCase):
         d = pgrest(["--dump-schema", self.server.config_path])
         self.assertEqual(d.returncode, 0, d.stderr)
         self.assertEqual(r.body + "\n", d.stdout)
+
+
+class DumpSchemaInDatabaseConfigTest(harness.ServerTestCase):
+    """CLI.hs: CmdDumpSchema runs `when configDbConfig $
+    AppState.readInDbConfig True appState` before dumpSchema, so the
+    in-database settings (here db-schemas) decide what is dumped."""
+    START_SERVER = False
+
+    def config(self, extra):
+        server = harness.Server.__new__(harness.Server)
+        server.cluster = self.cluster
+        server.port = harness.free_tcp_port()
+        server.admin_port = harness.free_tcp_port()
+        server.config_path = os.path.join(self.cluster.dir, "dump.conf")
+        server.write_config(extra)
+        return server.config_path
+
+    def schemas(self, r):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return sorted({k["qiSchema"] for k, _ in json.loads(r.stdout)["dbTables"]})
+
+    def test_dump_schema_reads_in_database_settings(self):
+        self.cluster.psql("CREATE SCHEMA dump; CREATE TABLE dump.t (id integer);"
+                          "ALTER ROLE authenticator SET pgrst.db_schemas = 'dump'")
+        self.assertEqual(self.schemas(pgrest(["--dump-schema", self.config({})])), ["dump"])
+        # db-config = false: the file's db-schemas ("api")
+        r = pgrest(["--dump-schema", self.config({"db-config": "false"})])
+        self.assertEqual(self.schemas(r), ["api"])
+
+    def test_dump_schema_refuses_an_invalid_in_database_value(self):
+        # readInDbConfig True: an invalid value panics before the dump
+        self.cluster.psql("ALTER ROLE authenticator SET pgrst.db_tx_end = 'sometimes'")
+        r = pgrest(["--dump-schema", self.config({})])
+        self.assertEqual(r.returncode, 1, r.stdout[:200])
+        self.assertEqual(r.stdout, "")
+        self.assertIn("Invalid transaction termination. Check your configuration.", r.stderr)
+
+    def test_dump_schema_without_database_logs_each_failure_once(self):
+        # readInDbConfig True reports both settings queries, then
+        # dumpSchema's querySchemaCache fails: SchemaCacheErrorObs, exit 1
+        self.cluster.stop()
+        r = pgrest(["--dump-schema", self.config({})])
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        msgs = [line.split(": ", 1)[1] for line in r.stderr.splitlines()]
+        self.assertEqual(len(msgs), 4, msgs)
+        self.assertTrue(msgs[0].startswith("Starting PostgREST "), msgs[0])
+        self.assertTrue(msgs[1].startswith("Failed to query database settings for the config "
+                                           'parameters.{"code":"PGRST000"'), msgs[1])
+        self.assertTrue(msgs[2].startswith('Failed to query the role settings. {"code":"PGRST000"'),
+                        msgs[2])
+        self.assertTrue(msgs[3].startswith("Failed to load the schema cache using "
+                                           "db-schemas=api and db-extra-search-path=public. "),
+                        msgs[3])

@@ -3,8 +3,8 @@ sCache` (aeson, not YAML) and a newline (putStrLn); Admin.hs serves the
 same `JSON.encode` at /schema_cache. The expected values below are read
 from PostgREST's types and introspection queries (SchemaCache.hs and
 SchemaCache/*.hs, MediaType.hs), not from pgrest's output. Each test has
-its own PostgreSQL (tests/server/harness) with the schema SCHEMA loaded
-and db-schemas = "dump"."""
+its own PostgreSQL (tests/server/harness); DumpSchemaTest's have SCHEMA
+loaded and db-schemas = "dump"."""
 import json
 import os
 
@@ -393,7 +393,8 @@ class DumpSchemaTest(harness.ServerTestCase):
         person = tag("RelId", qi("dump", "person"))
         expected = [
             [[any_el, tag("MTAny")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
-            [[any_el, tag("MTApplicationJSON")], [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
+            [[any_el, tag("MTApplicationJSON")],
+             [tag("BuiltinOvAggJson"), tag("MTApplicationJSON")]],
             [[any_el, tag("MTTextCSV")], [tag("BuiltinOvAggCsv"), tag("MTTextCSV")]],
             [[any_el, tag("MTGeoJSON")], [tag("BuiltinOvAggGeoJson"), tag("MTGeoJSON")]],
             [[hello, tag("MTTextPlain")],

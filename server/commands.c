@@ -60,42 +60,80 @@ static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
     }
 }
 
+/* A configuration resolved with the in-database settings: conf borrows
+ * from the option lists, so all three live and go together. */
+typedef struct db_config_read {
+    server_options raw, ignored;
+    app_config conf;
+} db_config_read;
+
+static void db_config_read_free(db_config_read *r)
+{
+    app_config_free(&r->conf);
+    server_options_free(&r->ignored);
+    server_options_free(&r->raw);
+}
+
+/* AppState.readInDbConfig True: the in-database settings over the file's
+ * (the observer logs a settings query that fails, and the command goes on
+ * without them); an invalid value panics, as at startup. On success the
+ * caller frees *out with db_config_read_free. */
+static bool read_in_db_config(server_config *cfg, const char *prog, db_config_read *out)
+{
+    pgrest_error err = {0};
+    if (pgrest_ctx_reload_config(cfg->ctx, NULL, NULL, 0, &err) == PGREST_ERR_CONFIG) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
+        config_fatal(prog, msg);
+        return false;
+    }
+    *out = (db_config_read){0};
+    server_options_merge(&out->raw, &cfg->opts);
+    overlay_db_settings(cfg->ctx, &cfg->opts, &out->raw);
+    char errbuf[2048];
+    if (config_load_resolve(&out->raw, &out->conf, &out->ignored, errbuf, sizeof errbuf))
+        return true;
+    config_fatal(prog, errbuf);
+    server_options_free(&out->ignored);
+    server_options_free(&out->raw);
+    return false;
+}
+
 int command_dump_config(server_config *cfg, const app_config *ac, const char *prog)
 {
     start_dump(cfg);
     if (!ac->db_config)
         return config_dump(stdout, ac) == 0 ? 0 : 1;
-    /* the in-database settings over the file's (the observer logs a
-     * settings query that fails, and the dump goes on without them) */
-    pgrest_error err = {0};
-    if (pgrest_ctx_reload_config(cfg->ctx, NULL, NULL, 0, &err) == PGREST_ERR_CONFIG) {
-        /* an invalid in-database value: readInDbConfig panics at startup */
-        char msg[1024];
-        snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
-        config_fatal(prog, msg);
+    db_config_read with_db;
+    if (!read_in_db_config(cfg, prog, &with_db))
         return 1;
-    }
-    server_options raw = {0};
-    server_options_merge(&raw, &cfg->opts);
-    overlay_db_settings(cfg->ctx, &cfg->opts, &raw);
-    app_config with_db;
-    server_options ignored = {0};
-    char errbuf[2048];
-    int rc = 1;
-    if (!config_load_resolve(&raw, &with_db, &ignored, errbuf, sizeof errbuf))
-        config_fatal(prog, errbuf);
-    else {
-        rc = config_dump(stdout, &with_db) == 0 ? 0 : 1;
-        app_config_free(&with_db);
-    }
-    server_options_free(&ignored);
-    server_options_free(&raw);
+    int rc = config_dump(stdout, &with_db.conf) == 0 ? 0 : 1;
+    db_config_read_free(&with_db);
     return rc;
 }
 
-int command_dump_schema(server_config *cfg)
+/* CLI.hs dumpSchema runs querySchemaCache alone: the in-database
+ * configuration was read (and reported) once before it, so the schema
+ * load's own re-read of it stays silent here. */
+static void dump_schema_observer(void *arg, pgrest_event event, const char *message)
+{
+    if (event == PGREST_EVENT_CONFIG_RELOADED || event == PGREST_EVENT_CONFIG_INVALID ||
+        event == PGREST_EVENT_CONFIG_READ_ERROR)
+        return;
+    dump_observer(arg, event, message);
+}
+
+int command_dump_schema(server_config *cfg, const app_config *ac, const char *prog)
 {
     start_dump(cfg);
+    /* CLI.hs: when configDbConfig $ AppState.readInDbConfig True appState */
+    if (ac->db_config) {
+        db_config_read with_db;
+        if (!read_in_db_config(cfg, prog, &with_db))
+            return 1;
+        db_config_read_free(&with_db);
+        pgrest_ctx_set_observer(cfg->ctx, dump_schema_observer, cfg->ctx);
+    }
     pgrest_error err = {0};
     /* a failure was logged as SchemaCacheErrorObs; CLI.hs exitFailure */
     if (pgrest_ctx_load_schema(cfg->ctx, &err) != PGREST_OK)

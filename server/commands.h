@@ -13,8 +13,9 @@
 int command_dump_config(server_config *cfg, const app_config *ac, const char *prog);
 
 /* Loads the schema cache and prints it as JSON in PostgREST's shape
- * (pgrest_ctx_schema_cache_json, as admin /schema_cache); exit 1 when it
- * cannot be loaded. */
-int command_dump_schema(server_config *cfg);
+ * (pgrest_ctx_schema_cache_json, as admin /schema_cache); with db-config,
+ * after reading the in-database settings (an invalid one is fatal, as in
+ * command_dump_config); exit 1 when it cannot be loaded. */
+int command_dump_schema(server_config *cfg, const app_config *ac, const char *prog);
 
 #endif

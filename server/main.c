@@ -325,7 +325,7 @@ static int run_command(const cli_args *args, server_config *cfg, const app_confi
     case CLI_DUMP_CONFIG:
         return command_dump_config(cfg, ac, args->prog);
     case CLI_DUMP_SCHEMA:
-        return command_dump_schema(cfg);
+        return command_dump_schema(cfg, ac, args->prog);
     case CLI_RUN:
         break;
     }

@@ -431,6 +431,7 @@ static bool parse_media_handlers(parse_ctx *p, json_object *root,
         h->resolved_media_type = req_str(p, o, "resolved_media_type");
         h->base_type = opt_str(p, o, "base_type");
         h->send_fn = opt_str(p, o, "send_fn");
+        h->function_target = get_bool(o, "function_target", false);
         if (h->handler_schema == NULL || h->handler_name == NULL ||
             h->media_type == NULL || h->resolved_media_type == NULL ||
             (!h->any_element && h->target_name == NULL))

@@ -216,6 +216,10 @@ typedef struct pgr_media_handler {
     const char *resolved_media_type;
     const char *base_type;
     const char *send_fn;
+    /* a function returning the domain (the second half of PostgREST's
+     * mediaHandlers query), not an aggregate: only the schema cache's
+     * JSON tells them apart */
+    bool function_target;
 } pgr_media_handler;
 
 /* Settings a role gets in every request's transaction (ALTER ROLE SET). */

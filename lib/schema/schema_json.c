@@ -1,7 +1,19 @@
-/* The schema cache as PostgREST's admin /schema_cache prints it: aeson's
- * generic encoding of SchemaCache (SchemaCache.hs ToJSON): records become
- * objects named by their fields, maps with non-text keys become arrays of
- * [key, value] pairs, constructors with fields {"tag": ..., ...}. */
+/* The schema cache as PostgREST's admin /schema_cache and --dump-schema
+ * print it (Admin.hs, CLI.hs dumpSchema: JSON.encode): aeson's generic
+ * encoding of SchemaCache (SchemaCache.hs ToJSON): records become objects
+ * named by their fields, maps with non-text keys become arrays of
+ * [key, value] pairs, constructors with fields {"tag": ..., ...}, with
+ * one argument {"tag": ..., "contents": ...}, sums of nullary
+ * constructors only strings.
+ *
+ * Divergence: the five maps are HashMaps, which aeson lists in
+ * HM.toList order, i.e. by the hashes of their keys (hashable's hash of
+ * the Text fields, salted, which changed between hashable versions).
+ * That order depends on the build PostgREST was compiled with, so we
+ * list them in the cache's own order (tables, routines and
+ * representations by name, relationships by table, media handlers by
+ * target after the builtin ones), which a reader should not rely on
+ * either. */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +23,7 @@
 #include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 typedef struct json_object json;
 
@@ -364,11 +377,6 @@ static json *rel_identifier(const pgr_media_handler *m)
     return tagged("RelId", qi(m->target_schema, m->target_name));
 }
 
-static json *handler_entry(json *rel, json *key_type, json *handler, json *resolved)
-{
-    return pair(pair(rel, key_type), pair(handler, resolved));
-}
-
 /* SchemaCache.hs initialMediaHandlers: (anyelement, media type) ->
  * builtin aggregate; a custom handler for the same key replaces it. */
 static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
@@ -391,23 +399,46 @@ static void builtin_handlers(const pgr_schema_cache *sc, json *arr)
         if (overridden)
             json_object_put(key);
         else
-            push(arr, handler_entry(rel_identifier(NULL), key, tag_only(builtins[b].handler),
-                                    media_type(builtins[b].resolved)));
+            push(arr, pair(pair(rel_identifier(NULL), key),
+                           pair(tag_only(builtins[b].handler), media_type(builtins[b].resolved))));
     }
 }
 
+/* decodeMediaHandlers' HM.fromList: one entry per key, the key being the
+ * decoded media type, so two domains decoding alike (application/json and
+ * application/vnd.pgrst.array+json) share one. Which stays depends on
+ * the query's row order there; here the first in the cache's sorted order
+ * (pgr_find_media_handler resolves duplicates of one text the same way;
+ * it still tells texts that decode alike apart). */
+static bool key_seen(const json *arr, const json *key, size_t from)
+{
+    for (size_t i = from; i < json_object_array_length(arr); i++) {
+        json *entry = json_object_array_get_idx(arr, i);
+        if (json_object_equal(json_object_array_get_idx(entry, 0), (json *)key))
+            return true;
+    }
+    return false;
+}
+
 /* MediaHandlerMap: (relation or anyelement, media type) -> (handler,
- * resolved media type). */
+ * resolved media type). A function's handler is the domain it returns,
+ * named by the query's lower(t.typname) column, i.e. the media type text
+ * (SchemaCache.hs mediaHandlers: mtype.typname as handler_name). */
 static json *media_handlers(const pgr_schema_cache *sc)
 {
     json *arr = json_object_new_array();
     builtin_handlers(sc, arr);
+    size_t builtins = json_object_array_length(arr);
     for (size_t i = 0; i < sc->n_media_handlers; i++) {
         const pgr_media_handler *m = &sc->media_handlers[i];
-        json *handler = tagged("CustomFunc", pair(qi(m->handler_schema, m->handler_name),
-                                                  rel_identifier(m)));
-        push(arr, handler_entry(rel_identifier(m), media_type(m->media_type), handler,
-                                media_type(m->resolved_media_type)));
+        json *key = pair(rel_identifier(m), media_type(m->media_type));
+        if (key_seen(arr, key, builtins)) {
+            json_object_put(key);
+            continue;
+        }
+        const char *name = m->function_target ? m->media_type : m->handler_name;
+        json *handler = tagged("CustomFunc", pair(qi(m->handler_schema, name), rel_identifier(m)));
+        push(arr, pair(key, pair(handler, media_type(m->resolved_media_type))));
     }
     return arr;
 }
@@ -417,31 +448,19 @@ static int cmp_key(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+static void encode(pgr_sb *sb, json *v);
+
 /* SchemaCache's toJSON builds an aeson Value, whose objects are KeyMaps
  * ordered by key (Data.Map): every object, the records, the tagged
  * constructors and the column maps (InsOrdHashMap's toJSON) alike, is
- * encoded with its keys sorted, as text compares (bytes of UTF-8). The
- * arrays keep their order. Takes one reference to v and returns one to
- * the result (v itself, or a sorted copy); out of memory leaves an object
- * as it was. */
-static json *sorted(json *v)
+ * encoded with its keys sorted, as text compares (bytes of UTF-8). */
+static void encode_object(pgr_sb *sb, json *v)
 {
-    if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            json *item = json_object_get(json_object_array_get_idx(v, i));
-            json_object_array_put_idx(v, i, sorted(item));
-        }
-        return v;
-    }
-    if (!json_object_is_type(v, json_type_object))
-        return v;
     size_t n = (size_t)json_object_object_length(v), k = 0;
-    const char **keys = calloc(n + 1, sizeof *keys);
-    json *out = json_object_new_object();
-    if (keys == NULL || out == NULL) {
-        free(keys);
-        json_object_put(out);
-        return v;
+    const char **keys = pgr_alloc(sb->arena, (n + 1) * sizeof *keys);
+    if (keys == NULL) {
+        sb->failed = true;
+        return;
     }
     json_object_object_foreach(v, key, member)
     {
@@ -449,11 +468,45 @@ static json *sorted(json *v)
         keys[k++] = key;
     }
     qsort(keys, n, sizeof *keys, cmp_key);
-    for (size_t i = 0; i < n; i++)
-        put(out, keys[i], sorted(json_object_get(json_object_object_get(v, keys[i]))));
-    free(keys);
-    json_object_put(v);
-    return out;
+    pgr_sb_putc(sb, '{');
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            pgr_sb_putc(sb, ',');
+        pgr_sb_put_aeson_stringn(sb, keys[i], strlen(keys[i]));
+        pgr_sb_putc(sb, ':');
+        encode(sb, json_object_object_get(v, keys[i]));
+    }
+    pgr_sb_putc(sb, '}');
+}
+
+static void encode_array(pgr_sb *sb, json *v)
+{
+    pgr_sb_putc(sb, '[');
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        if (i > 0)
+            pgr_sb_putc(sb, ',');
+        encode(sb, json_object_array_get_idx(v, i));
+    }
+    pgr_sb_putc(sb, ']');
+}
+
+/* aeson's encoding of the Value, compact as JSON.encode prints it; our
+ * own writer rather than json-c's, whose string escapes differ from
+ * aeson's ('\b' and '\f'). The document holds no fractional numbers
+ * (colMaxLen is an Int32). */
+static void encode(pgr_sb *sb, json *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_object: encode_object(sb, v); break;
+    case json_type_array: encode_array(sb, v); break;
+    case json_type_string:
+        pgr_sb_put_aeson_stringn(sb, json_object_get_string(v),
+                                 (size_t)json_object_get_string_len(v));
+        break;
+    case json_type_boolean: pgr_sb_puts(sb, json_object_get_boolean(v) ? "true" : "false"); break;
+    case json_type_int: pgr_sb_put_long(sb, (long long)json_object_get_int64(v)); break;
+    default: pgr_sb_puts(sb, "null"); break;
+    }
 }
 
 const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
@@ -478,9 +531,10 @@ const char *pgrest_ctx_schema_cache_json(pgrest_ctx *ctx, pgrest_arena *arena)
     put(root, "dbRoutines", routines(sc));
     put(root, "dbRepresentations", representations(sc));
     put(root, "dbMediaHandlers", media_handlers(sc));
-    root = sorted(root);
-    const char *text = pgr_strdup(arena, json_object_to_json_string_ext(
-                                             root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    pgr_sb sb;
+    pgr_sb_init(&sb, arena, 1 << 16);
+    encode(&sb, root);
+    const char *text = pgr_sb_finish(&sb);
     json_object_put(root);
     pgr_schema_cache_release(sc);
     return text;

@@ -72,9 +72,18 @@ void pgr_sb_put_long(pgr_sb *sb, long long v)
     pgr_sb_putn(sb, p, (size_t)(end - p));
 }
 
-void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
+static void put_u_escape(pgr_sb *sb, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
+    char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    pgr_sb_putn(sb, u, 6);
+}
+
+/* aeson_escapes: aeson's escapeAscii (Data.Aeson.Encoding.Builder) has
+ * short escapes for '\n', '\r' and '\t' only, so '\b' and '\f' are
+ * \u0008 and \u000c there. */
+static void put_json_string(pgr_sb *sb, const char *s, size_t n, bool aeson_escapes)
+{
     if (n > 0 && !piece_ok(sb, s))
         return;
     pgr_sb_putc(sb, '"');
@@ -91,16 +100,28 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
         case '\n': pgr_sb_puts(sb, "\\n"); break;
         case '\r': pgr_sb_puts(sb, "\\r"); break;
         case '\t': pgr_sb_puts(sb, "\\t"); break;
-        case '\b': pgr_sb_puts(sb, "\\b"); break;
-        case '\f': pgr_sb_puts(sb, "\\f"); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            pgr_sb_putn(sb, u, 6);
-        }
+        case '\b':
+        case '\f':
+            if (aeson_escapes)
+                put_u_escape(sb, c);
+            else
+                pgr_sb_puts(sb, c == '\b' ? "\\b" : "\\f");
+            break;
+        default: put_u_escape(sb, c);
         }
     }
     pgr_sb_putn(sb, s + start, n - start);
     pgr_sb_putc(sb, '"');
+}
+
+void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
+{
+    put_json_string(sb, s, n, false);
+}
+
+void pgr_sb_put_aeson_stringn(pgr_sb *sb, const char *s, size_t n)
+{
+    put_json_string(sb, s, n, true);
 }
 
 /* Client bytes echoed in an error body may not be UTF-8; PostgREST

@@ -193,6 +193,25 @@ START_TEST(strbuf_put_long_extremes)
 }
 END_TEST
 
+/* aeson's escapeAscii (Data.Aeson.Encoding.Builder): short escapes for
+ * '"', '\\', '\n', '\r', '\t' only, so '\b' and '\f' become \u0008 and
+ * \u000c; the plain JSON appender keeps its "\b" and "\f". */
+START_TEST(strbuf_aeson_string_escapes)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    static const char in[] = "q\"b\\s\n\r\t\b\f\x01\x1f\x7f/\xc3\xa9";
+    pgr_sb sb;
+    pgr_sb_init(&sb, a, 16);
+    pgr_sb_put_aeson_stringn(&sb, in, sizeof in - 1);
+    ck_assert_str_eq(pgr_sb_finish(&sb),
+                     "\"q\\\"b\\\\s\\n\\r\\t\\u0008\\u000c\\u0001\\u001f\x7f/\xc3\xa9\"");
+    pgr_sb_init(&sb, a, 16);
+    pgr_sb_put_json_stringn(&sb, "\b\f", 2);
+    ck_assert_str_eq(pgr_sb_finish(&sb), "\"\\b\\f\"");
+    pgrest_arena_free(a);
+}
+END_TEST
+
 /* The inline appends: a piece that exactly fills the buffer, one byte
  * more, NULL pieces (puts fails the buffer, an empty putn does not). */
 START_TEST(strbuf_appends_at_the_boundary)
@@ -301,6 +320,7 @@ int main(void)
     tcase_add_test(tc, json_strict_is_rfc8259);
     tcase_add_test(tc, strbuf_put_long_extremes);
     tcase_add_test(tc, strbuf_appends_at_the_boundary);
+    tcase_add_test(tc, strbuf_aeson_string_escapes);
     tcase_add_test(tc, content_range_forms);
     tcase_add_test(tc, stmt_cache_keys_by_whole_text);
     suite_add_tcase(s, tc);

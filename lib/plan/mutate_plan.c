@@ -105,6 +105,12 @@ static int resolve_columns(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_re
                                      &mp->nested, &count, err);
     if (rc != PGREST_OK)
         return rc;
+    /* a many-to-one row's key fills the foreign key, whatever the body says */
+    size_t kept = 0;
+    for (size_t i = 0; i < mp->n_columns; i++)
+        if (!pgr_nested_fills_column(NULL, mp->nested, mp->columns[i]->name))
+            mp->columns[kept++] = mp->columns[i];
+    mp->n_columns = kept;
     return pgr_nested_bind_representation(a, mp->nested, plan->read, err);
 }
 
@@ -208,9 +214,9 @@ static int plan_returning(pgrest_arena *a, const pgrest_api_request *api,
         for (size_t i = 0; i < t->n_pk; i++)
             want_column(&rs, t->pk[i]);
     }
-    /* the keys the nested rows' foreign keys take from the inserted rows */
+    /* the keys the one-to-many rows' foreign keys take from the inserted rows */
     for (const pgr_nested_insert *n = mp->nested; n != NULL; n = n->next)
-        for (size_t i = 0; i < n->rel->n_cols; i++)
+        for (size_t i = 0; !n->to_one && i < n->rel->n_cols; i++)
             want_column(&rs, n->rel->cols[i]);
     mp->returning_star = rs.star;
     mp->returning = PGR_NEW_ARRAY(a, const char *, t->n_columns + 1);

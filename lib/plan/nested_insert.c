@@ -70,18 +70,19 @@ static bool push_row(nested_ctx *nc, row_set *set, size_t *cap, json_object *row
     return true;
 }
 
-/* Nested rows are an array of objects, one object, or null (none): what
- * the SQL reads the same way (pgrst_nested_rows). */
-static int invalid_rows(nested_ctx *nc, const char *key, pgrest_error *err)
+/* Nested rows are an array of objects, one object, or null (none) --
+ * for a to-one relationship one object or null: what the SQL reads the
+ * same way. */
+static int invalid_rows(nested_ctx *nc, const char *key, bool to_one, pgrest_error *err)
 {
+    const char *shape = to_one ? "an object or null" : "an object, an array of objects or null";
     return pgr_errorf(err, nc->a, 400, "PGRST102",
-                      pgr_asprintf(nc->a, "The value of '%s' must be an object, an array "
-                                          "of objects or null", key),
+                      pgr_asprintf(nc->a, "The value of '%s' must be %s", key, shape),
                       NULL, "Empty or invalid json");
 }
 
 /* The objects under key in every row of parents. */
-static int child_rows(nested_ctx *nc, const row_set *parents, const char *key,
+static int child_rows(nested_ctx *nc, const row_set *parents, const char *key, bool to_one,
                       row_set *out, pgrest_error *err)
 {
     size_t cap = 0;
@@ -92,11 +93,13 @@ static int child_rows(nested_ctx *nc, const row_set *parents, const char *key,
         if (!json_object_object_get_ex(parents->rows[i], key, &v) || v == NULL)
             continue;
         bool array = json_object_is_type(v, json_type_array);
+        if (array && to_one)
+            return invalid_rows(nc, key, to_one, err);
         size_t n = array ? json_object_array_length(v) : 1;
         for (size_t k = 0; k < n; k++) {
             json_object *row = array ? json_object_array_get_idx(v, k) : v;
             if (!json_object_is_type(row, json_type_object))
-                return invalid_rows(nc, key, err);
+                return invalid_rows(nc, key, to_one, err);
             if (!push_row(nc, out, &cap, row))
                 return pgr_error_oom(err);
         }
@@ -142,9 +145,14 @@ static int no_column(nested_ctx *nc, const char *key, const pgr_table *t, pgrest
                       t->name);
 }
 
-/* `rel` or `rel!hint`, resolved from table as select='s embeds are.
- * *rel is NULL (no error) when a plain key names no relationship, or
- * one that is not one-to-many: PostgREST's PGRST204 stays its answer. */
+static bool writable_rel(const pgr_relationship *r)
+{
+    return !r->is_computed && (r->cardinality == PGR_REL_O2M || r->cardinality == PGR_REL_M2O);
+}
+
+/* `rel` or `rel!hint`, resolved from table as select='s embeds are. A
+ * plain key that names no relationship, or one not written yet (one-to-
+ * one, many-to-many, computed), keeps PostgREST's PGRST204. */
 static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
                        const pgr_relationship **rel, pgrest_error *err)
 {
@@ -162,19 +170,38 @@ static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
         return no_column(nc, key, table, err);
     if (rc != PGREST_OK)
         return rc;
-    if ((*rel)->cardinality != PGR_REL_O2M || (*rel)->is_computed) {
+    if (!writable_rel(*rel)) {
         *rel = NULL;
         return no_column(nc, key, table, err);
     }
     return PGREST_OK;
 }
 
-static bool is_fk_column(const pgr_relationship *rel, const char *name)
+/* The foreign key columns of a relationship: the child's for one-to-many
+ * (fcols), the row's own for many-to-one (cols). */
+static bool in_columns(const char *const *cols, size_t n, const char *name)
 {
-    for (size_t i = 0; i < rel->n_cols; i++)
-        if (strcmp(rel->fcols[i], name) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cols[i], name) == 0)
             return true;
     return false;
+}
+
+bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_insert *children,
+                             const char *column)
+{
+    if (own != NULL && own->cardinality == PGR_REL_O2M &&
+        in_columns(own->fcols, own->n_cols, column))
+        return true;
+    for (const pgr_nested_insert *c = children; c != NULL; c = c->next)
+        if (c->to_one && in_columns(c->rel->cols, c->rel->n_cols, column))
+            return true;
+    return false;
+}
+
+const char *pgr_nested_key_alias(pgrest_arena *a, const pgr_nested_insert *n, size_t i)
+{
+    return pgr_asprintf(a, "pgrst_%d_%zu", n->id, i);
 }
 
 static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
@@ -190,7 +217,8 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     row_set rows;
     if (node == NULL)
         return pgr_error_oom(err);
-    int rc = child_rows(nc, parents, key, &rows, err);
+    node->to_one = rel->cardinality == PGR_REL_M2O;
+    int rc = child_rows(nc, parents, key, node->to_one, &rows, err);
     if (rc != PGREST_OK)
         return rc;
     node->key = key;
@@ -205,16 +233,20 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     if (keys == NULL || node->columns == NULL || rest == NULL)
         return pgr_error_oom(err);
     size_t n_rest = 0;
+    for (size_t i = 0; i < n_keys; i++)
+        if (pgr_find_column(node->table, keys[i]) == NULL)
+            rest[n_rest++] = keys[i];
+    *out = node;
+    rc = plan_level(nc, node->table, &rows, rest, n_rest, node->id, &node->children, err);
+    if (rc != PGREST_OK)
+        return rc;
+    /* the related rows give the foreign keys, whatever the body says */
     for (size_t i = 0; i < n_keys; i++) {
         const pgr_column *c = pgr_find_column(node->table, keys[i]);
-        /* the parent's row gives the foreign key, whatever the body says */
-        if (c != NULL && !is_fk_column(rel, c->name))
+        if (c != NULL && !pgr_nested_fills_column(rel, node->children, c->name))
             node->columns[node->n_columns++] = c;
-        else if (c == NULL)
-            rest[n_rest++] = keys[i];
     }
-    *out = node;
-    return plan_level(nc, node->table, &rows, rest, n_rest, node->id, &node->children, err);
+    return PGREST_OK;
 }
 
 static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
@@ -292,7 +324,10 @@ int pgr_nested_bind_representation(pgrest_arena *a, pgr_nested_insert *nested,
         if (n == NULL)
             continue;
         n->represented = true;
-        e->node->source_cte = pgr_nested_insert_cte(a, n);
+        /* a many-to-one row may be one that existed: the table and the
+         * inserted rows together (pgrst_view_<id>) */
+        e->node->source_cte = n->to_one ? pgr_asprintf(a, "pgrst_view_%d", n->id)
+                                        : pgr_nested_insert_cte(a, n);
         e->node->rows_are_records = true;
         if (e->node->source_cte == NULL)
             return pgr_error_oom(err);

@@ -1,9 +1,11 @@
 /* Nested inserts (pgrest's extension; docs/nested-inserts.md): a POST body
- * key that is not a column of the target but names a one-to-many
- * relationship embeddable from it (`tracks`, `tracks!album_id`) holds the
- * related rows, inserted after their parent with the foreign key taken
- * from the parent's inserted row. PostgREST answers such a body PGRST204;
- * every body it accepts plans exactly as before. */
+ * key that is not a column of the target but names a relationship
+ * embeddable from it (`tracks`, `tracks!album_id`) holds related rows.
+ * One-to-many: inserted after their parent, the foreign key taken from the
+ * parent's inserted row. Many-to-one: the referenced row is inserted first
+ * (or, given by its key alone, only referenced), and its key fills the
+ * row's foreign key. PostgREST answers such a body PGRST204; every body it
+ * accepts plans exactly as before. */
 #ifndef PGR_NESTED_INSERT_H
 #define PGR_NESTED_INSERT_H
 
@@ -16,11 +18,12 @@
 /* The rows under one body key, at one level of the tree. */
 typedef struct pgr_nested_insert {
     const char *key;                   /* the body key holding the rows */
-    const pgr_relationship *rel;       /* parent table -> table, one-to-many */
+    const pgr_relationship *rel;       /* parent table -> table */
+    bool to_one;                       /* many-to-one: written before the parent */
     const pgr_table *table;
     /* written columns: the union of the nested objects' keys that are
-     * columns, in name order, without the foreign key (the parent's row
-     * fills it) */
+     * columns, in name order, without the foreign keys that related rows
+     * fill (pgr_nested_fills_column) */
     const pgr_column **columns;
     size_t n_columns;
     int id;                            /* CTEs pgrst_rows_<id>, pgrst_ins_<id> */
@@ -45,6 +48,16 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
  * pgrest (not ?columns=) and no ON CONFLICT resolution (a skipped parent
  * row would leave its children without their parent). */
 bool pgr_nested_inserts_apply(const pgrest_api_request *api);
+
+/* Whether column of a level's table is a foreign key that a nested
+ * relationship fills: the one-to-many parent's (rel of the level itself)
+ * or a many-to-one child's (under children). */
+bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_insert *children,
+                             const char *column);
+
+/* The names of the columns of n's key in the CTEs of its parent's level:
+ * pgrst_<id>_<i>. */
+const char *pgr_nested_key_alias(pgrest_arena *a, const pgr_nested_insert *n, size_t i);
 
 /* Marks the embeds of the representation's tree that read what a nested
  * insert wrote: they read the insert's CTE instead of the table (a

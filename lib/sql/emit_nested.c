@@ -13,17 +13,73 @@
  *                   FROM pgrst_rows_1, pgrst_keys_0, LATERAL ... ORDER BY ord ...),
  *   ...
  *
+ * A many-to-one level comes before the level that references it
+ * (pgrst_rows_<id> holds the objects to insert, not those naming an
+ * existing row by its key alone), and that level's INSERT reads the
+ * inserted keys through a LEFT JOIN by ordinal, else the key in the body.
+ *
  * An INSERT ... SELECT ... ORDER BY inserts, and returns, its rows in that
- * order, so the n-th returned row is the n-th object: that is how a child
- * finds its own parent's key. A parent row that is not inserted (a BEFORE
- * trigger returning NULL) would break the count, so its children's insert
- * then fails instead of binding them to another parent. */
+ * order, so the n-th returned row is the n-th object: that is how a row
+ * finds its own related row's key. A row that is not inserted (a BEFORE
+ * trigger returning NULL) would break the count, so the insert that
+ * depends on it then fails instead of binding a row to another's key. */
 #include <stdio.h>
 
 #include "plan/nested_insert.h"
 #include "sql/emit_write.h"
 
-/* Objects under a key: an array's elements, one object, or none (null). */
+/* One level of the tree: the request's own rows (self NULL) or a
+ * nested key's. */
+typedef struct level {
+    int id;
+    const pgr_table *table;
+    const pgr_column *const *columns;
+    size_t n_columns;
+    const pgr_nested_insert *self;
+    const pgr_nested_insert *children;
+} level;
+
+static level level_of(const pgr_nested_insert *n)
+{
+    return (level){n->id, n->table, n->columns, n->n_columns, n, n->children};
+}
+
+static void put_id(pgr_sql *q, const char *prefix, int id)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s%d", prefix, id);
+    pgr_sql_put(q, buf);
+}
+
+static void key_alias(pgr_sql *q, const pgr_nested_insert *n, size_t i)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "pgrst_%d_%zu", n->id, i);
+    pgr_sql_ident(q, buf);
+}
+
+static void inserted_rows(pgr_sql *q, int id)
+{
+    if (id == 0)
+        pgr_sql_put(q, "pgrst_source");
+    else
+        put_id(q, "pgrst_ins_", id);
+}
+
+/* The key columns a relationship takes from the related row: the parent's
+ * for one-to-many (cols), the referenced row's for many-to-one (fcols). */
+static const char *const *key_columns(const pgr_nested_insert *n)
+{
+    return n->to_one ? n->rel->fcols : n->rel->cols;
+}
+
+/* ... and the foreign key they fill: the child's (fcols), the row's own (cols). */
+static const char *const *fk_columns(const pgr_nested_insert *n)
+{
+    return n->to_one ? n->rel->cols : n->rel->fcols;
+}
+
+/* Objects under a value: an array's elements, one object, or none. */
 static void rows_of(pgr_sql *q, const char *value)
 {
     pgr_sql_put(q, "CASE json_typeof(");
@@ -35,33 +91,25 @@ static void rows_of(pgr_sql *q, const char *value)
     pgr_sql_put(q, ") ELSE '[]'::json END");
 }
 
-static void put_id(pgr_sql *q, const char *prefix, int id)
-{
-    char buf[48];
-    snprintf(buf, sizeof buf, "%s%d", prefix, id);
-    pgr_sql_put(q, buf);
-}
-
 /* The rows of the level as a record, through missing=default's object
  * when the request asks for defaults. */
-static void record_of(pgr_sql *q, const pgrest_query_plan *plan, int id,
-                      const pgr_column *const *columns, size_t n)
+static void record_of(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
 {
     bool defaults = plan->mutate->apply_defaults;
     pgr_sql_put(q, ", LATERAL ");
-    if (n == 0) {
+    if (l->n_columns == 0) {
         pgr_sql_put(q, "(SELECT) pgrst_body");
         return;
     }
     pgr_sql_put(q, defaults ? "jsonb_to_record(" : "json_to_record(");
     if (defaults) {
-        pgr_emit_defaults_object(q, columns, n);
+        pgr_emit_defaults_object(q, l->columns, l->n_columns);
         pgr_sql_put(q, " || ");
     }
-    put_id(q, "pgrst_rows_", id);
+    put_id(q, "pgrst_rows_", l->id);
     pgr_sql_put(q, defaults ? ".elem::jsonb" : ".elem");
     pgr_sql_put(q, ") AS pgrst_body(");
-    pgr_emit_record_columns(q, plan->schema, columns, n);
+    pgr_emit_record_columns(q, plan->schema, l->columns, l->n_columns);
     pgr_sql_put(q, ")");
 }
 
@@ -75,90 +123,204 @@ static void root_rows(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
 }
 
-static void root_insert(pgr_sql *q, const pgrest_query_plan *plan)
+/* pgrst_p.elem -> $n: the value under a nested key of the parent's object
+ * (the key is the request's: a parameter, like every value) */
+static void value_under_key(pgr_sql *q, const char *object, const pgr_nested_insert *n)
 {
-    const pgr_mutate_plan *mp = plan->mutate;
-    pgr_sql_put(q, ", pgrst_source AS (INSERT INTO ");
-    pgr_sql_qualified(q, mp->table->schema, mp->table->name);
-    if (mp->n_columns > 0) {
-        pgr_sql_put(q, "(");
-        for (size_t i = 0; i < mp->n_columns; i++) {
-            if (i > 0)
-                pgr_sql_put(q, ", ");
-            pgr_sql_ident(q, mp->columns[i]->name);
-        }
-        pgr_sql_put(q, ")");
-    }
-    pgr_sql_put(q, " SELECT ");
-    pgr_emit_body_values(q, plan->schema, mp->columns, mp->n_columns);
-    pgr_sql_put(q, " FROM pgrst_rows_0");
-    record_of(q, plan, 0, mp->columns, mp->n_columns);
-    pgr_sql_put(q, " ORDER BY pgrst_rows_0.ord");
-    pgr_emit_returning(q, mp);
-    pgr_sql_put(q, ")");
+    pgr_sql_put(q, object);
+    pgr_sql_put(q, " -> ");
+    pgr_sql_param_cast(q, n->key, "text");
 }
 
-static void inserted_rows(pgr_sql *q, int id)
-{
-    if (id == 0)
-        pgr_sql_put(q, "pgrst_source");
-    else
-        put_id(q, "pgrst_ins_", id);
-}
-
-/* pgrst_keys_<id>: the inserted rows of a level, numbered in insertion
- * order, with the columns its children's foreign keys reference. */
-static void level_keys(pgr_sql *q, int id, const pgr_nested_insert *children)
-{
-    pgr_sql_put(q, ", ");
-    put_id(q, "pgrst_keys_", id);
-    pgr_sql_put(q, " AS (SELECT row_number() OVER () AS ord");
-    for (const pgr_nested_insert *n = children; n != NULL; n = n->next)
-        for (size_t i = 0; i < n->rel->n_cols; i++) {
-            pgr_sql_put(q, ", ");
-            pgr_sql_ident(q, n->rel->cols[i]);
-            pgr_sql_put(q, " AS ");
-            char alias[64];
-            snprintf(alias, sizeof alias, "pgrst_%d_%zu", n->id, i);
-            pgr_sql_ident(q, alias);
-        }
-    pgr_sql_put(q, " FROM ");
-    inserted_rows(q, id);
-    pgr_sql_put(q, ")");
-}
-
-/* pgrst_rows_<id>: each parent's objects under the key, in parent order,
- * then in the order the body gives them. */
-static void child_rows(pgr_sql *q, const pgr_nested_insert *n)
+static void rows_head(pgr_sql *q, const pgr_nested_insert *n, const char *numbering)
 {
     pgr_sql_put(q, ", ");
     put_id(q, "pgrst_rows_", n->id);
     pgr_sql_put(q, " AS MATERIALIZED (SELECT pgrst_p.ord AS parent_ord, row_number() OVER "
-                   "(ORDER BY pgrst_p.ord, pgrst_e.ord) AS ord, pgrst_e.elem FROM ");
-    put_id(q, "pgrst_rows_", n->parent_id);
-    /* the key is the request's: a parameter, like every value */
-    pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT pgrst_p.elem -> ");
-    pgr_sql_param_cast(q, n->key, "text");
+                   "(ORDER BY ");
+    pgr_sql_put(q, numbering);
+    pgr_sql_put(q, ") AS ord, ");
+}
+
+/* pgrst_rows_<id> of a one-to-many key: each parent's objects, in parent
+ * order, then in the order the body gives them. */
+static void to_many_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
+{
+    rows_head(q, n, "pgrst_p.ord, pgrst_e.ord");
+    pgr_sql_put(q, "pgrst_e.elem FROM ");
+    put_id(q, "pgrst_rows_", parent_id);
+    pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
+    value_under_key(q, "pgrst_p.elem", n);
     pgr_sql_put(q, " AS v) pgrst_v, json_array_elements(");
     rows_of(q, "pgrst_v.v");
     pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
 }
 
-/* A parent row skipped by a trigger leaves fewer inserted rows than
- * objects: then the children cannot be bound to their parents, and the
- * statement fails (an unset setting is an error) rather than guessing. */
-static void parents_all_inserted(pgr_sql *q, int parent_id)
+/* pgrst_rows_<id> of a many-to-one key: the objects to insert, in parent
+ * order -- not those that hold nothing but the referenced key's columns,
+ * which name an existing row */
+static void to_one_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
 {
-    pgr_sql_put(q, " WHERE CASE WHEN (SELECT pg_catalog.count(*) FROM ");
-    inserted_rows(q, parent_id);
-    pgr_sql_put(q, ") = (SELECT pg_catalog.count(*) FROM ");
+    rows_head(q, n, "pgrst_p.ord");
+    pgr_sql_put(q, "pgrst_v.v AS elem FROM ");
     put_id(q, "pgrst_rows_", parent_id);
-    pgr_sql_put(q, ") THEN true ELSE pg_catalog.current_setting("
-                   "'pgrst.nested_insert_parent_row_not_inserted')::boolean END");
+    pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
+    value_under_key(q, "pgrst_p.elem", n);
+    pgr_sql_put(q, " AS v) pgrst_v WHERE CASE WHEN json_typeof(pgrst_v.v) = 'object' THEN "
+                   "NOT EXISTS (SELECT FROM json_object_keys(pgrst_v.v)) OR EXISTS (SELECT "
+                   "FROM json_object_keys(pgrst_v.v) AS pgrst_key(name) WHERE "
+                   "pgrst_key.name NOT IN (");
+    for (size_t i = 0; i < n->rel->n_cols; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sb_put_literal(&q->sb, key_columns(n)[i]);
+    }
+    pgr_sql_put(q, ")) ELSE false END)");
 }
 
-static void child_returning(pgr_sql *q, const pgr_nested_insert *n)
+/* pgrst_keys_<id>: the inserted rows of a level, numbered in insertion
+ * order, with the key columns the related levels read. */
+static void level_keys(pgr_sql *q, const level *l)
 {
+    pgr_sql_put(q, ", ");
+    put_id(q, "pgrst_keys_", l->id);
+    pgr_sql_put(q, " AS (SELECT row_number() OVER () AS ord");
+    if (l->self != NULL && l->self->to_one)
+        for (size_t i = 0; i < l->self->rel->n_cols; i++) {
+            pgr_sql_put(q, ", ");
+            pgr_sql_ident(q, key_columns(l->self)[i]);
+            pgr_sql_put(q, " AS ");
+            key_alias(q, l->self, i);
+        }
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++) {
+            pgr_sql_put(q, ", ");
+            pgr_sql_ident(q, key_columns(c)[i]);
+            pgr_sql_put(q, " AS ");
+            key_alias(q, c, i);
+        }
+    pgr_sql_put(q, " FROM ");
+    inserted_rows(q, l->id);
+    pgr_sql_put(q, ")");
+}
+
+static bool needs_keys(const level *l)
+{
+    if (l->self != NULL && l->self->to_one)
+        return true;
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        if (!c->to_one)
+            return true;
+    return false;
+}
+
+/* A related row that is not inserted leaves fewer inserted rows than
+ * objects: then rows cannot be bound by ordinal, and the statement fails
+ * (an unset setting is an error) rather than guessing. */
+static void all_inserted(pgr_sql *q, int id, bool *first)
+{
+    pgr_sql_put(q, *first ? " WHERE " : " AND ");
+    *first = false;
+    pgr_sql_put(q, "CASE WHEN (SELECT pg_catalog.count(*) FROM ");
+    inserted_rows(q, id);
+    pgr_sql_put(q, ") = (SELECT pg_catalog.count(*) FROM ");
+    put_id(q, "pgrst_rows_", id);
+    pgr_sql_put(q, ") THEN true ELSE pg_catalog.current_setting("
+                   "'pgrst.nested_insert_related_row_not_inserted')::boolean END");
+}
+
+static void insert_columns(pgr_sql *q, const level *l)
+{
+    bool first = true;
+    pgr_sql_put(q, "(");
+    for (size_t i = 0; i < l->n_columns; i++, first = false) {
+        pgr_sql_put(q, first ? "" : ", ");
+        pgr_sql_ident(q, l->columns[i]->name);
+    }
+    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols;
+         i++, first = false) {
+        pgr_sql_put(q, first ? "" : ", ");
+        pgr_sql_ident(q, fk_columns(l->self)[i]);
+    }
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        for (size_t i = 0; c->to_one && i < c->rel->n_cols; i++, first = false) {
+            pgr_sql_put(q, first ? "" : ", ");
+            pgr_sql_ident(q, fk_columns(c)[i]);
+        }
+    pgr_sql_put(q, ")");
+}
+
+/* A many-to-one foreign key: the inserted row's key, else the key the
+ * body names, as the column's type. */
+static void to_one_key(pgr_sql *q, const level *l, const pgr_nested_insert *c, size_t i)
+{
+    const pgr_column *fk = pgr_find_column(l->table, fk_columns(c)[i]);
+    put_id(q, "COALESCE(pgrst_m", c->id);
+    pgr_sql_put(q, ".");
+    key_alias(q, c, i);
+    pgr_sql_put(q, ", (");
+    char rows[48];
+    snprintf(rows, sizeof rows, "pgrst_rows_%d.elem", l->id);
+    value_under_key(q, rows, c);
+    pgr_sql_put(q, " ->> ");
+    pgr_sb_put_literal(&q->sb, key_columns(c)[i]);
+    pgr_sql_put(q, ")::");
+    pgr_sql_put(q, fk != NULL ? fk->type : "text");
+    pgr_sql_put(q, ")");
+}
+
+static void insert_values(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
+{
+    bool first = l->n_columns == 0;
+    pgr_emit_body_values(q, plan->schema, l->columns, l->n_columns);
+    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols;
+         i++, first = false) {
+        pgr_sql_put(q, first ? "pgrst_k." : ", pgrst_k.");
+        key_alias(q, l->self, i);
+    }
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        for (size_t i = 0; c->to_one && i < c->rel->n_cols; i++, first = false) {
+            pgr_sql_put(q, first ? "" : ", ");
+            to_one_key(q, l, c, i);
+        }
+}
+
+/* FROM the level's rows, joined to the keys of its related levels */
+static void insert_from(pgr_sql *q, const level *l)
+{
+    pgr_sql_put(q, " FROM ");
+    put_id(q, "pgrst_rows_", l->id);
+    if (l->self != NULL && !l->self->to_one) {
+        pgr_sql_put(q, " JOIN ");
+        put_id(q, "pgrst_keys_", l->self->parent_id);
+        put_id(q, " AS pgrst_k ON pgrst_k.ord = pgrst_rows_", l->id);
+        pgr_sql_put(q, ".parent_ord");
+    }
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next) {
+        if (!c->to_one)
+            continue;
+        put_id(q, " LEFT JOIN (SELECT pgrst_r.parent_ord, pgrst_mk.* FROM pgrst_rows_", c->id);
+        put_id(q, " AS pgrst_r JOIN pgrst_keys_", c->id);
+        put_id(q, " AS pgrst_mk ON pgrst_mk.ord = pgrst_r.ord) AS pgrst_m", c->id);
+        put_id(q, " ON pgrst_m", c->id);
+        put_id(q, ".parent_ord = pgrst_rows_", l->id);
+        pgr_sql_put(q, ".ord");
+    }
+}
+
+static void insert_guards(pgr_sql *q, const level *l)
+{
+    bool first = true;
+    if (l->self != NULL && !l->self->to_one)
+        all_inserted(q, l->self->parent_id, &first);
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        if (c->to_one)
+            all_inserted(q, c->id, &first);
+}
+
+static void nested_returning(pgr_sql *q, const level *l)
+{
+    const pgr_nested_insert *n = l->self;
     pgr_sql_put(q, " RETURNING ");
     if (n->represented) {
         pgr_sql_qualified(q, n->table->schema, n->table->name);
@@ -166,76 +328,79 @@ static void child_returning(pgr_sql *q, const pgr_nested_insert *n)
         return;
     }
     bool first = true;
+    for (size_t i = 0; n->to_one && i < n->rel->n_cols; i++, first = false) {
+        pgr_sql_put(q, first ? "" : ", ");
+        pgr_sql_ident(q, key_columns(n)[i]);
+    }
     for (const pgr_nested_insert *c = n->children; c != NULL; c = c->next)
-        for (size_t i = 0; i < c->rel->n_cols; i++) {
-            if (!first)
-                pgr_sql_put(q, ", ");
-            first = false;
-            pgr_sql_qualified(q, n->table->schema, n->table->name);
-            pgr_sql_put(q, ".");
-            pgr_sql_ident(q, c->rel->cols[i]);
+        for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++, first = false) {
+            pgr_sql_put(q, first ? "" : ", ");
+            pgr_sql_ident(q, key_columns(c)[i]);
         }
     if (first)
         pgr_sql_put(q, "1");
 }
 
-static void child_insert(pgr_sql *q, const pgrest_query_plan *plan, const pgr_nested_insert *n)
+static void level_insert(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
 {
     pgr_sql_put(q, ", ");
-    put_id(q, "pgrst_ins_", n->id);
+    inserted_rows(q, l->id);
     pgr_sql_put(q, " AS (INSERT INTO ");
-    pgr_sql_qualified(q, n->table->schema, n->table->name);
-    pgr_sql_put(q, "(");
-    for (size_t i = 0; i < n->n_columns; i++) {
-        pgr_sql_ident(q, n->columns[i]->name);
-        pgr_sql_put(q, ", ");
-    }
-    for (size_t i = 0; i < n->rel->n_cols; i++) {
-        if (i > 0)
-            pgr_sql_put(q, ", ");
-        pgr_sql_ident(q, n->rel->fcols[i]);
-    }
-    pgr_sql_put(q, ") SELECT ");
-    pgr_emit_body_values(q, plan->schema, n->columns, n->n_columns);
-    for (size_t i = 0; i < n->rel->n_cols; i++) {
-        char alias[64];
-        snprintf(alias, sizeof alias, "pgrst_%d_%zu", n->id, i);
-        pgr_sql_put(q, n->n_columns > 0 || i > 0 ? ", pgrst_k." : "pgrst_k.");
-        pgr_sql_ident(q, alias);
-    }
-    pgr_sql_put(q, " FROM ");
-    put_id(q, "pgrst_rows_", n->id);
-    pgr_sql_put(q, " JOIN ");
-    put_id(q, "pgrst_keys_", n->parent_id);
-    pgr_sql_put(q, " AS pgrst_k ON pgrst_k.ord = ");
-    put_id(q, "pgrst_rows_", n->id);
-    pgr_sql_put(q, ".parent_ord");
-    record_of(q, plan, n->id, n->columns, n->n_columns);
-    parents_all_inserted(q, n->parent_id);
-    pgr_sql_put(q, " ORDER BY ");
-    put_id(q, "pgrst_rows_", n->id);
+    pgr_sql_qualified(q, l->table->schema, l->table->name);
+    insert_columns(q, l);
+    pgr_sql_put(q, " SELECT ");
+    insert_values(q, plan, l);
+    insert_from(q, l);
+    record_of(q, plan, l);
+    insert_guards(q, l);
+    put_id(q, " ORDER BY pgrst_rows_", l->id);
     pgr_sql_put(q, ".ord");
-    child_returning(q, n);
+    if (l->self == NULL)
+        pgr_emit_returning(q, plan->mutate);
+    else
+        nested_returning(q, l);
     pgr_sql_put(q, ")");
 }
 
-/* A level's children, each followed by its own descendants. */
-static void nested_levels(pgr_sql *q, const pgrest_query_plan *plan, int parent_id,
-                          const pgr_nested_insert *children)
+/* What the representation reads for a many-to-one embed: the rows that
+ * were there and the inserted ones (the statement sees the table as it
+ * was before it began). */
+static void to_one_view(pgr_sql *q, const pgr_nested_insert *n)
 {
-    if (children == NULL)
-        return;
-    level_keys(q, parent_id, children);
-    for (const pgr_nested_insert *n = children; n != NULL; n = n->next) {
-        child_rows(q, n);
-        child_insert(q, plan, n);
-        nested_levels(q, plan, n->id, n->children);
-    }
+    put_id(q, ", pgrst_view_", n->id);
+    pgr_sql_put(q, " AS (SELECT * FROM ");
+    pgr_sql_qualified(q, n->table->schema, n->table->name);
+    put_id(q, " UNION ALL SELECT * FROM pgrst_ins_", n->id);
+    pgr_sql_put(q, ")");
+}
+
+/* A level: the many-to-one levels it references, its own insert, then the
+ * one-to-many levels that reference it. */
+static void emit_level(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
+{
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        if (c->to_one) {
+            level cl = level_of(c);
+            to_one_rows(q, c, l->id);
+            emit_level(q, plan, &cl);
+        }
+    level_insert(q, plan, l);
+    if (l->self != NULL && l->self->to_one && l->self->represented)
+        to_one_view(q, l->self);
+    if (needs_keys(l))
+        level_keys(q, l);
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        if (!c->to_one) {
+            level cl = level_of(c);
+            to_many_rows(q, c, l->id);
+            emit_level(q, plan, &cl);
+        }
 }
 
 void pgr_emit_nested_insert(pgr_sql *q, const pgrest_query_plan *plan)
 {
+    const pgr_mutate_plan *mp = plan->mutate;
+    level root = {0, mp->table, mp->columns, mp->n_columns, NULL, mp->nested};
     root_rows(q, plan);
-    root_insert(q, plan);
-    nested_levels(q, plan, 0, plan->mutate->nested);
+    emit_level(q, plan, &root);
 }

@@ -228,6 +228,26 @@ START_TEST(nested_failing_third_track_writes_nothing)
 }
 END_TEST
 
+/* A track with a new album with a new artist: the chain is written from
+ * its far end, each key filling the next row's foreign key. */
+START_TEST(nested_track_with_new_album_with_new_artist)
+{
+    json_object *ours = post_json(
+        "/track", "select=track_id,name,album(title,artist(name))",
+        "{\"name\":\"pgrest nested chain\",\"media_type_id\":1,\"milliseconds\":5,"
+        "\"unit_price\":1,\"album\":{\"title\":\"pgrest nested chain album\","
+        "\"artist\":{\"name\":\"pgrest nested chain artist\"}}}", 201);
+    json_object *theirs = sql_json(
+        "SELECT json_agg(x) FROM (SELECT t.track_id, t.name, json_build_object('title', al.title,"
+        " 'artist', json_build_object('name', ar.name)) AS album FROM track t JOIN album al"
+        " USING (album_id) JOIN artist ar USING (artist_id) WHERE t.name = 'pgrest nested chain') x");
+    assert_same(ours, theirs);
+    sql_exec("DELETE FROM track WHERE name = 'pgrest nested chain';"
+             " DELETE FROM album WHERE title = 'pgrest nested chain album';"
+             " DELETE FROM artist WHERE name = 'pgrest nested chain artist'");
+}
+END_TEST
+
 int main(void)
 {
     chinook_uri();
@@ -242,6 +262,7 @@ int main(void)
     tcase_add_test(tc, nested_album_with_two_new_tracks);
     tcase_add_test(tc, nested_bulk_albums_each_with_their_tracks);
     tcase_add_test(tc, nested_failing_third_track_writes_nothing);
+    tcase_add_test(tc, nested_track_with_new_album_with_new_artist);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -129,6 +129,68 @@ class OneToManyTest(NestedInsertCase):
                                                  {"title": "d2", "seconds": 99}])
 
 
+class ManyToOneTest(NestedInsertCase):
+    def test_new_referenced_rows_and_existing_ones_by_key(self):
+        """track_notes -> tracks through a composite key (album_id,
+        position): a new track is inserted first and its key fills the
+        note's; an object holding only the key names an existing track.
+        track_notes -> artists!author_id: a new artist."""
+        before_tracks = self.count("tracks")
+        r = self.post("/track_notes?select=id,note,album_id,position,author_id,"
+                      "tracks(title,album_id,position),artists!author_id(id,name)",
+                      [{"note": "on a new track",
+                        "tracks": {"title": "brand new", "position": 9, "album_id": 1},
+                        "artists!author_id": {"name": "Noted"}},
+                       {"note": "on an existing track",
+                        "tracks": {"album_id": 1, "position": 1},
+                        "artists!author_id": None}])
+        self.assertEqual(r.status, 201, r)
+        notes = {n["note"]: n for n in r.json()}
+        new, old = notes["on a new track"], notes["on an existing track"]
+        self.assertEqual(new["tracks"], {"title": "brand new", "album_id": 1, "position": 9})
+        self.assertEqual((new["album_id"], new["position"]), (1, 9))
+        self.assertEqual(new["artists"]["name"], "Noted")
+        self.assertEqual(new["author_id"], new["artists"]["id"])
+        existing = self.rows("SELECT title FROM api.tracks WHERE album_id = 1 AND position = 1")
+        self.assertEqual(old["tracks"], {"title": existing[0]["title"], "album_id": 1,
+                                         "position": 1})
+        self.assertIsNone(old["artists"])
+        self.assertEqual(self.count("tracks"), before_tracks + 1)
+        in_db = self.rows(
+            "SELECT n.note, t.title, a.name FROM api.track_notes n JOIN api.tracks t "
+            "USING (album_id, position) LEFT JOIN api.artists a ON a.id = n.author_id "
+            "WHERE n.id IN (%d, %d) ORDER BY n.note" % (new["id"], old["id"]))
+        self.assertEqual(in_db, [
+            {"note": "on a new track", "title": "brand new", "name": "Noted"},
+            {"note": "on an existing track", "title": existing[0]["title"], "name": None}])
+
+    def test_both_directions_in_one_body(self):
+        r = self.post("/albums?select=id,title,artists(id,name),tracks(title)",
+                      {"title": "Both", "artists": {"name": "Both artist"},
+                       "tracks": [{"title": "t1", "position": 1}]})
+        self.assertEqual(r.status, 201, r)
+        album = r.json()[0]
+        self.assertEqual((album["artists"]["name"], album["tracks"]),
+                         ("Both artist", [{"title": "t1"}]))
+        self.assertEqual(self.rows(
+            "SELECT a.name, t.title FROM api.albums al JOIN api.artists a ON a.id = al.artist_id "
+            "JOIN api.tracks t ON t.album_id = al.id WHERE al.id = %d" % album["id"]),
+            [{"name": "Both artist", "title": "t1"}])
+
+    def test_a_to_one_value_must_be_one_object(self):
+        r = self.post("/albums", {"title": "X", "artists": [{"name": "a"}]})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["code"], "PGRST102")
+
+    def test_a_failing_referenced_row_writes_nothing(self):
+        before = self.counts() + [self.count("artists")]
+        r = self.post("/albums?select=id", {"title": "Broken", "artists": {"name": "x",
+                                                                         "formed": "never"}})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["code"], "22P02")
+        self.assertEqual(self.counts() + [self.count("artists")], before)
+
+
 class AtomicityTest(NestedInsertCase):
     def test_a_failing_third_child_leaves_no_row_anywhere(self):
         before = self.counts()

@@ -147,12 +147,12 @@ static int no_column(nested_ctx *nc, const char *key, const pgr_table *t, pgrest
 
 static bool writable_rel(const pgr_relationship *r)
 {
-    return !r->is_computed && (r->cardinality == PGR_REL_O2M || r->cardinality == PGR_REL_M2O);
+    return !r->is_computed && r->cardinality != PGR_REL_O2O;
 }
 
 /* `rel` or `rel!hint`, resolved from table as select='s embeds are. A
  * plain key that names no relationship, or one not written yet (one-to-
- * one, many-to-many, computed), keeps PostgREST's PGRST204. */
+ * one, computed), keeps PostgREST's PGRST204. */
 static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
                        const pgr_relationship **rel, pgrest_error *err)
 {
@@ -199,9 +199,37 @@ bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_inser
     return false;
 }
 
-const char *pgr_nested_key_alias(pgrest_arena *a, const pgr_nested_insert *n, size_t i)
+const char *const *pgr_nested_reference_columns(const pgr_nested_insert *n, size_t *count)
 {
-    return pgr_asprintf(a, "pgrst_%d_%zu", n->id, i);
+    *count = n->many_to_many ? n->rel->n_jcols2 : n->to_one ? n->rel->n_cols : 0;
+    return n->many_to_many ? n->rel->cols2 : n->to_one ? n->rel->fcols : NULL;
+}
+
+/* An object holding nothing but the reference columns names an existing
+ * row: nothing is inserted for it (the SQL decides alike, emit_nested.c). */
+static bool is_reference(json_object *row, const pgr_nested_insert *n)
+{
+    size_t count;
+    const char *const *cols = pgr_nested_reference_columns(n, &count);
+    if (cols == NULL || json_object_object_length(row) == 0)
+        return false;
+    json_object_object_foreach(row, k, v) {
+        (void)v;
+        if (!in_columns(cols, count, k))
+            return false;
+    }
+    return true;
+}
+
+/* The rows a level inserts: all of a one-to-many key's, the others' but
+ * the references. */
+static void drop_references(row_set *rows, const pgr_nested_insert *n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        if (!is_reference(rows->rows[i], n))
+            rows->rows[kept++] = rows->rows[i];
+    rows->n = kept;
 }
 
 static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
@@ -218,11 +246,13 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     if (node == NULL)
         return pgr_error_oom(err);
     node->to_one = rel->cardinality == PGR_REL_M2O;
+    node->many_to_many = rel->cardinality == PGR_REL_M2M;
+    node->rel = rel;
     int rc = child_rows(nc, parents, key, node->to_one, &rows, err);
     if (rc != PGREST_OK)
         return rc;
+    drop_references(&rows, node);
     node->key = key;
-    node->rel = rel;
     node->table = rel->foreign_table;
     node->id = ++nc->count;
     node->parent_id = parent_id;
@@ -237,6 +267,12 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
         if (pgr_find_column(node->table, keys[i]) == NULL)
             rest[n_rest++] = keys[i];
     *out = node;
+    /* a junction row is all a many-to-many target gets here */
+    if (node->many_to_many && n_rest > 0)
+        return pgr_errorf(err, nc->a, 400, "PGRST102",
+                          pgr_asprintf(nc->a, "Rows under the many-to-many '%s' cannot nest "
+                                              "rows ('%s')", key, rest[0]),
+                          NULL, "Empty or invalid json");
     rc = plan_level(nc, node->table, &rows, rest, n_rest, node->id, &node->children, err);
     if (rc != PGREST_OK)
         return rc;
@@ -324,10 +360,17 @@ int pgr_nested_bind_representation(pgrest_arena *a, pgr_nested_insert *nested,
         if (n == NULL)
             continue;
         n->represented = true;
-        /* a many-to-one row may be one that existed: the table and the
-         * inserted rows together (pgrst_view_<id>) */
-        e->node->source_cte = n->to_one ? pgr_asprintf(a, "pgrst_view_%d", n->id)
-                                        : pgr_nested_insert_cte(a, n);
+        /* a many-to-one or many-to-many row may be one that existed: the
+         * table and the inserted rows together (pgrst_view_<id>), and for
+         * many-to-many the junction's (pgrst_jview_<id>) */
+        bool existing = n->to_one || n->many_to_many;
+        e->node->source_cte = existing ? pgr_asprintf(a, "pgrst_view_%d", n->id)
+                                       : pgr_nested_insert_cte(a, n);
+        if (n->many_to_many) {
+            e->node->junction_cte = pgr_asprintf(a, "pgrst_jview_%d", n->id);
+            if (e->node->sql_alias == NULL)
+                e->node->sql_alias = n->table->name;
+        }
         e->node->rows_are_records = true;
         if (e->node->source_cte == NULL)
             return pgr_error_oom(err);

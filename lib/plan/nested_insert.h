@@ -4,8 +4,10 @@
  * One-to-many: inserted after their parent, the foreign key taken from the
  * parent's inserted row. Many-to-one: the referenced row is inserted first
  * (or, given by its key alone, only referenced), and its key fills the
- * row's foreign key. PostgREST answers such a body PGRST204; every body it
- * accepts plans exactly as before. */
+ * row's foreign key. Many-to-many: the target rows are inserted (or, given
+ * by their key alone, only referenced) and the junction rows created.
+ * PostgREST answers such a body PGRST204; every body it accepts plans
+ * exactly as before. */
 #ifndef PGR_NESTED_INSERT_H
 #define PGR_NESTED_INSERT_H
 
@@ -20,6 +22,7 @@ typedef struct pgr_nested_insert {
     const char *key;                   /* the body key holding the rows */
     const pgr_relationship *rel;       /* parent table -> table */
     bool to_one;                       /* many-to-one: written before the parent */
+    bool many_to_many;                 /* through rel->junction */
     const pgr_table *table;
     /* written columns: the union of the nested objects' keys that are
      * columns, in name order, without the foreign keys that related rows
@@ -55,9 +58,10 @@ bool pgr_nested_inserts_apply(const pgrest_api_request *api);
 bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_insert *children,
                              const char *column);
 
-/* The names of the columns of n's key in the CTEs of its parent's level:
- * pgrst_<id>_<i>. */
-const char *pgr_nested_key_alias(pgrest_arena *a, const pgr_nested_insert *n, size_t i);
+/* The columns of the related row an object may name an existing row by
+ * (many-to-one: the referenced key; many-to-many: the target's key the
+ * junction references); NULL for one-to-many. */
+const char *const *pgr_nested_reference_columns(const pgr_nested_insert *n, size_t *count);
 
 /* Marks the embeds of the representation's tree that read what a nested
  * insert wrote: they read the insert's CTE instead of the table (a

@@ -64,6 +64,9 @@ struct pgr_read_node {
      * than from table, which (if set) only supplies columns and
      * relationships (plan/call_plan.c). */
     const char *source_cte;
+    /* a many-to-many embed over source_cte reads its junction's rows from
+     * this CTE too (a nested insert's: plan/nested_insert.h) */
+    const char *junction_cte;
     /* reads the rows of a CTE (write RETURNING, function result), which
      * are records rather than rows of table */
     bool rows_are_records;

@@ -299,9 +299,13 @@ bool pgr_emit_embed_from(pgr_sql *q, const pgr_read_node *node)
     return true;
 }
 
-static void junction_col(pgr_sql *q, const pgr_relationship *r, const char *col)
+static void junction_col(pgr_sql *q, const pgr_read_node *node, const pgr_relationship *r,
+                         const char *col)
 {
-    pgr_sql_qualified(q, r->junction->schema, r->junction->name);
+    if (node->junction_cte != NULL)
+        pgr_sql_ident(q, node->junction_cte);
+    else
+        pgr_sql_qualified(q, r->junction->schema, r->junction->name);
     pgr_sql_put(q, ".");
     pgr_sql_ident(q, col);
 }
@@ -337,13 +341,13 @@ bool pgr_emit_embed_join_condition(pgr_sql *q, const pgr_read_node *node,
     if (r->cardinality == PGR_REL_M2M) {
         for (size_t i = 0; i < r->n_jcols2; i++) {
             and_sep(q, &first);
-            junction_col(q, r, r->jcols2[i]);
+            junction_col(q, node, r, r->jcols2[i]);
             pgr_sql_put(q, " = ");
             node_col(q, node, r->cols2[i]);
         }
         for (size_t i = 0; i < r->n_jcols1; i++) {
             and_sep(q, &first);
-            junction_col(q, r, r->jcols1[i]);
+            junction_col(q, node, r, r->jcols1[i]);
             pgr_sql_put(q, " = ");
             node_col(q, node->parent, r->cols[i]);
         }

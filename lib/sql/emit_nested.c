@@ -156,9 +156,30 @@ static void to_many_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
     pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
 }
 
+/* Whether the object (a json expression) is one to insert: not one that
+ * holds nothing but the reference columns, which names an existing row
+ * (the planner's is_reference, plan/nested_insert.c) */
+static void is_new_row(pgr_sql *q, const char *object, const pgr_nested_insert *n)
+{
+    size_t count;
+    const char *const *cols = pgr_nested_reference_columns(n, &count);
+    pgr_sql_put(q, "CASE WHEN json_typeof(");
+    pgr_sql_put(q, object);
+    pgr_sql_put(q, ") = 'object' THEN NOT EXISTS (SELECT FROM json_object_keys(");
+    pgr_sql_put(q, object);
+    pgr_sql_put(q, ")) OR EXISTS (SELECT FROM json_object_keys(");
+    pgr_sql_put(q, object);
+    pgr_sql_put(q, ") AS pgrst_key(name) WHERE pgrst_key.name NOT IN (");
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_sb_put_literal(&q->sb, cols[i]);
+    }
+    pgr_sql_put(q, ")) ELSE false END");
+}
+
 /* pgrst_rows_<id> of a many-to-one key: the objects to insert, in parent
- * order -- not those that hold nothing but the referenced key's columns,
- * which name an existing row */
+ * order */
 static void to_one_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
 {
     rows_head(q, n, "pgrst_p.ord");
@@ -166,16 +187,9 @@ static void to_one_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
     put_id(q, "pgrst_rows_", parent_id);
     pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
     value_under_key(q, "pgrst_p.elem", n);
-    pgr_sql_put(q, " AS v) pgrst_v WHERE CASE WHEN json_typeof(pgrst_v.v) = 'object' THEN "
-                   "NOT EXISTS (SELECT FROM json_object_keys(pgrst_v.v)) OR EXISTS (SELECT "
-                   "FROM json_object_keys(pgrst_v.v) AS pgrst_key(name) WHERE "
-                   "pgrst_key.name NOT IN (");
-    for (size_t i = 0; i < n->rel->n_cols; i++) {
-        if (i > 0)
-            pgr_sql_put(q, ", ");
-        pgr_sb_put_literal(&q->sb, key_columns(n)[i]);
-    }
-    pgr_sql_put(q, ")) ELSE false END)");
+    pgr_sql_put(q, " AS v) pgrst_v WHERE ");
+    is_new_row(q, "pgrst_v.v", n);
+    pgr_sql_put(q, ")");
 }
 
 /* pgrst_keys_<id>: the inserted rows of a level, numbered in insertion
@@ -216,38 +230,45 @@ static bool needs_keys(const level *l)
 
 /* A related row that is not inserted leaves fewer inserted rows than
  * objects: then rows cannot be bound by ordinal, and the statement fails
- * (an unset setting is an error) rather than guessing. */
-static void all_inserted(pgr_sql *q, int id, bool *first)
+ * (an unset setting is an error) rather than guessing. objects is the CTE
+ * of the objects to insert. */
+static void counts_match(pgr_sql *q, int id, const char *objects, bool *first)
 {
     pgr_sql_put(q, *first ? " WHERE " : " AND ");
     *first = false;
     pgr_sql_put(q, "CASE WHEN (SELECT pg_catalog.count(*) FROM ");
     inserted_rows(q, id);
     pgr_sql_put(q, ") = (SELECT pg_catalog.count(*) FROM ");
-    put_id(q, "pgrst_rows_", id);
+    put_id(q, objects, id);
     pgr_sql_put(q, ") THEN true ELSE pg_catalog.current_setting("
                    "'pgrst.nested_insert_related_row_not_inserted')::boolean END");
 }
 
+static void all_inserted(pgr_sql *q, int id, bool *first)
+{
+    counts_match(q, id, "pgrst_rows_", first);
+}
+
+static void list_column(pgr_sql *q, const char *name, bool *first)
+{
+    pgr_sql_put(q, *first ? "(" : ", ");
+    *first = false;
+    pgr_sql_ident(q, name);
+}
+
+/* The column list, none at all for a row of defaults only */
 static void insert_columns(pgr_sql *q, const level *l)
 {
     bool first = true;
-    pgr_sql_put(q, "(");
-    for (size_t i = 0; i < l->n_columns; i++, first = false) {
-        pgr_sql_put(q, first ? "" : ", ");
-        pgr_sql_ident(q, l->columns[i]->name);
-    }
-    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols;
-         i++, first = false) {
-        pgr_sql_put(q, first ? "" : ", ");
-        pgr_sql_ident(q, fk_columns(l->self)[i]);
-    }
+    for (size_t i = 0; i < l->n_columns; i++)
+        list_column(q, l->columns[i]->name, &first);
+    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols; i++)
+        list_column(q, fk_columns(l->self)[i], &first);
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
-        for (size_t i = 0; c->to_one && i < c->rel->n_cols; i++, first = false) {
-            pgr_sql_put(q, first ? "" : ", ");
-            pgr_sql_ident(q, fk_columns(c)[i]);
-        }
-    pgr_sql_put(q, ")");
+        for (size_t i = 0; c->to_one && i < c->rel->n_cols; i++)
+            list_column(q, fk_columns(c)[i], &first);
+    if (!first)
+        pgr_sql_put(q, ")");
 }
 
 /* A many-to-one foreign key: the inserted row's key, else the key the
@@ -362,16 +383,162 @@ static void level_insert(pgr_sql *q, const pgrest_query_plan *plan, const level 
     pgr_sql_put(q, ")");
 }
 
-/* What the representation reads for a many-to-one embed: the rows that
- * were there and the inserted ones (the statement sees the table as it
- * was before it began). */
-static void to_one_view(pgr_sql *q, const pgr_nested_insert *n)
+/* What the representation reads for a many-to-one or many-to-many embed:
+ * the rows that were there and the inserted ones (the statement sees the
+ * table as it was before it began). */
+static void table_view(pgr_sql *q, const char *view, int id, const pgr_table *t,
+                       const char *inserted)
 {
-    put_id(q, ", pgrst_view_", n->id);
+    put_id(q, view, id);
     pgr_sql_put(q, " AS (SELECT * FROM ");
-    pgr_sql_qualified(q, n->table->schema, n->table->name);
-    put_id(q, " UNION ALL SELECT * FROM pgrst_ins_", n->id);
+    pgr_sql_qualified(q, t->schema, t->name);
+    pgr_sql_put(q, " UNION ALL SELECT * FROM ");
+    put_id(q, inserted, id);
     pgr_sql_put(q, ")");
+}
+
+/* ------------------------------------------------------------ many-to-many
+ * The target's objects (pgrst_rows_<id>, each flagged pgrst_new unless it
+ * names an existing row by key), the new ones numbered apart
+ * (pgrst_new_<id>) and inserted (pgrst_ins_<id>), their keys
+ * (pgrst_tkeys_<id>), then one junction row per object
+ * (pgrst_jins_<id>): the parent's key and the target's, inserted or named. */
+
+static void m2m_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
+{
+    rows_head(q, n, "pgrst_p.ord, pgrst_e.ord");
+    pgr_sql_put(q, "pgrst_e.elem, ");
+    is_new_row(q, "pgrst_e.elem", n);
+    pgr_sql_put(q, " AS pgrst_new FROM ");
+    put_id(q, "pgrst_rows_", parent_id);
+    pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
+    value_under_key(q, "pgrst_p.elem", n);
+    pgr_sql_put(q, " AS v) pgrst_v, json_array_elements(");
+    rows_of(q, "pgrst_v.v");
+    pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
+    put_id(q, ", pgrst_new_", n->id);
+    pgr_sql_put(q, " AS (SELECT pgrst_r.ord, row_number() OVER (ORDER BY pgrst_r.ord) AS "
+                   "new_ord FROM ");
+    put_id(q, "pgrst_rows_", n->id);
+    pgr_sql_put(q, " AS pgrst_r WHERE pgrst_r.pgrst_new)");
+}
+
+static void target_alias(pgr_sql *q, const pgr_nested_insert *n, size_t i)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "pgrst_%d_t%zu", n->id, i);
+    pgr_sql_ident(q, buf);
+}
+
+static void m2m_target_insert(pgr_sql *q, const pgrest_query_plan *plan,
+                              const pgr_nested_insert *n)
+{
+    /* the target's own columns: the junction holds the keys */
+    level l = {n->id, n->table, n->columns, n->n_columns, NULL, NULL};
+    const pgr_relationship *r = n->rel;
+    put_id(q, ", pgrst_ins_", n->id);
+    pgr_sql_put(q, " AS (INSERT INTO ");
+    pgr_sql_qualified(q, n->table->schema, n->table->name);
+    insert_columns(q, &l);
+    pgr_sql_put(q, " SELECT ");
+    pgr_emit_body_values(q, plan->schema, n->columns, n->n_columns);
+    put_id(q, " FROM pgrst_rows_", n->id);
+    record_of(q, plan, &l);
+    put_id(q, " WHERE pgrst_rows_", n->id);
+    put_id(q, ".pgrst_new ORDER BY pgrst_rows_", n->id);
+    pgr_sql_put(q, ".ord RETURNING ");
+    if (n->represented) {
+        pgr_sql_qualified(q, n->table->schema, n->table->name);
+        pgr_sql_put(q, ".*");
+    } else {
+        for (size_t i = 0; i < r->n_jcols2; i++) {
+            pgr_sql_put(q, i > 0 ? ", " : "");
+            pgr_sql_ident(q, r->cols2[i]);
+        }
+    }
+    pgr_sql_put(q, ")");
+    if (n->represented)
+        table_view(q, ", pgrst_view_", n->id, n->table, "pgrst_ins_");
+    put_id(q, ", pgrst_tkeys_", n->id);
+    pgr_sql_put(q, " AS (SELECT row_number() OVER () AS new_ord");
+    for (size_t i = 0; i < r->n_jcols2; i++) {
+        pgr_sql_put(q, ", ");
+        pgr_sql_ident(q, r->cols2[i]);
+        pgr_sql_put(q, " AS ");
+        target_alias(q, n, i);
+    }
+    put_id(q, " FROM pgrst_ins_", n->id);
+    pgr_sql_put(q, ")");
+}
+
+/* The target's key for a junction row: the inserted row's, else the one
+ * the object names, as the junction column's type. */
+static void m2m_target_key(pgr_sql *q, const pgr_nested_insert *n, size_t i)
+{
+    const pgr_relationship *r = n->rel;
+    const pgr_column *jc = pgr_find_column(r->junction, r->jcols2[i]);
+    pgr_sql_put(q, "COALESCE(pgrst_t.");
+    target_alias(q, n, i);
+    put_id(q, ", (pgrst_rows_", n->id);
+    pgr_sql_put(q, ".elem ->> ");
+    pgr_sb_put_literal(&q->sb, r->cols2[i]);
+    pgr_sql_put(q, ")::");
+    pgr_sql_put(q, jc != NULL ? jc->type : "text");
+    pgr_sql_put(q, ")");
+}
+
+static void m2m_junction_insert(pgr_sql *q, const pgr_nested_insert *n)
+{
+    const pgr_relationship *r = n->rel;
+    put_id(q, ", pgrst_jins_", n->id);
+    pgr_sql_put(q, " AS (INSERT INTO ");
+    pgr_sql_qualified(q, r->junction->schema, r->junction->name);
+    pgr_sql_put(q, "(");
+    for (size_t i = 0; i < r->n_jcols1; i++) {
+        pgr_sql_ident(q, r->jcols1[i]);
+        pgr_sql_put(q, ", ");
+    }
+    for (size_t i = 0; i < r->n_jcols2; i++) {
+        pgr_sql_put(q, i > 0 ? ", " : "");
+        pgr_sql_ident(q, r->jcols2[i]);
+    }
+    pgr_sql_put(q, ") SELECT ");
+    for (size_t i = 0; i < r->n_jcols1; i++) {
+        pgr_sql_put(q, "pgrst_k.");
+        key_alias(q, n, i);
+        pgr_sql_put(q, ", ");
+    }
+    for (size_t i = 0; i < r->n_jcols2; i++) {
+        pgr_sql_put(q, i > 0 ? ", " : "");
+        m2m_target_key(q, n, i);
+    }
+    put_id(q, " FROM pgrst_rows_", n->id);
+    put_id(q, " JOIN pgrst_keys_", n->parent_id);
+    put_id(q, " AS pgrst_k ON pgrst_k.ord = pgrst_rows_", n->id);
+    put_id(q, ".parent_ord LEFT JOIN (SELECT pgrst_n.ord, pgrst_tk.* FROM pgrst_new_", n->id);
+    put_id(q, " AS pgrst_n JOIN pgrst_tkeys_", n->id);
+    put_id(q, " AS pgrst_tk ON pgrst_tk.new_ord = pgrst_n.new_ord) AS pgrst_t ON pgrst_t.ord = "
+              "pgrst_rows_", n->id);
+    pgr_sql_put(q, ".ord");
+    bool first = true;
+    all_inserted(q, n->parent_id, &first);
+    counts_match(q, n->id, "pgrst_new_", &first);
+    put_id(q, " ORDER BY pgrst_rows_", n->id);
+    pgr_sql_put(q, ".ord RETURNING ");
+    if (n->represented) {
+        pgr_sql_qualified(q, r->junction->schema, r->junction->name);
+        pgr_sql_put(q, ".*)");
+        table_view(q, ", pgrst_jview_", n->id, r->junction, "pgrst_jins_");
+    } else
+        pgr_sql_put(q, "1)");
+}
+
+static void many_to_many(pgr_sql *q, const pgrest_query_plan *plan,
+                         const pgr_nested_insert *n, int parent_id)
+{
+    m2m_rows(q, n, parent_id);
+    m2m_target_insert(q, plan, n);
+    m2m_junction_insert(q, n);
 }
 
 /* A level: the many-to-one levels it references, its own insert, then the
@@ -386,15 +553,18 @@ static void emit_level(pgr_sql *q, const pgrest_query_plan *plan, const level *l
         }
     level_insert(q, plan, l);
     if (l->self != NULL && l->self->to_one && l->self->represented)
-        to_one_view(q, l->self);
+        table_view(q, ", pgrst_view_", l->id, l->table, "pgrst_ins_");
     if (needs_keys(l))
         level_keys(q, l);
-    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
-        if (!c->to_one) {
-            level cl = level_of(c);
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next) {
+        level cl = level_of(c);
+        if (c->many_to_many)
+            many_to_many(q, plan, c, l->id);
+        else if (!c->to_one) {
             to_many_rows(q, c, l->id);
             emit_level(q, plan, &cl);
         }
+    }
 }
 
 void pgr_emit_nested_insert(pgr_sql *q, const pgrest_query_plan *plan)

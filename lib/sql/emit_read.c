@@ -192,6 +192,13 @@ static void emit_from(pgr_sql *q, const pgr_read_node *node)
     if (node->source_cte != NULL) {
         /* RPC: the rows of the call's CTE (sql/emit_call.c) */
         pgr_sql_ident(q, node->source_cte);
+        if (node->junction_cte != NULL) {
+            pgr_sql_put(q, " AS ");
+            pgr_sql_ident(q, node->sql_alias);
+            pgr_sql_put(q, ", ");
+            pgr_sql_ident(q, node->junction_cte);
+            return;
+        }
         if (node->sql_alias == NULL || strcmp(node->sql_alias, node->source_cte) == 0)
             return;
     } else {

@@ -133,6 +133,13 @@ END_TEST
  * (pgrest's extension, docs/nested-inserts.md): what the response says is
  * what the database holds afterwards; the rows are removed again. */
 
+static int by_track_id(const void *x, const void *y)
+{
+    json_object *const *a = x, *const *b = y;
+    return json_object_get_int(json_object_object_get(*a, "track_id")) -
+           json_object_get_int(json_object_object_get(*b, "track_id"));
+}
+
 static json_object *post_json(const char *path, const char *query, const char *body,
                               int want_status)
 {
@@ -248,6 +255,31 @@ START_TEST(nested_track_with_new_album_with_new_artist)
 }
 END_TEST
 
+/* A playlist with two existing tracks (named by key) and a new one, linked
+ * through playlist_track. */
+START_TEST(nested_playlist_with_existing_and_new_tracks)
+{
+    json_object *ours = post_json(
+        "/playlist", "select=playlist_id,name,track(track_id,name)",
+        "{\"name\":\"pgrest nested playlist\",\"track\":[{\"track_id\":1},{\"track_id\":2},"
+        TRACK("pgrest nested new track", 7) "]}", 201);
+    json_object *theirs = sql_json(
+        "SELECT json_agg(x) FROM (SELECT p.playlist_id, p.name, (SELECT json_agg(t ORDER BY"
+        " t.track_id) FROM (SELECT t.track_id, t.name FROM playlist_track pt JOIN track t USING"
+        " (track_id) WHERE pt.playlist_id = p.playlist_id) t) AS track FROM playlist p"
+        " WHERE p.name = 'pgrest nested playlist') x");
+    /* the response's embed has no order of its own: compare it sorted */
+    json_object *tracks = json_object_object_get(json_object_array_get_idx(ours, 0), "track");
+    json_object_array_sort(tracks, by_track_id);
+    ck_assert_int_eq((int)json_object_array_length(tracks), 3);
+    assert_same(ours, theirs);
+    sql_exec("DELETE FROM playlist_track WHERE playlist_id IN (SELECT playlist_id FROM playlist"
+             " WHERE name = 'pgrest nested playlist');"
+             " DELETE FROM playlist WHERE name = 'pgrest nested playlist';"
+             " DELETE FROM track WHERE name = 'pgrest nested new track'");
+}
+END_TEST
+
 int main(void)
 {
     chinook_uri();
@@ -263,6 +295,7 @@ int main(void)
     tcase_add_test(tc, nested_bulk_albums_each_with_their_tracks);
     tcase_add_test(tc, nested_failing_third_track_writes_nothing);
     tcase_add_test(tc, nested_track_with_new_album_with_new_artist);
+    tcase_add_test(tc, nested_playlist_with_existing_and_new_tracks);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

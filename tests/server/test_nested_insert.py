@@ -191,6 +191,48 @@ class ManyToOneTest(NestedInsertCase):
         self.assertEqual(self.counts() + [self.count("artists")], before)
 
 
+class ManyToManyTest(NestedInsertCase):
+    def test_playlist_with_two_existing_tracks_and_a_new_one(self):
+        before_tracks = self.count("tracks")
+        r = self.post("/playlists?select=id,name,tracks(id,title)",
+                      {"name": "Mixed", "tracks": [{"id": 1}, {"id": 2},
+                                                   {"title": "brand new", "position": 5,
+                                                    "album_id": 2}]})
+        self.assertEqual(r.status, 201, r)
+        playlist = r.json()[0]
+        self.assertEqual(self.count("tracks"), before_tracks + 1)
+        new_id = self.rows("SELECT id FROM api.tracks WHERE title = 'brand new'")[0]["id"]
+        in_db = self.rows("SELECT t.id, t.title FROM api.playlist_track pt JOIN api.tracks t "
+                          "ON t.id = pt.track_id WHERE pt.playlist_id = %d ORDER BY t.id"
+                          % playlist["id"])
+        self.assertEqual([t["id"] for t in in_db], [1, 2, new_id])
+        self.assertEqual(sorted(playlist["tracks"], key=lambda t: t["id"]), in_db)
+
+    def test_bulk_playlists_each_with_their_own_links(self):
+        r = self.post("/playlists?select=id,name,tracks(id)",
+                      [{"name": "L1", "tracks": [{"id": 1}]}, {"name": "L2", "tracks": []},
+                       {"name": "L3", "tracks": [{"id": 3}, {"title": "n3", "position": 6,
+                                                              "album_id": 2}]}])
+        self.assertEqual(r.status, 201, r)
+        for p in r.json():
+            in_db = self.rows("SELECT track_id AS id FROM api.playlist_track WHERE "
+                              "playlist_id = %d ORDER BY track_id" % p["id"])
+            self.assertEqual(sorted(p["tracks"], key=lambda t: t["id"]), in_db, p)
+        self.assertEqual([len(p["tracks"]) for p in r.json()], [1, 0, 2])
+
+    def test_a_duplicate_link_writes_nothing(self):
+        before = self.counts() + [self.count("playlist_track"), self.count("playlists")]
+        r = self.post("/playlists", {"name": "Dup", "tracks": [{"id": 1}, {"id": 1}]})
+        self.assertEqual((r.status, r.json()["code"]), (409, "23505"), r)
+        self.assertEqual(self.counts() + [self.count("playlist_track"),
+                                          self.count("playlists")], before)
+
+    def test_rows_under_a_many_to_many_target_are_refused(self):
+        r = self.post("/playlists", {"name": "Deep", "tracks": [
+            {"title": "t", "position": 7, "album_id": 1, "track_notes": [{"note": "n"}]}]})
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST102"), r)
+
+
 class AtomicityTest(NestedInsertCase):
     def test_a_failing_third_child_leaves_no_row_anywhere(self):
         before = self.counts()

@@ -26,7 +26,7 @@ typedef struct nested_ctx {
 
 bool pgr_nested_inserts_apply(const pgrest_api_request *api)
 {
-    return api->action == PGR_ACTION_CREATE && !api->payload_raw &&
+    return api->action == PGR_ACTION_CREATE &&
            api->payload_json != NULL && api->prefs.resolution == PGR_PREF_RESOLUTION_NONE &&
            (api->content_type == NULL || api->content_type->kind == PGR_MEDIA_JSON);
 }
@@ -38,20 +38,31 @@ static void put_json(void *o)
 
 /* The body again, as a tree: the parser keeps none (a big bulk body is
  * scanned one element at a time); only a body with nested rows gets here.
- * It was validated already, so the parse succeeds. */
-static json_object *body_tree(nested_ctx *nc)
+ * It was validated already unless ?columns= sent it unparsed
+ * (Payload.hs RawJSON), which nested rows need parsed after all. */
+static int body_tree(nested_ctx *nc, json_object **out, pgrest_error *err)
 {
     const pgr_parse_limits *lim = &pgr_cfg(nc->ctx, nc->a)->limits;
     size_t len = strlen(nc->api->payload_json);
     json_tokener *tok = len <= INT_MAX ? json_tokener_new_ex(lim->max_json_depth + 1) : NULL;
-    json_object *doc = tok ? json_tokener_parse_ex(tok, nc->api->payload_json, (int)len) : NULL;
-    if (tok != NULL)
-        json_tokener_free(tok);
-    if (doc != NULL && !pgr_arena_on_free(nc->a, put_json, doc)) {
+    if (tok == NULL)
+        return pgr_error_oom(err);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *doc = json_tokener_parse_ex(tok, nc->api->payload_json, (int)len);
+    bool whole = json_tokener_get_error(tok) == json_tokener_success &&
+                 json_tokener_get_parse_end(tok) == len;
+    json_tokener_free(tok);
+    if (doc == NULL || !whole || (!json_object_is_type(doc, json_type_object) &&
+                                  !json_object_is_type(doc, json_type_array))) {
         json_object_put(doc);
-        return NULL;
+        return pgr_errorf(err, nc->a, 400, "PGRST102", NULL, NULL, "Empty or invalid json");
     }
-    return doc;
+    if (!pgr_arena_on_free(nc->a, put_json, doc)) {
+        json_object_put(doc);
+        return pgr_error_oom(err);
+    }
+    *out = doc;
+    return PGREST_OK;
 }
 
 static bool push_row(nested_ctx *nc, row_set *set, size_t *cap, json_object *row)
@@ -332,12 +343,11 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
         if (rc != PGREST_OK)
             return rc;
     }
-    /* validated by the parser already: only memory can fail */
-    json_object *doc = body_tree(&nc);
-    if (doc == NULL)
-        return pgr_error_oom(err);
+    json_object *doc = NULL;
     row_set rows;
-    int rc = root_rows(&nc, doc, &rows, err);
+    int rc = body_tree(&nc, &doc, err);
+    if (rc == PGREST_OK)
+        rc = root_rows(&nc, doc, &rows, err);
     if (rc == PGREST_OK)
         rc = plan_level(&nc, table, &rows, keys, n, 0, out, err);
     *count = nc.count;

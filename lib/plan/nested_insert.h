@@ -47,9 +47,9 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
                             const char *const *keys, size_t n, pgr_nested_insert **out,
                             int *count, pgrest_error *err);
 
-/* Whether a POST's body keys may name relationships: a JSON body read by
- * pgrest (not ?columns=) and no ON CONFLICT resolution (a skipped parent
- * row would leave its children without their parent). */
+/* Whether a POST's body keys (or ?columns=) may name relationships: a
+ * JSON body and no ON CONFLICT resolution (a skipped parent row would
+ * leave its children without their parent). */
 bool pgr_nested_inserts_apply(const pgrest_api_request *api);
 
 /* Whether column of a level's table is a foreign key that a nested

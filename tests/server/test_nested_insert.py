@@ -313,11 +313,25 @@ class GrammarTest(NestedInsertCase):
         self.assertEqual(r.status, 400, r)
         self.assertEqual(r.json()["code"], "PGRST102")
 
-    def test_columns_and_resolution_keep_postgrest_answers(self):
-        # ?columns= and Prefer: resolution read the body as PostgREST does
-        r = self.post("/albums?columns=title,artist_id,tracks",
-                      {"title": "X", "artist_id": 1, "tracks": []})
-        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST204"), r)
+    def test_columns_names_the_relationships_to_write(self):
+        """?columns= applies to the top level: a relationship it names is
+        written; one it does not name is ignored, as PostgREST ignores every
+        body key outside ?columns= (Payload.hs RawJSON, QueryBuilder.hs)."""
+        r = self.post("/albums?columns=title,artist_id,tracks&select=title,tracks(title)",
+                      [{"title": "C1", "artist_id": 1, "extra": 1,
+                        "tracks": [{"title": "c1", "position": 1}]}])
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json(), [{"title": "C1", "tracks": [{"title": "c1"}]}])
+        r = self.post("/albums?columns=title,artist_id&select=id,title,tracks(title)",
+                      {"title": "C2", "artist_id": 1, "tracks": [{"title": "c2", "position": 1}]})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()[0]["tracks"], [])
+        self.assertEqual(self.count("tracks", "title = 'c2'"), 0)
+        r = self.post("/albums?columns=title,artist_id,tracks", b"{not json",
+                      headers=dict(REPRESENTATION, **{"Content-Type": "application/json"}))
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST102"), r)
+
+    def test_resolution_keeps_postgrest_answer(self):
         r = self.post("/albums", {"title": "X", "artist_id": 1, "tracks": []},
                       headers=dict(USER, Prefer="resolution=merge-duplicates"))
         self.assertEqual((r.status, r.json()["code"]), (400, "PGRST204"), r)

@@ -158,12 +158,24 @@ static int no_column(nested_ctx *nc, const char *key, const pgr_table *t, pgrest
 
 static bool writable_rel(const pgr_relationship *r)
 {
-    return !r->is_computed && r->cardinality != PGR_REL_O2O;
+    return !r->is_computed;
+}
+
+/* One-to-one is one-to-many from the referenced side (is_parent), many-to-
+ * one from the side holding the foreign key, with one row either way. */
+static bool references_parent(const pgr_relationship *r)
+{
+    return r->cardinality == PGR_REL_M2O || (r->cardinality == PGR_REL_O2O && !r->is_parent);
+}
+
+static bool from_parent(const pgr_relationship *r)
+{
+    return r->cardinality == PGR_REL_O2M || (r->cardinality == PGR_REL_O2O && r->is_parent);
 }
 
 /* `rel` or `rel!hint`, resolved from table as select='s embeds are. A
- * plain key that names no relationship, or one not written yet (one-to-
- * one, computed), keeps PostgREST's PGRST204. */
+ * plain key that names no relationship, or a computed one, keeps
+ * PostgREST's PGRST204. */
 static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
                        const pgr_relationship **rel, pgrest_error *err)
 {
@@ -201,8 +213,7 @@ static bool in_columns(const char *const *cols, size_t n, const char *name)
 bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_insert *children,
                              const char *column)
 {
-    if (own != NULL && own->cardinality == PGR_REL_O2M &&
-        in_columns(own->fcols, own->n_cols, column))
+    if (own != NULL && from_parent(own) && in_columns(own->fcols, own->n_cols, column))
         return true;
     for (const pgr_nested_insert *c = children; c != NULL; c = c->next)
         if (c->to_one && in_columns(c->rel->cols, c->rel->n_cols, column))
@@ -256,10 +267,11 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     row_set rows;
     if (node == NULL)
         return pgr_error_oom(err);
-    node->to_one = rel->cardinality == PGR_REL_M2O;
+    node->to_one = references_parent(rel);
     node->many_to_many = rel->cardinality == PGR_REL_M2M;
     node->rel = rel;
-    int rc = child_rows(nc, parents, key, node->to_one, &rows, err);
+    bool single = rel->cardinality == PGR_REL_M2O || rel->cardinality == PGR_REL_O2O;
+    int rc = child_rows(nc, parents, key, single, &rows, err);
     if (rc != PGREST_OK)
         return rc;
     drop_references(&rows, node);

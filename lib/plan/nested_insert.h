@@ -21,7 +21,9 @@
 typedef struct pgr_nested_insert {
     const char *key;                   /* the body key holding the rows */
     const pgr_relationship *rel;       /* parent table -> table */
-    bool to_one;                       /* many-to-one: written before the parent */
+    /* many-to-one (or one-to-one from the foreign key's side): written
+     * before the row that references it */
+    bool to_one;
     bool many_to_many;                 /* through rel->junction */
     const pgr_table *table;
     /* written columns: the union of the nested objects' keys that are

@@ -233,6 +233,31 @@ class ManyToManyTest(NestedInsertCase):
         self.assertEqual((r.status, r.json()["code"]), (400, "PGRST102"), r)
 
 
+class OneToOneTest(NestedInsertCase):
+    def test_both_sides_of_a_one_to_one(self):
+        # artist_profiles.artist_id is its primary key and references artists
+        r = self.post("/artists?select=id,name,artist_profiles(artist_id,biography)",
+                      {"name": "With profile", "artist_profiles": {"biography": "bio"}})
+        self.assertEqual(r.status, 201, r)
+        artist = r.json()[0]
+        self.assertEqual(artist["artist_profiles"], {"artist_id": artist["id"], "biography": "bio"})
+        r = self.post("/artist_profiles?select=artist_id,biography,artists(id,name)",
+                      {"biography": "reverse", "artists": {"name": "From profile"}})
+        self.assertEqual(r.status, 201, r)
+        profile = r.json()[0]
+        self.assertEqual(profile["artists"], {"id": profile["artist_id"], "name": "From profile"})
+        self.assertEqual(self.rows(
+            "SELECT a.name, p.biography FROM api.artists a JOIN api.artist_profiles p ON "
+            "p.artist_id = a.id WHERE a.id IN (%d, %d) ORDER BY a.id"
+            % (artist["id"], profile["artist_id"])),
+            [{"name": "With profile", "biography": "bio"},
+             {"name": "From profile", "biography": "reverse"}])
+
+    def test_a_one_to_one_value_is_one_object(self):
+        r = self.post("/artists", {"name": "x", "artist_profiles": [{"biography": "b"}]})
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST102"), r)
+
+
 class AtomicityTest(NestedInsertCase):
     def test_a_failing_third_child_leaves_no_row_anywhere(self):
         before = self.counts()

@@ -8,6 +8,7 @@
 #include "config_reload.h"
 #include "context.h"
 #include "db_config.h"
+#include "db_events.h"
 #include "exec/pool.h"
 #include "observe.h"
 #include "schema/introspect.h"
@@ -66,74 +67,96 @@ static const char *reload_error_text(pgrest_arena *a, const char *msg)
     return pgr_asprintf(a, secret ? "user error (%s)" : "Error in config %s", msg);
 }
 
-/* The in-database layer: read again, or the one in force when it cannot
- * be read (PostgREST would drop it; keeping it avoids exposing a
- * different configuration because the database blinked). */
-static void read_db_layer(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a,
-                          reload_change *ch)
+typedef struct settings_read {
+    const char *pre_config;
+    pgr_kv *settings;
+} settings_read;
+
+static int settings_session(PGconn *pg, void *arg, pgrest_arena *a, pgrest_error *err)
+{
+    settings_read *r = arg;
+    return pgr_read_db_settings(pg, r->pre_config, a, &r->settings, err);
+}
+
+/* usePool's error: a server's 5xx is QueryErrorCodeHighObs too. */
+static void observe_read_error(pgrest_ctx *ctx, pgrest_arena *a, const char *prefix,
+                               const pgrest_error *rerr)
+{
+    pgr_observe_query_error_high(ctx, rerr);
+    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR, prefix,
+                  pgr_error_json(a, rerr, false));
+}
+
+/* The in-database layer: read again through the pool (readInDbConfig
+ * queryDbSettings), or the one in force when it cannot be read
+ * (PostgREST would drop it; keeping it avoids exposing a different
+ * configuration because the database blinked). */
+static void read_db_layer(pgrest_ctx *ctx, pgrest_arena *a, reload_change *ch)
 {
     pgr_conf *cur = pgr_ctx_conf(ctx);
     bool wanted = cur->cfg.db_config;
-    const char *pre_config = wanted ? pgr_strdup(a, cur->cfg.db_pre_config) : NULL;
+    settings_read r = {wanted ? pgr_strdup(a, cur->cfg.db_pre_config) : NULL, NULL};
     pgr_conf_release(cur);
     ch->db = NULL;
     ch->keep_db = false;
     if (!wanted)
         return;
     pgrest_error rerr = {0};
-    pgr_kv *settings = NULL;
-    if (pg != NULL && pgr_read_db_settings(pg, pre_config, a, &settings, &rerr) == PGREST_OK) {
-        ch->db = settings;
+    if (pgr_ctx_use_pool(ctx, settings_session, &r, a, &rerr) == PGREST_OK) {
+        ch->db = r.settings;
         return;
     }
     ch->keep_db = true;
-    if (pg == NULL)
-        return;
-    pgr_observe_query_error_high(ctx, &rerr);
-    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
-                  "Failed to query database settings for the config parameters.",
-                  pgr_error_json(a, &rerr, false));
+    observe_read_error(ctx, a, "Failed to query database settings for the config parameters.",
+                       &rerr);
+}
+
+static int role_settings_session(PGconn *pg, void *arg, pgrest_arena *a, pgrest_error *err)
+{
+    return pgr_introspect_role_settings(pg, a, arg, err);
 }
 
 /* The roles' settings (ALTER ROLE ... SET) belong to the configuration in
- * PostgREST (readInDbConfig queryRoleSettings): a config reload applies a
- * changed statement_timeout at once. pgrest keeps them in the schema
- * cache, so the cache in force is replaced by a copy with the settings
- * read again; when they cannot be read the previous ones stay. */
-static void refresh_role_settings(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
+ * PostgREST (readInDbConfig queryRoleSettings, through the pool): a
+ * config reload applies a changed statement_timeout at once. pgrest keeps
+ * them in the schema cache, so the cache in force is replaced by a copy
+ * with the settings read again; when they cannot be read the previous
+ * ones stay. Before the first schema cache there is nothing to update,
+ * but the query runs as PostgREST's does, so a failure shows the same. */
+static void refresh_role_settings(pgrest_ctx *ctx, pgrest_arena *a)
 {
     pgr_schema_cache *sc = pgr_ctx_schema(ctx);
     pgr_conf *conf = pgr_ctx_conf(ctx);
-    if (sc != NULL && conf->cfg.db_config) {
+    if (conf->cfg.db_config) {
         pgrest_error rerr = {0};
         char *json = NULL;
         pgr_schema_cache *next = NULL;
-        if (pgr_introspect_role_settings(pg, a, &json, &rerr) == PGREST_OK)
+        int rc = pgr_ctx_use_pool(ctx, role_settings_session, &json, a, &rerr);
+        if (rc == PGREST_OK && sc != NULL) {
             next = pgr_schema_cache_with_role_settings(sc, json, conf->cfg.db_schemas, &rerr);
+            rc = next != NULL ? PGREST_OK : PGREST_ERR_SCHEMA;
+        }
         if (next != NULL)
             pgr_ctx_replace_schema(ctx, sc, next);
-        else {
-            pgr_observe_query_error_high(ctx, &rerr);
-            observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
-                          "Failed to query the role settings. ",
-                          pgr_error_json(a, &rerr, false));
-        }
+        if (rc != PGREST_OK)
+            observe_read_error(ctx, a, "Failed to query the role settings. ", &rerr);
     }
     pgr_conf_release(conf);
-    pgr_schema_cache_release(sc);
+    if (sc != NULL)
+        pgr_schema_cache_release(sc);
 }
 
-int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_base,
-                   bool role_settings, pgrest_error *err)
+int pgr_ctx_reload(pgrest_ctx *ctx, const pgr_kv *base, bool keep_base, bool role_settings,
+                   pgrest_error *err)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     if (a == NULL)
         return pgr_error_oom(err);
     reload_change ch = {base, keep_base, NULL, false};
-    read_db_layer(ctx, pg, a, &ch);
+    read_db_layer(ctx, a, &ch);
     int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
-    if (rc == PGREST_OK && role_settings && pg != NULL)
-        refresh_role_settings(ctx, pg, a);
+    if (rc == PGREST_OK && role_settings)
+        refresh_role_settings(ctx, a);
     if (rc == PGREST_OK)
         pgr_observe(ctx, PGREST_EVENT_CONFIG_RELOADED, "Config reloaded");
     else
@@ -142,43 +165,6 @@ int pgr_ctx_reload(pgrest_ctx *ctx, PGconn *pg, const pgr_kv *base, bool keep_ba
     rc = pgr_ctx_keep_error(ctx, err, rc);
     pgrest_arena_free(a);
     return rc;
-}
-
-/* readInDbConfig runs both its queries on the pool: without a
- * connection each fails with the connection's error (ConfigReadErrorObs,
- * then QueryRoleSettingsErrorObs). */
-static void observe_unreachable(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_error *conn_err)
-{
-    const char *json = pgr_error_json(a, conn_err, false);
-    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR,
-                  "Failed to query database settings for the config parameters.", json);
-    observe_error(ctx, a, PGREST_EVENT_CONFIG_READ_ERROR, "Failed to query the role settings. ",
-                  json);
-}
-
-void pgr_ctx_reload_unreachable(pgrest_ctx *ctx, const pgrest_error *conn_err)
-{
-    pgrest_arena *a = pgrest_arena_new(0);
-    if (a == NULL)
-        return;
-    observe_unreachable(ctx, a, conn_err);
-    pgrest_error err = {0};
-    pgr_ctx_reload(ctx, NULL, NULL, true, false, &err);
-    pgrest_arena_free(a);
-}
-
-/* A connection for the settings query when db-config is on; a failed
- * connection is reported like failed queries (PostgREST runs them on its
- * pool). */
-static PGconn *settings_connection(pgrest_ctx *ctx, pgrest_arena *a)
-{
-    pgr_conf *cur = pgr_ctx_conf(ctx);
-    pgrest_error cerr = {0};
-    PGconn *pg = cur->cfg.db_config ? pgr_connect(cur->cfg.db_uri, a, &cerr) : NULL;
-    if (cur->cfg.db_config && pg == NULL)
-        observe_unreachable(ctx, a, &cerr);
-    pgr_conf_release(cur);
-    return pg;
 }
 
 int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
@@ -198,12 +184,8 @@ int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys,
     int rc;
     if (pgr_arena_exhausted(a))
         rc = pgr_error_oom(err);
-    else {
-        PGconn *pg = settings_connection(ctx, a);
-        rc = pgr_ctx_reload(ctx, pg, base, keys == NULL, true, err);
-        if (pg != NULL)
-            PQfinish(pg);
-    }
+    else
+        rc = pgr_ctx_reload(ctx, base, keys == NULL, true, err);
     pgrest_arena_free(a);
     return rc;
 }

@@ -192,8 +192,6 @@ static void observe_pool_connection(void *arg, const char *message)
 /* The first load creates the pool; concurrent first loads create one. */
 static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err)
 {
-    if (pgr_ctx_pool(ctx) != NULL)
-        return PGREST_OK;
     pthread_mutex_lock(&ctx->lock);
     pgr_pool *pool = atomic_load_explicit(&ctx->pool, memory_order_relaxed);
     if (pool == NULL) {
@@ -226,6 +224,16 @@ static int ensure_pool(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_error *err
     }
     pthread_mutex_unlock(&ctx->lock);
     return pool ? PGREST_OK : pgr_error_oom(err);
+}
+
+int pgr_ctx_ensure_pool(pgrest_ctx *ctx, pgrest_error *err)
+{
+    if (pgr_ctx_pool(ctx) != NULL)
+        return PGREST_OK;
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    int rc = ensure_pool(ctx, &conf->cfg, err);
+    pgr_conf_release(conf);
+    return rc;
 }
 
 static unsigned long long usec_since(const struct timespec *t0)
@@ -302,37 +310,23 @@ static int loader_command(PGconn *pg, const char *sql, pgrest_arena *a, pgrest_e
     return rc;
 }
 
-/* Connects, re-reads the in-database config (PostgREST's schema cache
- * loader does; an invalid one is reported and the load goes on), then
- * introspects with the configuration now in force (db-schemas may come
- * from the database); the introspection JSON lands in *json. */
-static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **timings,
-                        double *query_ms, pgrest_error *err)
+typedef struct schema_query {
+    pgrest_ctx *ctx;
+    char *json, *timings;
+} schema_query;
+
+/* Reload.hs qSchemaCache's session: one READ COMMITTED, READ ONLY
+ * transaction (transactionNoRetry), so that the timings statement reads
+ * what the introspection set on the same server connection even through
+ * a transaction pooler; introspects with the configuration now in force
+ * (db-schemas may come from the database). */
+static int schema_session(PGconn *pg, void *arg, pgrest_arena *a, pgrest_error *err)
 {
-    pgr_conf *conf = pgr_ctx_conf(ctx);
-    bool db_config = conf->cfg.db_config;
-    pgr_conf_release(conf);
-    /* reports the connection (or why it failed, fatally or not) */
-    PGconn *pg = pgr_db_connect(ctx, a, err);
-    /* Reload.hs runs qInDbConfig after a failed qPgVersion too; a fatal
-     * failure (wrong password) ends PostgREST instead */
-    if (pg == NULL && db_config && !atomic_load(&ctx->db_fatal))
-        pgr_ctx_reload_unreachable(ctx, err);
-    if (pg == NULL)
-        return PGREST_ERR_CONNECTION;
-    if (db_config) {
-        pgrest_error cerr = {0};
-        pgr_ctx_reload(ctx, pg, NULL, true, false, &cerr);
-    }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* Reload.hs: one READ COMMITTED, READ ONLY transaction, so that the
-     * timings statement reads what the introspection set on the same
-     * server connection even through a transaction pooler */
+    schema_query *q = arg;
     int rc = loader_command(pg, "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", a, err);
     if (rc == PGREST_OK)
-        rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
-    conf = pgr_ctx_conf(ctx);
+        rc = test_sleep(q->ctx, pg, "internal-schema-cache-query-sleep-before-queries", a, err);
+    pgr_conf *conf = pgr_ctx_conf(q->ctx);
     /* SchemaCache.hs times its statements only at log-level debug */
     const char *level = pgr_cfg_option(&conf->cfg, "log-level");
     bool timed = level != NULL && strcmp(level, "debug") == 0;
@@ -340,17 +334,45 @@ static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **ti
         rc = pgr_introspect(pg, &(pgr_introspect_opts){
                                 conf->cfg.db_schemas, conf->cfg.db_extra_search_path,
                                 conf->cfg.db_hoisted_tx_settings, conf->cfg.db_config, timed},
-                            a, json, err);
+                            a, &q->json, err);
     pgr_conf_release(conf);
     if (rc == PGREST_OK)
-        rc = test_sleep(ctx, pg, "internal-schema-cache-query-sleep", a, err);
-    *timings = NULL;
+        rc = test_sleep(q->ctx, pg, "internal-schema-cache-query-sleep", a, err);
+    q->timings = NULL;
     if (rc == PGREST_OK && timed)
-        rc = pgr_introspect_timings(pg, a, timings, err);
+        rc = pgr_introspect_timings(pg, a, &q->timings, err);
     if (rc == PGREST_OK)
         rc = loader_command(pg, "COMMIT", a, err);
+    return rc;
+}
+
+/* Reload.hs retryingSchemaCacheLoad, one attempt: the version query, the
+ * in-database config (a failure is reported and the load goes on, as
+ * the version query's does), then the introspection, each through the
+ * pool as PostgREST's usePool; the introspection JSON lands in *json. */
+static int query_schema(pgrest_ctx *ctx, pgrest_arena *a, char **json, char **timings,
+                        double *query_ms, pgrest_error *err)
+{
+    pgr_conf *conf = pgr_ctx_conf(ctx);
+    bool db_config = conf->cfg.db_config;
+    pgr_conf_release(conf);
+    /* reports the connection (or why it failed, fatally or not) */
+    pgr_db_query_version(ctx, a, err);
+    /* a fatal failure (wrong password) ends PostgREST instead */
+    if (atomic_load(&ctx->db_fatal))
+        return PGREST_ERR_CONNECTION;
+    if (db_config) {
+        pgrest_error cerr = {0};
+        pgr_ctx_reload(ctx, NULL, true, true, &cerr);
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    schema_query q = {ctx, NULL, NULL};
+    /* this step's error, if any, is the load's (SchemaCacheErrorObs) */
+    int rc = pgr_ctx_use_pool(ctx, schema_session, &q, a, err);
     *query_ms = ms_since(&t0);
-    PQfinish(pg);
+    *json = q.json;
+    *timings = q.timings;
     return rc;
 }
 
@@ -361,9 +383,8 @@ int pgrest_ctx_load_schema(pgrest_ctx *ctx, pgrest_error *err)
         return pgr_error_oom(err);
     char *json = NULL, *timings = NULL;
     double query_ms = 0;
-    pgr_conf *conf = pgr_ctx_conf(ctx);
-    int rc = ensure_pool(ctx, &conf->cfg, err);
-    pgr_conf_release(conf);
+    pgr_conf *conf;
+    int rc = pgr_ctx_ensure_pool(ctx, err);
     if (rc == PGREST_OK)
         rc = query_schema(ctx, a, &json, &timings, &query_ms, err);
     if (rc == PGREST_OK) {

@@ -152,6 +152,8 @@ void pgr_ctx_swap_schema(pgrest_ctx *ctx, pgr_schema_cache *sc);
  * false (sc released) when a reload swapped another cache in meanwhile. */
 bool pgr_ctx_replace_schema(pgrest_ctx *ctx, const pgr_schema_cache *from,
                             pgr_schema_cache *sc);
+/* Creates the pool with the configuration in force unless it exists. */
+int pgr_ctx_ensure_pool(pgrest_ctx *ctx, pgrest_error *err);
 /* The connection pool, or NULL before the first pgrest_ctx_load_schema. */
 static inline pgr_pool *pgr_ctx_pool(pgrest_ctx *ctx)
 {

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "db_config.h"
 #include "exec/pool.h"
 #include "observe.h"
 #include "util/error.h"
@@ -93,9 +94,8 @@ static const char *version_name(pgrest_arena *a, int num)
     return pgr_sb_finish(&sb);
 }
 
-static bool supported_version(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+static bool supported_version(pgrest_ctx *ctx, pgrest_arena *a, int num)
 {
-    int num = PQserverVersion(pg);
     if (num >= PGR_MIN_PG_VERSION)
         return true;
     pgr_sb sb;
@@ -120,11 +120,8 @@ const char *pgr_db_version_for_log(pgrest_ctx *ctx, PGconn *pg, pgrest_arena *a)
     return v;
 }
 
-static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
+static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, const char *version)
 {
-    const char *version = pgr_db_version_for_log(ctx, pg, a);
-    if (version == NULL)
-        return;
     pgr_sb sb;
     pgr_sb_init(&sb, a, 160);
     pgr_sb_puts(&sb, "Successfully connected to ");
@@ -137,19 +134,73 @@ static void report_connected(pgrest_ctx *ctx, pgrest_arena *a, PGconn *pg)
     pgr_observe(ctx, PGREST_EVENT_POOL_INIT, pgr_sb_finish(&sb));
 }
 
-PGconn *pgr_db_connect(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err)
+/* hasql-pool's use tells a server's error (the connection goes back to
+ * the pool) from libpq's own (the connection is lost, so closed). */
+static pgr_session_outcome session_outcome(PGconn *pg, int rc)
 {
-    PGconn *pg = pgr_connect(pgr_cfg(ctx, a)->db_uri, a, err);
-    if (pg == NULL) {
-        report_connect_failure(ctx, a, err);
-        return NULL;
+    if (rc == PGREST_OK)
+        return PGR_SESSION_OK;
+    /* hasql-transaction aborts a failed transaction before it returns */
+    PGTransactionStatusType tx = PQtransactionStatus(pg);
+    if (PQstatus(pg) == CONNECTION_OK && (tx == PQTRANS_INERROR || tx == PQTRANS_INTRANS)) {
+        PGresult *r = PQexec(pg, "ROLLBACK");
+        PQclear(r);
     }
-    if (!supported_version(ctx, a, pg)) {
-        PQfinish(pg);
-        pgr_error_connection(err, "unsupported PostgreSQL version");
-        return NULL;
-    }
-    report_connected(ctx, a, pg);
-    return pg;
+    return PQstatus(pg) == CONNECTION_OK ? PGR_SESSION_FAILED : PGR_SESSION_CLIENT_ERROR;
 }
 
+int pgr_ctx_use_pool(pgrest_ctx *ctx, pgr_pool_session fn, void *arg, pgrest_arena *a,
+                     pgrest_error *err)
+{
+    int rc = pgr_ctx_ensure_pool(ctx, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_pool *pool = pgr_ctx_pool(ctx);
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
+    pgr_conn *c = pgr_pool_acquire(pool, a, err);
+    if (c == NULL)
+        rc = PGREST_ERR_CONNECTION;
+    else {
+        rc = fn(c->pg, arg, a, err);
+        pgr_pool_release_after(pool, c, session_outcome(c->pg, rc));
+    }
+    pgr_observe(ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    /* usePool: PoolAcqTimeoutObs after the borrow */
+    if (c == NULL && err != NULL && err->code != NULL && strcmp(err->code, "PGRST003") == 0)
+        pgr_observe_error(ctx, PGREST_EVENT_POOL_TIMEOUT, "", err);
+    return rc;
+}
+
+typedef struct version_result {
+    int num;
+    const char *full_name;
+} version_result;
+
+/* Config/Database.hs queryPgVersion: the number and version(). */
+static int query_version(PGconn *pg, void *arg, pgrest_arena *a, pgrest_error *err)
+{
+    version_result *v = arg;
+    v->num = PQserverVersion(pg);
+    PGresult *r = PQexec(pg, "SELECT version()");
+    int rc = PGREST_OK;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        v->full_name = pgr_strdup(a, PQgetvalue(r, 0, 0));
+    else
+        rc = pgr_db_query_error(a, pg, r, err);
+    PQclear(r);
+    return rc;
+}
+
+int pgr_db_query_version(pgrest_ctx *ctx, pgrest_arena *a, pgrest_error *err)
+{
+    version_result v = {0, NULL};
+    int rc = pgr_ctx_use_pool(ctx, query_version, &v, a, err);
+    if (rc != PGREST_OK) {
+        report_connect_failure(ctx, a, err);
+        return rc;
+    }
+    if (!supported_version(ctx, a, v.num))
+        return pgr_error_connection(err, "unsupported PostgreSQL version");
+    report_connected(ctx, a, v.full_name != NULL ? v.full_name : "");
+    return PGREST_OK;
+}

@@ -477,15 +477,20 @@ int pgrest_ctx_start_listener(pgrest_ctx *ctx, void (*on_reload_config)(void *),
     bool ok = wanted_channel(ctx, &l->channel) && l->conninfo != NULL;
     l->on_reload_config = on_reload_config;
     l->arg = arg;
+    /* Known before it connects: until it listens the connection counts
+     * as not established (Reload.hs isListenerOn, false until then), and
+     * /ready borrows no pooled connection meanwhile, which the next schema
+     * cache load would reuse. */
+    ctx->listener = l;
     /* LISTEN before returning, so a NOTIFY sent after this call is seen;
      * if the database is down the thread keeps trying. */
     if (ok && l->channel != NULL)
         l->first = worker_connection(l, &l->first_connect_failed);
     if (!ok || pthread_create(&l->thread, NULL, run, l) != 0) {
+        ctx->listener = NULL;
         free_listener(l);
         return pgr_error_oom(err);
     }
-    ctx->listener = l;
     return PGREST_OK;
 }
 

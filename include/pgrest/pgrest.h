@@ -141,7 +141,8 @@ PGREST_API void pgrest_ctx_free(pgrest_ctx *ctx);
  * a new configuration snapshot and swaps it in; requests already started
  * finish with the one they began with. db-uri, db-pool and
  * db-pool-acquisition-timeout take effect only before the first
- * pgrest_ctx_load_schema (which creates the pool). */
+ * pgrest_ctx_load_schema or pgrest_ctx_reload_config (which create the
+ * pool). */
 PGREST_API int pgrest_ctx_set(pgrest_ctx *ctx, const char *key,
                               const char *value, pgrest_error *err);
 
@@ -163,7 +164,9 @@ PGREST_API const char *pgrest_ctx_get(const pgrest_ctx *ctx, const char *key);
  * return to their defaults, except db-uri, which a running context keeps;
  * keys == NULL keeps the options set before. Then, with db-config, the
  * in-database settings (pgrst.* role settings, db-pre-config) are read
- * again over a new connection and override them. The result is checked
+ * again on connections borrowed from the pool (PostgREST's usePool: it
+ * waits for one like a request does, up to db-pool-acquisition-timeout,
+ * and creates the pool if no load did yet) and override them. The result is checked
  * as a whole: if any value is invalid nothing changes, the previous
  * configuration stays, PGREST_ERR_CONFIG is returned and the observer
  * gets PGREST_EVENT_CONFIG_INVALID "Failed reloading config: <error>";
@@ -175,8 +178,15 @@ PGREST_API int pgrest_ctx_reload_config(pgrest_ctx *ctx, const char *const *keys
                                         const char *const *values, size_t n,
                                         pgrest_error *err);
 
-/* Connects to db-uri and loads the schema cache by introspection (one
- * round trip). With db-config (the default) it first re-reads the
+/* Loads the schema cache by introspection (one READ COMMITTED READ ONLY
+ * transaction) on a connection borrowed from the pool, which the first
+ * call creates; like PostgREST's loader it borrows once for the version
+ * query, once for each in-database settings query and once for the
+ * introspection, waiting for a connection as a request does (up to
+ * db-pool-acquisition-timeout) and reporting each borrow
+ * (PGREST_EVENT_POOL_REQUEST, _POOL_CONNECTION, _POOL_REQUEST_FULFILLED):
+ * call it from a thread that does not run the requests holding the pool's
+ * connections. With db-config (the default) it first re-reads the
  * in-database settings, as PostgREST's schema cache loader does: a valid
  * change is applied (PGREST_EVENT_CONFIG_RELOADED), an invalid one keeps the
  * previous configuration (PGREST_EVENT_CONFIG_INVALID) and the load goes on.

@@ -181,16 +181,9 @@ static PGconn *connect_params(const char *const *keys, const char *const *vals,
 
 /* Like PostgREST (Config.hs addFallbackAppName): an application_name or a
  * fallback_application_name in db-uri wins; otherwise every connection
- * (pool, schema loads, listener) shows the library's name and version in
+ * (pool, listener) shows the library's name and version in
  * pg_stat_activity. */
 #define PGR_FALLBACK_APP_NAME "pgrest " PGREST_VERSION_STRING
-
-PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err)
-{
-    const char *keys[] = {"fallback_application_name", "dbname", NULL};
-    const char *vals[] = {PGR_FALLBACK_APP_NAME, conninfo, NULL};
-    return connect_params(keys, vals, a, err);
-}
 
 /* The listener needs the primary when db-uri lists several hosts
  * (Config.hs addTargetSessionAttrs, which overrides db-uri's own). */

@@ -111,9 +111,8 @@ typedef enum pgr_session_outcome {
 /* pgr_pool_release after a session, observed as hasql-pool does
  * ("session success", "session failure", "network error"). */
 void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome);
-/* Opens a new standalone connection (schema loading, LISTEN). */
-PGconn *pgr_connect(const char *conninfo, pgrest_arena *a, pgrest_error *err);
-/* pgr_connect to a server that accepts writes (target_session_attrs=read-write). */
+/* Opens a standalone connection, outside the pool (LISTEN), to a server
+ * that accepts writes (target_session_attrs=read-write). */
 PGconn *pgr_connect_read_write(const char *conninfo, pgrest_arena *a, pgrest_error *err);
 /* Pool gauges and the acquisition-timeout counter for metrics, as
  * PostgREST's Metrics.hs counts them: available = open connections not in

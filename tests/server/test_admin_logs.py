@@ -176,7 +176,12 @@ class SchemaCacheFailingTest(ServerTestCase):
         # every statement of the authenticator is cancelled after 1 ms:
         # the catalog queries cannot finish, connecting still works
         self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = 1")
-        srv = self.start_server(wait=False, **{"log-level": "crit"})
+        # the loads run on the pool (Reload.hs usePool), which keeps a
+        # connection whose session failed (hasql-pool): the retries reuse
+        # it, with the role's setting of its start, until the reaper closes
+        # it for idleness between two retries
+        srv = self.start_server(wait=False, **{"log-level": "crit",
+                                               "db-pool-max-idletime": "1"})
         logs = LogReader(srv)
         logs.wait_message(r"^Failed to load the schema cache using db-schemas=api and "
                           r"db-extra-search-path=public\. \{.*\}$", 20)
@@ -216,7 +221,10 @@ class SchemaCacheFailingTest(ServerTestCase):
     def test_failed_reload_is_pending_and_retried(self):
         # internal-schema-cache-query-sleep (PostgREST's test hook) makes
         # the load outlast the statement_timeout set after it started
-        srv = self.start_server(**{"internal-schema-cache-query-sleep": "600"})
+        # (the retries run on the pooled connection whose session failed,
+        # so the reaper must close it before the fix below can show)
+        srv = self.start_server(**{"internal-schema-cache-query-sleep": "600",
+                                   "db-pool-max-idletime": "1"})
         self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = 300")
         srv.signal(signal.SIGUSR1)
         logs = LogReader(srv)

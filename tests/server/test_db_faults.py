@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from test_admin_logs import JWT_SECRET, LogReader, jwt
+from test_admin_logs import JWT_SECRET, LogReader, jwt, wait_until
 from test_faults import NO_CONNECTION, RECOVERY_TIMEOUT, Background, FaultTestCase, loads_ok, \
     metric, terminate
 
@@ -202,7 +202,11 @@ class SchemaReloadFailureTest(FaultTestCase):
     replaces it."""
     # the loader's own test hook: a pg_sleep after the catalog queries,
     # which the authenticator's statement_timeout below cuts short
-    SERVER_CONFIG = {"internal-schema-cache-query-sleep": "1500", "db-pool": "1"}
+    # The load runs on the pool (Reload.hs usePool): the role's
+    # statement_timeout reaches only connections opened after it is set,
+    # so the reaper closes idle ones quickly (db-pool-max-idletime).
+    SERVER_CONFIG = {"internal-schema-cache-query-sleep": "1500", "db-pool": "1",
+                     "db-pool-max-idletime": "1"}
 
     def test_old_cache_kept_until_a_retry_succeeds(self):
         self.assertEqual(self.server.get("/artists?id=eq.1").status, 200)
@@ -212,6 +216,10 @@ class SchemaReloadFailureTest(FaultTestCase):
         self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = '300ms';"
                           "CREATE TABLE api.added_meanwhile (id int);"
                           "GRANT SELECT ON api.added_meanwhile TO web_anon")
+        # the request's connection, from before the setting, closed
+        self.assertTrue(wait_until(lambda: int(self.cluster.psql(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = 'authenticator' "
+            "AND query NOT LIKE 'LISTEN%'").strip()) == 0, 10))
         self.server.signal(signal.SIGUSR1)
         logs.wait_message(r'^Failed to load the schema cache using db-schemas=api and '
                           r'db-extra-search-path=public\. \{"code":"57014"')

@@ -15,10 +15,11 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 CONN = re.compile(r"^Connection (%s) (.*)$" % UUID)
 
 
-def pool_lines(reader):
-    """(uuid, status) of every hasql-pool observation, in order."""
+def pool_lines(reader, start=0):
+    """(uuid, status) of every hasql-pool observation from the start-th
+    line on, in order."""
     out = []
-    for m in reader.messages():
+    for m in reader.messages()[start:]:
         c = CONN.match(m)
         if c:
             out.append((c.group(1), c.group(2)))
@@ -58,9 +59,12 @@ class PoolObservationsTest(PoolTestCase):
         self.assertEqual(len(ids), 1, msgs)
 
     def test_establishment_is_logged_once_per_connection(self):
+        # the start-up load's connection was flushed after it (Reload.hs
+        # flushPool: "is terminated due to release"); the requests' are new
+        start = len(self.logs.messages())
         self.assertEqual(self.server.get("/artists").status, 200)
         self.assertEqual(self.server.get("/artists").status, 200)
-        lines = pool_lines(self.logs)
+        lines = pool_lines(self.logs, start)
         est = [u for u, s in lines if s == "is being established"]
         avail = [u for u, s in lines if s == "is available due to connection establishment"]
         self.assertEqual(est, avail, lines)
@@ -177,10 +181,12 @@ class DefaultsKeepConnectionsTest(PoolTestCase):
     SERVER_CONFIG = {"log-level": "debug"}
 
     def test_connection_reused_within_idletime(self):
+        # after the start-up load's flush
+        start = len(self.logs.messages())
         self.assertEqual(self.server.get("/artists").status, 200)
         time.sleep(2.5)
         self.assertEqual(self.server.get("/artists").status, 200)
-        lines = pool_lines(self.logs)
+        lines = pool_lines(self.logs, start)
         self.assertFalse([l for l in lines if "terminated" in l[1]], lines)
         self.assertGreaterEqual(backends(self.cluster), 1)
 
@@ -223,3 +229,107 @@ class ReadyProbeTest(PoolTestCase):
         self.assertEqual(msgs[-1], "Borrowed a connection from the pool", msgs)
         self.assertTrue(CONN.match(msgs[-2]) and msgs[-2].endswith(
             " is available due to session success"), msgs)
+
+
+# The lines PostgREST writes at debug around one schema cache load
+# (AppState/Reload.hs retryingSchemaCacheLoad), each query through
+# AppState/Pool.hs usePool (PoolRequest, hasql-pool's connection lines,
+# PoolRequestFullfilled after the session returned the connection):
+# qPgVersion, then DBConnectedObs and PoolInit; qInDbConfig's
+# readInDbConfig (queryDbSettings, queryRoleSettings, ConfigSucceededObs);
+# qSchemaCache, then flushPool (hasql-pool's release of the idle
+# connection, PoolFlushed) before SchemaCacheQueriedObs. Texts from
+# Logger.hs observationMessages.
+def use_pool(*connection):
+    return (["Trying to borrow a connection from pool"]
+            + ["Connection U " + s for s in connection]
+            + ["Borrowed a connection from the pool"])
+
+
+REUSED = ("is used", "is available due to session success")
+LOAD_TAIL = (use_pool(*REUSED) + use_pool(*REUSED) + ["Config reloaded"]
+             + use_pool(*REUSED)
+             + ["Connection U is terminated due to release",
+                "Database connection pool flushed",
+                "Schema cache queried in"])
+LOAD_KEPT = ("Trying to borrow", "Borrowed a connection", "Connection ", "Successfully connected",
+             "Connection Pool initialized", "Config reloaded", "Database connection pool flushed",
+             "Schema cache queried in")
+
+
+class SchemaCacheLoadPoolLinesTest(PoolTestCase):
+    """The schema cache load and the in-database config read borrow from
+    the pool as PostgREST's usePool does (db-pool = 1: one connection
+    named U; the listener, on a connection of its own, writes none)."""
+    SERVER_CONFIG = {"log-level": "debug", "db-pool": "1"}
+
+    def load_lines(self, start):
+        """The load's lines from the start-th message on, up to "Schema
+        cache queried", uuids replaced by U (all the same connection)."""
+        out, ids = [], set()
+        for m in self.logs.messages()[start:]:
+            if not m.startswith(LOAD_KEPT):
+                continue
+            c = CONN.match(m)
+            if c:
+                ids.add(c.group(1))
+                m = "Connection U " + c.group(2)
+            elif m.startswith("Successfully connected to PostgreSQL"):
+                m = "Successfully connected to PostgreSQL"
+            elif m.startswith("Schema cache queried in"):
+                out.append("Schema cache queried in")
+                break
+            out.append(m)
+        self.assertLessEqual(len(ids), 1, out)
+        return out
+
+    def version_and_config(self, *connection):
+        return (use_pool(*connection) + ["Successfully connected to PostgreSQL",
+                                         "Connection Pool initialized with a maximum size of 1 connections"]
+                + LOAD_TAIL)
+
+    def test_start_up_load(self):
+        expected = self.version_and_config("is being established",
+                                           "is available due to connection establishment",
+                                           *REUSED)
+        self.assertEqual(self.load_lines(0), expected)
+
+    def test_reload_on_notify_and_sigusr1(self):
+        self.assertEqual(self.server.get("/artists").status, 200)
+        for reload in (lambda: self.cluster.psql("NOTIFY pgrst"),
+                       lambda: self.server.signal(__import__("signal").SIGUSR1)):
+            start = len(self.logs.messages())
+            reload()
+            self.assertTrue(wait_until(
+                lambda: "Schema cache queried in" in self.load_lines(start), 10),
+                self.logs.messages()[start:])
+            # the request's connection is reused by the version query
+            self.assertEqual(self.load_lines(start), self.version_and_config(*REUSED))
+            self.assertEqual(self.server.get("/artists").status, 200)
+
+    def test_reload_waits_for_the_only_connection(self):
+        # usePool waits for the pool like a request: with db-pool = 1 held
+        # by a request, the load borrows once the request returns it
+        import signal
+        import threading
+        before = len(self.logs.messages())
+        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=2", timeout=10))
+        t.start()
+        try:
+            # the request runs on the connection
+            self.assertTrue(wait_until(lambda: (pool_lines(self.logs, before) or [("", "")])[-1][1]
+                                       == "is used", 2))
+            start = len(self.logs.messages())
+            self.server.signal(signal.SIGUSR1)
+            self.logs.wait_message(r"^Schema cache queried in", 15)
+        finally:
+            t.join()
+        msgs = [m for m in self.logs.messages()[start:] if m.startswith(LOAD_KEPT)]
+        self.assertEqual(msgs[0], "Trying to borrow a connection from pool", msgs)
+        # the request's session ends before the load's first one starts
+        # (the request's own PoolRequestFullfilled may come either side
+        # of the load's "is used": two threads)
+        self.assertRegex(msgs[1], r"^Connection %s is available due to session success$" % UUID)
+        rest = [m for m in msgs[2:] if m != "Borrowed a connection from the pool"]
+        self.assertRegex(rest[0], r"^Connection %s is used$" % UUID)
+        self.assertEqual(self.server.get("/artists").status, 200)

@@ -6,6 +6,7 @@
 
 #include "exec/response.h"
 #include "exec/stream.h"
+#include "plan/nested_insert.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -61,10 +62,25 @@ static bool send_one(PGconn *pg, pgr_stmt_cache *cache, const pgr_stmt *s,
 
 
 
+/* A nested insert's error names the nested row it is about before
+ * PostgreSQL's details (docs/nested-inserts.md). */
+static const char *nested_details(pgrest_arena *a, const pgrest_query_plan *plan,
+                                  const PGresult *r, const char *code, const char *detail)
+{
+    const char *path = pgr_nested_error_path(
+        a, plan, PQresultErrorField(r, PG_DIAG_SCHEMA_NAME),
+        PQresultErrorField(r, PG_DIAG_TABLE_NAME), code,
+        PQresultErrorField(r, PG_DIAG_COLUMN_NAME), detail);
+    if (path == NULL)
+        return detail ? pgr_strdup(a, detail) : NULL;
+    return detail ? pgr_asprintf(a, "%s: %s", path, detail) : path;
+}
+
 static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
-                    const pgrest_api_request *api, const PGresult *r,
+                    const pgrest_query_plan *plan, const PGresult *r,
                     pgrest_response **out, pgrest_error *err)
 {
+    const pgrest_api_request *api = plan->api;
     const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
     const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
     const char *detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
@@ -79,9 +95,8 @@ static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
         return PGREST_ERR_CONNECTION;
     }
     int status = pgr_sqlstate_http_status(code, msg, api && api->authenticated);
-    pgr_error(err, status, pgr_strdup(a, code),
-              pgr_strdup(a, msg ? msg : ""), detail ? pgr_strdup(a, detail) : NULL,
-              hint ? pgr_strdup(a, hint) : NULL);
+    pgr_error(err, status, pgr_strdup(a, code), pgr_strdup(a, msg ? msg : ""),
+              nested_details(a, plan, r, code, detail), hint ? pgr_strdup(a, hint) : NULL);
     return PGREST_ERR_DATABASE;
 }
 
@@ -408,7 +423,7 @@ static void send_end(pgrest_pending *p, const char *command)
 static void after_pipeline(pgrest_pending *p)
 {
     if (p->rs.error != NULL) {
-        int rc = pg_error(p->ctx, p->arena, p->st->plan->api, p->rs.error,
+        int rc = pg_error(p->ctx, p->arena, p->st->plan, p->rs.error,
                           &p->resp, &p->err);
         p->rc = rc;
         if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
@@ -443,7 +458,7 @@ static void end_failed(pgrest_pending *p, PGresult *r)
     if (!keep_result(&p->rs, r))
         return;
     p->resp = NULL;
-    p->rc = pg_error(p->ctx, p->arena, p->st->plan->api, r, &p->resp, &p->err);
+    p->rc = pg_error(p->ctx, p->arena, p->st->plan, r, &p->resp, &p->err);
 }
 
 static void feed(pgrest_pending *p, PGresult *r)
@@ -553,7 +568,7 @@ static int connection_lost(pgrest_pending *p)
     }
     leave_pipeline(p);
     if (p->rs.error != NULL && PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE) != NULL)
-        return pg_error(p->ctx, p->arena, p->st->plan->api, p->rs.error, &p->resp, &p->err);
+        return pg_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
     return connection_error(p->arena, p->pg, &p->err);
 }
 

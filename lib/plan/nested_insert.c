@@ -227,9 +227,7 @@ const char *const *pgr_nested_reference_columns(const pgr_nested_insert *n, size
     return n->many_to_many ? n->rel->cols2 : n->to_one ? n->rel->fcols : NULL;
 }
 
-/* An object holding nothing but the reference columns names an existing
- * row: nothing is inserted for it (the SQL decides alike, emit_nested.c). */
-static bool is_reference(json_object *row, const pgr_nested_insert *n)
+bool pgr_nested_is_reference(json_object *row, const pgr_nested_insert *n)
 {
     size_t count;
     const char *const *cols = pgr_nested_reference_columns(n, &count);
@@ -249,7 +247,7 @@ static void drop_references(row_set *rows, const pgr_nested_insert *n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < rows->n; i++)
-        if (!is_reference(rows->rows[i], n))
+        if (!pgr_nested_is_reference(rows->rows[i], n))
             rows->rows[kept++] = rows->rows[i];
     rows->n = kept;
 }

@@ -65,6 +65,21 @@ bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_inser
  * junction references); NULL for one-to-many. */
 const char *const *pgr_nested_reference_columns(const pgr_nested_insert *n, size_t *count);
 
+/* An object holding nothing but the reference columns names an existing
+ * row: nothing is inserted for it (the SQL decides alike, emit_nested.c). */
+struct json_object;
+bool pgr_nested_is_reference(struct json_object *row, const pgr_nested_insert *n);
+
+/* The path of the nested row a PostgreSQL error (its SQLSTATE, table,
+ * column and details) is about, for the error's details: "tracks[2]",
+ * "[1].tracks[0].track_notes[1]", the level alone ("tracks") when no row
+ * can be told; NULL when the error is not about a nested level's table
+ * (plan/nested_error.c). */
+const char *pgr_nested_error_path(pgrest_arena *a, const pgrest_query_plan *plan,
+                                  const char *schema, const char *table,
+                                  const char *sqlstate, const char *column,
+                                  const char *detail);
+
 /* Marks the embeds of the representation's tree that read what a nested
  * insert wrote: they read the insert's CTE instead of the table (a
  * statement's data-modifying CTEs are invisible to its other parts). */

@@ -266,9 +266,37 @@ class AtomicityTest(NestedInsertCase):
                        "tracks": [{"title": "a", "position": 1}, {"title": "b", "position": 2},
                                   {"title": None, "position": 3}]})
         self.assertEqual(r.status, 400, r)
-        self.assertEqual(r.json()["code"], "23502")
+        body = r.json()
+        self.assertEqual(body["code"], "23502")
+        # the path of the failing row, then PostgreSQL's details
+        self.assertTrue(body["details"].startswith("tracks[2]: Failing row contains ("), body)
         self.assertEqual(self.counts(), before)
         self.assertEqual(self.count("albums", "title = 'Broken'"), 0)
+
+    def test_the_details_name_the_failing_rows_path(self):
+        before = self.counts() + [self.count("playlist_track")]
+        cases = [
+            # a key two rows of one parent share: the second fails
+            ("/albums", [{"title": "D", "artist_id": 1,
+                          "tracks": [{"title": "a", "position": 1}]},
+                         {"title": "D", "artist_id": 1,
+                          "tracks": [{"title": "a", "position": 1},
+                                     {"title": "b", "position": 1}]}],
+             409, "23505", "[1].tracks[1]: Key (album_id, \"position\")=("),
+            # a junction row twice
+            ("/playlists", {"name": "Dup", "tracks": [{"id": 1}, {"id": 2}, {"id": 1}]},
+             409, "23505", "tracks[2]: Key (playlist_id, track_id)=("),
+            # a foreign key two levels down
+            ("/albums", {"title": "F", "artist_id": 1, "tracks": [
+                {"title": "a", "position": 1,
+                 "track_notes": [{"note": "ok"}, {"note": "bad", "author_id": 99999}]}]},
+             409, "23503", "tracks[0].track_notes[1]: Key (author_id)=(99999) is not present"),
+        ]
+        for path, body, status, code, details in cases:
+            r = self.post(path, body)
+            self.assertEqual((r.status, r.json()["code"]), (status, code), r)
+            self.assertTrue(r.json()["details"].startswith(details), (details, r))
+        self.assertEqual(self.counts() + [self.count("playlist_track")], before)
 
     def test_row_level_security_on_the_child_refuses(self):
         self.cluster.psql(

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/strbuf.h"
+#include "util/utf8.h"
 
 static bool code_is(const char *code, const char *want)
 {
@@ -169,12 +170,30 @@ int pgr_sqlstate_http_status(const char *c, const char *message,
     return 400;
 }
 
+/* Client bytes echoed in an error body may not be UTF-8; PostgREST
+ * decodes such text leniently (Data.Text.Encoding lenientDecode), one
+ * U+FFFD per byte that starts no well-formed sequence, so the body stays
+ * valid JSON.  It lives here, not in util/strbuf.c, because strbuf sits
+ * below utf8 (utf8.c builds its output with a strbuf). */
+static void put_json_string_lenient(pgr_sb *sb, const char *s)
+{
+    if (sb->failed)
+        return;
+    size_t n;
+    const char *clean = pgr_utf8_lenient(sb->arena, s, strlen(s), &n);
+    if (clean == NULL) {
+        sb->failed = true;
+        return;
+    }
+    pgr_sb_put_json_stringn(sb, clean, n);
+}
+
 static void put_nullable(pgr_sb *sb, const char *s)
 {
     if (s == NULL)
         pgr_sb_puts(sb, "null");
     else
-        pgr_sb_put_json_string_lenient(sb, s);
+        put_json_string_lenient(sb, s);
 }
 
 /* PGRST201's details is the JSON array of candidate relationships

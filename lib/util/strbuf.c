@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "util/utf8.h"
 
 void pgr_sb_init(pgr_sb *sb, pgrest_arena *arena, size_t initial)
 {
@@ -122,23 +121,6 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n)
 void pgr_sb_put_aeson_stringn(pgr_sb *sb, const char *s, size_t n)
 {
     put_json_string(sb, s, n, true);
-}
-
-/* Client bytes echoed in an error body may not be UTF-8; PostgREST
- * decodes such text leniently (Data.Text.Encoding lenientDecode), one
- * U+FFFD per byte that starts no well-formed sequence, so the body stays
- * valid JSON. */
-void pgr_sb_put_json_string_lenient(pgr_sb *sb, const char *s)
-{
-    if (!piece_ok(sb, s))
-        return;
-    size_t n;
-    const char *clean = pgr_utf8_lenient(sb->arena, s, strlen(s), &n);
-    if (clean == NULL) {
-        sb->failed = true;
-        return;
-    }
-    pgr_sb_put_json_stringn(sb, clean, n);
 }
 
 void pgr_sb_put_json_string(pgr_sb *sb, const char *s)

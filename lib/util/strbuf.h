@@ -61,9 +61,6 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n);
 /* Like pgr_sb_put_json_stringn, escaped as aeson encodes a Text: '\b'
  * and '\f' as \u0008 and \u000c (the other escapes are the same). */
 void pgr_sb_put_aeson_stringn(pgr_sb *sb, const char *s, size_t n);
-/* Like pgr_sb_put_json_string, but bytes that are not well-formed UTF-8
- * become U+FFFD, so the result is valid JSON whatever s holds. */
-void pgr_sb_put_json_string_lenient(pgr_sb *sb, const char *s);
 /* Appends s as a SQL identifier: always quoted, '"' doubled. */
 void pgr_sb_put_ident(pgr_sb *sb, const char *s);
 /* Appends s as a SQL string literal ('...' with quotes doubled); only for

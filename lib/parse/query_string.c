@@ -7,6 +7,7 @@
 
 #include "parse/filter_parser.h"
 #include "parse/order_parser.h"
+#include "parse/param_name.h"
 #include "parse/ranges.h"
 #include "parse/select_parser.h"
 #include "util/error.h"
@@ -94,15 +95,6 @@ pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n)
 
 /* ------------------------------------------------------------ helpers */
 
-
-/* the text after the last '.' of key[0..n) (endingIn splits on '.') */
-bool pgr_param_ends_in(const pgr_kv *p, const char *word)
-{
-    size_t i = p->name_len, w = strlen(word);
-    while (i > 0 && p->name[i - 1] != '.')
-        i--;
-    return p->name_len - i == w && memcmp(p->name + i, word, w) == 0;
-}
 
 static bool name_is(const pgr_kv *p, const char *word)
 {

@@ -49,7 +49,4 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
 char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,
                            bool plus_as_space, size_t *out_len);
 
-/* endingIn: the text after the last '.' of the (decoded) name is word. */
-bool pgr_param_ends_in(const pgr_kv *p, const char *word);
-
 #endif

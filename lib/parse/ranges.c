@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "parse/query_string.h"
+#include "parse/param_name.h"
 #include "util/error.h"
 #include "util/str_list.h"
 

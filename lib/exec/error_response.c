@@ -6,7 +6,7 @@
 
 #include "auth/jwt.h"
 #include "context.h"
-#include "exec/response.h"
+#include "exec/response_record.h"
 #include "util/error.h"
 
 /* What an error response may take beyond an exhausted arena's cap: the

@@ -4,7 +4,9 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#include "exec/response.h"
+#include "exec/preference_applied.h"
+#include "exec/response_call.h"
+#include "exec/response_read.h"
 #include "plan/call_plan.h"
 #include "util/error.h"
 #include "util/json_strict.h"

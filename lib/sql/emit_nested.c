@@ -23,6 +23,8 @@
  * finds its own related row's key. A row that is not inserted (a BEFORE
  * trigger returning NULL) would break the count, so the insert that
  * depends on it then fails instead of binding a row to another's key. */
+#include "sql/emit_nested.h"
+
 #include <stdio.h>
 
 #include "plan/nested_insert.h"

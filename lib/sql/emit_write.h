@@ -25,8 +25,4 @@ void pgr_emit_defaults_object(pgr_sql *q, const pgr_column *const *columns, size
 /* " RETURNING ..." of the request's own table. */
 void pgr_emit_returning(pgr_sql *q, const pgr_mutate_plan *mp);
 
-/* A POST with nested rows (plan/nested_insert.h): the WITH list up to the
- * last nested insert, pgrst_source being the request's own INSERT. */
-void pgr_emit_nested_insert(pgr_sql *q, const pgrest_query_plan *plan);
-
 #endif

@@ -265,7 +265,7 @@ typedef struct pgr_schema_cache {
 } pgr_schema_cache;
 
 /* Builds a cache from snapshot JSON text (copied; the cache keeps it in
- * `json`). Tables are sorted by (schema, name), routines by (schema, name)
+ * `json`); defined in schema/schema_load.c, as is the next one. Tables are sorted by (schema, name), routines by (schema, name)
  * keeping overloads in snapshot order, representations by
  * (source, target). The returned cache has a reference count of 1. exposed_schemas (NULL-terminated)
  * restricts junction tables to exposed schemas as PostgREST does; NULL keeps
@@ -289,6 +289,17 @@ void pgr_schema_cache_release(pgr_schema_cache *sc);
  * (relationships keyed by origin table and target schema, routines by
  * qualified name so overloads count once). The text lives in a. */
 char *pgr_schema_cache_summary(const pgr_schema_cache *sc, pgrest_arena *a);
+
+/* The orders the cache's arrays are sorted in (qsort / bsearch
+ * comparators): schema_load.c sorts by them, the lookups below search by
+ * them. pgr_table by (schema, name); pointers to pgr_column by name
+ * (columns_by_name); pgr_representation by (source, target);
+ * pgr_media_handler with anyelement handlers (no target) first, then by
+ * target and media type. */
+int pgr_table_cmp(const void *pa, const void *pb);
+int pgr_column_ptr_cmp(const void *pa, const void *pb);
+int pgr_representation_cmp(const void *pa, const void *pb);
+int pgr_media_handler_cmp(const void *pa, const void *pb);
 
 const pgr_table *pgr_find_table(const pgr_schema_cache *sc, const char *schema,
                                 const char *name);

@@ -14,6 +14,7 @@
 #include "parse/query_string.h"
 #include "plan/embed.h"
 #include "plan/fuzzyset.h"
+#include "plan/strict_preferences.h"
 #include "schema/routine_order.h"
 #include "util/error.h"
 #include "util/strbuf.h"

@@ -168,11 +168,6 @@ typedef struct pgr_negotiation_target {
     bool default_select;
 } pgr_negotiation_target;
 
-/* Prefer: handling=strict with preferences PostgREST does not know:
- * PGRST122 (ApiRequest/Preferences.hs invalidPrefs). */
-int pgr_check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
-                                 pgrest_error *err);
-
 /* Picks the output format from Accept (PostgREST Plan/Negotiate.hs) for
  * the request's relation. */
 int pgr_negotiate(pgrest_ctx *ctx, pgrest_arena *a,

@@ -1,9 +1,14 @@
-/* api request -> plan (PostgREST's Plan.hs actionPlan). */
+/* api request -> plan (PostgREST's Plan.hs actionPlan): the dispatch to
+ * the action planners. The plan's types are in plan.h, which every
+ * planner includes; this file is named apart from it (as PostgreSQL's
+ * optimizer/plan/planner.c) so that including the types is no dependency
+ * on the dispatcher. */
 #include <string.h>
 
 #include "context.h"
 #include "plan/fuzzy.h"
 #include "plan/plan.h"
+#include "plan/strict_preferences.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -25,26 +30,6 @@ static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
         plan->tx_override_applied = true;
     }
     plan->commit = commit;
-}
-
-/* Prefer: handling=strict rejects preferences PostgREST does not know
- * (ApiRequest/Preferences.hs, PGRST122). */
-int pgr_check_strict_preferences(pgrest_arena *a, const pgrest_api_request *api,
-                                 pgrest_error *err)
-{
-    const pgr_preferences *p = &api->prefs;
-    if (p->handling != PGR_PREF_HANDLING_STRICT || p->n_invalid == 0)
-        return PGREST_OK;
-    pgr_sb sb;
-    pgr_sb_init(&sb, a, 64);
-    pgr_sb_puts(&sb, "Invalid preferences: ");
-    for (size_t i = 0; i < p->n_invalid; i++) {
-        if (i > 0)
-            pgr_sb_puts(&sb, ", ");
-        pgr_sb_puts(&sb, p->invalid[i]);
-    }
-    return pgr_error(err, 400, "PGRST122", "Invalid preferences given with handling=strict",
-                     pgr_sb_finish(&sb), NULL);
 }
 
 /* Plan.hs findTable comes first (PGRST205), before media negotiation.

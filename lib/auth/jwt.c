@@ -28,6 +28,7 @@
 #include "context.h"
 #include "observe.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/hs_show.h"
 #include "util/json_strict.h"
 #include "util/strbuf.h"
@@ -912,99 +913,13 @@ static void put_json_object(pgr_sb *sb, json_object *obj)
     pgr_sb_putc(sb, '}');
 }
 
-static void put_zeros(pgr_sb *sb, long long n)
-{
-    for (; n > 0; n--)
-        pgr_sb_putc(sb, '0');
-}
-
-/* A JSON number literal as Aeson encodes the Scientific it parses to
- * (Data.Aeson.Encoding.Builder scientific): an exponent in 0..1024 gives
- * the integer's digits, any other the Generic format of
- * Data.Scientific (fixed for a decimal exponent in 0..7, else d.ddde-n).
- * json-c keeps a parsed double's literal, so the token's text is read. */
+/* A number as Aeson encodes the Scientific it parses the literal to.
+ * json-c keeps a parsed double's literal, so the token's text is read;
+ * a text that is no JSON number (none parses so) is written as it is. */
 static void put_aeson_number(pgr_sb *sb, const char *lit)
 {
-    bool neg = *lit == '-';
-    const char *p = neg ? lit + 1 : lit;
-    const char *int_digits = p;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    size_t n_int = (size_t)(p - int_digits);
-    const char *frac = p;
-    size_t n_frac = 0;
-    if (*p == '.') {
-        frac = ++p;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        n_frac = (size_t)(p - frac);
-    }
-    long long exp = 0;
-    bool huge = false; /* |exponent| beyond any digit count */
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        bool eneg = *p == '-';
-        if (*p == '-' || *p == '+')
-            p++;
-        for (; *p >= '0' && *p <= '9'; p++) {
-            if (exp > 1000000000LL)
-                huge = true;
-            else
-                exp = exp * 10 + (*p - '0');
-        }
-        exp = eneg ? -exp : exp;
-        if (huge)
-            exp = eneg ? -4000000000LL : 4000000000LL;
-    }
-    /* the coefficient's digits: integer then fraction, leading zeros off */
-    char *digits = pgr_alloc(sb->arena, n_int + n_frac + 1);
-    if (digits == NULL) {
-        sb->failed = true;
-        return;
-    }
-    memcpy(digits, int_digits, n_int);
-    memcpy(digits + n_int, frac, n_frac);
-    size_t n = n_int + n_frac, lead = 0;
-    while (lead < n && digits[lead] == '0')
-        lead++;
-    const char *d = digits + lead;
-    n -= lead;
-    long long e = exp - (long long)n_frac;
-    if (n == 0) { /* zero: Scientific drops the sign */
-        pgr_sb_puts(sb, e >= 0 && e <= 1024 ? "0" : "0.0");
-        return;
-    }
-    if (neg)
-        pgr_sb_putc(sb, '-');
-    if (e >= 0 && e <= 1024) {
-        pgr_sb_putn(sb, d, n);
-        put_zeros(sb, e);
-        return;
-    }
-    while (n > 1 && d[n - 1] == '0') /* toDecimalDigits */
-        n--;
-    long long e10 = (long long)n + e + (long long)(n_int + n_frac - lead - n);
-    if (e10 < 0 || e10 > 7) {
-        pgr_sb_putc(sb, d[0]);
-        pgr_sb_putc(sb, '.');
-        if (n > 1)
-            pgr_sb_putn(sb, d + 1, n - 1);
-        else
-            pgr_sb_putc(sb, '0');
-        pgr_sb_puts(sb, pgr_asprintf(sb->arena, "e%lld", e10 - 1));
-    } else if (e10 == 0) {
-        pgr_sb_puts(sb, "0.");
-        pgr_sb_putn(sb, d, n);
-    } else {
-        size_t whole = (size_t)e10 < n ? (size_t)e10 : n;
-        pgr_sb_putn(sb, d, whole);
-        put_zeros(sb, e10 - (long long)whole);
-        pgr_sb_putc(sb, '.');
-        if (whole < n)
-            pgr_sb_putn(sb, d + whole, n - whole);
-        else
-            pgr_sb_putc(sb, '0');
-    }
+    const char *aeson = pgr_aeson_number(sb->arena, lit);
+    pgr_sb_puts(sb, aeson != NULL ? aeson : lit);
 }
 
 static void put_json(pgr_sb *sb, json_object *v)

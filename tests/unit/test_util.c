@@ -121,6 +121,50 @@ START_TEST(doubles_shown_as_haskell)
 }
 END_TEST
 
+/* JSON numbers as aeson re-encodes them: the one printer behind OpenAPI
+ * defaults and request.jwt.claims, and the Generic format shared with
+ * show Double (a literal of a Double's shortest digits prints as show). */
+START_TEST(json_numbers_as_aeson_prints_them)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    static const struct { const char *in; const char *want; } cases[] = {
+        {"1e2", "100"}, {"1.50", "1.5"}, {"1e-7", "1.0e-7"}, {"1.0", "1.0"},
+        {"0.1", "0.1"}, {"100.0", "100.0"}, {"12345678.9", "1.23456789e7"},
+        {"1234567.8", "1234567.8"}, {"0.001", "1.0e-3"}, {"123.456e-2", "1.23456"},
+        {"1e1025", "1.0e1025"}, {"-2.5E+1", "-25"}, {"0.0", "0.0"}, {"-0.0", "0.0"},
+        {"0e5", "0"}, {"-0", "0"}, {"42", "42"}, {"-42", "-42"}, {"42.20", "42.2"},
+        {"0.050", "5.0e-2"}, {"1.5e3", "1500"}, {" 7 \n", "7"}, {"0.5", "0.5"},
+        {"99999999999999999999", "99999999999999999999"}, {"1e-1024", "1.0e-1024"},
+        {"10000000.0", "1.0e7"}, {"9999999.5", "9999999.5"}, {"1e1024e", NULL},
+        {"12e99999999999", "1.2e100000000000"}, {"5e-99999999999", "5.0e-99999999999"},
+        {"", NULL}, {"01", NULL}, {"1.", NULL}, {".5", NULL}, {"+1", NULL},
+        {"1e", NULL}, {"NaN", NULL}, {"-", NULL}, {"1 2", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = pgr_aeson_number(a, cases[i].in);
+        if (cases[i].want == NULL)
+            ck_assert_msg(got == NULL, "%s: got %s", cases[i].in, got);
+        else
+            ck_assert_msg(got != NULL && strcmp(got, cases[i].want) == 0, "%s: got %s, want %s",
+                          cases[i].in, got ? got : "NULL", cases[i].want);
+    }
+    const char *e1024 = pgr_aeson_number(a, "-3e1024");
+    ck_assert_uint_eq(strlen(e1024), 1026);
+    ck_assert_int_eq(e1024[0], '-');
+    ck_assert_int_eq(e1024[1], '3');
+    ck_assert_uint_eq(strspn(e1024 + 2, "0"), 1024);
+    /* a Double's show has a point, and below 10^7 or as d.ddde-n its
+     * exponent is negative, so aeson takes the Generic path: the same text */
+    static const double doubles[] = {0.223109, 0.05, 0.0123, 1234567, -2, 1.5, 5e-324, -1e-300};
+    for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
+        char shown[PGR_SHOW_DOUBLE_LEN];
+        pgr_show_double(doubles[i], shown, sizeof shown);
+        ck_assert_str_eq(pgr_aeson_number(a, shown), shown);
+    }
+    pgrest_arena_free(a);
+}
+END_TEST
+
 /* Client bytes that are not UTF-8 (a path or header echoed in the
  * message) still give a valid JSON body: each stray byte is U+FFFD, as
  * PostgREST's lenient decoding of the path has it. */
@@ -315,6 +359,7 @@ int main(void)
     tcase_add_test(tc, sqlstate_to_http);
     tcase_add_test(tc, error_body_shape);
     tcase_add_test(tc, doubles_shown_as_haskell);
+    tcase_add_test(tc, json_numbers_as_aeson_prints_them);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);

@@ -27,6 +27,7 @@
 
 #include "context.h"
 #include "observe.h"
+#include "util/base64.h"
 #include "util/error.h"
 #include "util/number.h"
 #include "util/hs_show.h"
@@ -66,38 +67,14 @@ static int bad_alg_error(pgrest_error *err, const char *details)
 
 /* ------------------------------------------------------------ base64, JSON */
 
-static bool b64_char_ok(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-           (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '-' || c == '_';
-}
-
-/* Decodes base64 or base64url, padding optional, with OpenSSL's
- * EVP_DecodeBlock. Returns an arena buffer (NUL-terminated) or NULL. */
+/* Decodes base64 or base64url, padding optional. Returns an arena buffer
+ * (NUL-terminated) or NULL. */
 static unsigned char *b64_decode(pgrest_arena *a, const char *s, size_t n,
                                  size_t *out_len)
 {
-    while (n > 0 && s[n - 1] == '=')
-        n--;
-    if (n % 4 == 1 || n > INT32_MAX / 2)
+    unsigned char *out = pgr_alloc(a, pgr_base64_decoded_size(n));
+    if (out == NULL || !pgr_base64_decode(s, n, PGR_BASE64_PADDING_OPTIONAL, out, out_len))
         return NULL;
-    size_t padded = (n + 3) / 4 * 4;
-    unsigned char *in = pgr_alloc(a, padded + 1);
-    unsigned char *out = pgr_alloc(a, padded / 4 * 3 + 1);
-    if (in == NULL || out == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!b64_char_ok(s[i]))
-            return NULL;
-        in[i] = (unsigned char)(s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i]);
-    }
-    for (size_t i = n; i < padded; i++)
-        in[i] = '=';
-    int r = EVP_DecodeBlock(out, in, (int)padded);
-    if (r < 0)
-        return NULL;
-    *out_len = (size_t)r - (padded - n);
-    out[*out_len] = '\0';
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "exec/stmt_cache.h"
 #include "sql/sql_builder.h"
 #include "util/arena.h"
+#include "util/base64.h"
 #include "util/error.h"
 #include "util/json_strict.h"
 #include "util/number.h"
@@ -162,6 +163,38 @@ START_TEST(json_numbers_as_aeson_prints_them)
         ck_assert_str_eq(pgr_aeson_number(a, shown), shown);
     }
     pgrest_arena_free(a);
+}
+END_TEST
+
+/* One decoder, two paddings: JWS segments and JWK members take base64url
+ * with or without '=', jwt-secret-is-base64 takes base64-bytestring's
+ * strict padded form; both alphabets either way. */
+START_TEST(base64_decoded_both_ways)
+{
+    static const struct { const char *in; const char *optional, *required; } cases[] = {
+        {"", "", ""}, {"QQ", "A", NULL}, {"QQ==", "A", "A"}, {"QQ=", "A", NULL},
+        {"QQ===", "A", NULL}, {"QUI=", "AB", "AB"}, {"QUI", "AB", NULL},
+        {"QUJD", "ABC", "ABC"}, {"QR==", "A", "A"}, {"Q", NULL, NULL}, {"Q===", NULL, NULL},
+        {"Pz8_", "??\?", "??\?"}, {"Pz8/", "??\?", "??\?"}, {"+-_/", "\xfb\xef\xff", "\xfb\xef\xff"},
+        {"QQ=A", NULL, NULL}, {"Q Q=", NULL, NULL}, {"QQ.=", NULL, NULL}, {"QUJD\n", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *in = cases[i].in;
+        for (int mode = 0; mode < 2; mode++) {
+            const char *want = mode == 0 ? cases[i].optional : cases[i].required;
+            unsigned char out[16];
+            size_t len = 99;
+            bool ok = pgr_base64_decode(in, strlen(in),
+                                        mode == 0 ? PGR_BASE64_PADDING_OPTIONAL
+                                                  : PGR_BASE64_PADDING_REQUIRED,
+                                        out, &len);
+            ck_assert_msg(ok == (want != NULL), "%s mode %d: %d", in, mode, ok);
+            if (ok) {
+                ck_assert_uint_eq(len, strlen(want));
+                ck_assert_msg(memcmp(out, want, len + 1) == 0, "%s mode %d", in, mode);
+            }
+        }
+    }
 }
 END_TEST
 
@@ -360,6 +393,7 @@ int main(void)
     tcase_add_test(tc, error_body_shape);
     tcase_add_test(tc, doubles_shown_as_haskell);
     tcase_add_test(tc, json_numbers_as_aeson_prints_them);
+    tcase_add_test(tc, base64_decoded_both_ways);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);

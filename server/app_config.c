@@ -14,6 +14,7 @@
 #include "util/base64.h"
 #include "util/hs_show.h"
 #include "auth/jspath_legacy.h"
+#include "auth/jwt.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ storage */
@@ -588,24 +589,14 @@ static char *encode_base64(const unsigned char *s, size_t n)
     return out;
 }
 
-/* parseSecret: a JWK Set or a JWK (JSON) is taken as is; any other secret
- * must have 32 bytes at least. */
+/* parseSecret: a JWK Set or a JWK is taken as is (the library's rule, so
+ * the server refuses at start what the library would refuse per request);
+ * any other secret must have 32 bytes at least. */
 static bool is_jwk(const char *s, size_t len)
 {
-    json_tokener *tok = json_tokener_new();
-    if (tok == NULL)
-        return false;
-    json_object *o = json_tokener_parse_ex(tok, s, (int)len);
-    bool complete = json_tokener_get_error(tok) == json_tokener_success &&
-                    json_tokener_get_parse_end(tok) == len;
-    json_tokener_free(tok);
-    json_object *v = NULL;
-    bool jwk = complete && json_object_is_type(o, json_type_object) &&
-               ((json_object_object_get_ex(o, "keys", &v) &&
-                 json_object_is_type(v, json_type_array)) ||
-                (json_object_object_get_ex(o, "kty", &v) &&
-                 json_object_is_type(v, json_type_string)));
-    json_object_put(o);
+    pgrest_arena *a = pgrest_arena_new(0);
+    bool jwk = a != NULL && pgr_jwt_secret_is_jwk(a, (const unsigned char *)s, len);
+    pgrest_arena_free(a);
     return jwk;
 }
 

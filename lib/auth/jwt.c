@@ -789,8 +789,7 @@ int pgr_jwt_check_role_claim_key(pgrest_arena *a, const char *path,
     return PGREST_ERR_CONFIG;
 }
 
-/* A JWK Set or a JWK, as load_keys reads them. */
-static bool is_jwk_text(pgrest_arena *a, const unsigned char *bytes, size_t len)
+bool pgr_jwt_secret_is_jwk(pgrest_arena *a, const unsigned char *bytes, size_t len)
 {
     jwt_keyset ks;
     bool is_jwk = false;
@@ -806,7 +805,7 @@ int pgr_jwt_check_secret(pgrest_arena *a, const pgr_config *cfg, pgrest_error *e
     const char *problem = NULL;
     if (bytes == NULL)
         problem = pgr_arena_exhausted(a) ? NULL : "jwt-secret is not valid base64";
-    else if (!is_jwk_text(a, bytes, len) && len < 32)
+    else if (!pgr_jwt_secret_is_jwk(a, bytes, len) && len < 32)
         problem = "The JWT secret must be at least 32 characters long.";
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);

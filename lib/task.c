@@ -26,6 +26,7 @@
 #include "sql/statements.h"
 #include "util/error.h"
 #include "util/lsn.h"
+#include "util/monotonic.h"
 
 /* How long a cancelled statement may take to stop and its pipeline to
  * drain before its connection is closed instead (a statement deaf to
@@ -85,9 +86,7 @@ static void cancel_running(pgrest_task *t);
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return pgr_monotonic_seconds() * 1e3;
 }
 
 /* ------------------------------------------------------------ decoration */

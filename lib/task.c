@@ -279,9 +279,7 @@ static int require_schema_cache(pgrest_ctx *ctx, pgrest_error *err)
 {
     pgr_schema_cache *sc = pgr_ctx_schema(ctx);
     if (sc == NULL)
-        return pgr_error(err, 503, "PGRST002",
-                         "Could not query the database for the schema cache. Retrying.",
-                         NULL, NULL);
+        return pgr_error_no_schema_cache(err, NULL);
     pgr_schema_cache_release(sc);
     return PGREST_OK;
 }
@@ -753,8 +751,7 @@ static void acquire_from(pgrest_task *t, pgr_pool *pool)
 
 static void timed_out(pgrest_task *t)
 {
-    pgr_error(&t->err, 504, "PGRST003", "Timed out acquiring connection from connection pool.",
-              NULL, NULL);
+    pgr_error_pool_timeout(&t->err);
     no_connection(t);
 }
 

@@ -496,7 +496,7 @@ pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
     }
     pthread_cond_destroy(&bw.cond);
     if (c == NULL) {
-        pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.", NULL, NULL);
+        pgr_error_pool_timeout(err);
         return NULL;
     }
     return pgr_pool_open(p, c, a, err) == PGREST_OK ? c : NULL;

@@ -198,6 +198,25 @@ START_TEST(base64_decoded_both_ways)
 }
 END_TEST
 
+/* PGRST002 and PGRST003 have one text each, PostgREST Error.hs's. */
+START_TEST(schema_cache_and_pool_timeout_errors)
+{
+    pgrest_error e;
+    ck_assert_int_eq(pgr_error_no_schema_cache(&e, "why"), PGREST_ERR_SCHEMA);
+    ck_assert_int_eq(e.http_status, 503);
+    ck_assert_str_eq(e.code, "PGRST002");
+    ck_assert_str_eq(e.message, "Could not query the database for the schema cache. Retrying.");
+    ck_assert_str_eq(e.details, "why");
+    ck_assert_ptr_null(e.hint);
+    ck_assert_int_eq(pgr_error_pool_timeout(&e), PGREST_ERR_CONNECTION);
+    ck_assert_int_eq(e.http_status, 504);
+    ck_assert_str_eq(e.code, "PGRST003");
+    ck_assert_str_eq(e.message, "Timed out acquiring connection from connection pool.");
+    ck_assert_ptr_null(e.details);
+    ck_assert_ptr_null(e.hint);
+}
+END_TEST
+
 /* Client bytes that are not UTF-8 (a path or header echoed in the
  * message) still give a valid JSON body: each stray byte is U+FFFD, as
  * PostgREST's lenient decoding of the path has it. */
@@ -394,6 +413,7 @@ int main(void)
     tcase_add_test(tc, doubles_shown_as_haskell);
     tcase_add_test(tc, json_numbers_as_aeson_prints_them);
     tcase_add_test(tc, base64_decoded_both_ways);
+    tcase_add_test(tc, schema_cache_and_pool_timeout_errors);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);

@@ -466,35 +466,59 @@ void pgr_pool_discard(pgr_pool *p, pgr_conn *c)
     pgr_pool_release(p, c);
 }
 
-/* The blocking form over the waiter queue: sleeps on a condition the
- * hand-over signals. */
-typedef struct blocking_waiter {
-    pthread_cond_t cond;
-} blocking_waiter;
-
-static void wake_blocked(void *arg)
+void pgr_pool_sleeper_init(pgr_pool_sleeper *s)
 {
-    pthread_cond_signal(&((blocking_waiter *)arg)->cond);
+    pthread_mutex_init(&s->lock, NULL);
+    pgr_monotonic_cond_init(&s->cond);
+    s->woken = false;
+}
+
+void pgr_pool_sleeper_destroy(pgr_pool_sleeper *s)
+{
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->lock);
+}
+
+void pgr_pool_sleeper_wake(void *arg)
+{
+    pgr_pool_sleeper *s = arg;
+    pthread_mutex_lock(&s->lock);
+    s->woken = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void pgr_pool_sleep(pgr_pool_sleeper *s, long timeout_ms)
+{
+    struct timespec until = pgr_monotonic_deadline(timeout_ms < 0 ? 0 : (double)timeout_ms / 1e3);
+    pthread_mutex_lock(&s->lock);
+    while (!s->woken) {
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->lock)
+                                : pthread_cond_timedwait(&s->cond, &s->lock, &until);
+        if (rc == ETIMEDOUT)
+            break;
+    }
+    s->woken = false;
+    pthread_mutex_unlock(&s->lock);
 }
 
 pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
 {
-    blocking_waiter bw;
-    pthread_cond_init(&bw.cond, NULL);
-    pgr_pool_waiter w = {.notify = wake_blocked, .arg = &bw};
+    pgr_pool_sleeper s;
+    pgr_pool_sleeper_init(&s);
+    pgr_pool_waiter w = {.notify = pgr_pool_sleeper_wake, .arg = &s};
     pgr_conn *c = pgr_pool_take(p, &w);
-    if (c == NULL) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += p->timeout_seconds;
-        pthread_mutex_lock(&p->lock);
-        while (w.conn == NULL && w.queued &&
-               pthread_cond_timedwait(&bw.cond, &p->lock, &deadline) != ETIMEDOUT)
-            ;
-        pthread_mutex_unlock(&p->lock);
-        c = pgr_pool_leave(p, &w, true);
+    double deadline = pgr_monotonic_seconds() + p->timeout_seconds;
+    while (c == NULL) {
+        double left = deadline - pgr_monotonic_seconds();
+        if (left <= 0)
+            break;
+        pgr_pool_sleep(&s, (long)(left * 1e3) + 1);
+        c = pgr_pool_handed(p, &w);
     }
-    pthread_cond_destroy(&bw.cond);
+    if (c == NULL)  /* a connection handed over meanwhile is taken still */
+        c = pgr_pool_leave(p, &w, true);
+    pgr_pool_sleeper_destroy(&s);
     if (c == NULL) {
         pgr_error_pool_timeout(err);
         return NULL;

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 
+#include "exec/pool.h"
 #include "exec/response.h"
 #include "exec/stmt_cache.h"
 #include "sql/sql_builder.h"
@@ -15,6 +16,7 @@
 #include "util/base64.h"
 #include "util/error.h"
 #include "util/json_strict.h"
+#include "util/monotonic.h"
 #include "util/number.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -217,6 +219,25 @@ START_TEST(schema_cache_and_pool_timeout_errors)
 }
 END_TEST
 
+/* The one blocking wait on the pool's queue: a wake-up that came first
+ * ends the next sleep at once (a release may beat the sleeper), a sleep
+ * with a limit ends by itself. */
+START_TEST(pool_sleeper_wakes_or_times_out)
+{
+    pgr_pool_sleeper s;
+    pgr_pool_sleeper_init(&s);
+    pgr_pool_sleeper_wake(&s);
+    double t0 = pgr_monotonic_seconds();
+    pgr_pool_sleep(&s, -1);
+    ck_assert(pgr_monotonic_seconds() - t0 < 1);
+    t0 = pgr_monotonic_seconds();
+    pgr_pool_sleep(&s, 50);     /* the earlier wake-up was consumed */
+    double slept = pgr_monotonic_seconds() - t0;
+    ck_assert_msg(slept >= 0.045 && slept < 5, "%f", slept);
+    pgr_pool_sleeper_destroy(&s);
+}
+END_TEST
+
 /* Client bytes that are not UTF-8 (a path or header echoed in the
  * message) still give a valid JSON body: each stray byte is U+FFFD, as
  * PostgREST's lenient decoding of the path has it. */
@@ -414,6 +435,7 @@ int main(void)
     tcase_add_test(tc, json_numbers_as_aeson_prints_them);
     tcase_add_test(tc, base64_decoded_both_ways);
     tcase_add_test(tc, schema_cache_and_pool_timeout_errors);
+    tcase_add_test(tc, pool_sleeper_wakes_or_times_out);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);

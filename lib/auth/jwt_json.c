@@ -177,7 +177,10 @@ static void put_json_object(pgr_sb *sb, json_object *obj)
 static void put_aeson_number(pgr_sb *sb, const char *lit)
 {
     const char *aeson = pgr_aeson_number(sb->arena, lit);
-    pgr_sb_puts(sb, aeson != NULL ? aeson : lit);
+    if (aeson == NULL && pgr_arena_exhausted(sb->arena))
+        sb->failed = true;  /* the builder's sticky error, not a wrong number */
+    else
+        pgr_sb_puts(sb, aeson != NULL ? aeson : lit);
 }
 
 void pgr_jwt_put_json(pgr_sb *sb, json_object *v)

@@ -28,6 +28,7 @@
 #include "observe.h"
 #include "util/error.h"
 #include "util/hs_show.h"
+#include "util/monotonic.h"
 #include "util/strbuf.h"
 
 #define MAX_BACKOFF 32u
@@ -258,13 +259,6 @@ static bool may_retry(pgr_listener *l)
     return !atomic_load(&l->ctx->db_fatal) && recovery_enabled(l->ctx);
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A retry schedule: waits of 1, 2, 4 .. 32 s (PostgREST's
  * exponentialBackoff capped at 32 s, and retryingListen's nextDelay). */
 typedef struct retry_schedule {
@@ -284,7 +278,7 @@ static void schedule_reset(retry_schedule *r)
 static unsigned schedule_arm(retry_schedule *r)
 {
     r->waiting = r->next;
-    r->due = now_seconds() + r->waiting;
+    r->due = pgr_monotonic_seconds() + r->waiting;
     if (r->next < MAX_BACKOFF)
         r->next *= 2;
     return r->waiting;
@@ -292,7 +286,7 @@ static unsigned schedule_arm(retry_schedule *r)
 
 static bool schedule_due(const retry_schedule *r)
 {
-    return r->due != 0 && now_seconds() >= r->due;
+    return r->due != 0 && pgr_monotonic_seconds() >= r->due;
 }
 
 /* retryingSchemaCacheLoad: a failed load is tried again once its wait is

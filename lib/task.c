@@ -26,6 +26,7 @@
 #include "sql/statements.h"
 #include "util/error.h"
 #include "util/lsn.h"
+#include "util/monotonic.h"
 
 /* How long a cancelled statement may take to stop and its pipeline to
  * drain before its connection is closed instead (a statement deaf to
@@ -85,9 +86,7 @@ static void cancel_running(pgrest_task *t);
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return pgr_monotonic_seconds() * 1e3;
 }
 
 /* ------------------------------------------------------------ decoration */
@@ -280,9 +279,7 @@ static int require_schema_cache(pgrest_ctx *ctx, pgrest_error *err)
 {
     pgr_schema_cache *sc = pgr_ctx_schema(ctx);
     if (sc == NULL)
-        return pgr_error(err, 503, "PGRST002",
-                         "Could not query the database for the schema cache. Retrying.",
-                         NULL, NULL);
+        return pgr_error_no_schema_cache(err, NULL);
     pgr_schema_cache_release(sc);
     return PGREST_OK;
 }
@@ -754,8 +751,7 @@ static void acquire_from(pgrest_task *t, pgr_pool *pool)
 
 static void timed_out(pgrest_task *t)
 {
-    pgr_error(&t->err, 504, "PGRST003", "Timed out acquiring connection from connection pool.",
-              NULL, NULL);
+    pgr_error_pool_timeout(&t->err);
     no_connection(t);
 }
 

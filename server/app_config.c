@@ -11,8 +11,10 @@
 
 #include "config_coerce.h"
 #include "config_uri.h"
+#include "util/base64.h"
 #include "util/hs_show.h"
 #include "auth/jspath_legacy.h"
+#include "auth/jwt.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ storage */
@@ -548,51 +550,25 @@ static bool read_secret_file(reader *r)
     return r->cfg->jwt_secret != NULL;
 }
 
-static int b64_value(char c)
-{
-    const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char *p = c ? strchr(alphabet, c) : NULL;
-    return p ? (int)(p - alphabet) : -1;
-}
-
-/* decodeSecret: URL-safe characters mapped back ("_"->"/", "-"->"+",
- * "."->"="), spaces stripped, strict padded base64. */
+/* decodeSecret: stripped, '.' read as the '=' padding (the URL-safe
+ * "-_" the decoder reads itself), strict padded base64. */
 static char *decode_base64(const char *s, size_t *len)
 {
     const char *b = skip_ws(s);
     size_t n = strlen(b);
     while (n > 0 && isspace((unsigned char)b[n - 1]))
         n--;
-    if (n % 4 != 0)
+    char *text = malloc(n + 1);
+    unsigned char *out = malloc(pgr_base64_decoded_size(n));
+    bool ok = text != NULL && out != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        text[i] = b[i] == '.' ? '=' : b[i];
+    ok = ok && pgr_base64_decode(text, n, PGR_BASE64_PADDING_REQUIRED, out, len);
+    free(text);
+    if (!ok) {
+        free(out);
         return NULL;
-    unsigned char *out = malloc(n / 4 * 3 + 1);
-    size_t o = 0;
-    for (size_t i = 0; out != NULL && i < n; i += 4) {
-        int v[4];
-        for (int k = 0; k < 4; k++) {
-            char c = b[i + k];
-            c = c == '_' ? '/' : c == '-' ? '+' : c == '.' ? '=' : c;
-            bool pad_ok = c == '=' && i + 4 == n && k >= 2 && (k == 3 || b[i + 3] == '=' ||
-                                                              b[i + 3] == '.');
-            v[k] = pad_ok ? -2 : b64_value(c);
-            if (v[k] == -1) {
-                free(out);
-                return NULL;
-            }
-        }
-        out[o++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
-        if (v[2] >= 0)
-            out[o++] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
-        if (v[2] >= 0 && v[3] >= 0)
-            out[o++] = (unsigned char)((v[2] & 3) << 6 | v[3]);
-        else if (v[2] < 0 && v[3] >= 0) {
-            free(out);
-            return NULL;
-        }
     }
-    if (out != NULL)
-        out[o] = '\0';
-    *len = o;
     return (char *)out;
 }
 
@@ -613,24 +589,14 @@ static char *encode_base64(const unsigned char *s, size_t n)
     return out;
 }
 
-/* parseSecret: a JWK Set or a JWK (JSON) is taken as is; any other secret
- * must have 32 bytes at least. */
+/* parseSecret: a JWK Set or a JWK is taken as is (the library's rule, so
+ * the server refuses at start what the library would refuse per request);
+ * any other secret must have 32 bytes at least. */
 static bool is_jwk(const char *s, size_t len)
 {
-    json_tokener *tok = json_tokener_new();
-    if (tok == NULL)
-        return false;
-    json_object *o = json_tokener_parse_ex(tok, s, (int)len);
-    bool complete = json_tokener_get_error(tok) == json_tokener_success &&
-                    json_tokener_get_parse_end(tok) == len;
-    json_tokener_free(tok);
-    json_object *v = NULL;
-    bool jwk = complete && json_object_is_type(o, json_type_object) &&
-               ((json_object_object_get_ex(o, "keys", &v) &&
-                 json_object_is_type(v, json_type_array)) ||
-                (json_object_object_get_ex(o, "kty", &v) &&
-                 json_object_is_type(v, json_type_string)));
-    json_object_put(o);
+    pgrest_arena *a = pgrest_arena_new(0);
+    bool jwk = a != NULL && pgr_jwt_secret_is_jwk(a, (const unsigned char *)s, len);
+    pgrest_arena_free(a);
     return jwk;
 }
 

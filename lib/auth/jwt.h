@@ -28,6 +28,12 @@ const char *pgr_jwt_bearer_token(const char *authorization);
  * constant or lives in a. */
 const char *pgr_jwt_www_authenticate(pgrest_arena *a, const pgrest_error *err);
 
+/* Whether the len bytes of a (decoded) jwt-secret are a JWK Set or a JWK
+ * as PostgREST's Config.hs parseSecret decodes them (jose's JwkSet / Jwk:
+ * every key of a set, or the one key, with a known kty and its members),
+ * rather than an HMAC secret. False also when a runs out of memory. */
+bool pgr_jwt_secret_is_jwk(pgrest_arena *a, const unsigned char *bytes, size_t len);
+
 /* PostgREST's Config.hs decodeSecret and parseSecret: a base64 secret
  * must decode, and one that is neither a JWK Set nor a JWK is an HS256
  * key of at least 32 bytes. PGREST_ERR_CONFIG with PostgREST's message. */

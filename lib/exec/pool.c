@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/background_thread.h"
+#include "util/monotonic.h"
 #include "util/error.h"
 #include "util/number.h"
 
@@ -31,13 +32,6 @@ struct pgr_pool {
     pthread_cond_t reaper_stop;
     bool stopping, reaper_started;
 };
-
-static double monotonic_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* hasql-pool's ConnectionObservation lines (PostgREST Logger.hs). */
 static void observe(const pgr_pool *p, const char *id, const char *status)
@@ -66,7 +60,7 @@ static void new_uuid(char out[37])
     if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
         /* the id only names log lines: any distinct value will do */
         static unsigned long counter;
-        unsigned long long t = (unsigned long long)(monotonic_seconds() * 1e9);
+        unsigned long long t = (unsigned long long)(pgr_monotonic_seconds() * 1e9);
         memcpy(b, &t, 8);
         unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
         memset(b + 8, 0, 8);
@@ -303,7 +297,7 @@ static void reap(pgr_pool *p)
     for (;;) {
         pgr_conn gone = {0};
         const char *why = NULL;
-        double now = monotonic_seconds();
+        double now = pgr_monotonic_seconds();
         pthread_mutex_lock(&p->lock);
         for (int i = 0; i < p->size && why == NULL; i++) {
             pgr_conn *c = &p->conns[i];
@@ -326,9 +320,7 @@ static void *reap_loop(void *arg)
     pgr_pool *p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_sec += 1;
+        struct timespec t = pgr_monotonic_deadline(1);
         pthread_cond_timedwait(&p->reaper_stop, &p->lock, &t);
         if (p->stopping)
             break;
@@ -350,7 +342,7 @@ static const char *unusable(pgr_pool *p, const pgr_conn *c)
     pthread_mutex_unlock(&p->lock);
     if (stale)
         return OBS_RELEASED;
-    return monotonic_seconds() > c->opened_at + p->max_lifetime ? OBS_AGED : NULL;
+    return pgr_monotonic_seconds() > c->opened_at + p->max_lifetime ? OBS_AGED : NULL;
 }
 
 static unsigned current_generation(pgr_pool *p)
@@ -435,7 +427,7 @@ int pgr_pool_open_poll(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *
         pgr_pool_release(p, c);
         return pgr_error_connection(err, "out of memory");
     }
-    c->opened_at = monotonic_seconds();
+    c->opened_at = pgr_monotonic_seconds();
     observe(p, c->id, OBS_ESTABLISHED);
     observe(p, c->id, OBS_USED);
     return PGREST_OK;
@@ -450,11 +442,11 @@ int pgr_pool_open_expired(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_erro
 int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
 {
     int rc = pgr_pool_open_start(p, c, a, err);
-    double deadline = monotonic_seconds() + c->connect_timeout;
+    double deadline = pgr_monotonic_seconds() + c->connect_timeout;
     while (rc == PGREST_AGAIN) {
         struct pollfd pfd = {.fd = PQsocket(c->pg),
                              .events = c->connect_write ? POLLOUT : POLLIN};
-        int left = (int)((deadline - monotonic_seconds()) * 1e3);
+        int left = (int)((deadline - pgr_monotonic_seconds()) * 1e3);
         int n = poll(&pfd, 1, c->connect_timeout == 0 ? -1 : left > 0 ? left : 0);
         if (n < 0 && errno == EINTR)
             continue;
@@ -474,37 +466,61 @@ void pgr_pool_discard(pgr_pool *p, pgr_conn *c)
     pgr_pool_release(p, c);
 }
 
-/* The blocking form over the waiter queue: sleeps on a condition the
- * hand-over signals. */
-typedef struct blocking_waiter {
-    pthread_cond_t cond;
-} blocking_waiter;
-
-static void wake_blocked(void *arg)
+void pgr_pool_sleeper_init(pgr_pool_sleeper *s)
 {
-    pthread_cond_signal(&((blocking_waiter *)arg)->cond);
+    pthread_mutex_init(&s->lock, NULL);
+    pgr_monotonic_cond_init(&s->cond);
+    s->woken = false;
+}
+
+void pgr_pool_sleeper_destroy(pgr_pool_sleeper *s)
+{
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->lock);
+}
+
+void pgr_pool_sleeper_wake(void *arg)
+{
+    pgr_pool_sleeper *s = arg;
+    pthread_mutex_lock(&s->lock);
+    s->woken = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void pgr_pool_sleep(pgr_pool_sleeper *s, long timeout_ms)
+{
+    struct timespec until = pgr_monotonic_deadline(timeout_ms < 0 ? 0 : (double)timeout_ms / 1e3);
+    pthread_mutex_lock(&s->lock);
+    while (!s->woken) {
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->lock)
+                                : pthread_cond_timedwait(&s->cond, &s->lock, &until);
+        if (rc == ETIMEDOUT)
+            break;
+    }
+    s->woken = false;
+    pthread_mutex_unlock(&s->lock);
 }
 
 pgr_conn *pgr_pool_acquire(pgr_pool *p, pgrest_arena *a, pgrest_error *err)
 {
-    blocking_waiter bw;
-    pthread_cond_init(&bw.cond, NULL);
-    pgr_pool_waiter w = {.notify = wake_blocked, .arg = &bw};
+    pgr_pool_sleeper s;
+    pgr_pool_sleeper_init(&s);
+    pgr_pool_waiter w = {.notify = pgr_pool_sleeper_wake, .arg = &s};
     pgr_conn *c = pgr_pool_take(p, &w);
-    if (c == NULL) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += p->timeout_seconds;
-        pthread_mutex_lock(&p->lock);
-        while (w.conn == NULL && w.queued &&
-               pthread_cond_timedwait(&bw.cond, &p->lock, &deadline) != ETIMEDOUT)
-            ;
-        pthread_mutex_unlock(&p->lock);
-        c = pgr_pool_leave(p, &w, true);
+    double deadline = pgr_monotonic_seconds() + p->timeout_seconds;
+    while (c == NULL) {
+        double left = deadline - pgr_monotonic_seconds();
+        if (left <= 0)
+            break;
+        pgr_pool_sleep(&s, (long)(left * 1e3) + 1);
+        c = pgr_pool_handed(p, &w);
     }
-    pthread_cond_destroy(&bw.cond);
+    if (c == NULL)  /* a connection handed over meanwhile is taken still */
+        c = pgr_pool_leave(p, &w, true);
+    pgr_pool_sleeper_destroy(&s);
     if (c == NULL) {
-        pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.", NULL, NULL);
+        pgr_error_pool_timeout(err);
         return NULL;
     }
     return pgr_pool_open(p, c, a, err) == PGREST_OK ? c : NULL;
@@ -547,7 +563,7 @@ void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcom
         observe(p, c->id, why != NULL ? why
                           : outcome == PGR_SESSION_OK ? OBS_SESSION_OK : OBS_SESSION_FAILED);
     }
-    double now = monotonic_seconds();
+    double now = pgr_monotonic_seconds();
     pthread_mutex_lock(&p->lock);
     c->returned_at = now;
     pgr_pool_waiter *w = p->head;

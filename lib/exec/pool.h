@@ -11,6 +11,7 @@
 #define PGR_POOL_H
 
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "exec/stmt_cache.h"
@@ -43,6 +44,25 @@ typedef struct pgr_pool_waiter {
     void (*notify)(void *arg);
     void *arg;
 } pgr_pool_waiter;
+
+/* A thread that blocks until a release hands its waiter a connection:
+ * the waiter's notify is pgr_pool_sleeper_wake with the sleeper as arg.
+ * The one blocking wait on the queue, for pgr_pool_acquire and for
+ * pgrest_handle's loop over the engine. */
+typedef struct pgr_pool_sleeper {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;    /* counts monotonic time */
+    bool woken;
+} pgr_pool_sleeper;
+
+void pgr_pool_sleeper_init(pgr_pool_sleeper *s);
+/* Only once no notify can come: the waiter was handed a connection or left. */
+void pgr_pool_sleeper_destroy(pgr_pool_sleeper *s);
+/* A waiter's notify: wakes the sleeper arg. */
+void pgr_pool_sleeper_wake(void *arg);
+/* Sleeps until woken or timeout_ms passed (negative: no limit); each
+ * wake-up ends one sleep, even one that came before it began. */
+void pgr_pool_sleep(pgr_pool_sleeper *s, long timeout_ms);
 
 /* Receives each observation of a connection's life (one line of
  * hasql-pool's ConnectionObservation as PostgREST's Logger prints it);

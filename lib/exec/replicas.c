@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "util/background_thread.h"
+#include "util/monotonic.h"
 #include "util/lsn.h"
 
 /* The primary's flushed positions, one per check, to date a replica's
@@ -45,13 +46,6 @@ struct pgr_replica_set {
     pthread_t thread;
     bool stopping, started;
 };
-
-static double monotonic_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static void ignore_notice(void *arg, const char *message)
 {
@@ -154,9 +148,9 @@ static void check_replica(pgr_replica_set *set, pgr_replica *r, double now)
 static void check_all(pgr_replica_set *set)
 {
     /* the primary first: a replica that replayed it has caught up */
-    sample_primary(set, monotonic_seconds());
+    sample_primary(set, pgr_monotonic_seconds());
     for (size_t i = 0; i < set->n; i++)
-        check_replica(set, &set->items[i], monotonic_seconds());
+        check_replica(set, &set->items[i], pgr_monotonic_seconds());
 }
 
 static void *health_loop(void *arg)
@@ -167,11 +161,7 @@ static void *health_loop(void *arg)
         pthread_mutex_unlock(&set->lock);
         check_all(set);
         pthread_mutex_lock(&set->lock);
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long long ns = t.tv_nsec + (long long)(set->interval * 1e9);
-        t.tv_sec += (time_t)(ns / 1000000000LL);
-        t.tv_nsec = (long)(ns % 1000000000LL);
+        struct timespec t = pgr_monotonic_deadline(set->interval);
         while (!set->stopping &&
                pthread_cond_timedwait(&set->stop_cond, &set->lock, &t) == 0)
             ;

@@ -59,9 +59,7 @@ static int relation_info(pgrest_ctx *ctx, pgrest_arena *a,
 {
     pgr_schema_cache *sc = pgr_ctx_schema(ctx);
     if (sc == NULL)
-        return pgr_error(err, 503, "PGRST002",
-                         "Could not query the database for the schema cache. Retrying.",
-                         NULL, NULL);
+        return pgr_error_no_schema_cache(err, NULL);
     int rc = PGREST_OK;
     const pgr_table *t = pgr_find_table(sc, api->schema, api->name);
     if (t == NULL)

@@ -13,6 +13,7 @@
 
 #include "schema/routine_order.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 /* externalDocs: PostgREST's docs for the release whose behaviour pgrest
@@ -200,104 +201,11 @@ static json_object *decode_exact(const char *text)
     return v;
 }
 
-/* A JSON number as aeson re-encodes the one it decoded (Data.Scientific):
- * a non-negative exponent up to 1024 prints the integer (42, 1e2 -> 100);
- * otherwise formatScientific Generic on the normalised digits, fixed for
- * 0.1 <= |x| < 10^7 (42.20 -> 42.2, 0.50 -> 0.5) and d.ddde<n> outside
- * (0.05 -> 5.0e-2). NULL when text is not a JSON number. */
-static const char *aeson_number(pgrest_arena *a, const char *text)
-{
-    const char *p = text + strspn(text, " \t\r\n");
-    bool negative = *p == '-';
-    p += negative;
-    const char *int_start = p;
-    if (*p == '0')
-        p++;
-    else if (*p >= '1' && *p <= '9')
-        p += strspn(p, "0123456789");
-    else
-        return NULL;
-    size_t int_n = (size_t)(p - int_start);
-    const char *frac = "";
-    size_t frac_n = 0;
-    if (*p == '.') {
-        frac = ++p;
-        frac_n = strspn(p, "0123456789");
-        if (frac_n == 0)
-            return NULL;
-        p += frac_n;
-    }
-    long long exp10 = 0;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        bool exp_negative = *p == '-';
-        p += *p == '-' || *p == '+';
-        if (*p < '0' || *p > '9')
-            return NULL;
-        for (; *p >= '0' && *p <= '9'; p++)
-            if (exp10 < 1000000000)
-                exp10 = exp10 * 10 + (*p - '0');
-        exp10 = exp_negative ? -exp10 : exp10;
-    }
-    if (p[strspn(p, " \t\r\n")] != '\0')
-        return NULL;
-    /* the coefficient's digits, its exponent as parsed (not normalised) */
-    pgr_sb digits;
-    pgr_sb_init(&digits, a, int_n + frac_n + 1);
-    pgr_sb_putn(&digits, int_start, int_n);
-    pgr_sb_putn(&digits, frac, frac_n);
-    const char *all = pgr_sb_finish(&digits);
-    if (all == NULL)
-        return NULL;
-    long long exponent = exp10 - (long long)frac_n;
-    all += strspn(all, "0");
-    size_t n = strlen(all);
-    pgr_sb out;
-    pgr_sb_init(&out, a, n + 32);
-    if (negative && n > 0)
-        pgr_sb_putc(&out, '-');
-    if (exponent >= 0 && exponent <= 1024) {
-        /* Data.Aeson.Encoding.Builder.scientific: integerDec */
-        pgr_sb_puts(&out, n > 0 ? all : "0");
-        for (long long i = 0; n > 0 && i < exponent; i++)
-            pgr_sb_putc(&out, '0');
-        return pgr_sb_finish(&out);
-    }
-    while (n > 0 && all[n - 1] == '0') {     /* toDecimalDigits normalises */
-        n--;
-        exponent++;
-    }
-    if (n == 0)
-        return "0.0";
-    long long e = (long long)n + exponent;  /* value = 0.<all> * 10^e */
-    if (e < 0 || e > 7) {
-        pgr_sb_putc(&out, all[0]);
-        pgr_sb_putc(&out, '.');
-        if (n > 1)
-            pgr_sb_putn(&out, all + 1, n - 1);
-        else
-            pgr_sb_putc(&out, '0');
-        pgr_sb_puts(&out, pgr_asprintf(a, "e%lld", e - 1));
-    } else if (e == 0) {
-        pgr_sb_puts(&out, "0.");
-        pgr_sb_putn(&out, all, n);
-    } else {
-        for (long long i = 0; i < e; i++)
-            pgr_sb_putc(&out, (size_t)i < n ? all[i] : '0');
-        pgr_sb_putc(&out, '.');
-        if ((long long)n > e)
-            pgr_sb_putn(&out, all + e, n - (size_t)e);
-        else
-            pgr_sb_putc(&out, '0');
-    }
-    return pgr_sb_finish(&out);
-}
-
 /* A non-string default decoded as aeson does: numbers keep aeson's
  * printing (json-c would print its own), other JSON values as they are. */
 static json_object *decode_default(pgrest_arena *a, const char *expr)
 {
-    const char *number = aeson_number(a, expr);
+    const char *number = pgr_aeson_number(a, expr);
     if (number == NULL)
         return decode_exact(expr);
     if (strpbrk(number, ".e") == NULL) {

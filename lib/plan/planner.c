@@ -109,9 +109,7 @@ static int plan_request(pgrest_ctx *ctx, pgrest_arena *arena,
     plan->max_rows = pgr_cfg(ctx, arena)->db_max_rows;
     plan->schema = pgr_ctx_schema(ctx);
     if (plan->schema == NULL)
-        return pgr_error(err, 503, "PGRST002",
-                         "Could not query the database for the schema cache. Retrying.",
-                         NULL, NULL);
+        return pgr_error_no_schema_cache(err, NULL);
     if (!pgr_arena_on_free(arena, release_schema, plan->schema)) {
         pgr_schema_cache_release(plan->schema);
         return pgr_error_oom(err);

@@ -576,10 +576,7 @@ static char *text_array_literal(pgrest_arena *a, const char *const *items)
 static int schema_cache_error(pgrest_error *err, pgrest_arena *a,
                               const char *details)
 {
-    return pgr_error(err, 503, "PGRST002",
-                     "Could not query the database for the schema cache. "
-                     "Retrying.",
-                     details != NULL ? pgr_strdup(a, details) : NULL, NULL);
+    return pgr_error_no_schema_cache(err, details != NULL ? pgr_strdup(a, details) : NULL);
 }
 
 /* Copies the single text value of res into the arena. */

@@ -1,16 +1,6 @@
 #include "util/background_thread.h"
 
 #include <signal.h>
-#include <time.h>
-
-void pgr_monotonic_cond_init(pthread_cond_t *cond)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(cond, &ca);
-    pthread_condattr_destroy(&ca);
-}
 
 bool pgr_background_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 {

@@ -100,6 +100,19 @@ int pgr_error_connection(pgrest_error *err, const char *details)
     return PGREST_ERR_CONNECTION;
 }
 
+int pgr_error_no_schema_cache(pgrest_error *err, const char *details)
+{
+    return pgr_error(err, 503, "PGRST002",
+                     "Could not query the database for the schema cache. Retrying.", details,
+                     NULL);
+}
+
+int pgr_error_pool_timeout(pgrest_error *err)
+{
+    return pgr_error(err, 504, "PGRST003", "Timed out acquiring connection from connection pool.",
+                     NULL, NULL);
+}
+
 int pgr_error_internal(pgrest_error *err, const char *what)
 {
     pgr_error(err, 500, PGR_CODE_INTERNAL, "Internal error", what, NULL);

@@ -51,6 +51,17 @@ int pgr_error_misuse(pgrest_error *err, const char *function);
  * with details (not copied, may be NULL); returns PGREST_ERR_CONNECTION. */
 int pgr_error_connection(pgrest_error *err, const char *details);
 
+/* 503 PGRST002 "Could not query the database for the schema cache.
+ * Retrying." (Error.hs NoSchemaCacheError): no schema cache is loaded yet,
+ * or querying it failed, then with details (not copied, may be NULL).
+ * Returns PGREST_ERR_SCHEMA. */
+int pgr_error_no_schema_cache(pgrest_error *err, const char *details);
+
+/* 504 PGRST003 "Timed out acquiring connection from connection pool."
+ * (Error.hs AcquisitionTimeoutUsageError): db-pool-acquisition-timeout
+ * passed in the pool's queue. Returns PGREST_ERR_CONNECTION. */
+int pgr_error_pool_timeout(pgrest_error *err);
+
 /* An internal invariant broke (a bug): 500 PGRST500 "Internal error",
  * details saying what. */
 int pgr_error_internal(pgrest_error *err, const char *what);

@@ -512,6 +512,13 @@ class ValidationTest(unittest.TestCase):
                           "PGRST_JWT_SECRET_IS_BASE64": "true"},
                          "The JWT secret must be at least 32 characters long.")
 
+    def test_short_text_that_is_no_jwk(self):
+        # parseSecret: JSON with a "kty" is a JWK only if jose parses it
+        # (a known kty with its members); the library's rule, at start
+        for text in ('{"kty":"XYZ"}', '{"kty":"RSA","n":"AQAB"}', '{"keys":[{"kty":"x"}]}'):
+            self.check_fails({"PGRST_JWT_SECRET": text},
+                             "The JWT secret must be at least 32 characters long.")
+
     def test_invalid_role_claim_key(self):
         def show(s):  # Haskell's show of a string, without the outer quotes
             return s.replace("\\", "\\\\").replace('"', '\\"')

@@ -803,6 +803,35 @@ START_TEST(unparsable_jwk_text_is_an_hmac_secret)
 }
 END_TEST
 
+/* The one JWK rule, which the server's configuration reader uses too. */
+START_TEST(secret_is_jwk_as_parse_secret_decides)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    keypair kp = rsa_keypair(f.a);
+    static const struct { const char *text; bool jwk; } cases[] = {
+        {"{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}", true},
+        {" {\"keys\":[]}", true},
+        {"{\"keys\":[{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}]}", true},
+        {"{\"kty\":\"XYZ\"}", false},
+        {"{\"kty\":\"RSA\",\"n\":\"AQAB\"}", false},
+        {"{\"kty\":\"oct\",\"k\":\"c2VjcmV0\",\"use\":\"x\"}", false},
+        {"{\"keys\":[{\"kty\":\"x\"}]}", false},
+        {"{\"keys\":{}}", false},
+        {"[{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}]", false},
+        {"{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"} x", false},
+        {"a secret of thirty-two characters", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(pgr_jwt_secret_is_jwk(f.a, (const unsigned char *)cases[i].text,
+                                            strlen(cases[i].text)) == cases[i].jwk,
+                      "%s", cases[i].text);
+    const char *rsa = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
+    ck_assert(pgr_jwt_secret_is_jwk(f.a, (const unsigned char *)rsa, strlen(rsa)));
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(es256_with_jwk)
 {
     fixture f;
@@ -935,6 +964,7 @@ int main(void)
     tcase_add_test(tc, eddsa_with_okp_jwk);
     tcase_add_test(tc, www_authenticate_header);
     tcase_add_test(tc, deeply_nested_claims);
+    tcase_add_test(tc, secret_is_jwk_as_parse_secret_decides);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -8,12 +8,15 @@
 
 #include <limits.h>
 
+#include "exec/pool.h"
 #include "exec/response.h"
 #include "exec/stmt_cache.h"
 #include "sql/sql_builder.h"
 #include "util/arena.h"
+#include "util/base64.h"
 #include "util/error.h"
 #include "util/json_strict.h"
+#include "util/monotonic.h"
 #include "util/number.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
@@ -118,6 +121,120 @@ START_TEST(doubles_shown_as_haskell)
         pgr_show_double(cases[i].x, buf, sizeof buf);
         ck_assert_str_eq(buf, cases[i].want);
     }
+}
+END_TEST
+
+/* JSON numbers as aeson re-encodes them: the one printer behind OpenAPI
+ * defaults and request.jwt.claims, and the Generic format shared with
+ * show Double (a literal of a Double's shortest digits prints as show). */
+START_TEST(json_numbers_as_aeson_prints_them)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    static const struct { const char *in; const char *want; } cases[] = {
+        {"1e2", "100"}, {"1.50", "1.5"}, {"1e-7", "1.0e-7"}, {"1.0", "1.0"},
+        {"0.1", "0.1"}, {"100.0", "100.0"}, {"12345678.9", "1.23456789e7"},
+        {"1234567.8", "1234567.8"}, {"0.001", "1.0e-3"}, {"123.456e-2", "1.23456"},
+        {"1e1025", "1.0e1025"}, {"-2.5E+1", "-25"}, {"0.0", "0.0"}, {"-0.0", "0.0"},
+        {"0e5", "0"}, {"-0", "0"}, {"42", "42"}, {"-42", "-42"}, {"42.20", "42.2"},
+        {"0.050", "5.0e-2"}, {"1.5e3", "1500"}, {" 7 \n", "7"}, {"0.5", "0.5"},
+        {"99999999999999999999", "99999999999999999999"}, {"1e-1024", "1.0e-1024"},
+        {"10000000.0", "1.0e7"}, {"9999999.5", "9999999.5"}, {"1e1024e", NULL},
+        {"12e99999999999", "1.2e100000000000"}, {"5e-99999999999", "5.0e-99999999999"},
+        {"", NULL}, {"01", NULL}, {"1.", NULL}, {".5", NULL}, {"+1", NULL},
+        {"1e", NULL}, {"NaN", NULL}, {"-", NULL}, {"1 2", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = pgr_aeson_number(a, cases[i].in);
+        if (cases[i].want == NULL)
+            ck_assert_msg(got == NULL, "%s: got %s", cases[i].in, got);
+        else
+            ck_assert_msg(got != NULL && strcmp(got, cases[i].want) == 0, "%s: got %s, want %s",
+                          cases[i].in, got ? got : "NULL", cases[i].want);
+    }
+    const char *e1024 = pgr_aeson_number(a, "-3e1024");
+    ck_assert_uint_eq(strlen(e1024), 1026);
+    ck_assert_int_eq(e1024[0], '-');
+    ck_assert_int_eq(e1024[1], '3');
+    ck_assert_uint_eq(strspn(e1024 + 2, "0"), 1024);
+    /* a Double's show has a point, and below 10^7 or as d.ddde-n its
+     * exponent is negative, so aeson takes the Generic path: the same text */
+    static const double doubles[] = {0.223109, 0.05, 0.0123, 1234567, -2, 1.5, 5e-324, -1e-300};
+    for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
+        char shown[PGR_SHOW_DOUBLE_LEN];
+        pgr_show_double(doubles[i], shown, sizeof shown);
+        ck_assert_str_eq(pgr_aeson_number(a, shown), shown);
+    }
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* One decoder, two paddings: JWS segments and JWK members take base64url
+ * with or without '=', jwt-secret-is-base64 takes base64-bytestring's
+ * strict padded form; both alphabets either way. */
+START_TEST(base64_decoded_both_ways)
+{
+    static const struct { const char *in; const char *optional, *required; } cases[] = {
+        {"", "", ""}, {"QQ", "A", NULL}, {"QQ==", "A", "A"}, {"QQ=", "A", NULL},
+        {"QQ===", "A", NULL}, {"QUI=", "AB", "AB"}, {"QUI", "AB", NULL},
+        {"QUJD", "ABC", "ABC"}, {"QR==", "A", "A"}, {"Q", NULL, NULL}, {"Q===", NULL, NULL},
+        {"Pz8_", "??\?", "??\?"}, {"Pz8/", "??\?", "??\?"}, {"+-_/", "\xfb\xef\xff", "\xfb\xef\xff"},
+        {"QQ=A", NULL, NULL}, {"Q Q=", NULL, NULL}, {"QQ.=", NULL, NULL}, {"QUJD\n", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *in = cases[i].in;
+        for (int mode = 0; mode < 2; mode++) {
+            const char *want = mode == 0 ? cases[i].optional : cases[i].required;
+            unsigned char out[16];
+            size_t len = 99;
+            bool ok = pgr_base64_decode(in, strlen(in),
+                                        mode == 0 ? PGR_BASE64_PADDING_OPTIONAL
+                                                  : PGR_BASE64_PADDING_REQUIRED,
+                                        out, &len);
+            ck_assert_msg(ok == (want != NULL), "%s mode %d: %d", in, mode, ok);
+            if (ok) {
+                ck_assert_uint_eq(len, strlen(want));
+                ck_assert_msg(memcmp(out, want, len + 1) == 0, "%s mode %d", in, mode);
+            }
+        }
+    }
+}
+END_TEST
+
+/* PGRST002 and PGRST003 have one text each, PostgREST Error.hs's. */
+START_TEST(schema_cache_and_pool_timeout_errors)
+{
+    pgrest_error e;
+    ck_assert_int_eq(pgr_error_no_schema_cache(&e, "why"), PGREST_ERR_SCHEMA);
+    ck_assert_int_eq(e.http_status, 503);
+    ck_assert_str_eq(e.code, "PGRST002");
+    ck_assert_str_eq(e.message, "Could not query the database for the schema cache. Retrying.");
+    ck_assert_str_eq(e.details, "why");
+    ck_assert_ptr_null(e.hint);
+    ck_assert_int_eq(pgr_error_pool_timeout(&e), PGREST_ERR_CONNECTION);
+    ck_assert_int_eq(e.http_status, 504);
+    ck_assert_str_eq(e.code, "PGRST003");
+    ck_assert_str_eq(e.message, "Timed out acquiring connection from connection pool.");
+    ck_assert_ptr_null(e.details);
+    ck_assert_ptr_null(e.hint);
+}
+END_TEST
+
+/* The one blocking wait on the pool's queue: a wake-up that came first
+ * ends the next sleep at once (a release may beat the sleeper), a sleep
+ * with a limit ends by itself. */
+START_TEST(pool_sleeper_wakes_or_times_out)
+{
+    pgr_pool_sleeper s;
+    pgr_pool_sleeper_init(&s);
+    pgr_pool_sleeper_wake(&s);
+    double t0 = pgr_monotonic_seconds();
+    pgr_pool_sleep(&s, -1);
+    ck_assert(pgr_monotonic_seconds() - t0 < 1);
+    t0 = pgr_monotonic_seconds();
+    pgr_pool_sleep(&s, 50);     /* the earlier wake-up was consumed */
+    double slept = pgr_monotonic_seconds() - t0;
+    ck_assert_msg(slept >= 0.045 && slept < 5, "%f", slept);
+    pgr_pool_sleeper_destroy(&s);
 }
 END_TEST
 
@@ -315,6 +432,10 @@ int main(void)
     tcase_add_test(tc, sqlstate_to_http);
     tcase_add_test(tc, error_body_shape);
     tcase_add_test(tc, doubles_shown_as_haskell);
+    tcase_add_test(tc, json_numbers_as_aeson_prints_them);
+    tcase_add_test(tc, base64_decoded_both_ways);
+    tcase_add_test(tc, schema_cache_and_pool_timeout_errors);
+    tcase_add_test(tc, pool_sleeper_wakes_or_times_out);
     tcase_add_test(tc, error_body_invalid_utf8);
     tcase_add_test(tc, utf8_well_formedness);
     tcase_add_test(tc, json_strict_is_rfc8259);

@@ -313,15 +313,17 @@ class SchemaCacheLoadPoolLinesTest(PoolTestCase):
         import signal
         import threading
         before = len(self.logs.messages())
-        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=2", timeout=10))
+        # the request holds the connection long enough for the signal to
+        # land meanwhile even on a loaded machine (the wait below is 20 s)
+        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=8", timeout=40))
         t.start()
         try:
             # the request runs on the connection
             self.assertTrue(wait_until(lambda: (pool_lines(self.logs, before) or [("", "")])[-1][1]
-                                       == "is used", 2))
+                                       == "is used", 20))
             start = len(self.logs.messages())
             self.server.signal(signal.SIGUSR1)
-            self.logs.wait_message(r"^Schema cache queried in", 15)
+            self.logs.wait_message(r"^Schema cache queried in", 40)
         finally:
             t.join()
         msgs = [m for m in self.logs.messages()[start:] if m.startswith(LOAD_KEPT)]

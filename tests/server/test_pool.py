@@ -314,8 +314,9 @@ class SchemaCacheLoadPoolLinesTest(PoolTestCase):
         import threading
         before = len(self.logs.messages())
         # the request holds the connection long enough for the signal to
-        # land meanwhile even on a loaded machine (the wait below is 20 s)
-        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=8", timeout=40))
+        # land meanwhile on a loaded machine, and less than the harness's
+        # db-pool-acquisition-timeout (5 s), which would end the load's wait
+        t = threading.Thread(target=lambda: self.server.get("/rpc/slow?seconds=4", timeout=40))
         t.start()
         try:
             # the request runs on the connection
@@ -331,7 +332,7 @@ class SchemaCacheLoadPoolLinesTest(PoolTestCase):
         # the request's session ends before the load's first one starts
         # (the request's own PoolRequestFullfilled may come either side
         # of the load's "is used": two threads)
-        self.assertRegex(msgs[1], r"^Connection %s is available due to session success$" % UUID)
-        rest = [m for m in msgs[2:] if m != "Borrowed a connection from the pool"]
-        self.assertRegex(rest[0], r"^Connection %s is used$" % UUID)
+        rest = [m for m in msgs[1:] if m != "Borrowed a connection from the pool"]
+        self.assertRegex(rest[0], r"^Connection %s is available due to session success$" % UUID)
+        self.assertRegex(rest[1], r"^Connection %s is used$" % UUID)
         self.assertEqual(self.server.get("/artists").status, 200)

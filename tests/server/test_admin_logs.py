@@ -230,6 +230,12 @@ class SchemaCacheFailingTest(ServerTestCase):
         srv = self.start_server(**{"internal-schema-cache-query-sleep": "600",
                                    "db-pool-max-idletime": "1"})
         self.cluster.psql("ALTER ROLE authenticator SET statement_timeout = 300")
+        # the load must get a connection opened after that: the reaper has
+        # closed every older one but the listener's
+        older = ("SELECT count(*) FROM pg_stat_activity WHERE usename = 'authenticator' "
+                 "AND backend_start < (SELECT max(backend_start) FROM pg_stat_activity "
+                 "WHERE pid = pg_backend_pid()) AND query NOT LIKE 'LISTEN%'")
+        self.assertTrue(wait_until(lambda: self.cluster.psql(older).strip() == "0", 20))
         srv.signal(signal.SIGUSR1)
         logs = LogReader(srv)
         logs.wait_message(r'^Failed to load the schema cache using db-schemas=api and '

@@ -219,7 +219,7 @@ class SchemaReloadFailureTest(FaultTestCase):
         # the request's connection, from before the setting, closed
         self.assertTrue(wait_until(lambda: int(self.cluster.psql(
             "SELECT count(*) FROM pg_stat_activity WHERE usename = 'authenticator' "
-            "AND query NOT LIKE 'LISTEN%'").strip()) == 0, 10))
+            "AND query NOT LIKE 'LISTEN%'").strip()) == 0, 20))
         self.server.signal(signal.SIGUSR1)
         logs.wait_message(r'^Failed to load the schema cache using db-schemas=api and '
                           r'db-extra-search-path=public\. \{"code":"57014"')

@@ -3,7 +3,6 @@
  * the rows. Rows are inserted level by level in body order, so the first
  * row of the level that fits the error is the one that failed. */
 #include <json-c/json.h>
-#include <limits.h>
 #include <string.h>
 
 #include "plan/embed.h"
@@ -242,26 +241,6 @@ static bool find_level(const pgr_nested_insert *list, const char *schema, const 
     return false;
 }
 
-static void put_json(void *o)
-{
-    json_object_put(o);
-}
-
-static json_object *parse_body(pgrest_arena *a, const char *json)
-{
-    size_t len = strlen(json);
-    json_tokener *tok = len <= INT_MAX ? json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 8)
-                                       : NULL;
-    json_object *doc = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
-    if (tok != NULL)
-        json_tokener_free(tok);
-    if (doc != NULL && !pgr_arena_on_free(a, put_json, doc)) {
-        json_object_put(doc);
-        return NULL;
-    }
-    return doc;
-}
-
 const char *pgr_nested_error_path(pgrest_arena *a, const pgrest_query_plan *plan,
                                   const char *schema, const char *table,
                                   const char *sqlstate, const char *column,
@@ -277,8 +256,11 @@ const char *pgr_nested_error_path(pgrest_arena *a, const pgrest_query_plan *plan
     parse_key_detail(a, detail, &f);
     s.fail = &f;
     s.per_parent = key_holds_parent_key(&s);
-    json_object *doc = parse_body(a, plan->api->payload_json);
-    if (doc == NULL)
+    json_object *doc = NULL;
+    pgrest_error ignored = {0};
+    if (pgr_nested_parse_body(a, plan->api->payload_json,
+                              pgr_parse_limits_default()->max_json_depth, &doc,
+                              &ignored) != PGREST_OK)
         return NULL;
     bool array = json_object_is_type(doc, json_type_array);
     size_t count = array ? json_object_array_length(doc) : 1;

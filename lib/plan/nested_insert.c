@@ -36,28 +36,24 @@ static void put_json(void *o)
     json_object_put(o);
 }
 
-/* The body again, as a tree: the parser keeps none (a big bulk body is
- * scanned one element at a time); only a body with nested rows gets here.
- * It was validated already unless ?columns= sent it unparsed
- * (Payload.hs RawJSON), which nested rows need parsed after all. */
-static int body_tree(nested_ctx *nc, json_object **out, pgrest_error *err)
+int pgr_nested_parse_body(pgrest_arena *a, const char *json, int max_depth,
+                          struct json_object **out, pgrest_error *err)
 {
-    const pgr_parse_limits *lim = &pgr_cfg(nc->ctx, nc->a)->limits;
-    size_t len = strlen(nc->api->payload_json);
-    json_tokener *tok = len <= INT_MAX ? json_tokener_new_ex(lim->max_json_depth + 1) : NULL;
+    size_t len = strlen(json);
+    json_tokener *tok = len <= INT_MAX ? json_tokener_new_ex(max_depth + 1) : NULL;
     if (tok == NULL)
         return pgr_error_oom(err);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *doc = json_tokener_parse_ex(tok, nc->api->payload_json, (int)len);
+    json_object *doc = json_tokener_parse_ex(tok, json, (int)len);
     bool whole = json_tokener_get_error(tok) == json_tokener_success &&
                  json_tokener_get_parse_end(tok) == len;
     json_tokener_free(tok);
     if (doc == NULL || !whole || (!json_object_is_type(doc, json_type_object) &&
                                   !json_object_is_type(doc, json_type_array))) {
         json_object_put(doc);
-        return pgr_errorf(err, nc->a, 400, "PGRST102", NULL, NULL, "Empty or invalid json");
+        return pgr_errorf(err, a, 400, "PGRST102", NULL, NULL, "Empty or invalid json");
     }
-    if (!pgr_arena_on_free(nc->a, put_json, doc)) {
+    if (!pgr_arena_on_free(a, put_json, doc)) {
         json_object_put(doc);
         return pgr_error_oom(err);
     }
@@ -355,7 +351,8 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
     }
     json_object *doc = NULL;
     row_set rows;
-    int rc = body_tree(&nc, &doc, err);
+    int max_depth = pgr_cfg(ctx, a)->limits.max_json_depth;
+    int rc = pgr_nested_parse_body(a, api->payload_json, max_depth, &doc, err);
     if (rc == PGREST_OK)
         rc = root_rows(&nc, doc, &rows, err);
     if (rc == PGREST_OK)

@@ -65,9 +65,17 @@ bool pgr_nested_fills_column(const pgr_relationship *own, const pgr_nested_inser
  * junction references); NULL for one-to-many. */
 const char *const *pgr_nested_reference_columns(const pgr_nested_insert *n, size_t *count);
 
+/* The body again, as a tree released with the arena: the parser keeps
+ * none (a big bulk body is scanned one element at a time); only a body
+ * with nested rows gets here. It was validated already unless ?columns=
+ * sent it unparsed (Payload.hs RawJSON): then 400 PGRST102 when it is not
+ * an object or array. */
+struct json_object;
+int pgr_nested_parse_body(pgrest_arena *a, const char *json, int max_depth,
+                          struct json_object **out, pgrest_error *err);
+
 /* An object holding nothing but the reference columns names an existing
  * row: nothing is inserted for it (the SQL decides alike, emit_nested.c). */
-struct json_object;
 bool pgr_nested_is_reference(struct json_object *row, const pgr_nested_insert *n);
 
 /* The path of the nested row a PostgreSQL error (its SQLSTATE, table,

@@ -144,18 +144,25 @@ static void rows_head(pgr_sql *q, const pgr_nested_insert *n, const char *number
     pgr_sql_put(q, ") AS ord, ");
 }
 
-/* pgrst_rows_<id> of a one-to-many key: each parent's objects, in parent
- * order, then in the order the body gives them. */
-static void to_many_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
+/* " FROM" each parent's objects under the key, pgrst_e(elem, ord) */
+static void objects_under_key(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
 {
-    rows_head(q, n, "pgrst_p.ord, pgrst_e.ord");
-    pgr_sql_put(q, "pgrst_e.elem FROM ");
+    pgr_sql_put(q, " FROM ");
     put_id(q, "pgrst_rows_", parent_id);
     pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
     value_under_key(q, "pgrst_p.elem", n);
     pgr_sql_put(q, " AS v) pgrst_v, json_array_elements(");
     rows_of(q, "pgrst_v.v");
     pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
+}
+
+/* pgrst_rows_<id> of a one-to-many key: each parent's objects, in parent
+ * order, then in the order the body gives them. */
+static void to_many_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
+{
+    rows_head(q, n, "pgrst_p.ord, pgrst_e.ord");
+    pgr_sql_put(q, "pgrst_e.elem");
+    objects_under_key(q, n, parent_id);
 }
 
 /* Whether the object (a json expression) is one to insert: not one that
@@ -273,11 +280,21 @@ static void insert_columns(pgr_sql *q, const level *l)
         pgr_sql_put(q, ")");
 }
 
+/* After "COALESCE(<inserted key>, (<object>": " ->> 'column')::type)",
+ * the key the object names, as the type of the column it fills. */
+static void or_key_named(pgr_sql *q, const char *column, const pgr_column *filled)
+{
+    pgr_sql_put(q, " ->> ");
+    pgr_sb_put_literal(&q->sb, column);
+    pgr_sql_put(q, ")::");
+    pgr_sql_put(q, filled != NULL ? filled->type : "text");
+    pgr_sql_put(q, ")");
+}
+
 /* A many-to-one foreign key: the inserted row's key, else the key the
- * body names, as the column's type. */
+ * body names. */
 static void to_one_key(pgr_sql *q, const level *l, const pgr_nested_insert *c, size_t i)
 {
-    const pgr_column *fk = pgr_find_column(l->table, fk_columns(c)[i]);
     put_id(q, "COALESCE(pgrst_m", c->id);
     pgr_sql_put(q, ".");
     key_alias(q, c, i);
@@ -285,11 +302,7 @@ static void to_one_key(pgr_sql *q, const level *l, const pgr_nested_insert *c, s
     char rows[48];
     snprintf(rows, sizeof rows, "pgrst_rows_%d.elem", l->id);
     value_under_key(q, rows, c);
-    pgr_sql_put(q, " ->> ");
-    pgr_sb_put_literal(&q->sb, key_columns(c)[i]);
-    pgr_sql_put(q, ")::");
-    pgr_sql_put(q, fk != NULL ? fk->type : "text");
-    pgr_sql_put(q, ")");
+    or_key_named(q, key_columns(c)[i], pgr_find_column(l->table, fk_columns(c)[i]));
 }
 
 static void insert_values(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
@@ -411,13 +424,8 @@ static void m2m_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
     rows_head(q, n, "pgrst_p.ord, pgrst_e.ord");
     pgr_sql_put(q, "pgrst_e.elem, ");
     is_new_row(q, "pgrst_e.elem", n);
-    pgr_sql_put(q, " AS pgrst_new FROM ");
-    put_id(q, "pgrst_rows_", parent_id);
-    pgr_sql_put(q, " AS pgrst_p, LATERAL (SELECT ");
-    value_under_key(q, "pgrst_p.elem", n);
-    pgr_sql_put(q, " AS v) pgrst_v, json_array_elements(");
-    rows_of(q, "pgrst_v.v");
-    pgr_sql_put(q, ") WITH ORDINALITY AS pgrst_e(elem, ord))");
+    pgr_sql_put(q, " AS pgrst_new");
+    objects_under_key(q, n, parent_id);
     put_id(q, ", pgrst_new_", n->id);
     pgr_sql_put(q, " AS (SELECT pgrst_r.ord, row_number() OVER (ORDER BY pgrst_r.ord) AS "
                    "new_ord FROM ");
@@ -478,15 +486,11 @@ static void m2m_target_insert(pgr_sql *q, const pgrest_query_plan *plan,
 static void m2m_target_key(pgr_sql *q, const pgr_nested_insert *n, size_t i)
 {
     const pgr_relationship *r = n->rel;
-    const pgr_column *jc = pgr_find_column(r->junction, r->jcols2[i]);
     pgr_sql_put(q, "COALESCE(pgrst_t.");
     target_alias(q, n, i);
     put_id(q, ", (pgrst_rows_", n->id);
-    pgr_sql_put(q, ".elem ->> ");
-    pgr_sb_put_literal(&q->sb, r->cols2[i]);
-    pgr_sql_put(q, ")::");
-    pgr_sql_put(q, jc != NULL ? jc->type : "text");
-    pgr_sql_put(q, ")");
+    pgr_sql_put(q, ".elem");
+    or_key_named(q, r->cols2[i], pgr_find_column(r->junction, r->jcols2[i]));
 }
 
 static void m2m_junction_insert(pgr_sql *q, const pgr_nested_insert *n)

@@ -100,9 +100,8 @@ static int resolve_columns(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_re
     }
     if (n_others == 0)
         return PGREST_OK;
-    int count = 0;
     int rc = pgr_plan_nested_inserts(ctx, a, api, plan->schema, t, others, n_others,
-                                     &mp->nested, &count, err);
+                                     &mp->nested, err);
     if (rc != PGREST_OK)
         return rc;
     /* a many-to-one row's key fills the foreign key, whatever the body says */

@@ -17,11 +17,10 @@ typedef struct row_set {
 } row_set;
 
 typedef struct nested_ctx {
-    pgrest_ctx *ctx;
     pgrest_arena *a;
     const pgrest_api_request *api;
     const pgr_schema_cache *sc;
-    int count;
+    int last_id;                       /* ids of the nodes planned so far */
 } nested_ctx;
 
 bool pgr_nested_inserts_apply(const pgrest_api_request *api)
@@ -271,7 +270,7 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     drop_references(&rows, node);
     node->key = key;
     node->table = rel->foreign_table;
-    node->id = ++nc->count;
+    node->id = ++nc->last_id;
     node->parent_id = parent_id;
     size_t n_keys = 0;
     const char **keys = union_keys(nc, &rows, &n_keys);
@@ -302,21 +301,42 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
     return PGREST_OK;
 }
 
-static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
-                      const char *const *keys, size_t n, int parent_id,
+/* The relationship each key names, into rels[0..n). */
+static int resolve_keys(nested_ctx *nc, const pgr_table *table, const char *const *keys,
+                        size_t n, const pgr_relationship ***rels, pgrest_error *err)
+{
+    *rels = PGR_NEW_ARRAY(nc->a, const pgr_relationship *, n + 1);
+    if (*rels == NULL)
+        return pgr_error_oom(err);
+    for (size_t i = 0; i < n; i++) {
+        int rc = resolve_key(nc, table, keys[i], &(*rels)[i], err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+static int plan_nodes(nested_ctx *nc, const pgr_relationship *const *rels,
+                      const char *const *keys, size_t n, const row_set *rows, int parent_id,
                       pgr_nested_insert **out, pgrest_error *err)
 {
     pgr_nested_insert **tail = out;
     for (size_t i = 0; i < n; i++) {
-        const pgr_relationship *rel = NULL;
-        int rc = resolve_key(nc, table, keys[i], &rel, err);
-        if (rc == PGREST_OK)
-            rc = plan_node(nc, rel, keys[i], rows, parent_id, tail, err);
+        int rc = plan_node(nc, rels[i], keys[i], rows, parent_id, tail, err);
         if (rc != PGREST_OK)
             return rc;
         tail = &(*tail)->next;
     }
     return PGREST_OK;
+}
+
+static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
+                      const char *const *keys, size_t n, int parent_id,
+                      pgr_nested_insert **out, pgrest_error *err)
+{
+    const pgr_relationship **rels = NULL;
+    int rc = resolve_keys(nc, table, keys, n, &rels, err);
+    return rc != PGREST_OK ? rc : plan_nodes(nc, rels, keys, n, rows, parent_id, out, err);
 }
 
 /* The request's own rows: the body object, or the array's objects. */
@@ -336,29 +356,23 @@ static int root_rows(nested_ctx *nc, json_object *doc, row_set *rows, pgrest_err
 int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
                             const pgr_schema_cache *sc, const pgr_table *table,
                             const char *const *keys, size_t n, pgr_nested_insert **out,
-                            int *count, pgrest_error *err)
+                            pgrest_error *err)
 {
-    nested_ctx nc = {ctx, a, api, sc, 0};
+    nested_ctx nc = {a, api, sc, 0};
     *out = NULL;
-    *count = 0;
     /* the keys' relationships first: a key that names none is PGRST204
      * before the body is read again */
-    for (size_t i = 0; i < n; i++) {
-        const pgr_relationship *rel = NULL;
-        int rc = resolve_key(&nc, table, keys[i], &rel, err);
-        if (rc != PGREST_OK)
-            return rc;
-    }
+    const pgr_relationship **rels = NULL;
+    int rc = resolve_keys(&nc, table, keys, n, &rels, err);
+    if (rc != PGREST_OK)
+        return rc;
     json_object *doc = NULL;
     row_set rows;
     int max_depth = pgr_cfg(ctx, a)->limits.max_json_depth;
-    int rc = pgr_nested_parse_body(a, api->payload_json, max_depth, &doc, err);
+    rc = pgr_nested_parse_body(a, api->payload_json, max_depth, &doc, err);
     if (rc == PGREST_OK)
         rc = root_rows(&nc, doc, &rows, err);
-    if (rc == PGREST_OK)
-        rc = plan_level(&nc, table, &rows, keys, n, 0, out, err);
-    *count = nc.count;
-    return rc;
+    return rc != PGREST_OK ? rc : plan_nodes(&nc, rels, keys, n, &rows, 0, out, err);
 }
 
 static pgr_nested_insert *nested_for(pgr_nested_insert *list, const pgr_relationship *rel)

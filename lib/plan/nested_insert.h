@@ -40,14 +40,13 @@ typedef struct pgr_nested_insert {
 
 /* Splits the body keys of a POST on table into columns and nested
  * relationships. keys[0..n) are the keys that are not columns of table.
- * Sets *out to the nested tree (NULL when there is none to plan) and
- * *count to the number of its nodes. A key that names no relationship is
+ * Sets *out to the nested tree (NULL when there is none to plan). A key that names no relationship is
  * PostgREST's PGRST204 for it, unless written with a !hint (PGRST200); an
  * ambiguous one is PGRST201. */
 int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *api,
                             const pgr_schema_cache *sc, const pgr_table *table,
                             const char *const *keys, size_t n, pgr_nested_insert **out,
-                            int *count, pgrest_error *err);
+                            pgrest_error *err);
 
 /* Whether a POST's body keys (or ?columns=) may name relationships: a
  * JSON body and no ON CONFLICT resolution (a skipped parent row would

@@ -203,25 +203,50 @@ static void to_one_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
 
 /* pgrst_keys_<id>: the inserted rows of a level, numbered in insertion
  * order, with the key columns the related levels read. */
+/* Writes one key column a related level reads (its owner: the level whose
+ * foreign key it fills, and its index there). */
+typedef void (*key_writer)(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
+                           size_t i, bool *first);
+
+/* The level's key columns other levels read: a many-to-one level's key
+ * for the row referencing it, and the key its one-to-many and
+ * many-to-many children take. */
+static void each_key(pgr_sql *q, const level *l, key_writer write, bool *first)
+{
+    for (size_t i = 0; l->self != NULL && l->self->to_one && i < l->self->rel->n_cols; i++)
+        write(q, key_columns(l->self)[i], l->self, i, first);
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++)
+            write(q, key_columns(c)[i], c, i, first);
+}
+
+static void key_as_alias(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
+                         size_t i, bool *first)
+{
+    (void)first;
+    pgr_sql_put(q, ", ");
+    pgr_sql_ident(q, column);
+    pgr_sql_put(q, " AS ");
+    key_alias(q, owner, i);
+}
+
+static void key_returned(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
+                         size_t i, bool *first)
+{
+    (void)owner;
+    (void)i;
+    pgr_sql_put(q, *first ? "" : ", ");
+    *first = false;
+    pgr_sql_ident(q, column);
+}
+
 static void level_keys(pgr_sql *q, const level *l)
 {
     pgr_sql_put(q, ", ");
     put_id(q, "pgrst_keys_", l->id);
     pgr_sql_put(q, " AS (SELECT row_number() OVER () AS ord");
-    if (l->self != NULL && l->self->to_one)
-        for (size_t i = 0; i < l->self->rel->n_cols; i++) {
-            pgr_sql_put(q, ", ");
-            pgr_sql_ident(q, key_columns(l->self)[i]);
-            pgr_sql_put(q, " AS ");
-            key_alias(q, l->self, i);
-        }
-    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
-        for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++) {
-            pgr_sql_put(q, ", ");
-            pgr_sql_ident(q, key_columns(c)[i]);
-            pgr_sql_put(q, " AS ");
-            key_alias(q, c, i);
-        }
+    bool unused = false;
+    each_key(q, l, key_as_alias, &unused);
     pgr_sql_put(q, " FROM ");
     inserted_rows(q, l->id);
     pgr_sql_put(q, ")");
@@ -364,15 +389,7 @@ static void nested_returning(pgr_sql *q, const level *l)
         return;
     }
     bool first = true;
-    for (size_t i = 0; n->to_one && i < n->rel->n_cols; i++, first = false) {
-        pgr_sql_put(q, first ? "" : ", ");
-        pgr_sql_ident(q, key_columns(n)[i]);
-    }
-    for (const pgr_nested_insert *c = n->children; c != NULL; c = c->next)
-        for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++, first = false) {
-            pgr_sql_put(q, first ? "" : ", ");
-            pgr_sql_ident(q, key_columns(c)[i]);
-        }
+    each_key(q, l, key_returned, &first);
     if (first)
         pgr_sql_put(q, "1");
 }

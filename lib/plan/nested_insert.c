@@ -168,23 +168,49 @@ static bool from_parent(const pgr_relationship *r)
     return r->cardinality == PGR_REL_O2M || (r->cardinality == PGR_REL_O2O && r->is_parent);
 }
 
-/* `rel` or `rel!hint`, resolved from table as select='s embeds are. A
- * plain key that names no relationship, or a computed one, keeps
- * PostgREST's PGRST204. */
-static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
-                       const pgr_relationship **rel, pgrest_error *err)
+/* The embed of the level's select= whose alias is key: the body may give
+ * nested rows the name their representation has (`songs` for
+ * select=songs:tracks(*)). */
+static const pgr_select_item *aliased_embed(const pgr_select_item *select, const char *key)
 {
-    pgr_select_item item = {.kind = PGR_SELECT_EMBED};
-    const char *bang = strchr(key, '!');
-    item.relation = bang ? pgr_strndup(nc->a, key, (size_t)(bang - key)) : key;
-    item.hint = bang ? bang + 1 : NULL;
-    if (item.relation == NULL)
+    for (const pgr_select_item *it = select; it != NULL; it = it->next)
+        if (it->kind == PGR_SELECT_EMBED && it->alias != NULL && strcmp(it->alias, key) == 0)
+            return it;
+    return NULL;
+}
+
+/* A body key read as select='s embed item: `rel`, `rel!hint`, `alias:rel`,
+ * `alias:rel!hint` (the alias only names it). */
+static bool key_as_embed(nested_ctx *nc, const char *key, pgr_select_item *item)
+{
+    const char *colon = strchr(key, ':');
+    const char *name = colon ? colon + 1 : key;
+    const char *bang = strchr(name, '!');
+    item->kind = PGR_SELECT_EMBED;
+    item->alias = colon ? pgr_strndup(nc->a, key, (size_t)(colon - key)) : NULL;
+    item->relation = bang ? pgr_strndup(nc->a, name, (size_t)(bang - name)) : name;
+    item->hint = bang ? bang + 1 : NULL;
+    return item->relation != NULL && (colon == NULL || item->alias != NULL);
+}
+
+/* The key resolved from table as select='s embeds are: the embed of the
+ * level's select= it is the alias of, else the key read as an embed item.
+ * A plain key that names no relationship, or a computed one, keeps
+ * PostgREST's PGRST204. */
+static int resolve_key(nested_ctx *nc, const pgr_table *table, const pgr_select_item *select,
+                       const char *key, const pgr_relationship **rel, pgrest_error *err)
+{
+    pgr_select_item item = {0};
+    const pgr_select_item *aliased = aliased_embed(select, key);
+    if (aliased != NULL)
+        item = *aliased;
+    else if (!key_as_embed(nc, key, &item))
         return pgr_error_oom(err);
+    bool plain = aliased == NULL && item.alias == NULL && item.hint == NULL;
     pgr_read_node origin = {.table = table, .schema = nc->sc};
     *rel = NULL;
     int rc = pgr_find_relationship(nc->a, nc->sc, nc->api->schema, &origin, &item, rel, err);
-    if (rc != PGREST_OK && bang == NULL && err->code != NULL &&
-        strcmp(err->code, "PGRST200") == 0)
+    if (rc != PGREST_OK && plain && err->code != NULL && strcmp(err->code, "PGRST200") == 0)
         return no_column(nc, key, table, err);
     if (rc != PGREST_OK)
         return rc;
@@ -193,6 +219,29 @@ static int resolve_key(nested_ctx *nc, const pgr_table *table, const char *key,
         return no_column(nc, key, table, err);
     }
     return PGREST_OK;
+}
+
+/* The select= items under the embed a key resolved to (its alias, else
+ * an embed naming the same relationship), for the aliases of the next
+ * level. */
+static const pgr_select_item *select_under(nested_ctx *nc, const pgr_table *table,
+                                           const pgr_select_item *select, const char *key,
+                                           const pgr_relationship *rel)
+{
+    const pgr_select_item *aliased = aliased_embed(select, key);
+    if (aliased != NULL)
+        return aliased->children;
+    pgr_read_node origin = {.table = table, .schema = nc->sc};
+    for (const pgr_select_item *it = select; it != NULL; it = it->next) {
+        const pgr_relationship *found = NULL;
+        pgrest_error ignored = {0};
+        if (it->kind == PGR_SELECT_EMBED &&
+            pgr_find_relationship(nc->a, nc->sc, nc->api->schema, &origin, it, &found,
+                                  &ignored) == PGREST_OK &&
+            found == rel)
+            return it->children;
+    }
+    return NULL;
 }
 
 /* The foreign key columns of a relationship: the child's for one-to-many
@@ -247,14 +296,14 @@ static void drop_references(row_set *rows, const pgr_nested_insert *n)
     rows->n = kept;
 }
 
-static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
-                      const char *const *keys, size_t n, int parent_id,
+static int plan_level(nested_ctx *nc, const pgr_table *table, const pgr_select_item *select,
+                      const row_set *rows, const char *const *keys, size_t n, int parent_id,
                       pgr_nested_insert **out, pgrest_error *err);
 
 /* One nested key under a level: its node, its columns, its own nested keys. */
 static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *key,
-                     const row_set *parents, int parent_id, pgr_nested_insert **out,
-                     pgrest_error *err)
+                     const pgr_select_item *select, const row_set *parents, int parent_id,
+                     pgr_nested_insert **out, pgrest_error *err)
 {
     pgr_nested_insert *node = PGR_NEW(nc->a, pgr_nested_insert);
     row_set rows;
@@ -283,13 +332,8 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
         if (pgr_find_column(node->table, keys[i]) == NULL)
             rest[n_rest++] = keys[i];
     *out = node;
-    /* a junction row is all a many-to-many target gets here */
-    if (node->many_to_many && n_rest > 0)
-        return pgr_errorf(err, nc->a, 400, "PGRST102",
-                          pgr_asprintf(nc->a, "Rows under the many-to-many '%s' cannot nest "
-                                              "rows ('%s')", key, rest[0]),
-                          NULL, "Empty or invalid json");
-    rc = plan_level(nc, node->table, &rows, rest, n_rest, node->id, &node->children, err);
+    rc = plan_level(nc, node->table, select, &rows, rest, n_rest, node->id, &node->children,
+                    err);
     if (rc != PGREST_OK)
         return rc;
     /* the related rows give the foreign keys, whatever the body says */
@@ -302,27 +346,30 @@ static int plan_node(nested_ctx *nc, const pgr_relationship *rel, const char *ke
 }
 
 /* The relationship each key names, into rels[0..n). */
-static int resolve_keys(nested_ctx *nc, const pgr_table *table, const char *const *keys,
-                        size_t n, const pgr_relationship ***rels, pgrest_error *err)
+static int resolve_keys(nested_ctx *nc, const pgr_table *table, const pgr_select_item *select,
+                        const char *const *keys, size_t n, const pgr_relationship ***rels,
+                        pgrest_error *err)
 {
     *rels = PGR_NEW_ARRAY(nc->a, const pgr_relationship *, n + 1);
     if (*rels == NULL)
         return pgr_error_oom(err);
     for (size_t i = 0; i < n; i++) {
-        int rc = resolve_key(nc, table, keys[i], &(*rels)[i], err);
+        int rc = resolve_key(nc, table, select, keys[i], &(*rels)[i], err);
         if (rc != PGREST_OK)
             return rc;
     }
     return PGREST_OK;
 }
 
-static int plan_nodes(nested_ctx *nc, const pgr_relationship *const *rels,
-                      const char *const *keys, size_t n, const row_set *rows, int parent_id,
-                      pgr_nested_insert **out, pgrest_error *err)
+static int plan_nodes(nested_ctx *nc, const pgr_table *table, const pgr_select_item *select,
+                      const pgr_relationship *const *rels, const char *const *keys, size_t n,
+                      const row_set *rows, int parent_id, pgr_nested_insert **out,
+                      pgrest_error *err)
 {
     pgr_nested_insert **tail = out;
     for (size_t i = 0; i < n; i++) {
-        int rc = plan_node(nc, rels[i], keys[i], rows, parent_id, tail, err);
+        const pgr_select_item *under = select_under(nc, table, select, keys[i], rels[i]);
+        int rc = plan_node(nc, rels[i], keys[i], under, rows, parent_id, tail, err);
         if (rc != PGREST_OK)
             return rc;
         tail = &(*tail)->next;
@@ -330,13 +377,15 @@ static int plan_nodes(nested_ctx *nc, const pgr_relationship *const *rels,
     return PGREST_OK;
 }
 
-static int plan_level(nested_ctx *nc, const pgr_table *table, const row_set *rows,
-                      const char *const *keys, size_t n, int parent_id,
+static int plan_level(nested_ctx *nc, const pgr_table *table, const pgr_select_item *select,
+                      const row_set *rows, const char *const *keys, size_t n, int parent_id,
                       pgr_nested_insert **out, pgrest_error *err)
 {
     const pgr_relationship **rels = NULL;
-    int rc = resolve_keys(nc, table, keys, n, &rels, err);
-    return rc != PGREST_OK ? rc : plan_nodes(nc, rels, keys, n, rows, parent_id, out, err);
+    int rc = resolve_keys(nc, table, select, keys, n, &rels, err);
+    return rc != PGREST_OK ? rc
+                           : plan_nodes(nc, table, select, rels, keys, n, rows, parent_id, out,
+                                        err);
 }
 
 /* The request's own rows: the body object, or the array's objects. */
@@ -363,7 +412,8 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
     /* the keys' relationships first: a key that names none is PGRST204
      * before the body is read again */
     const pgr_relationship **rels = NULL;
-    int rc = resolve_keys(&nc, table, keys, n, &rels, err);
+    const pgr_select_item *select = api->qp.select;
+    int rc = resolve_keys(&nc, table, select, keys, n, &rels, err);
     if (rc != PGREST_OK)
         return rc;
     json_object *doc = NULL;
@@ -372,7 +422,7 @@ int pgr_plan_nested_inserts(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_r
     rc = pgr_nested_parse_body(a, api->payload_json, max_depth, &doc, err);
     if (rc == PGREST_OK)
         rc = root_rows(&nc, doc, &rows, err);
-    return rc != PGREST_OK ? rc : plan_nodes(&nc, rels, keys, n, &rows, 0, out, err);
+    return rc != PGREST_OK ? rc : plan_nodes(&nc, table, select, rels, keys, n, &rows, 0, out, err);
 }
 
 static pgr_nested_insert *nested_for(pgr_nested_insert *list, const pgr_relationship *rel)

@@ -1,6 +1,7 @@
 /* Nested inserts (pgrest's extension; docs/nested-inserts.md): a POST body
  * key that is not a column of the target but names a relationship
- * embeddable from it (`tracks`, `tracks!album_id`) holds related rows.
+ * embeddable from it (`tracks`, `tracks!album_id`, `songs:tracks`, or the
+ * alias of an embed of select=) holds related rows.
  * One-to-many: inserted after their parent, the foreign key taken from the
  * parent's inserted row. Many-to-one: the referenced row is inserted first
  * (or, given by its key alone, only referenced), and its key fills the

@@ -26,12 +26,13 @@
 #include "sql/emit_nested.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "plan/nested_insert.h"
 #include "sql/emit_write.h"
 
 /* One level of the tree: the request's own rows (self NULL) or a
- * nested key's. */
+ * nested key's (under parent, NULL for the request's rows). */
 typedef struct level {
     int id;
     const pgr_table *table;
@@ -39,11 +40,26 @@ typedef struct level {
     size_t n_columns;
     const pgr_nested_insert *self;
     const pgr_nested_insert *children;
+    const pgr_nested_insert *parent;
 } level;
 
-static level level_of(const pgr_nested_insert *n)
+static level level_of(const pgr_nested_insert *n, const level *parent)
 {
-    return (level){n->id, n->table, n->columns, n->n_columns, n, n->children};
+    return (level){n->id, n->table, n->columns, n->n_columns, n, n->children, parent->self};
+}
+
+/* A one-to-many level (one-to-one from the referenced side): its rows
+ * take their parent's key into their foreign key. */
+static bool takes_parent_key(const level *l)
+{
+    return l->self != NULL && !l->self->to_one && !l->self->many_to_many;
+}
+
+/* A many-to-many level inserts only its objects that name no existing
+ * row (pgrst_new_<id>); the others insert all of pgrst_rows_<id>. */
+static const char *objects_inserted(const pgr_nested_insert *n)
+{
+    return n != NULL && n->many_to_many ? "pgrst_new_" : "pgrst_rows_";
 }
 
 static void put_id(pgr_sql *q, const char *prefix, int id)
@@ -53,11 +69,26 @@ static void put_id(pgr_sql *q, const char *prefix, int id)
     pgr_sql_put(q, buf);
 }
 
+/* The alias of the i-th key column n takes from its related row
+ * (pgrst_<id>_<i>), or of the i-th key column of a many-to-many target
+ * its junction row takes (pgrst_<id>_t<i>). */
+static const char *alias_name(char *buf, size_t size, const pgr_nested_insert *n,
+                              const char *kind, size_t i)
+{
+    snprintf(buf, size, "pgrst_%d_%s%zu", n->id, kind, i);
+    return buf;
+}
+
 static void key_alias(pgr_sql *q, const pgr_nested_insert *n, size_t i)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "pgrst_%d_%zu", n->id, i);
-    pgr_sql_ident(q, buf);
+    pgr_sql_ident(q, alias_name(buf, sizeof buf, n, "", i));
+}
+
+static void target_alias(pgr_sql *q, const pgr_nested_insert *n, size_t i)
+{
+    char buf[64];
+    pgr_sql_ident(q, alias_name(buf, sizeof buf, n, "t", i));
 }
 
 static void inserted_rows(pgr_sql *q, int id)
@@ -201,60 +232,72 @@ static void to_one_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
     pgr_sql_put(q, ")");
 }
 
-/* pgrst_keys_<id>: the inserted rows of a level, numbered in insertion
- * order, with the key columns the related levels read. */
-/* Writes one key column a related level reads (its owner: the level whose
- * foreign key it fills, and its index there). */
-typedef void (*key_writer)(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
-                           size_t i, bool *first);
+/* Writes one key column a related level reads, under its alias. */
+typedef struct key_writer {
+    void (*write)(pgr_sql *q, const char *column, const char *alias, struct key_writer *w);
+    const char **written;              /* key_returned: the columns so far */
+    size_t n_written;
+} key_writer;
 
 /* The level's key columns other levels read: a many-to-one level's key
- * for the row referencing it, and the key its one-to-many and
- * many-to-many children take. */
-static void each_key(pgr_sql *q, const level *l, key_writer write, bool *first)
+ * for the row referencing it, a many-to-many target's for its junction
+ * row, and the key its one-to-many and many-to-many children take. */
+static void each_key(pgr_sql *q, const level *l, key_writer *w)
 {
-    for (size_t i = 0; l->self != NULL && l->self->to_one && i < l->self->rel->n_cols; i++)
-        write(q, key_columns(l->self)[i], l->self, i, first);
+    char alias[64];
+    const pgr_nested_insert *s = l->self;
+    for (size_t i = 0; s != NULL && s->to_one && i < s->rel->n_cols; i++)
+        w->write(q, key_columns(s)[i], alias_name(alias, sizeof alias, s, "", i), w);
+    for (size_t i = 0; s != NULL && s->many_to_many && i < s->rel->n_jcols2; i++)
+        w->write(q, s->rel->cols2[i], alias_name(alias, sizeof alias, s, "t", i), w);
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
         for (size_t i = 0; !c->to_one && i < c->rel->n_cols; i++)
-            write(q, key_columns(c)[i], c, i, first);
+            w->write(q, key_columns(c)[i], alias_name(alias, sizeof alias, c, "", i), w);
 }
 
-static void key_as_alias(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
-                         size_t i, bool *first)
+static void key_as_alias(pgr_sql *q, const char *column, const char *alias, key_writer *w)
 {
-    (void)first;
+    (void)w;
     pgr_sql_put(q, ", ");
     pgr_sql_ident(q, column);
     pgr_sql_put(q, " AS ");
-    key_alias(q, owner, i);
+    pgr_sql_ident(q, alias);
 }
 
-static void key_returned(pgr_sql *q, const char *column, const pgr_nested_insert *owner,
-                         size_t i, bool *first)
+/* Each column once: the key CTE reads them by name. */
+static void key_returned(pgr_sql *q, const char *column, const char *alias, key_writer *w)
 {
-    (void)owner;
-    (void)i;
-    pgr_sql_put(q, *first ? "" : ", ");
-    *first = false;
+    (void)alias;
+    for (size_t i = 0; i < w->n_written; i++)
+        if (strcmp(w->written[i], column) == 0)
+            return;
+    pgr_sql_put(q, w->n_written > 0 ? ", " : "");
     pgr_sql_ident(q, column);
+    w->written[w->n_written++] = column;
 }
 
+/* pgrst_keys_<id>: the inserted rows' keys by their object's ordinal in
+ * pgrst_rows_<id> -- the n-th inserted row is the n-th object inserted. */
 static void level_keys(pgr_sql *q, const level *l)
 {
+    bool some_new = l->self != NULL && l->self->many_to_many;
+    key_writer w = {key_as_alias, NULL, 0};
     pgr_sql_put(q, ", ");
     put_id(q, "pgrst_keys_", l->id);
-    pgr_sql_put(q, " AS (SELECT row_number() OVER () AS ord");
-    bool unused = false;
-    each_key(q, l, key_as_alias, &unused);
+    pgr_sql_put(q, some_new ? " AS (SELECT pgrst_n.ord, pgrst_i.* FROM (SELECT row_number() "
+                              "OVER () AS new_ord"
+                            : " AS (SELECT row_number() OVER () AS ord");
+    each_key(q, l, &w);
     pgr_sql_put(q, " FROM ");
     inserted_rows(q, l->id);
-    pgr_sql_put(q, ")");
+    if (some_new)
+        put_id(q, ") AS pgrst_i JOIN pgrst_new_", l->id);
+    pgr_sql_put(q, some_new ? " AS pgrst_n ON pgrst_n.new_ord = pgrst_i.new_ord)" : ")");
 }
 
 static bool needs_keys(const level *l)
 {
-    if (l->self != NULL && l->self->to_one)
+    if (l->self != NULL && (l->self->to_one || l->self->many_to_many))
         return true;
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
         if (!c->to_one)
@@ -283,6 +326,13 @@ static void all_inserted(pgr_sql *q, int id, bool *first)
     counts_match(q, id, "pgrst_rows_", first);
 }
 
+/* The guard of a level whose rows take their parent's key. */
+static void parent_inserted(pgr_sql *q, const pgr_nested_insert *n,
+                            const pgr_nested_insert *parent, bool *first)
+{
+    counts_match(q, n->parent_id, objects_inserted(parent), first);
+}
+
 static void list_column(pgr_sql *q, const char *name, bool *first)
 {
     pgr_sql_put(q, *first ? "(" : ", ");
@@ -296,7 +346,7 @@ static void insert_columns(pgr_sql *q, const level *l)
     bool first = true;
     for (size_t i = 0; i < l->n_columns; i++)
         list_column(q, l->columns[i]->name, &first);
-    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols; i++)
+    for (size_t i = 0; takes_parent_key(l) && i < l->self->rel->n_cols; i++)
         list_column(q, fk_columns(l->self)[i], &first);
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
         for (size_t i = 0; c->to_one && i < c->rel->n_cols; i++)
@@ -334,8 +384,7 @@ static void insert_values(pgr_sql *q, const pgrest_query_plan *plan, const level
 {
     bool first = l->n_columns == 0;
     pgr_emit_body_values(q, plan->schema, l->columns, l->n_columns);
-    for (size_t i = 0; l->self != NULL && !l->self->to_one && i < l->self->rel->n_cols;
-         i++, first = false) {
+    for (size_t i = 0; takes_parent_key(l) && i < l->self->rel->n_cols; i++, first = false) {
         pgr_sql_put(q, first ? "pgrst_k." : ", pgrst_k.");
         key_alias(q, l->self, i);
     }
@@ -351,7 +400,7 @@ static void insert_from(pgr_sql *q, const level *l)
 {
     pgr_sql_put(q, " FROM ");
     put_id(q, "pgrst_rows_", l->id);
-    if (l->self != NULL && !l->self->to_one) {
+    if (takes_parent_key(l)) {
         pgr_sql_put(q, " JOIN ");
         put_id(q, "pgrst_keys_", l->self->parent_id);
         put_id(q, " AS pgrst_k ON pgrst_k.ord = pgrst_rows_", l->id);
@@ -372,25 +421,99 @@ static void insert_from(pgr_sql *q, const level *l)
 static void insert_guards(pgr_sql *q, const level *l)
 {
     bool first = true;
-    if (l->self != NULL && !l->self->to_one)
-        all_inserted(q, l->self->parent_id, &first);
+    if (takes_parent_key(l))
+        parent_inserted(q, l->self, l->parent, &first);
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
         if (c->to_one)
             all_inserted(q, c->id, &first);
+    if (l->self != NULL && l->self->many_to_many) {
+        put_id(q, first ? " WHERE pgrst_rows_" : " AND pgrst_rows_", l->id);
+        pgr_sql_put(q, ".pgrst_new");
+    }
 }
 
-static void nested_returning(pgr_sql *q, const level *l)
+/* ------------------------------------------------------------ views
+ * A many-to-one or many-to-many embed of the representation reads the
+ * table as the statement began plus every row the statement wrote into it
+ * at any level (pgrst_view_<id>, pgrst_jview_<id>): those levels return
+ * their whole rows. */
+
+static bool is_viewed_in(const pgr_nested_insert *list, const pgr_table *t)
+{
+    for (const pgr_nested_insert *n = list; n != NULL; n = n->next) {
+        bool viewed = n->represented && (n->to_one || n->many_to_many) && n->table == t;
+        if (viewed || (n->represented && n->many_to_many && n->rel->junction == t) ||
+            is_viewed_in(n->children, t))
+            return true;
+    }
+    return false;
+}
+
+static bool is_viewed(const pgrest_query_plan *plan, const pgr_table *t)
+{
+    return is_viewed_in(plan->mutate->nested, t);
+}
+
+static void union_writes(pgr_sql *q, const pgr_nested_insert *list, const pgr_table *t)
+{
+    for (const pgr_nested_insert *n = list; n != NULL; n = n->next) {
+        if (n->table == t)
+            put_id(q, " UNION ALL SELECT * FROM pgrst_ins_", n->id);
+        if (n->many_to_many && n->rel->junction == t)
+            put_id(q, " UNION ALL SELECT * FROM pgrst_jins_", n->id);
+        union_writes(q, n->children, t);
+    }
+}
+
+static void table_view(pgr_sql *q, const pgrest_query_plan *plan, const char *view, int id,
+                       const pgr_table *t)
+{
+    put_id(q, view, id);
+    pgr_sql_put(q, " AS (SELECT * FROM ");
+    pgr_sql_qualified(q, t->schema, t->name);
+    if (plan->mutate->table == t)
+        pgr_sql_put(q, " UNION ALL SELECT * FROM pgrst_source");
+    union_writes(q, plan->mutate->nested, t);
+    pgr_sql_put(q, ")");
+}
+
+static void emit_views(pgr_sql *q, const pgrest_query_plan *plan, const pgr_nested_insert *list)
+{
+    for (const pgr_nested_insert *n = list; n != NULL; n = n->next) {
+        if (n->represented && (n->to_one || n->many_to_many))
+            table_view(q, plan, ", pgrst_view_", n->id, n->table);
+        if (n->represented && n->many_to_many)
+            table_view(q, plan, ", pgrst_jview_", n->id, n->rel->junction);
+        emit_views(q, plan, n->children);
+    }
+}
+
+static void whole_rows(pgr_sql *q, const pgr_table *t)
+{
+    pgr_sql_put(q, " RETURNING ");
+    pgr_sql_qualified(q, t->schema, t->name);
+    pgr_sql_put(q, ".*");
+}
+
+static void nested_returning(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
 {
     const pgr_nested_insert *n = l->self;
-    pgr_sql_put(q, " RETURNING ");
-    if (n->represented) {
-        pgr_sql_qualified(q, n->table->schema, n->table->name);
-        pgr_sql_put(q, ".*");
+    if (n->represented || is_viewed(plan, n->table)) {
+        whole_rows(q, n->table);
         return;
     }
-    bool first = true;
-    each_key(q, l, key_returned, &first);
-    if (first)
+    pgr_sql_put(q, " RETURNING ");
+    size_t most = 0;
+    for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
+        most += c->rel->n_cols;
+    key_writer w = {key_returned, NULL, 0};
+    w.written = PGR_NEW_ARRAY(q->arena, const char *, most + n->rel->n_cols + n->rel->n_jcols2);
+    if (w.written == NULL) {
+        q->sb.failed = true;
+        return;
+    }
+    each_key(q, l, &w);
+    if (w.n_written == 0)
         pgr_sql_put(q, "1");
 }
 
@@ -408,33 +531,21 @@ static void level_insert(pgr_sql *q, const pgrest_query_plan *plan, const level 
     insert_guards(q, l);
     put_id(q, " ORDER BY pgrst_rows_", l->id);
     pgr_sql_put(q, ".ord");
-    if (l->self == NULL)
-        pgr_emit_returning(q, plan->mutate);
+    if (l->self != NULL)
+        nested_returning(q, plan, l);
+    else if (is_viewed(plan, l->table))
+        whole_rows(q, l->table);
     else
-        nested_returning(q, l);
-    pgr_sql_put(q, ")");
-}
-
-/* What the representation reads for a many-to-one or many-to-many embed:
- * the rows that were there and the inserted ones (the statement sees the
- * table as it was before it began). */
-static void table_view(pgr_sql *q, const char *view, int id, const pgr_table *t,
-                       const char *inserted)
-{
-    put_id(q, view, id);
-    pgr_sql_put(q, " AS (SELECT * FROM ");
-    pgr_sql_qualified(q, t->schema, t->name);
-    pgr_sql_put(q, " UNION ALL SELECT * FROM ");
-    put_id(q, inserted, id);
+        pgr_emit_returning(q, plan->mutate);
     pgr_sql_put(q, ")");
 }
 
 /* ------------------------------------------------------------ many-to-many
  * The target's objects (pgrst_rows_<id>, each flagged pgrst_new unless it
  * names an existing row by key), the new ones numbered apart
- * (pgrst_new_<id>) and inserted (pgrst_ins_<id>), their keys
- * (pgrst_tkeys_<id>), then one junction row per object
- * (pgrst_jins_<id>): the parent's key and the target's, inserted or named. */
+ * (pgrst_new_<id>), inserted as any level is (pgrst_ins_<id>, with their
+ * own related rows), then one junction row per object (pgrst_jins_<id>):
+ * the parent's key and the target's, inserted or named. */
 
 static void m2m_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
 {
@@ -450,54 +561,6 @@ static void m2m_rows(pgr_sql *q, const pgr_nested_insert *n, int parent_id)
     pgr_sql_put(q, " AS pgrst_r WHERE pgrst_r.pgrst_new)");
 }
 
-static void target_alias(pgr_sql *q, const pgr_nested_insert *n, size_t i)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "pgrst_%d_t%zu", n->id, i);
-    pgr_sql_ident(q, buf);
-}
-
-static void m2m_target_insert(pgr_sql *q, const pgrest_query_plan *plan,
-                              const pgr_nested_insert *n)
-{
-    /* the target's own columns: the junction holds the keys */
-    level l = {n->id, n->table, n->columns, n->n_columns, NULL, NULL};
-    const pgr_relationship *r = n->rel;
-    put_id(q, ", pgrst_ins_", n->id);
-    pgr_sql_put(q, " AS (INSERT INTO ");
-    pgr_sql_qualified(q, n->table->schema, n->table->name);
-    insert_columns(q, &l);
-    pgr_sql_put(q, " SELECT ");
-    pgr_emit_body_values(q, plan->schema, n->columns, n->n_columns);
-    put_id(q, " FROM pgrst_rows_", n->id);
-    record_of(q, plan, &l);
-    put_id(q, " WHERE pgrst_rows_", n->id);
-    put_id(q, ".pgrst_new ORDER BY pgrst_rows_", n->id);
-    pgr_sql_put(q, ".ord RETURNING ");
-    if (n->represented) {
-        pgr_sql_qualified(q, n->table->schema, n->table->name);
-        pgr_sql_put(q, ".*");
-    } else {
-        for (size_t i = 0; i < r->n_jcols2; i++) {
-            pgr_sql_put(q, i > 0 ? ", " : "");
-            pgr_sql_ident(q, r->cols2[i]);
-        }
-    }
-    pgr_sql_put(q, ")");
-    if (n->represented)
-        table_view(q, ", pgrst_view_", n->id, n->table, "pgrst_ins_");
-    put_id(q, ", pgrst_tkeys_", n->id);
-    pgr_sql_put(q, " AS (SELECT row_number() OVER () AS new_ord");
-    for (size_t i = 0; i < r->n_jcols2; i++) {
-        pgr_sql_put(q, ", ");
-        pgr_sql_ident(q, r->cols2[i]);
-        pgr_sql_put(q, " AS ");
-        target_alias(q, n, i);
-    }
-    put_id(q, " FROM pgrst_ins_", n->id);
-    pgr_sql_put(q, ")");
-}
-
 /* The target's key for a junction row: the inserted row's, else the one
  * the object names, as the junction column's type. */
 static void m2m_target_key(pgr_sql *q, const pgr_nested_insert *n, size_t i)
@@ -510,7 +573,8 @@ static void m2m_target_key(pgr_sql *q, const pgr_nested_insert *n, size_t i)
     or_key_named(q, r->cols2[i], pgr_find_column(r->junction, r->jcols2[i]));
 }
 
-static void m2m_junction_insert(pgr_sql *q, const pgr_nested_insert *n)
+static void m2m_junction_insert(pgr_sql *q, const pgrest_query_plan *plan,
+                                const pgr_nested_insert *n, const pgr_nested_insert *parent)
 {
     const pgr_relationship *r = n->rel;
     put_id(q, ", pgrst_jins_", n->id);
@@ -538,62 +602,53 @@ static void m2m_junction_insert(pgr_sql *q, const pgr_nested_insert *n)
     put_id(q, " FROM pgrst_rows_", n->id);
     put_id(q, " JOIN pgrst_keys_", n->parent_id);
     put_id(q, " AS pgrst_k ON pgrst_k.ord = pgrst_rows_", n->id);
-    put_id(q, ".parent_ord LEFT JOIN (SELECT pgrst_n.ord, pgrst_tk.* FROM pgrst_new_", n->id);
-    put_id(q, " AS pgrst_n JOIN pgrst_tkeys_", n->id);
-    put_id(q, " AS pgrst_tk ON pgrst_tk.new_ord = pgrst_n.new_ord) AS pgrst_t ON pgrst_t.ord = "
-              "pgrst_rows_", n->id);
+    put_id(q, ".parent_ord LEFT JOIN pgrst_keys_", n->id);
+    put_id(q, " AS pgrst_t ON pgrst_t.ord = pgrst_rows_", n->id);
     pgr_sql_put(q, ".ord");
     bool first = true;
-    all_inserted(q, n->parent_id, &first);
+    parent_inserted(q, n, parent, &first);
     counts_match(q, n->id, "pgrst_new_", &first);
     put_id(q, " ORDER BY pgrst_rows_", n->id);
-    pgr_sql_put(q, ".ord RETURNING ");
-    if (n->represented) {
-        pgr_sql_qualified(q, r->junction->schema, r->junction->name);
-        pgr_sql_put(q, ".*)");
-        table_view(q, ", pgrst_jview_", n->id, r->junction, "pgrst_jins_");
-    } else
-        pgr_sql_put(q, "1)");
-}
-
-static void many_to_many(pgr_sql *q, const pgrest_query_plan *plan,
-                         const pgr_nested_insert *n, int parent_id)
-{
-    m2m_rows(q, n, parent_id);
-    m2m_target_insert(q, plan, n);
-    m2m_junction_insert(q, n);
+    pgr_sql_put(q, ".ord");
+    if (n->represented || is_viewed(plan, r->junction))
+        whole_rows(q, r->junction);
+    else
+        pgr_sql_put(q, " RETURNING 1");
+    pgr_sql_put(q, ")");
 }
 
 /* A level: the many-to-one levels it references, its own insert, then the
- * one-to-many levels that reference it. */
+ * one-to-many and many-to-many levels that reference it. */
 static void emit_level(pgr_sql *q, const pgrest_query_plan *plan, const level *l)
 {
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next)
         if (c->to_one) {
-            level cl = level_of(c);
+            level cl = level_of(c, l);
             to_one_rows(q, c, l->id);
             emit_level(q, plan, &cl);
         }
     level_insert(q, plan, l);
-    if (l->self != NULL && l->self->to_one && l->self->represented)
-        table_view(q, ", pgrst_view_", l->id, l->table, "pgrst_ins_");
     if (needs_keys(l))
         level_keys(q, l);
     for (const pgr_nested_insert *c = l->children; c != NULL; c = c->next) {
-        level cl = level_of(c);
+        level cl = level_of(c, l);
+        if (c->to_one)
+            continue;
         if (c->many_to_many)
-            many_to_many(q, plan, c, l->id);
-        else if (!c->to_one) {
+            m2m_rows(q, c, l->id);
+        else
             to_many_rows(q, c, l->id);
-            emit_level(q, plan, &cl);
-        }
+        emit_level(q, plan, &cl);
+        if (c->many_to_many)
+            m2m_junction_insert(q, plan, c, l->self);
     }
 }
 
 void pgr_emit_nested_insert(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    level root = {0, mp->table, mp->columns, mp->n_columns, NULL, mp->nested};
+    level root = {0, mp->table, mp->columns, mp->n_columns, NULL, mp->nested, NULL};
     root_rows(q, plan);
     emit_level(q, plan, &root);
+    emit_views(q, plan, mp->nested);
 }

@@ -280,6 +280,46 @@ START_TEST(nested_playlist_with_existing_and_new_tracks)
 }
 END_TEST
 
+/* A new target row of a many-to-many key nests rows of its own: the new
+ * track of a playlist references a new album (many-to-one under the
+ * target); the body names the tracks by select='s alias. */
+START_TEST(nested_playlist_with_a_track_on_a_new_album)
+{
+    json_object *ours = post_json(
+        "/playlist", "select=name,songs:track(name,album(title))",
+        "{\"name\":\"pgrest nested deep playlist\",\"songs\":[{\"track_id\":1},"
+        "{\"name\":\"pgrest nested deep track\",\"media_type_id\":1,\"milliseconds\":5,"
+        "\"unit_price\":1,\"album\":{\"title\":\"pgrest nested deep album\",\"artist_id\":1}}]}",
+        201);
+    json_object *theirs = sql_json(
+        "SELECT json_agg(x) FROM (SELECT p.name, (SELECT json_agg(json_build_object('name',"
+        " t.name, 'album', json_build_object('title', al.title)) ORDER BY t.track_id)"
+        " FROM playlist_track pt JOIN track t USING (track_id) JOIN album al USING (album_id)"
+        " WHERE pt.playlist_id = p.playlist_id) AS songs FROM playlist p"
+        " WHERE p.name = 'pgrest nested deep playlist') x");
+    json_object *songs = json_object_object_get(json_object_array_get_idx(ours, 0), "songs");
+    ck_assert_int_eq((int)json_object_array_length(songs), 2);
+    /* no order of its own: the existing track 1 is the one on another album */
+    json_object *first = json_object_array_get_idx(songs, 0);
+    if (strcmp(json_object_get_string(json_object_object_get(first, "name")),
+               "pgrest nested deep track") == 0) {
+        json_object *second = json_object_get(json_object_array_get_idx(songs, 1));
+        json_object_array_del_idx(songs, 1, 1);
+        json_object_array_put_idx(songs, 0, second);
+        json_object_array_put_idx(songs, 1, json_object_get(first));
+    }
+    assert_same(ours, theirs);
+    ck_assert_int_eq(sql_int("SELECT count(*) FROM track t JOIN album al USING (album_id)"
+                             " WHERE t.name = 'pgrest nested deep track'"
+                             " AND al.title = 'pgrest nested deep album'"), 1);
+    sql_exec("DELETE FROM playlist_track WHERE playlist_id IN (SELECT playlist_id FROM playlist"
+             " WHERE name = 'pgrest nested deep playlist');"
+             " DELETE FROM playlist WHERE name = 'pgrest nested deep playlist';"
+             " DELETE FROM track WHERE name = 'pgrest nested deep track';"
+             " DELETE FROM album WHERE title = 'pgrest nested deep album'");
+}
+END_TEST
+
 int main(void)
 {
     chinook_uri();
@@ -296,6 +336,7 @@ int main(void)
     tcase_add_test(tc, nested_failing_third_track_writes_nothing);
     tcase_add_test(tc, nested_track_with_new_album_with_new_artist);
     tcase_add_test(tc, nested_playlist_with_existing_and_new_tracks);
+    tcase_add_test(tc, nested_playlist_with_a_track_on_a_new_album);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -182,6 +182,17 @@ class ManyToOneTest(NestedInsertCase):
         self.assertEqual(r.status, 400, r)
         self.assertEqual(r.json()["code"], "PGRST102")
 
+    def test_a_new_referenced_row_with_rows_of_its_own(self):
+        """The referenced track is inserted first and its key read twice:
+        by the note referencing it and by the track's other notes."""
+        r = self.post("/track_notes", {"note": "first", "tracks": {
+            "title": "Twice", "position": 8, "album_id": 1,
+            "track_notes": [{"note": "second"}]}}, headers=USER)
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(self.rows("SELECT n.note FROM api.track_notes n JOIN api.tracks t "
+                                   "USING (album_id, position) WHERE t.title = 'Twice' "
+                                   "ORDER BY n.id"), [{"note": "first"}, {"note": "second"}])
+
     def test_a_failing_referenced_row_writes_nothing(self):
         before = self.counts() + [self.count("artists")]
         r = self.post("/albums?select=id", {"title": "Broken", "artists": {"name": "x",
@@ -227,10 +238,48 @@ class ManyToManyTest(NestedInsertCase):
         self.assertEqual(self.counts() + [self.count("playlist_track"),
                                           self.count("playlists")], before)
 
-    def test_rows_under_a_many_to_many_target_are_refused(self):
-        r = self.post("/playlists", {"name": "Deep", "tracks": [
-            {"title": "t", "position": 7, "album_id": 1, "track_notes": [{"note": "n"}]}]})
-        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST102"), r)
+    def test_rows_nested_under_many_to_many_targets(self):
+        """A new target row nests rows of its own: notes referencing it
+        (one-to-many, by its composite key) and another playlist it joins
+        (many-to-many again); each bound to its own target in a bulk. (A
+        many-to-one under a target: tests/integration/test_chinook.c; here
+        tracks -> albums is a computed relationship.)"""
+        before_playlists = self.count("playlists")
+        body = [{"name": "Deep%d" % i, "tracks": [
+            {"id": 1},
+            {"title": "deep%d" % i, "position": 11 + i, "album_id": 1,
+             "track_notes": [{"note": "deep%d-n%d" % (i, k)} for k in range(i + 1)],
+             "playlists": [{"name": "Also%d" % i}]}]} for i in range(2)]
+        r = self.post("/playlists?select=id,name,tracks(id,title,"
+                      "track_notes(note),playlists(name))", body)
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(self.count("playlists"), before_playlists + 4)
+        for i, playlist in enumerate(r.json()):
+            tracks = sorted(playlist["tracks"], key=lambda t: t["id"])
+            self.assertEqual(tracks[0]["id"], 1)
+            deep = tracks[1]
+            in_db = self.rows(
+                "SELECT t.title, (SELECT json_agg(n.note ORDER BY n.id) FROM "
+                "api.track_notes n WHERE (n.album_id, n.position) = (t.album_id, t.position)) "
+                "AS notes, (SELECT json_agg(p.name ORDER BY p.id) FROM api.playlist_track pt "
+                "JOIN api.playlists p ON p.id = pt.playlist_id WHERE pt.track_id = t.id) AS "
+                "playlists FROM api.tracks t WHERE t.id = %d" % deep["id"])
+            self.assertEqual(in_db, [{"title": "deep%d" % i,
+                                      "notes": ["deep%d-n%d" % (i, k) for k in range(i + 1)],
+                                      "playlists": ["Deep%d" % i, "Also%d" % i]}])
+            self.assertEqual(sorted(n["note"] for n in deep["track_notes"]), in_db[0]["notes"])
+            self.assertEqual(sorted(p["name"] for p in deep["playlists"]),
+                             sorted(in_db[0]["playlists"]))
+
+    def test_a_failing_row_under_a_target_writes_nothing(self):
+        before = self.counts() + [self.count("playlist_track"), self.count("playlists")]
+        r = self.post("/playlists", {"name": "Fails", "tracks": [
+            {"title": "f", "position": 13, "album_id": 1,
+             "track_notes": [{"note": "ok"}, {"note": "bad", "author_id": -1}]}]})
+        self.assertEqual((r.status, r.json()["code"]), (409, "23503"), r)
+        self.assertTrue(r.json()["details"].startswith("tracks[0].track_notes[1]: "), r.json())
+        self.assertEqual(self.counts() + [self.count("playlist_track"),
+                                          self.count("playlists")], before)
 
 
 class OneToOneTest(NestedInsertCase):
@@ -360,6 +409,39 @@ class GrammarTest(NestedInsertCase):
         self.assertEqual(self.rows("SELECT editor_id, author_id FROM api.track_notes "
                                    "WHERE editor_id = %d" % artist["id"]),
                          [{"editor_id": artist["id"], "author_id": None}])
+
+    def test_aliases_name_nested_rows(self):
+        """A body key may be select='s alias of the embed (the shape of the
+        representation), or an embed item with its own alias
+        (`alias:rel!hint`)."""
+        r = self.post("/albums?select=id,songs:tracks(title,remarks:track_notes(note))",
+                      {"title": "Aliased", "artist_id": 1,
+                       "songs": [{"title": "s1", "position": 1, "remarks": [{"note": "r1"}]}]})
+        self.assertEqual(r.status, 201, r)
+        album = r.json()[0]
+        self.assertEqual(album["songs"], [{"title": "s1", "remarks": [{"note": "r1"}]}])
+        self.assertEqual(self.rows(
+            "SELECT t.title, n.note FROM api.tracks t JOIN api.track_notes n ON "
+            "(n.album_id, n.position) = (t.album_id, t.position) WHERE t.album_id = %d"
+            % album["id"]), [{"title": "s1", "note": "r1"}])
+        r = self.post("/artists?select=id,edited:track_notes!editor_id(note,editor_id)",
+                      {"name": "Alias hint",
+                       "edits:track_notes!editor_id": [{"note": "e", "album_id": 1,
+                                                        "position": 1}]})
+        self.assertEqual(r.status, 201, r)
+        artist = r.json()[0]
+        self.assertEqual(artist["edited"], [{"note": "e", "editor_id": artist["id"]}])
+        self.assertEqual(self.rows("SELECT note FROM api.track_notes WHERE editor_id = %d"
+                                   % artist["id"]), [{"note": "e"}])
+
+    def test_an_alias_of_no_relationship_is_pgrst200(self):
+        before = self.counts()
+        r = self.post("/albums", {"title": "X", "artist_id": 1, "songs:nope": []})
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST200"), r)
+        r = self.post("/albums?select=id,songs:tracks(title)",
+                      {"title": "X", "artist_id": 1, "other": []})
+        self.assertEqual((r.status, r.json()["code"]), (400, "PGRST204"), r)
+        self.assertEqual(self.counts(), before)
 
     def test_nested_rows_must_be_objects(self):
         r = self.post("/albums", {"title": "X", "artist_id": 1, "tracks": [1, 2]})

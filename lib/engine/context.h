@@ -126,7 +126,7 @@ struct pgrest_ctx {
     /* bumped on every schema cache swap: statements prepared before it
      * are deallocated before the next use of their connection */
     atomic_uint schema_generation;
-    /* Connection events for the host (lib/db_events.c); db_fatal stops the
+    /* Connection events for the host (lib/engine/db_events.c); db_fatal stops the
      * worker's retries after a non-retryable failure. */
     atomic_bool db_fatal;
 };

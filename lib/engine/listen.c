@@ -21,11 +21,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "config_snapshot.h"
-#include "context.h"
-#include "db_events.h"
+#include "config/config_snapshot.h"
+#include "engine/context.h"
+#include "engine/db_events.h"
 #include "exec/pool.h"
-#include "observe.h"
+#include "engine/observe.h"
 #include "util/error.h"
 #include "util/hs_show.h"
 #include "util/monotonic.h"

@@ -168,6 +168,9 @@ static inline struct pgr_replica_set *pgr_ctx_replicas(pgrest_ctx *ctx)
 
 /* True when a schema cache is loaded (the other half of readiness). */
 bool pgr_ctx_schema_loaded(pgrest_ctx *ctx);
+/* True when the listener LISTENs on a channel (not only retrying loads);
+ * readiness.c asks it for pgrest_ctx_connection_established. */
+bool pgr_listener_has_channel(const pgr_listener *l);
 
 /* Applies defaults to cfg. */
 void pgr_config_defaults(pgr_config *cfg);

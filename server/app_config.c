@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config_coerce.h"
-#include "config_uri.h"
+#include "config/config_coerce.h"
+#include "config/config_uri.h"
 #include "util/base64.h"
 #include "util/hs_show.h"
 #include "auth/jspath_legacy.h"

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "context.h"
+#include "engine/context.h"
 
 /* The outcome of authentication: an identity, or the error that refused
  * the request (PGRST300-303). Lives in the request's arena. */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "context.h"
-#include "observe.h"
+#include "engine/context.h"
+#include "engine/observe.h"
 
 static int check_claims(const pgr_config *cfg, pgrest_arena *a, json_object *claims,
                         pgrest_api_request *api, pgrest_error *err)

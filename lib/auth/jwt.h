@@ -2,7 +2,7 @@
 #ifndef PGR_JWT_H
 #define PGR_JWT_H
 
-#include "context.h"
+#include "engine/context.h"
 
 /* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*, EdDSA
  * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,

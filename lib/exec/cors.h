@@ -3,7 +3,7 @@
 #ifndef PGR_CORS_H
 #define PGR_CORS_H
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/response.h"
 
 /* The preflight response for an OPTIONS request carrying Origin and

@@ -7,7 +7,7 @@
 
 #include <libpq-fe.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/main_row.h"
 #include "exec/preference_applied.h"
 #include "exec/response_call.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "parse/media_type.h"
 #include "parse/query_string.h"
 #include "plan/embed.h"

@@ -3,7 +3,7 @@
 #ifndef PGR_EMBED_H
 #define PGR_EMBED_H
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/plan.h"
 
 /* Resolves one EMBED/SPREAD select item under node (relationship lookup,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/embed.h"
 #include "plan/fuzzy.h"
 #include "plan/nested_insert.h"

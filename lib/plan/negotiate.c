@@ -12,7 +12,7 @@
  * when db-plan-enabled. */
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "parse/media_type.h"
 #include "plan/plan.h"
 #include "util/error.h"

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/plan.h"
 
 /* The rows under one body key, at one level of the tree. */

@@ -3,7 +3,7 @@
  * answers application/json and * / *; anything else is 406 PGRST107. */
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/plan.h"
 #include "util/error.h"
 #include "util/strbuf.h"

@@ -5,7 +5,7 @@
  * on the dispatcher. */
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/fuzzy.h"
 #include "plan/plan.h"
 #include "plan/strict_preferences.h"

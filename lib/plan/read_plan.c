@@ -2,7 +2,7 @@
  * relation, embeds as children, filters/order/range attached by path. */
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/embed.h"
 #include "plan/plan.h"
 #include "plan/fuzzy.h"

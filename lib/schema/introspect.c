@@ -23,7 +23,7 @@
 #include <libpq-fe.h>
 #include <string.h>
 
-#include "db_config.h"
+#include "config/db_config.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

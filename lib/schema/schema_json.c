@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"

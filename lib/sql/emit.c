@@ -1,7 +1,7 @@
 /* plan -> statements (PostgREST Query.hs mainQuery + Statements.hs). */
 #include <string.h>
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "sql/emit_body.h"
 #include "sql/emit_filter.h"
 #include "sql/emit_main.h"

@@ -5,7 +5,7 @@
 #ifndef PGR_EMIT_MAIN_H
 #define PGR_EMIT_MAIN_H
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "sql/emit_body.h"
 #include "sql/sql_builder.h"
 #include "sql/statements.h"

@@ -5,7 +5,7 @@
  * request transaction, after the role and search path are set, so the
  * whole request stays one round trip. The document is built from those
  * and the schema cache in openapi/openapi.c. */
-#include "context.h"
+#include "engine/stage_view.h"
 #include "sql/emit_main.h"
 #include "util/error.h"
 

@@ -3,7 +3,7 @@
 #ifndef PGR_EMIT_PREAMBLE_H
 #define PGR_EMIT_PREAMBLE_H
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "plan/plan.h"
 #include "sql/sql_builder.h"
 

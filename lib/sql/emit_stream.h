@@ -5,7 +5,7 @@
 #ifndef PGR_EMIT_STREAM_H
 #define PGR_EMIT_STREAM_H
 
-#include "context.h"
+#include "engine/stage_view.h"
 #include "sql/statements.h"
 
 /* The engine's rule for streaming a request: a read (GET, not HEAD) of a

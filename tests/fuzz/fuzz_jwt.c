@@ -14,7 +14,7 @@
 #include <openssl/hmac.h>
 
 #include "auth/jwt.h"
-#include "context.h"
+#include "engine/context.h"
 #include "util/arena.h"
 
 #define FUZZ_JWKS                                                              \

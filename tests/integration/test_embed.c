@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "harness.h"
 #include "schema/schema_cache.h"
 

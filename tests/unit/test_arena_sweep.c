@@ -18,7 +18,7 @@
 
 #include <json-c/json.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "sql/statements.h"
 #include "util/arena.h"
 #include "util/error.h"

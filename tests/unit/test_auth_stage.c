@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "context.h"
+#include "engine/context.h"
 #include "parse/api_request.h"
 #include "util/arena.h"
 #include "util/error.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "plan/fuzzyset.h"
 #include "schema/schema_cache.h"
 #include "util/arena.h"

@@ -20,7 +20,7 @@
 
 #include <json-c/json.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/response.h"
 #include "util/arena.h"
 #include "util/error.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "auth/auth.h"
-#include "context.h"
+#include "engine/context.h"
 #include "sql/statements.h"
 
 typedef struct golden_case {

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "auth/jwt.h"
-#include "context.h"
+#include "engine/context.h"
 #include "util/arena.h"
 #include "util/error.h"
 #include "util/strbuf.h"

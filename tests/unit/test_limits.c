@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "parse/api_request.h"
 #include "parse/filter_parser.h"
 #include "parse/query_string.h"

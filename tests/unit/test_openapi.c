@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "openapi/openapi.h"
 
 static pgrest_arena *arena;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "plan/plan.h"
 #include "util/arena.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "config_snapshot.h"
-#include "context.h"
+#include "config/config_snapshot.h"
+#include "engine/context.h"
 #include "parse/api_request.h"
 #include "sql/statements.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/replica_uris.h"
 #include "util/arena.h"
 #include "util/lsn.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "app_config.h"
-#include "config_uri.h"
+#include "config/config_uri.h"
 #include "conn_string.h"
 #include "util/hs_show.h"
 #include "auth/jspath_legacy.h"

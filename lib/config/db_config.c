@@ -1,10 +1,10 @@
-#include "db_config.h"
+#include "config/db_config.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "config_coerce.h"
-#include "config_snapshot.h"
+#include "config/config_coerce.h"
+#include "config/config_snapshot.h"
 #include "sql/sql_builder.h"
 #include "util/error.h"
 

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "context.h"
+#include "engine/context.h"
 
 typedef struct pgr_conf {
     atomic_uint refs;

@@ -4,13 +4,13 @@
  * an invalid one leaves the previous configuration in force. */
 #include <string.h>
 
-#include "config_snapshot.h"
-#include "config_reload.h"
-#include "context.h"
-#include "db_config.h"
-#include "db_events.h"
+#include "config/config_snapshot.h"
+#include "config/config_reload.h"
+#include "engine/context.h"
+#include "config/db_config.h"
+#include "engine/db_events.h"
 #include "exec/pool.h"
-#include "observe.h"
+#include "engine/observe.h"
 #include "schema/introspect.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"

@@ -1,6 +1,6 @@
 /* Prometheus text for the admin /metrics endpoint (PostgREST
  * ref/observability "Metrics": pgrst_* names kept). */
-#include "context.h"
+#include "engine/context.h"
 #include "exec/pool.h"
 #include "exec/replicas.h"
 #include "util/error.h"

@@ -4,14 +4,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "context.h"
-#include "config_reload.h"
-#include "config_snapshot.h"
-#include "db_config.h"
-#include "db_events.h"
+#include "engine/context.h"
+#include "config/config_reload.h"
+#include "config/config_snapshot.h"
+#include "config/db_config.h"
+#include "engine/db_events.h"
 #include "exec/pool.h"
 #include "exec/replicas.h"
-#include "observe.h"
+#include "engine/observe.h"
 #include "schema/introspect.h"
 #include "util/error.h"
 #include "util/number.h"

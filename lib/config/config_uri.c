@@ -1,4 +1,4 @@
-#include "config_uri.h"
+#include "config/config_uri.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 
 #include <libpq-fe.h>
 
-#include "context.h"
+#include "engine/context.h"
 
 /* PostgREST's queryDbSettings over pg: the options PostgREST lets the
  * database set, as a list of option names (dashes) and values in a, after

@@ -1,10 +1,10 @@
-#include "db_events.h"
+#include "engine/db_events.h"
 
 #include <string.h>
 
-#include "db_config.h"
+#include "config/db_config.h"
 #include "exec/pool.h"
-#include "observe.h"
+#include "engine/observe.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

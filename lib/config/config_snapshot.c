@@ -1,4 +1,4 @@
-#include "config_snapshot.h"
+#include "config/config_snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

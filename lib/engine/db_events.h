@@ -8,7 +8,7 @@
 #include <libpq-fe.h>
 #include <stdbool.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/pool.h"
 
 /* PostgREST's minimumPgVersion (Config/PgVersion.hs). */

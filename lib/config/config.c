@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "context.h"
-#include "config_uri.h"
+#include "engine/context.h"
+#include "config/config_uri.h"
 #include "exec/replica_uris.h"
 #include "auth/jwt.h"
 #include "util/error.h"

@@ -1,9 +1,9 @@
-/* pgrest_handle: the request engine (lib/task.c) driven to its end by a
+/* pgrest_handle: the request engine (lib/engine/task.c) driven to its end by a
  * blocking loop, the way curl_easy_perform sits on the multi interface. */
 #include <errno.h>
 #include <poll.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "exec/pool.h"
 #include "util/error.h"
 

@@ -1,4 +1,4 @@
-#include "config_coerce.h"
+#include "config/config_coerce.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,11 +1,11 @@
-#include "observe.h"
+#include "engine/observe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "engine/context.h"
 #include "util/error.h"
 
 void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg)

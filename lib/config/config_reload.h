@@ -5,7 +5,7 @@
 #include <libpq-fe.h>
 #include <stdbool.h>
 
-#include "context.h"
+#include "engine/context.h"
 
 /* Re-reads the in-database settings through the pool (pgr_ctx_use_pool)
  * when the current configuration has db-config (when they cannot be

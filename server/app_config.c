@@ -644,31 +644,15 @@ bool app_config_read(const server_options *raw, app_config *cfg, char *err, size
 
 /* ------------------------------------------------------------- output */
 
-static const char *const known_keys[] = {
-    "admin-server-host", "admin-server-port", "admin-server-unix-socket",
-    "admin-server-unix-socket-mode", "client-error-verbosity", "db-aggregates-enabled",
-    "db-anon-role", "db-channel", "db-channel-enabled", "db-channel-uri", "db-config", "db-extra-search-path",
-    "db-hoisted-tx-settings", "db-max-rows", "db-plan-enabled", "db-pool",
-    "db-pool-acquisition-timeout", "db-pool-automatic-recovery", "db-pool-max-idletime",
-    "db-pool-max-lifetime", "db-pool-timeout", "db-pre-config", "db-pre-request",
-    "db-prepared-statements", "db-root-spec", "db-schema", "db-schemas", "db-tx-end",
-    "db-uri", "jwt-aud", "jwt-cache-max-entries", "jwt-role-claim-key", "jwt-secret",
-    "jwt-secret-is-base64", "log-level", "log-query", "max-rows", "openapi-mode",
-    "openapi-security-active", "openapi-server-proxy-uri", "pre-request", "role-claim-key",
-    "root-spec", "secret-is-base64", "server-cors-allowed-origins", "server-host",
-    "server-port", "server-reuseport", "server-timing-enabled", "server-trace-header",
-    "server-unix-socket", "server-unix-socket-mode", "url-use-legacy-target-names",
-    "internal-schema-cache-query-sleep-before-queries", "internal-schema-cache-query-sleep",
-};
-
+/* The options this reader reads itself: PostgREST's (Config.hs, aliases
+ * included, from the library's option table) and pgrest's db-channel-uri,
+ * read beside db-uri; every other key goes to the library as it is. */
 bool app_config_known_key(const char *key)
 {
     if (strncmp(key, "app.settings.", 13) == 0)
         return true;
-    for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
-        if (strcmp(key, known_keys[i]) == 0)
-            return true;
-    return false;
+    const pgrest_option_info *o = pgrest_option_find(key);
+    return o != NULL && (o->postgrest || strcmp(o->name, "db-channel-uri") == 0);
 }
 
 static void put_int(server_options *out, const char *key, long long n)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgrest/pgrest.h"
+
 typedef struct dump_lines {
     char **items;
     size_t n, cap;
@@ -77,85 +79,39 @@ static void bare(dump_lines *d, const char *key, const char *v)
     add_line(d, asprintf(&line, "%s = %s", key, v) < 0 ? NULL : line);
 }
 
-static void boolean(dump_lines *d, const char *key, bool b)
+/* One option's line, as the library's option table says it is dumped;
+ * v is the value as text (app_config_to_options), NULL when unset. */
+static void option_line(dump_lines *d, const pgrest_option_info *o, const char *v)
 {
-    bare(d, key, b ? "true" : "false");
+    switch (o->dump) {
+    case PGREST_DUMP_TEXT:
+        quoted(d, o->name, v);
+        break;
+    case PGREST_DUMP_NAME:
+        qualified(d, o->name, v);
+        break;
+    case PGREST_DUMP_VALUE:
+        bare(d, o->name, v != NULL && v[0] != '\0' ? v : "\"\"");
+        break;
+    case PGREST_DUMP_IF_SET:
+        if (v != NULL)
+            quoted(d, o->name, v);
+        break;
+    case PGREST_DUMP_NONE:
+        break;
+    }
 }
 
-static void number(dump_lines *d, const char *key, long long n)
+/* The value a line shows: the option's, but the role claim key and the
+ * secret as they read back (dumpJSPath, the base64 secret re-encoded). */
+static const char *dumped_value(const app_config *c, const server_options *values,
+                                const char *name)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", n);
-    bare(d, key, buf);
-}
-
-static void octal(dump_lines *d, const char *key, unsigned mode)
-{
-    char buf[16];
-    snprintf(buf, sizeof buf, "%o", mode);
-    quoted(d, key, buf);
-}
-
-static void db_lines(dump_lines *d, const app_config *c)
-{
-    quoted(d, "client-error-verbosity", c->client_error_verbosity);
-    boolean(d, "db-aggregates-enabled", c->db_aggregates_enabled);
-    quoted(d, "db-anon-role", c->db_anon_role);
-    quoted(d, "db-channel", c->db_channel);
-    boolean(d, "db-channel-enabled", c->db_channel_enabled);
-    /* pgrest's own: only when set, so the default dump stays PostgREST's */
-    if (c->db_channel_uri != NULL)
-        quoted(d, "db-channel-uri", c->db_channel_uri);
-    quoted(d, "db-extra-search-path", c->db_extra_search_path);
-    quoted(d, "db-hoisted-tx-settings", c->db_hoisted_tx_settings);
-    if (c->has_db_max_rows)
-        number(d, "db-max-rows", c->db_max_rows);
-    else
-        bare(d, "db-max-rows", "\"\"");
-    boolean(d, "db-plan-enabled", c->db_plan_enabled);
-    number(d, "db-pool", c->db_pool);
-    number(d, "db-pool-acquisition-timeout", c->db_pool_acquisition_timeout);
-    number(d, "db-pool-max-lifetime", c->db_pool_max_lifetime);
-    number(d, "db-pool-max-idletime", c->db_pool_max_idletime);
-    boolean(d, "db-pool-automatic-recovery", c->db_pool_automatic_recovery);
-    qualified(d, "db-pre-request", c->db_pre_request);
-    boolean(d, "db-prepared-statements", c->db_prepared_statements);
-    qualified(d, "db-root-spec", c->db_root_spec);
-    quoted(d, "db-schemas", c->db_schemas);
-    boolean(d, "db-config", c->db_config);
-    qualified(d, "db-pre-config", c->db_pre_config);
-    quoted(d, "db-tx-end", c->db_tx_end);
-    quoted(d, "db-uri", c->db_uri);
-}
-
-static void other_lines(dump_lines *d, const app_config *c)
-{
-    quoted(d, "jwt-aud", c->jwt_aud);
-    quoted(d, "jwt-role-claim-key", c->jwt_role_claim_key_dump);
-    quoted(d, "jwt-secret", c->jwt_secret_dump);
-    boolean(d, "jwt-secret-is-base64", c->jwt_secret_is_base64);
-    number(d, "jwt-cache-max-entries", c->jwt_cache_max_entries);
-    quoted(d, "log-level", c->log_level);
-    boolean(d, "log-query", c->log_query);
-    quoted(d, "openapi-mode", c->openapi_mode);
-    boolean(d, "openapi-security-active", c->openapi_security_active);
-    quoted(d, "openapi-server-proxy-uri", c->openapi_server_proxy_uri);
-    quoted(d, "server-cors-allowed-origins", c->server_cors_allowed_origins);
-    quoted(d, "server-host", c->server_host);
-    number(d, "server-port", c->server_port);
-    boolean(d, "server-reuseport", c->server_reuseport);
-    quoted(d, "server-trace-header", c->server_trace_header);
-    boolean(d, "server-timing-enabled", c->server_timing_enabled);
-    quoted(d, "server-unix-socket", c->server_unix_socket);
-    octal(d, "server-unix-socket-mode", c->server_unix_socket_mode);
-    boolean(d, "url-use-legacy-target-names", c->url_use_legacy_target_names);
-    quoted(d, "admin-server-host", c->admin_server_host);
-    if (c->has_admin_server_port)
-        number(d, "admin-server-port", c->admin_server_port);
-    else
-        bare(d, "admin-server-port", "\"\"");
-    quoted(d, "admin-server-unix-socket", c->admin_server_unix_socket);
-    octal(d, "admin-server-unix-socket-mode", c->admin_server_unix_socket_mode);
+    if (strcmp(name, "jwt-role-claim-key") == 0)
+        return c->jwt_role_claim_key_dump;
+    if (strcmp(name, "jwt-secret") == 0)
+        return c->jwt_secret_dump;
+    return server_options_get(values, name);
 }
 
 static int by_text(const void *a, const void *b)
@@ -166,8 +122,12 @@ static int by_text(const void *a, const void *b)
 int config_dump(FILE *out, const app_config *cfg)
 {
     dump_lines d = {0};
-    db_lines(&d, cfg);
-    other_lines(&d, cfg);
+    server_options none = {0}, values = {0};
+    app_config_to_options(cfg, &none, &values);
+    const pgrest_option_info *o;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++)
+        option_line(&d, o, dumped_value(cfg, &values, o->name));
+    server_options_free(&values);
     for (size_t i = 0; i < cfg->app_settings.n; i++)
         quoted(&d, cfg->app_settings.items[i].key, cfg->app_settings.items[i].value);
     if (!d.failed) {

@@ -152,6 +152,46 @@ PGREST_API int pgrest_ctx_set(pgrest_ctx *ctx, const char *key,
  * PostgREST does, and still have invalid values refused. */
 PGREST_API int pgrest_config_key_known(const char *key);
 
+/* The configuration options pgrest knows, one record each: PostgREST's
+ * (ref/configuration) and pgrest's own (docs/operations.md). A host that
+ * reads PostgREST's sources (a file, PGRST_* variables) learns from them
+ * which keys are options, under which variable and which in-database
+ * setting each is read, and what it defaults to. */
+typedef enum pgrest_option_type {
+    PGREST_OPTION_TEXT,
+    PGREST_OPTION_BOOL,      /* true/false, on/off, yes/no, 1/0 */
+    PGREST_OPTION_INT,
+    PGREST_OPTION_LIST,      /* comma-separated */
+    PGREST_OPTION_CHOICE     /* one of a few words */
+} pgrest_option_type;
+
+/* How PostgREST's --dump-config writes an option's line. */
+typedef enum pgrest_option_dump {
+    PGREST_DUMP_NONE,        /* not dumped */
+    PGREST_DUMP_TEXT,        /* key = "text" */
+    PGREST_DUMP_NAME,        /* key = "schema.name" as a qualified name (dumpQi) */
+    PGREST_DUMP_VALUE,       /* key = 10, key = true; key = "" when unset */
+    PGREST_DUMP_IF_SET       /* key = "text", only when set (pgrest's own) */
+} pgrest_option_dump;
+
+typedef struct pgrest_option_info {
+    const char *name;            /* "db-schemas" */
+    const char *alias;           /* its deprecated name ("db-schema"), or NULL */
+    const char *env;             /* "PGRST_DB_SCHEMAS" */
+    const char *in_database;     /* read as pgrst.<this> with db-config, or NULL */
+    pgrest_option_type type;
+    const char *default_value;   /* as PostgREST's --dump-config shows it; NULL: unset */
+    int postgrest;               /* 1: PostgREST's option, 0: pgrest's own */
+    pgrest_option_dump dump;
+} pgrest_option_info;
+
+/* The i-th option (0-based), or NULL past the last one. Static storage. */
+PGREST_API const pgrest_option_info *pgrest_option_at(size_t i);
+
+/* The option named key or whose alias key is, or NULL (app.settings.*
+ * are options too, but not in the table). Static storage. */
+PGREST_API const pgrest_option_info *pgrest_option_find(const char *key);
+
 /* Returns the current value of an option as text (in-database settings
  * included), or NULL if unset. The string is owned by ctx and valid until
  * pgrest_ctx_free, whatever reloads happen. Thread-safe. */

@@ -1,5 +1,11 @@
-/* Library configuration by PostgREST's option names (ref/configuration). */
+/* The configuration options, one table (pgr_options below): each
+ * option's name, alias, PGRST_ variable, in-database name, type, default
+ * as PostgREST dumps it, and how the library reads it into pgr_config.
+ * pgrest_ctx_set, the known-key check, the in-database settings query and
+ * the host (pgrest_option_at / pgrest_option_find) all read this table;
+ * adding an option is a line here and the code that uses it. */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -80,9 +86,12 @@ static const char **split_list(pgrest_arena *a, const char *value, size_t *n_out
 /* db-hoisted-tx-settings (PostgREST Config.hs): empty means the default
  * list (optString); otherwise every comma-separated item, stripped, empty
  * ones included (splitOnCommas), each a regular expression. */
-static int set_hoisted(pgr_config *cfg, pgrest_arena *a, const char *value,
-                       pgrest_error *err)
+typedef struct pgr_option pgr_option;
+
+static int set_hoisted(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                       const char *value, pgrest_error *err)
 {
+    (void)o;
     cfg->db_hoisted_tx_settings = NULL;
     cfg->n_db_hoisted_tx_settings = 0;
     if (value[0] == '\0')
@@ -153,27 +162,344 @@ static int invalid(pgrest_error *err, pgrest_arena *a, const char *key,
     return PGREST_ERR_CONFIG;
 }
 
-const char *pgr_config_canonical_key(const char *key)
+
+/* ------------------------------------------------------------ readers
+ * How the library reads an option's text into pgr_config. Generic ones
+ * use the option's field (an offset into pgr_config) and bounds. */
+
+typedef int (*option_reader)(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                             const char *value, pgrest_error *err);
+
+struct pgr_option {
+    pgrest_option_info info;
+    option_reader read;          /* NULL: kept as text only (pgr_cfg_option) */
+    size_t field;                /* offsetof(pgr_config, ...) */
+    long long min, max;          /* integers: the range accepted */
+    bool clamp;                  /* above max: max (else refused) */
+    bool takes_empty;            /* "" is a value, not "the default" */
+};
+
+#define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->field))
+
+static int read_text(pgr_config *cfg, pgrest_arena *a, const pgr_option *o, const char *value,
+                     pgrest_error *err)
 {
-    static const struct { const char *alias, *name; } aliases[] = {
-        {"db-schema", "db-schemas"},
-        {"max-rows", "db-max-rows"},
-        {"pre-request", "db-pre-request"},
-        {"root-spec", "db-root-spec"},
-        {"role-claim-key", "jwt-role-claim-key"},
-        {"secret-is-base64", "jwt-secret-is-base64"},
-        {"db-pool-timeout", "db-pool-max-idletime"},
-    };
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (strcmp(key, aliases[i].alias) == 0)
-            return aliases[i].name;
-    return key;
+    const char *copy = pgr_strdup(a, value);
+    if (copy == NULL)
+        return pgr_error_oom(err);
+    *FIELD(cfg, o, const char *) = copy;
+    return PGREST_OK;
 }
 
-static int set_bool(bool *field, pgrest_arena *a, const char *key,
-                    const char *value, pgrest_error *err)
+static int read_bool(pgr_config *cfg, pgrest_arena *a, const pgr_option *o, const char *value,
+                     pgrest_error *err)
 {
-    return parse_bool(value, field) ? PGREST_OK : invalid(err, a, key, value);
+    return parse_bool(value, FIELD(cfg, o, bool)) ? PGREST_OK
+                                                   : invalid(err, a, o->info.name, value);
+}
+
+static int read_number(const pgr_option *o, pgrest_arena *a, const char *value,
+                       long long *n, pgrest_error *err)
+{
+    if (!parse_int(value, n) || *n < o->min || (*n > o->max && !o->clamp))
+        return invalid(err, a, o->info.name, value);
+    if (*n > o->max)
+        *n = o->max;
+    return PGREST_OK;
+}
+
+static int read_int(pgr_config *cfg, pgrest_arena *a, const pgr_option *o, const char *value,
+                    pgrest_error *err)
+{
+    long long n;
+    int rc = read_number(o, a, value, &n, err);
+    if (rc == PGREST_OK)
+        *FIELD(cfg, o, int) = (int)n;
+    return rc;
+}
+
+static int read_long(pgr_config *cfg, pgrest_arena *a, const pgr_option *o, const char *value,
+                     pgrest_error *err)
+{
+    long long n;
+    int rc = read_number(o, a, value, &n, err);
+    if (rc == PGREST_OK)
+        *FIELD(cfg, o, long long) = n;
+    return rc;
+}
+
+/* PostgREST's parseDbSchemas: a list, without the catalogs. */
+static int read_schemas(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                        const char *value, pgrest_error *err)
+{
+    static const char *const refused[] = {"pg_catalog", "information_schema"};
+    size_t k;
+    const char **l = split_list(a, value, &k);
+    if (l == NULL || k == 0)
+        return invalid(err, a, o->info.name, value);
+    for (size_t r = 0; r < 2; r++)
+        for (const char **s = l; *s != NULL; s++)
+            if (strcmp(*s, refused[r]) == 0)
+                return config_error(err, a, "db-schemas does not allow schema: '%s'", refused[r]);
+    cfg->db_schemas = l;
+    cfg->n_db_schemas = k;
+    return PGREST_OK;
+}
+
+/* optStringEmptyable: "" is the empty list */
+static int read_search_path(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                            const char *value, pgrest_error *err)
+{
+    (void)o;
+    cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
+    return cfg->db_extra_search_path != NULL ? PGREST_OK : pgr_error_oom(err);
+}
+
+static int read_replicas(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                         const char *value, pgrest_error *err)
+{
+    (void)o;
+    return pgr_replica_uris_split(a, value, &cfg->db_replica_uris, &cfg->n_db_replica_uris, err);
+}
+
+static int read_tx_end(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                       const char *value, pgrest_error *err)
+{
+    static const struct { const char *name; pgr_tx_end v; } m[] = {
+        {"commit", PGR_TX_COMMIT},
+        {"commit-allow-override", PGR_TX_COMMIT_ALLOW_OVERRIDE},
+        {"rollback", PGR_TX_ROLLBACK},
+        {"rollback-allow-override", PGR_TX_ROLLBACK_ALLOW_OVERRIDE},
+    };
+    (void)o;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (strcmp(value, m[i].name) == 0) {
+            cfg->db_tx_end = m[i].v;
+            return PGREST_OK;
+        }
+    return config_error(err, a, "Invalid transaction termination. Check your configuration.", NULL);
+}
+
+static int read_openapi_mode(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                             const char *value, pgrest_error *err)
+{
+    (void)o;
+    if (strcmp(value, "follow-privileges") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
+    else if (strcmp(value, "ignore-privileges") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_IGNORE_PRIVILEGES;
+    else if (strcmp(value, "disabled") == 0)
+        cfg->openapi_mode = PGR_OPENAPI_DISABLED;
+    else
+        return config_error(err, a, "Invalid openapi-mode. Check your configuration.", NULL);
+    return PGREST_OK;
+}
+
+static int read_verbosity(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                          const char *value, pgrest_error *err)
+{
+    (void)o;
+    if (strcmp(value, "minimal") != 0 && strcmp(value, "verbose") != 0)
+        return config_error(err, a, "Invalid client-error-verbosity. Check your configuration.",
+                            NULL);
+    cfg->client_error_minimal = strcmp(value, "minimal") == 0;
+    return PGREST_OK;
+}
+
+static int read_jwt_aud(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                        const char *value, pgrest_error *err)
+{
+    if (strchr(value, ':') != NULL && !config_uri_is_uri(value))
+        return config_error(err, a, "jwt-aud should be a string or a valid URI", NULL);
+    return read_text(cfg, a, o, value, err);
+}
+
+/* refused up front, not at the first request with a JWT */
+static int read_role_claim_key(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                               const char *value, pgrest_error *err)
+{
+    int rc = pgr_jwt_check_role_claim_key(a, value, err);
+    return rc != PGREST_OK ? rc : read_text(cfg, a, o, value, err);
+}
+
+/* Checked only (PostgREST's parseLogLevel): the level is the host's. */
+static int check_log_level(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                           const char *value, pgrest_error *err)
+{
+    static const char *const levels[] = {"crit", "error", "warn", "info", "debug"};
+    (void)cfg;
+    (void)o;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(value, levels[i]) == 0)
+            return PGREST_OK;
+    return config_error(err, a, "Invalid logging level. Check your configuration.", NULL);
+}
+
+/* Checked only (Config.hs parseOpenAPIServerProxyURI): kept as text. */
+static int check_proxy_uri(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                           const char *value, pgrest_error *err)
+{
+    (void)cfg;
+    (void)o;
+    if (config_uri_is_malformed_proxy(value))
+        return config_error(err, a, "Malformed proxy uri, a correct example: "
+                                    "https://example.com:8443/basePath", NULL);
+    return PGREST_OK;
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* PostgREST's dump: numbers and booleans bare, the rest quoted */
+#define DUMP_OF(type) \
+    ((type) == PGREST_OPTION_INT || (type) == PGREST_OPTION_BOOL ? PGREST_DUMP_VALUE \
+                                                                  : PGREST_DUMP_TEXT)
+#define PGRST(name, alias, env, in_db, type, def) \
+    PGRST_DUMPED(name, alias, env, in_db, type, def, DUMP_OF(type))
+#define PGRST_DUMPED(name, alias, env, in_db, type, def, dump) \
+    {name, alias, env, in_db, type, def, 1, dump}
+#define OWN(name, env, type, def) OWN_DUMPED(name, env, type, def, PGREST_DUMP_NONE)
+#define OWN_DUMPED(name, env, type, def, dump) {name, NULL, env, NULL, type, def, 0, dump}
+#define AT(member) offsetof(pgr_config, member)
+/* kept as text only; read by a function; into a field; an integer field */
+#define KEPT(option) {.info = option}
+#define READ(option, fn) {.info = option, .read = fn}
+#define INTO(option, fn, member) {.info = option, .read = fn, .field = AT(member)}
+#define RANGE(option, fn, member, lo, hi, cl) \
+    {.info = option, .read = fn, .field = AT(member), .min = lo, .max = hi, .clamp = cl}
+/* pgrest's limits: "" is no number, refused like any other */
+#define LIMIT(option, fn, member, lo, hi) \
+    {.info = option, .read = fn, .field = AT(member), .min = lo, .max = hi, .takes_empty = true}
+#define T PGREST_OPTION_TEXT
+#define B PGREST_OPTION_BOOL
+#define I PGREST_OPTION_INT
+#define L PGREST_OPTION_LIST
+#define C PGREST_OPTION_CHOICE
+
+static const pgr_option pgr_options[] = {
+    /* PostgREST's (Config.hs), in name order */
+    KEPT(PGRST("admin-server-host", NULL, "PGRST_ADMIN_SERVER_HOST", NULL, T, "!4")),
+    KEPT(PGRST("admin-server-port", NULL, "PGRST_ADMIN_SERVER_PORT", NULL, I, NULL)),
+    KEPT(PGRST("admin-server-unix-socket", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET", NULL, T, NULL)),
+    KEPT(PGRST("admin-server-unix-socket-mode", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET_MODE", NULL,
+           T, "660")),
+    READ(PGRST("client-error-verbosity", NULL, "PGRST_CLIENT_ERROR_VERBOSITY",
+           "client_error_verbosity", C, "verbose"), read_verbosity),
+    INTO(PGRST("db-aggregates-enabled", NULL, "PGRST_DB_AGGREGATES_ENABLED", "db_aggregates_enabled",
+           B, "false"), read_bool, db_aggregates_enabled),
+    INTO(PGRST("db-anon-role", NULL, "PGRST_DB_ANON_ROLE", "db_anon_role", T, NULL), read_text, db_anon_role),
+    KEPT(PGRST("db-channel", NULL, "PGRST_DB_CHANNEL", NULL, T, "pgrst")),
+    KEPT(PGRST("db-channel-enabled", NULL, "PGRST_DB_CHANNEL_ENABLED", NULL, B, "true")),
+    INTO(PGRST("db-config", NULL, "PGRST_DB_CONFIG", NULL, B, "true"), read_bool, db_config),
+    {.info = PGRST("db-extra-search-path", NULL, "PGRST_DB_EXTRA_SEARCH_PATH", "db_extra_search_path", L,
+           "public"), .read = read_search_path, .takes_empty = true},
+    READ(PGRST("db-hoisted-tx-settings", NULL, "PGRST_DB_HOISTED_TX_SETTINGS",
+           "db_hoisted_tx_settings", L,
+           "statement_timeout,plan_filter.statement_cost_limit,default_transaction_isolation"), set_hoisted),
+    RANGE(PGRST("db-max-rows", "max-rows", "PGRST_DB_MAX_ROWS", "db_max_rows", I, NULL), read_long, db_max_rows, 0, LLONG_MAX, false),
+    INTO(PGRST("db-plan-enabled", NULL, "PGRST_DB_PLAN_ENABLED", "db_plan_enabled", B, "false"), read_bool, db_plan_enabled),
+    RANGE(PGRST("db-pool", NULL, "PGRST_DB_POOL", NULL, I, "10"), read_int, db_pool, 1, INT_MAX, true),
+    RANGE(PGRST("db-pool-acquisition-timeout", NULL, "PGRST_DB_POOL_ACQUISITION_TIMEOUT", NULL, I,
+           "10"), read_int, db_pool_acquisition_timeout, 0, INT_MAX, true),
+    INTO(PGRST("db-pool-automatic-recovery", NULL, "PGRST_DB_POOL_AUTOMATIC_RECOVERY", NULL, B,
+           "true"), read_bool, db_pool_automatic_recovery),
+    RANGE(PGRST("db-pool-max-idletime", "db-pool-timeout", "PGRST_DB_POOL_MAX_IDLETIME", NULL, I,
+           "30"), read_int, db_pool_max_idletime, 0, INT_MAX, true),
+    RANGE(PGRST("db-pool-max-lifetime", NULL, "PGRST_DB_POOL_MAX_LIFETIME", NULL, I, "1800"), read_int, db_pool_max_lifetime, 0, INT_MAX, true),
+    INTO(PGRST_DUMPED("db-pre-config", NULL, "PGRST_DB_PRE_CONFIG", "db_pre_config", T, NULL, PGREST_DUMP_NAME), read_text, db_pre_config),
+    INTO(PGRST_DUMPED("db-pre-request", "pre-request", "PGRST_DB_PRE_REQUEST", "db_pre_request", T, NULL, PGREST_DUMP_NAME), read_text, db_pre_request),
+    INTO(PGRST("db-prepared-statements", NULL, "PGRST_DB_PREPARED_STATEMENTS",
+           "db_prepared_statements", B, "true"), read_bool, db_prepared_statements),
+    INTO(PGRST_DUMPED("db-root-spec", "root-spec", "PGRST_DB_ROOT_SPEC", "db_root_spec", T, NULL, PGREST_DUMP_NAME), read_text, db_root_spec),
+    READ(PGRST("db-schemas", "db-schema", "PGRST_DB_SCHEMAS", "db_schemas", L, "public"), read_schemas),
+    READ(PGRST("db-tx-end", NULL, "PGRST_DB_TX_END", "db_tx_end", C, "commit"), read_tx_end),
+    INTO(PGRST("db-uri", NULL, "PGRST_DB_URI", NULL, T, "postgresql://"), read_text, db_uri),
+    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep", NULL, "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP",
+           NULL, I, NULL, PGREST_DUMP_NONE)),
+    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep-before-queries", NULL,
+           "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP_BEFORE_QUERIES", NULL, B, NULL, PGREST_DUMP_NONE)),
+    INTO(PGRST("jwt-aud", NULL, "PGRST_JWT_AUD", "jwt_aud", T, NULL), read_jwt_aud, jwt_aud),
+    /* not in_database: dbSettingsNames has a stale jwt_cache_max_lifetime */
+    RANGE(PGRST("jwt-cache-max-entries", NULL, "PGRST_JWT_CACHE_MAX_ENTRIES", NULL, I, "1000"), read_long, jwt_cache_max_entries, 0, LLONG_MAX, false),
+    INTO(PGRST("jwt-role-claim-key", "role-claim-key", "PGRST_JWT_ROLE_CLAIM_KEY",
+           "jwt_role_claim_key", T, "$.role"), read_role_claim_key, jwt_role_claim_key),
+    INTO(PGRST("jwt-secret", NULL, "PGRST_JWT_SECRET", "jwt_secret", T, NULL), read_text, jwt_secret),
+    INTO(PGRST("jwt-secret-is-base64", "secret-is-base64", "PGRST_JWT_SECRET_IS_BASE64",
+           "jwt_secret_is_base64", B, "false"), read_bool, jwt_secret_is_base64),
+    READ(PGRST("log-level", NULL, "PGRST_LOG_LEVEL", NULL, C, "error"), check_log_level),
+    KEPT(PGRST("log-query", NULL, "PGRST_LOG_QUERY", NULL, B, "false")),
+    READ(PGRST("openapi-mode", NULL, "PGRST_OPENAPI_MODE", "openapi_mode", C, "follow-privileges"), read_openapi_mode),
+    KEPT(PGRST("openapi-security-active", NULL, "PGRST_OPENAPI_SECURITY_ACTIVE",
+           "openapi_security_active", B, "false")),
+    READ(PGRST("openapi-server-proxy-uri", NULL, "PGRST_OPENAPI_SERVER_PROXY_URI",
+           "openapi_server_proxy_uri", T, NULL), check_proxy_uri),
+    INTO(PGRST("server-cors-allowed-origins", NULL, "PGRST_SERVER_CORS_ALLOWED_ORIGINS",
+           "server_cors_allowed_origins", T, NULL), read_text, server_cors_allowed_origins),
+    KEPT(PGRST("server-host", NULL, "PGRST_SERVER_HOST", NULL, T, "!4")),
+    KEPT(PGRST("server-port", NULL, "PGRST_SERVER_PORT", NULL, I, "3000")),
+    KEPT(PGRST("server-reuseport", NULL, "PGRST_SERVER_REUSEPORT", NULL, B, "false")),
+    INTO(PGRST("server-timing-enabled", NULL, "PGRST_SERVER_TIMING_ENABLED", "server_timing_enabled",
+           B, "false"), read_bool, server_timing_enabled),
+    INTO(PGRST("server-trace-header", NULL, "PGRST_SERVER_TRACE_HEADER", "server_trace_header", T,
+           NULL), read_text, server_trace_header),
+    KEPT(PGRST("server-unix-socket", NULL, "PGRST_SERVER_UNIX_SOCKET", NULL, T, NULL)),
+    KEPT(PGRST("server-unix-socket-mode", NULL, "PGRST_SERVER_UNIX_SOCKET_MODE", NULL, T, "660")),
+    INTO(PGRST("url-use-legacy-target-names", NULL, "PGRST_URL_USE_LEGACY_TARGET_NAMES",
+           "url_use_legacy_target_names", B, "true"), read_bool, url_use_legacy_target_names),
+    /* pgrest's own: the library's (docs/replicas.md, docs/operations.md) */
+    INTO(OWN_DUMPED("db-channel-uri", "PGRST_DB_CHANNEL_URI", T, NULL, PGREST_DUMP_IF_SET), read_text, db_channel_uri),
+    RANGE(OWN("db-replica-max-lag", "PGRST_DB_REPLICA_MAX_LAG", I, "5"), read_int, db_replica_max_lag, 0, INT_MAX, true),
+    READ(OWN("db-replica-uris", "PGRST_DB_REPLICA_URIS", L, NULL), read_replicas),
+    LIMIT(OWN("request-max-depth", "PGRST_REQUEST_MAX_DEPTH", I, "32"), read_int, limits.max_depth, 1, 1000),
+    LIMIT(OWN("request-max-filters", "PGRST_REQUEST_MAX_FILTERS", I, "256"), read_int, limits.max_filters, 1, 1000000),
+    LIMIT(OWN("request-max-json-depth", "PGRST_REQUEST_MAX_JSON_DEPTH", I, "128"), read_int, limits.max_json_depth, 1, 100000),
+    LIMIT(OWN("server-max-body-size", "PGRST_SERVER_MAX_BODY_SIZE", I, "10485760"), read_long, limits.max_body_size, 1, (long long)1 << 40),
+    /* ... and pgrest-server's, kept as text for it (server/main.c) */
+    KEPT(OWN("server-cancel-on-disconnect", "PGRST_SERVER_CANCEL_ON_DISCONNECT", B, "false")),
+    KEPT(OWN("server-max-connections", "PGRST_SERVER_MAX_CONNECTIONS", I, NULL)),
+    KEPT(OWN("server-max-connections-per-ip", "PGRST_SERVER_MAX_CONNECTIONS_PER_IP", I, NULL)),
+    KEPT(OWN("server-max-header-size", "PGRST_SERVER_MAX_HEADER_SIZE", I, NULL)),
+    KEPT(OWN("server-max-url-size", "PGRST_SERVER_MAX_URL_SIZE", I, NULL)),
+    KEPT(OWN("server-threads", "PGRST_SERVER_THREADS", I, NULL)),
+    KEPT(OWN("server-timeout", "PGRST_SERVER_TIMEOUT", I, NULL)),
+};
+
+#define N_OPTIONS (sizeof pgr_options / sizeof pgr_options[0])
+
+static const pgr_option *find_option(const char *key)
+{
+    for (size_t i = 0; key != NULL && i < N_OPTIONS; i++) {
+        const pgrest_option_info *info = &pgr_options[i].info;
+        if (strcmp(key, info->name) == 0 || (info->alias && strcmp(key, info->alias) == 0))
+            return &pgr_options[i];
+    }
+    return NULL;
+}
+
+const pgrest_option_info *pgrest_option_at(size_t i)
+{
+    return i < N_OPTIONS ? &pgr_options[i].info : NULL;
+}
+
+const pgrest_option_info *pgrest_option_find(const char *key)
+{
+    const pgr_option *o = find_option(key);
+    return o != NULL ? &o->info : NULL;
+}
+
+static bool is_app_setting(const char *key)
+{
+    return strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0';
+}
+
+const char *pgr_config_canonical_key(const char *key)
+{
+    const pgr_option *o = find_option(key);
+    return o != NULL ? o->info.name : key;
+}
+
+bool pgr_config_key_known(const char *key)
+{
+    return is_app_setting(key) || find_option(key) != NULL;
 }
 
 static int set_app_setting(pgr_config *cfg, pgrest_arena *a, const char *key,
@@ -196,286 +522,19 @@ static int set_app_setting(pgr_config *cfg, pgrest_arena *a, const char *key,
     return PGREST_OK;
 }
 
-static const char *nonempty(pgrest_arena *a, const char *v)
+int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *key, const char *value,
+                   pgrest_error *err)
 {
-    return v[0] == '\0' ? NULL : pgr_strdup(a, v);
-}
-
-static int set_tx_end(pgr_config *cfg, pgrest_arena *a, const char *value,
-                      pgrest_error *err)
-{
-    static const struct { const char *name; pgr_tx_end v; } m[] = {
-        {"commit", PGR_TX_COMMIT},
-        {"commit-allow-override", PGR_TX_COMMIT_ALLOW_OVERRIDE},
-        {"rollback", PGR_TX_ROLLBACK},
-        {"rollback-allow-override", PGR_TX_ROLLBACK_ALLOW_OVERRIDE},
-    };
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        if (strcmp(value, m[i].name) == 0) {
-            cfg->db_tx_end = m[i].v;
-            return PGREST_OK;
-        }
-    return config_error(err, a, "Invalid transaction termination. Check your configuration.", NULL);
-}
-
-static int set_openapi_mode(pgr_config *cfg, pgrest_arena *a,
-                            const char *value, pgrest_error *err)
-{
-    if (strcmp(value, "follow-privileges") == 0)
-        cfg->openapi_mode = PGR_OPENAPI_FOLLOW_PRIVILEGES;
-    else if (strcmp(value, "ignore-privileges") == 0)
-        cfg->openapi_mode = PGR_OPENAPI_IGNORE_PRIVILEGES;
-    else if (strcmp(value, "disabled") == 0)
-        cfg->openapi_mode = PGR_OPENAPI_DISABLED;
-    else
-        return config_error(err, a, "Invalid openapi-mode. Check your configuration.", NULL);
-    return PGREST_OK;
-}
-
-static int set_int(long long *out, long long min, pgrest_arena *a,
-                   const char *key, const char *value, pgrest_error *err)
-{
-    long long n;
-    if (!parse_int(value, &n) || n < min)
-        return invalid(err, a, key, value);
-    *out = n;
-    return PGREST_OK;
-}
-
-/* pgrest's own resource limits (not PostgREST options): positive integers. */
-static int set_limit(pgr_config *cfg, pgrest_arena *a, const char *key,
-                     const char *value, bool *handled, pgrest_error *err)
-{
-    static const struct { const char *key; long long max; } keys[] = {
-        {"server-max-body-size", (long long)1 << 40},
-        {"request-max-depth", 1000},
-        {"request-max-filters", 1000000},
-        {"request-max-json-depth", 100000},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (strcmp(key, keys[i].key) != 0)
-            continue;
-        *handled = true;
-        long long n;
-        int rc = set_int(&n, 1, a, key, value, err);
-        if (rc != PGREST_OK)
-            return rc;
-        if (n > keys[i].max)
-            return invalid(err, a, key, value);
-        pgr_parse_limits *l = &cfg->limits;
-        if (i == 0)
-            l->max_body_size = n;
-        else if (i == 1)
-            l->max_depth = (int)n;
-        else if (i == 2)
-            l->max_filters = (int)n;
-        else
-            l->max_json_depth = (int)n;
-        return PGREST_OK;
-    }
-    *handled = false;
-    return PGREST_OK;
-}
-
-/* PostgREST's parseDbSchemas: the catalogs cannot be exposed. */
-static int check_schemas(const char **schemas, pgrest_arena *a, pgrest_error *err)
-{
-    static const char *const refused[] = {"pg_catalog", "information_schema"};
-    for (size_t r = 0; r < 2; r++)
-        for (const char **s = schemas; *s != NULL; s++)
-            if (strcmp(*s, refused[r]) == 0)
-                return config_error(err, a, "db-schemas does not allow schema: '%s'", refused[r]);
-    return PGREST_OK;
-}
-
-/* PostgREST's parseLogLevel; the level itself is the host's business. */
-static int check_log_level(pgrest_arena *a, const char *value, pgrest_error *err)
-{
-    static const char *const levels[] = {"crit", "error", "warn", "info", "debug"};
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-        if (strcmp(value, levels[i]) == 0)
-            return PGREST_OK;
-    return config_error(err, a, "Invalid logging level. Check your configuration.", NULL);
-}
-
-/* Options the library keeps as text for the host (pgrest_ctx_get): the
- * rest of PostgREST's AppConfig and the reference server's own limits. */
-static bool text_option(const char *key)
-{
-    static const char *const keys[] = {
-        "admin-server-host", "admin-server-port", "admin-server-unix-socket",
-        "admin-server-unix-socket-mode", "db-channel", "db-channel-enabled",
-        "db-hoisted-tx-settings", "db-pool-automatic-recovery", "log-query",
-        "openapi-security-active", "server-host", "server-port", "server-reuseport",
-        "server-unix-socket", "server-unix-socket-mode",
-        "internal-schema-cache-query-sleep-before-queries",
-        "internal-schema-cache-query-sleep",
-        /* pgrest-server's limits (server/main.c) */
-        "server-max-url-size", "server-max-header-size", "server-timeout",
-        "server-max-connections", "server-max-connections-per-ip", "server-threads",
-        "server-cancel-on-disconnect",
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
-}
-
-int pgr_config_set(pgr_config *cfg, pgrest_arena *a, const char *raw_key,
-                   const char *value, pgrest_error *err)
-{
-    const char *key = pgr_config_canonical_key(raw_key);
-    long long n;
-    int rc;
-    if (strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0')
+    if (is_app_setting(key))
         return set_app_setting(cfg, a, key, value);
-    bool handled;
-    rc = set_limit(cfg, a, key, value, &handled, err);
-    if (handled)
-        return rc;
+    const pgr_option *o = find_option(key);
+    if (o == NULL)
+        return config_error(err, a, "Unknown configuration option: %s", key);
     /* PostgREST's optString drops empty values (and "" reads as no number
-     * or boolean): the option keeps its default. db-extra-search-path is
-     * optStringEmptyable: "" is the empty list. */
-    if (value[0] == '\0' && strcmp(key, "db-extra-search-path") != 0)
-        return pgr_config_key_known(key) ? PGREST_OK
-                                         : config_error(err, a, "Unknown configuration option: %s",
-                                                        raw_key);
-    if (strcmp(key, "db-uri") == 0)
-        cfg->db_uri = pgr_strdup(a, value);
-    else if (strcmp(key, "db-channel-uri") == 0)
-        cfg->db_channel_uri = pgr_strdup(a, value);
-    else if (strcmp(key, "db-schemas") == 0) {
-        size_t k;
-        const char **l = split_list(a, value, &k);
-        if (l == NULL || k == 0)
-            return invalid(err, a, key, value);
-        if ((rc = check_schemas(l, a, err)) != PGREST_OK)
-            return rc;
-        cfg->db_schemas = l;
-        cfg->n_db_schemas = k;
-    } else if (strcmp(key, "db-hoisted-tx-settings") == 0)
-        return set_hoisted(cfg, a, value, err);
-    else if (strcmp(key, "db-pool-automatic-recovery") == 0)
-        return set_bool(&cfg->db_pool_automatic_recovery, a, key, value, err);
-    else if (strcmp(key, "db-replica-uris") == 0)
-        return pgr_replica_uris_split(a, value, &cfg->db_replica_uris, &cfg->n_db_replica_uris,
-                                      err);
-    else if (strcmp(key, "db-replica-max-lag") == 0) {
-        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
-            return rc;
-        cfg->db_replica_max_lag = n > INT_MAX ? INT_MAX : (int)n;
-    } else if (strcmp(key, "db-extra-search-path") == 0)
-        cfg->db_extra_search_path = split_list(a, value, &cfg->n_db_extra_search_path);
-    else if (strcmp(key, "db-anon-role") == 0)
-        cfg->db_anon_role = nonempty(a, value);
-    else if (strcmp(key, "db-pool") == 0) {
-        if ((rc = set_int(&n, 1, a, key, value, err)) != PGREST_OK)
-            return rc;
-        cfg->db_pool = (int)n;
-    } else if (strcmp(key, "db-pool-acquisition-timeout") == 0) {
-        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
-            return rc;
-        cfg->db_pool_acquisition_timeout = (int)n;
-    } else if (strcmp(key, "db-pool-max-lifetime") == 0) {
-        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
-            return rc;
-        cfg->db_pool_max_lifetime = n > INT_MAX ? INT_MAX : (int)n;
-    } else if (strcmp(key, "db-pool-max-idletime") == 0) {
-        if ((rc = set_int(&n, 0, a, key, value, err)) != PGREST_OK)
-            return rc;
-        cfg->db_pool_max_idletime = n > INT_MAX ? INT_MAX : (int)n;
-    } else if (strcmp(key, "db-max-rows") == 0) {
-        if (value[0] == '\0')
-            cfg->db_max_rows = -1;
-        else if ((rc = set_int(&cfg->db_max_rows, 0, a, key, value, err)) != PGREST_OK)
-            return rc;
-    } else if (strcmp(key, "db-tx-end") == 0)
-        return set_tx_end(cfg, a, value, err);
-    else if (strcmp(key, "db-pre-config") == 0)
-        cfg->db_pre_config = nonempty(a, value);
-    else if (strcmp(key, "db-config") == 0)
-        return set_bool(&cfg->db_config, a, key, value, err);
-    else if (strcmp(key, "db-pre-request") == 0)
-        cfg->db_pre_request = nonempty(a, value);
-    else if (strcmp(key, "db-root-spec") == 0)
-        cfg->db_root_spec = nonempty(a, value);
-    else if (strcmp(key, "db-prepared-statements") == 0)
-        return set_bool(&cfg->db_prepared_statements, a, key, value, err);
-    else if (strcmp(key, "db-aggregates-enabled") == 0)
-        return set_bool(&cfg->db_aggregates_enabled, a, key, value, err);
-    else if (strcmp(key, "db-plan-enabled") == 0)
-        return set_bool(&cfg->db_plan_enabled, a, key, value, err);
-    else if (strcmp(key, "jwt-secret") == 0)
-        cfg->jwt_secret = nonempty(a, value);
-    else if (strcmp(key, "jwt-secret-is-base64") == 0)
-        return set_bool(&cfg->jwt_secret_is_base64, a, key, value, err);
-    else if (strcmp(key, "jwt-cache-max-entries") == 0)
-        return set_int(&cfg->jwt_cache_max_entries, 0, a, key, value, err);
-    else if (strcmp(key, "jwt-aud") == 0) {
-        if (strchr(value, ':') != NULL && !config_uri_is_uri(value))
-            return config_error(err, a, "jwt-aud should be a string or a valid URI", NULL);
-        cfg->jwt_aud = nonempty(a, value);
-    }
-    else if (strcmp(key, "jwt-role-claim-key") == 0) {
-        /* refused up front, not at the first request with a JWT */
-        if ((rc = pgr_jwt_check_role_claim_key(a, value, err)) != PGREST_OK)
-            return rc;
-        cfg->jwt_role_claim_key = pgr_strdup(a, value);
-    }
-    else if (strcmp(key, "client-error-verbosity") == 0) {
-        if (strcmp(value, "minimal") == 0)
-            cfg->client_error_minimal = true;
-        else if (strcmp(value, "verbose") == 0)
-            cfg->client_error_minimal = false;
-        else
-            return config_error(err, a, "Invalid client-error-verbosity. Check your configuration.",
-                                NULL);
-    } else if (strcmp(key, "server-timing-enabled") == 0)
-        return set_bool(&cfg->server_timing_enabled, a, key, value, err);
-    else if (strcmp(key, "openapi-mode") == 0)
-        return set_openapi_mode(cfg, a, value, err);
-    else if (strcmp(key, "server-cors-allowed-origins") == 0)
-        cfg->server_cors_allowed_origins = nonempty(a, value);
-    else if (strcmp(key, "server-trace-header") == 0)
-        cfg->server_trace_header = nonempty(a, value);
-    else if (strcmp(key, "url-use-legacy-target-names") == 0)
-        return set_bool(&cfg->url_use_legacy_target_names, a, key, value, err);
-    else if (strcmp(key, "log-level") == 0)
-        return check_log_level(a, value, err);
-    else if (strcmp(key, "openapi-server-proxy-uri") == 0) {
-        /* kept as text (pgr_cfg_option); Config.hs parseOpenAPIServerProxyURI */
-        if (config_uri_is_malformed_proxy(value))
-            return config_error(err, a, "Malformed proxy uri, a correct example: "
-                                        "https://example.com:8443/basePath", NULL);
-    }
-    else if (!text_option(key))
-        return config_error(err, a, "Unknown configuration option: %s", raw_key);
-    return PGREST_OK;
-}
-
-bool pgr_config_key_known(const char *raw_key)
-{
-    const char *key = pgr_config_canonical_key(raw_key);
-    /* the options pgr_config_set parses */
-    static const char *const typed[] = {
-        "db-uri", "db-channel-uri", "db-schemas", "db-extra-search-path", "db-anon-role", "db-pool",
-        "db-pool-acquisition-timeout", "db-pool-max-lifetime", "db-pool-max-idletime",
-        "db-max-rows", "db-tx-end", "db-pre-config",
-        "db-config", "db-pre-request", "db-root-spec", "db-prepared-statements",
-        "db-aggregates-enabled", "db-plan-enabled", "jwt-secret", "jwt-secret-is-base64",
-        "jwt-cache-max-entries", "jwt-aud", "jwt-role-claim-key", "client-error-verbosity",
-        "server-timing-enabled", "openapi-mode", "server-cors-allowed-origins",
-        "server-trace-header", "url-use-legacy-target-names", "log-level",
-        "openapi-server-proxy-uri", "db-replica-uris", "db-replica-max-lag",
-        "server-max-body-size", "request-max-depth", "request-max-filters",
-        "request-max-json-depth",
-    };
-    if (strncmp(key, "app.settings.", 13) == 0 && key[13] != '\0')
-        return true;
-    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
-        if (strcmp(key, typed[i]) == 0)
-            return true;
-    return text_option(key);
+     * or boolean): the option keeps its default */
+    if (o->read == NULL || (value[0] == '\0' && !o->takes_empty))
+        return PGREST_OK;
+    return o->read(cfg, a, o, value, err);
 }
 
 const char *pgr_config_channel_uri(const pgr_config *cfg)

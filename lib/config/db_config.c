@@ -8,22 +8,6 @@
 #include "sql/sql_builder.h"
 #include "util/error.h"
 
-/* The options PostgREST reads from the database, as pgrst.<name with
- * underscores>: Config/Database.hs dbSettingsNames. The docs' "In-Database"
- * column also lists pgrst.jwt_cache_max_entries, but dbSettingsNames has
- * the stale "jwt_cache_max_lifetime" instead, which no option reads -- so
- * PostgREST takes jwt-cache-max-entries from the file or environment only. */
-static const char *const db_keys[] = {
-    "client_error_verbosity", "db_aggregates_enabled", "db_anon_role",
-    "db_extra_search_path", "db_hoisted_tx_settings", "db_max_rows",
-    "db_plan_enabled", "db_pre_config", "db_pre_request", "db_prepared_statements",
-    "db_root_spec", "db_schemas", "db_tx_end", "jwt_aud", "jwt_role_claim_key",
-    "jwt_secret", "jwt_secret_is_base64", "openapi_mode",
-    "openapi_security_active", "openapi_server_proxy_uri",
-    "server_cors_allowed_origins", "server_trace_header", "server_timing_enabled",
-    "url_use_legacy_target_names", NULL,
-};
-
 /* Role settings first (database-specific winning), then -- only when a
  * pre-config function ran ($2) -- what the session holds after it for the
  * keys the role does not set. Without pre-config, queryDbSettings reads
@@ -79,57 +63,58 @@ static int call_pre_config(PGconn *pg, const char *fn, pgrest_arena *a, pgrest_e
     return rc;
 }
 
-static char *option_name(pgrest_arena *a, const char *key)
-{
-    char *name = pgr_strdup(a, key);
-    for (char *p = name; p && *p; p++)
-        if (*p == '_')
-            *p = '-';
-    return name;
-}
-
-/* The in-database options PostgREST reads with optInt and optBool. */
-static bool is_int_key(const char *key)
-{
-    return strcmp(key, "db_max_rows") == 0;
-}
-
-static bool is_bool_key(const char *key)
-{
-    static const char *const keys[] = {
-        "db_aggregates_enabled", "db_plan_enabled", "db_prepared_statements",
-        "jwt_secret_is_base64", "openapi_security_active", "server_timing_enabled",
-        "url_use_legacy_target_names",
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
-}
-
 /* A setting is text (C.String) read as Config.hs reads it: a number or a
  * boolean it cannot read is Nothing, the option's default -- not an
  * error, and not the file's value either (the database's key wins). ""
  * is how a layer says "the default". */
-static const char *coerced(pgrest_arena *a, const char *key, const char *value)
+static const char *coerced(pgrest_arena *a, const pgrest_option_info *o, const char *value)
 {
     long long n;
     bool b;
-    if (is_int_key(key))
+    if (o->type == PGREST_OPTION_INT)
         return pgr_coerce_int_text(value, &n) ? pgr_asprintf(a, "%lld", n) : "";
-    if (is_bool_key(key))
+    if (o->type == PGREST_OPTION_BOOL)
         return pgr_coerce_bool_text(value, &b) ? (b ? "true" : "false") : "";
     return value;
+}
+
+/* The option a row of the settings query names: pgrst.<in_database>. */
+static const pgrest_option_info *in_database(const char *key)
+{
+    const pgrest_option_info *o;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++)
+        if (o->in_database != NULL && strcmp(o->in_database, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* The options PostgREST reads from the database (Config/Database.hs
+ * dbSettingsNames), as a text[] literal of their in-database names. */
+static const char *in_database_names(pgrest_arena *a)
+{
+    const pgrest_option_info *o;
+    size_t n = 0;
+    for (size_t i = 0; pgrest_option_at(i) != NULL; i++)
+        n++;
+    const char **names = PGR_NEW_ARRAY(a, const char *, n + 1);
+    if (names == NULL)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++)
+        if (o->in_database != NULL)
+            names[k++] = o->in_database;
+    return pgr_pg_array_literal(a, names, k);
 }
 
 static int collect(pgrest_arena *a, const PGresult *r, pgr_kv **out, pgrest_error *err)
 {
     pgr_kv *list = NULL;
     for (int i = 0; i < PQntuples(r); i++) {
-        const char *key = PQgetvalue(r, i, 0);
-        const char *name = option_name(a, key);
-        const char *value = coerced(a, key, PQgetvalue(r, i, 1));
-        list = name && value ? pgr_kv_with(a, list, name, value) : NULL;
+        const pgrest_option_info *o = in_database(PQgetvalue(r, i, 0));
+        if (o == NULL)
+            continue;
+        const char *value = coerced(a, o, PQgetvalue(r, i, 1));
+        list = value ? pgr_kv_with(a, list, o->name, value) : NULL;
         if (list == NULL)
             return pgr_error_oom(err);
     }
@@ -145,11 +130,10 @@ int pgr_read_db_settings(PGconn *pg, const char *pre_config, pgrest_arena *a,
     PGresult *r = PQexec(pg, "BEGIN READ ONLY");
     PQclear(r);
     int rc = call_pre_config(pg, pre_config, a, err);
+    const char *keys = rc == PGREST_OK ? in_database_names(a) : NULL;
+    if (rc == PGREST_OK && keys == NULL)
+        rc = pgr_error_oom(err);
     if (rc == PGREST_OK) {
-        size_t n = 0;
-        while (db_keys[n] != NULL)
-            n++;
-        const char *keys = pgr_pg_array_literal(a, db_keys, n);
         const char *params[2] = {keys, pre_config != NULL ? "true" : "false"};
         r = PQexecParams(pg, settings_query, 2, NULL, params, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_TUPLES_OK ? collect(a, r, out, err)

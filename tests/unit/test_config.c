@@ -7,7 +7,9 @@
  * reports "Failed reloading config: ..." (Logger.hs ConfigInvalidObs). No
  * database: db-config is off wherever a reload would read it. */
 #include <check.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_run.h"
@@ -90,6 +92,89 @@ START_TEST(unknown_keys_fail_as_documented)
     ck_assert_str_eq(pgrest_ctx_get(ctx, "db-schema"), "api");
     ck_assert_int_eq(pgrest_ctx_set(ctx, "app.settings.k", "v", &err), PGREST_OK);
     ck_assert_str_eq(pgrest_ctx_get(ctx, "app.settings.k"), "v");
+}
+END_TEST
+
+/* The option table: each record is consistent with its name, every name
+ * and alias finds its own record, and a default the library reads is the
+ * value a fresh configuration holds. */
+static void expect_env_and_db_names(const pgrest_option_info *o)
+{
+    char env[128] = "PGRST_", db[128];
+    size_t n = strlen(o->name);
+    ck_assert_uint_lt(n + 7, sizeof env);
+    for (size_t i = 0; i <= n; i++) {
+        env[6 + i] = o->name[i] == '-' ? '_' : (char)toupper((unsigned char)o->name[i]);
+        db[i] = o->name[i] == '-' ? '_' : o->name[i];
+    }
+    ck_assert_str_eq(o->env, env);
+    if (o->in_database != NULL)
+        ck_assert_str_eq(o->in_database, db);
+}
+
+START_TEST(the_option_table_is_consistent)
+{
+    const pgrest_option_info *o;
+    size_t n = 0;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++, n++) {
+        expect_env_and_db_names(o);
+        ck_assert_ptr_eq(pgrest_option_find(o->name), o);
+        if (o->alias != NULL)
+            ck_assert_ptr_eq(pgrest_option_find(o->alias), o);
+        ck_assert_int_eq(pgrest_config_key_known(o->name), 1);
+        /* PostgREST's in-database options are PostgREST's */
+        ck_assert(o->in_database == NULL || o->postgrest);
+        ck_assert(o->dump == PGREST_DUMP_NONE || o->dump == PGREST_DUMP_IF_SET || o->postgrest);
+    }
+    ck_assert_uint_gt(n, 50);
+    ck_assert_ptr_null(pgrest_option_find("db-schmeas"));
+    ck_assert_ptr_null(pgrest_option_find(NULL));
+    ck_assert_str_eq(pgrest_option_find("db-schema")->name, "db-schemas");
+    ck_assert_str_eq(pgrest_option_find("db-pool-timeout")->env, "PGRST_DB_POOL_MAX_IDLETIME");
+    /* dbSettingsNames: 24 options, jwt-cache-max-entries not among them */
+    size_t in_db = 0;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++)
+        in_db += o->in_database != NULL;
+    ck_assert_uint_eq(in_db, 24);
+    ck_assert_ptr_null(pgrest_option_find("jwt-cache-max-entries")->in_database);
+}
+END_TEST
+
+START_TEST(the_table_defaults_are_the_configuration_defaults)
+{
+    pgr_config cfg;
+    pgr_config_defaults(&cfg);
+    static const struct { const char *name; long long value; } ints[] = {
+        {"db-pool", 10}, {"db-pool-acquisition-timeout", 10}, {"db-pool-max-lifetime", 1800},
+        {"db-pool-max-idletime", 30}, {"db-replica-max-lag", 5},
+        {"jwt-cache-max-entries", 1000}, {"request-max-depth", 32},
+        {"request-max-filters", 256}, {"request-max-json-depth", 128},
+        {"server-max-body-size", 10485760},
+    };
+    long long held[] = {cfg.db_pool, cfg.db_pool_acquisition_timeout, cfg.db_pool_max_lifetime,
+                        cfg.db_pool_max_idletime, cfg.db_replica_max_lag,
+                        cfg.jwt_cache_max_entries, cfg.limits.max_depth,
+                        cfg.limits.max_filters, cfg.limits.max_json_depth,
+                        cfg.limits.max_body_size};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        ck_assert_int_eq(held[i], ints[i].value);
+        ck_assert_int_eq(atoll(pgrest_option_find(ints[i].name)->default_value), ints[i].value);
+    }
+    static const struct { const char *name; bool value; } bools[] = {
+        {"db-config", true}, {"db-prepared-statements", true}, {"db-aggregates-enabled", false},
+        {"db-plan-enabled", false}, {"db-pool-automatic-recovery", true},
+        {"jwt-secret-is-base64", false}, {"server-timing-enabled", false},
+        {"url-use-legacy-target-names", true},
+    };
+    bool held_b[] = {cfg.db_config, cfg.db_prepared_statements, cfg.db_aggregates_enabled,
+                     cfg.db_plan_enabled, cfg.db_pool_automatic_recovery,
+                     cfg.jwt_secret_is_base64, cfg.server_timing_enabled,
+                     cfg.url_use_legacy_target_names};
+    for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {
+        ck_assert_int_eq(held_b[i], bools[i].value);
+        ck_assert_str_eq(pgrest_option_find(bools[i].name)->default_value,
+                         bools[i].value ? "true" : "false");
+    }
 }
 END_TEST
 
@@ -317,6 +402,8 @@ int main(void)
     TCase *tc = tcase_create("config");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, unknown_keys_fail_as_documented);
+    tcase_add_test(tc, the_option_table_is_consistent);
+    tcase_add_test(tc, the_table_defaults_are_the_configuration_defaults);
     tcase_add_test(tc, invalid_values_keep_the_configuration);
     tcase_add_test(tc, empty_values_mean_the_default);
     tcase_add_test(tc, jwt_secret_checked_as_postgrest_parses_it);

@@ -9,12 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config_coerce.h"
-#include "config/config_uri.h"
-#include "util/base64.h"
-#include "util/hs_show.h"
-#include "auth/jspath_legacy.h"
-#include "auth/jwt.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ storage */
@@ -82,7 +76,7 @@ static bool coerce_int(const server_option *o, long long *out)
         *out = (long long)d;
         return true;
     }
-    return pgr_coerce_int_text(o->value, out);
+    return pgrest_config_read_int(o->value, out);
 }
 
 /* Config.hs coerceBool: a configurator bool; for a string, its letters
@@ -94,9 +88,11 @@ static bool coerce_bool(const server_option *o, bool *out)
         *out = strcmp(o->value, "true") == 0;
         return true;
     }
-    if (o->kind == CONFIG_NUMBER)
+    int b;
+    if (o->kind == CONFIG_NUMBER || !pgrest_config_read_bool(o->value, &b))
         return false;
-    return pgr_coerce_bool_text(o->value, out);
+    *out = b;
+    return true;
 }
 
 /* ------------------------------------------------------------- lookups */
@@ -221,6 +217,25 @@ static bool list_has(const char *list, const char *item)
     return false;
 }
 
+/* The library's check of a value PostgREST parses further; *dump (when
+ * dump != NULL) is what --dump-config shows for it. */
+static bool checked(reader *r, const char *key, const char *value, const char **dump,
+                    int *legacy)
+{
+    char *shown = NULL, *message = NULL;
+    int rc = pgrest_option_check(key, value, dump ? &shown : NULL, legacy, &message);
+    if (rc == PGREST_ERR_CONFIG)
+        parse_fail(r, "%s", message ? message : "");
+    free(message);
+    if (rc != PGREST_OK) {
+        free(shown);
+        return false;
+    }
+    if (dump != NULL && (*dump = own(r->cfg, shown)) == NULL)
+        return false;
+    return true;
+}
+
 /* ----------------------------------------------------- option parsers */
 
 static bool read_db_schemas(reader *r)
@@ -249,68 +264,21 @@ static bool read_tx_end(reader *r)
 static bool read_jwt_aud(reader *r)
 {
     const char *v = opt_string(r, "jwt-aud");
-    if (v != NULL && strchr(v, ':') != NULL && !config_uri_is_uri(v))
-        return parse_fail(r, "jwt-aud should be a string or a valid URI");
     r->cfg->jwt_aud = v;
-    return true;
-}
-
-/* RFC 9535 JSONPath is checked by the library (it evaluates it); the
- * deprecated DSL by jspath_legacy. PostgREST tries the first, then the
- * second, and reports the second's Parsec error. */
-static bool rfc9535_ok(const char *path)
-{
-    pgrest_ctx *ctx = pgrest_ctx_new();
-    if (ctx == NULL)
-        return false;
-    pgrest_error e = {0};
-    bool ok = pgrest_ctx_set(ctx, "jwt-role-claim-key", path, &e) == PGREST_OK;
-    pgrest_ctx_free(ctx);
-    return ok;
-}
-
-static const char *dollar_escaped(app_config *cfg, const char *s)
-{
-    /* dumpJSPath: quotes escaped by the dump's quoting, `$` doubled so the
-     * dump reads back through configurator */
-    size_t n = 0;
-    for (const char *p = s; *p; p++)
-        n += *p == '$' ? 2 : 1;
-    char *out = malloc(n + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    for (const char *p = s; *p; p++) {
-        *o++ = *p;
-        if (*p == '$')
-            *o++ = '$';
-    }
-    *o = '\0';
-    return own(cfg, out);
+    return v == NULL || checked(r, "jwt-aud", v, NULL, NULL);
 }
 
 static bool read_role_claim_key(reader *r)
 {
     app_config *cfg = r->cfg;
     const char *v = opt_string2(r, "jwt-role-claim-key", "role-claim-key");
-    if (v == NULL)
-        v = "$.role";
-    cfg->jwt_role_claim_key = v;
-    if (v[0] == '$' && rfc9535_ok(v)) {
-        cfg->jwt_role_claim_key_dump = dollar_escaped(cfg, v);
-        return true;
-    }
-    char *dump = NULL, *error = NULL;
-    if (jspath_legacy_parse(v, &dump, &error)) {
-        cfg->jwt_role_claim_key_legacy = true;
-        cfg->jwt_role_claim_key_dump = own(cfg, dump);
-        return true;
-    }
-    /* fail $ show e: the Parsec error text is shown once more */
-    char *shown = hs_show_string(error ? error : "");
-    bool ok = parse_fail(r, "%s", shown ? shown : "");
-    free(shown);
-    free(error);
-    return ok;
+    cfg->jwt_role_claim_key = v != NULL ? v : "$.role";
+    int legacy = 0;
+    if (!checked(r, "jwt-role-claim-key", cfg->jwt_role_claim_key,
+                 &cfg->jwt_role_claim_key_dump, &legacy))
+        return false;
+    cfg->jwt_role_claim_key_legacy = legacy;
+    return true;
 }
 
 static bool read_log_level(reader *r)
@@ -331,11 +299,8 @@ static bool read_openapi(reader *r)
         return false;
     r->cfg->openapi_security_active = bool_or(r, "openapi-security-active", NULL, false);
     const char *proxy = opt_string(r, "openapi-server-proxy-uri");
-    if (proxy != NULL && config_uri_is_malformed_proxy(proxy))
-        return parse_fail(r, "Malformed proxy uri, a correct example: "
-                             "https://example.com:8443/basePath");
     r->cfg->openapi_server_proxy_uri = proxy;
-    return true;
+    return proxy == NULL || checked(r, "openapi-server-proxy-uri", proxy, NULL, NULL);
 }
 
 /* parseSocketFileMode: Numeric.readOct takes the leading octal digits. */
@@ -550,81 +515,24 @@ static bool read_secret_file(reader *r)
     return r->cfg->jwt_secret != NULL;
 }
 
-/* decodeSecret: stripped, '.' read as the '=' padding (the URL-safe
- * "-_" the decoder reads itself), strict padded base64. */
-static char *decode_base64(const char *s, size_t *len)
-{
-    const char *b = skip_ws(s);
-    size_t n = strlen(b);
-    while (n > 0 && isspace((unsigned char)b[n - 1]))
-        n--;
-    char *text = malloc(n + 1);
-    unsigned char *out = malloc(pgr_base64_decoded_size(n));
-    bool ok = text != NULL && out != NULL;
-    for (size_t i = 0; ok && i < n; i++)
-        text[i] = b[i] == '.' ? '=' : b[i];
-    ok = ok && pgr_base64_decode(text, n, PGR_BASE64_PADDING_REQUIRED, out, len);
-    free(text);
-    if (!ok) {
-        free(out);
-        return NULL;
-    }
-    return (char *)out;
-}
-
-static char *encode_base64(const unsigned char *s, size_t n)
-{
-    const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-    for (size_t i = 0; out != NULL && i < n; i += 3) {
-        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
-                     (i + 2 < n ? s[i + 2] : 0);
-        *o++ = alphabet[v >> 18 & 63];
-        *o++ = alphabet[v >> 12 & 63];
-        *o++ = i + 1 < n ? alphabet[v >> 6 & 63] : '=';
-        *o++ = i + 2 < n ? alphabet[v & 63] : '=';
-    }
-    if (out != NULL)
-        *o = '\0';
-    return out;
-}
-
-/* parseSecret: a JWK Set or a JWK is taken as is (the library's rule, so
- * the server refuses at start what the library would refuse per request);
- * any other secret must have 32 bytes at least. */
-static bool is_jwk(const char *s, size_t len)
-{
-    pgrest_arena *a = pgrest_arena_new(0);
-    bool jwk = a != NULL && pgr_jwt_secret_is_jwk(a, (const unsigned char *)s, len);
-    pgrest_arena_free(a);
-    return jwk;
-}
-
+/* decodeSecret and parseSecret, by the library's rules (it refuses per
+ * request what the server would have started with). */
 static bool decode_secret(reader *r)
 {
     app_config *cfg = r->cfg;
-    cfg->jwt_secret_dump = cfg->jwt_secret ? cfg->jwt_secret : "";
+    cfg->jwt_secret_dump = "";
     if (cfg->jwt_secret == NULL)
         return true;
-    const char *bytes = cfg->jwt_secret;
-    size_t len = strlen(bytes);
-    if (cfg->jwt_secret_is_base64) {
-        char *decoded = decode_base64(cfg->jwt_secret, &len);
-        if (decoded == NULL) {
-            snprintf(r->err, r->errlen, "user error (invalid base64 encoding of the JWT secret)");
-            return false;
-        }
-        bytes = own(cfg, decoded);
-        cfg->jwt_secret_dump = own(cfg, encode_base64((const unsigned char *)bytes, len));
-        if (bytes == NULL || cfg->jwt_secret_dump == NULL)
-            return false;
-    }
-    if (!is_jwk(bytes, len) && len < 32) {
-        snprintf(r->err, r->errlen,
-                 "user error (The JWT secret must be at least 32 characters long.)");
+    char *dump = NULL, *message = NULL;
+    int rc = pgrest_jwt_secret_check(cfg->jwt_secret, cfg->jwt_secret_is_base64, &dump,
+                                     &message);
+    if (rc == PGREST_ERR_CONFIG)
+        snprintf(r->err, r->errlen, "%s", message ? message : "");
+    free(message);
+    if (rc != PGREST_OK)
         return false;
-    }
-    return true;
+    cfg->jwt_secret_dump = own(cfg, dump);
+    return cfg->jwt_secret_dump != NULL;
 }
 
 bool app_config_read(const server_options *raw, app_config *cfg, char *err, size_t errlen)
@@ -784,13 +692,13 @@ void app_config_deprecation_lines(const app_config *c, char *line1, size_t len1,
 bool app_config_role_claim_deprecation(const char *key, char *line1, size_t len1,
                                        char *line2, size_t len2)
 {
-    if (key == NULL || (key[0] == '$' && rfc9535_ok(key)))
-        return false;
-    char *dump = NULL, *error = NULL;
-    bool legacy = jspath_legacy_parse(key, &dump, &error);
+    char *dump = NULL;
+    int legacy = 0;
+    if (key == NULL ||
+        pgrest_option_check("jwt-role-claim-key", key, &dump, &legacy, NULL) != PGREST_OK)
+        legacy = 0;
     if (legacy)
         deprecation_lines(dump ? dump : "", line1, len1, line2, len2);
     free(dump);
-    free(error);
     return legacy;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hs_show.h"
+#include "pgrest/pgrest.h"
 
 bool config_load_raw(const char *path, char **environ_, server_options *raw, char *err,
                      size_t errlen)
@@ -45,7 +45,7 @@ bool config_load(const char *path, char **environ_, server_options *options, app
 
 void config_fatal(const char *prog, const char *message)
 {
-    char *shown = hs_show_string(message);
+    char *shown = pgrest_config_show(message);
     fprintf(stderr, "%s: FatalError {fatalErrorMessage = %s}\n", prog, shown ? shown : "\"\"");
     free(shown);
     fflush(stderr);

@@ -1,5 +1,7 @@
 #include "log.h"
 
+#include "pgrest/pgrest.h"
+
 #include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -195,24 +197,11 @@ void log_observation(void *arg, pgrest_event event, const char *message)
         log_msg(level, "%s", message);
 }
 
-/* PostgREST coerceBool: the letters of the value read as True/False in
- * any case ("true", "TRUE", "\"true\""), else an integer > 0. */
+/* PostgREST's coerceBool: unreadable text is false (the default). */
 static bool coerce_bool(const char *value)
 {
-    char letters[8];
-    size_t n = 0;
-    for (const char *p = value; *p; p++)
-        if (isalpha((unsigned char)*p)) {
-            if (n + 1 >= sizeof letters)
-                return false;
-            letters[n++] = (char)tolower((unsigned char)*p);
-        }
-    letters[n] = '\0';
-    if (n > 0)
-        return strcmp(letters, "true") == 0;
-    char *end = NULL;
-    long long v = strtoll(value, &end, 10);
-    return end != value && *end == '\0' && v > 0;
+    int b = 0;
+    return pgrest_config_read_bool(value, &b) && b;
 }
 
 void log_set_query(const char *value)

@@ -192,6 +192,36 @@ PGREST_API const pgrest_option_info *pgrest_option_at(size_t i);
  * are options too, but not in the table). Static storage. */
 PGREST_API const pgrest_option_info *pgrest_option_find(const char *key);
 
+/* For a host that reads PostgREST's configuration sources itself (a
+ * config file, PGRST_* variables), as pgrest-server does: how PostgREST
+ * reads text there (Config.hs coerceInt / coerceBool: every PGRST_*
+ * value, every quoted value of the file) -- 1 and *out when text reads as
+ * one, 0 when it does not (the option keeps its default). */
+PGREST_API int pgrest_config_read_int(const char *text, long long *out);
+PGREST_API int pgrest_config_read_bool(const char *text, int *out);
+
+/* Haskell's `show` of text, as PostgREST's messages quote a value:
+ * malloc'd (free()), NULL on OOM. */
+PGREST_API char *pgrest_config_show(const char *text);
+
+/* Checks value as option key's value beyond its type, as PostgREST's
+ * configuration parser does: jwt-aud (a string, or a URI when it has a
+ * ':'), openapi-server-proxy-uri, jwt-role-claim-key (RFC 9535 JSONPath,
+ * or the deprecated JSPath DSL: then *legacy = 1). Other keys pass. On
+ * PGREST_OK, *dump (when dump != NULL) is the value as --dump-config
+ * shows it, malloc'd; on PGREST_ERR_CONFIG, *message (when message !=
+ * NULL) is PostgREST's text, malloc'd, without "Error in config ". */
+PGREST_API int pgrest_option_check(const char *key, const char *value, char **dump,
+                                   int *legacy, char **message);
+
+/* Checks jwt-secret as PostgREST's parseSecret does: with is_base64 it is
+ * decoded first; a JWK or JWK Set is taken as is, any other secret needs
+ * 32 bytes. On PGREST_OK, *dump is the secret as --dump-config shows it
+ * (re-encoded when base64), malloc'd; on PGREST_ERR_CONFIG, *message
+ * (when message != NULL) is PostgREST's text, malloc'd. */
+PGREST_API int pgrest_jwt_secret_check(const char *secret, int is_base64, char **dump,
+                                       char **message);
+
 /* Returns the current value of an option as text (in-database settings
  * included), or NULL if unset. The string is owned by ctx and valid until
  * pgrest_ctx_free, whatever reloads happen. Thread-safe. */

@@ -1,5 +1,9 @@
 #include "util/base64.h"
 
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+
 /* The 6-bit value of one character of either alphabet, -1 for others. */
 static int sextet(char c)
 {
@@ -43,4 +47,14 @@ bool pgr_base64_decode(const char *s, size_t n, pgr_base64_padding padding,
     out[o] = '\0';
     *out_len = o;
     return true;
+}
+
+char *pgr_base64_encode(const unsigned char *bytes, size_t n)
+{
+    if (n > INT_MAX / 4 * 3 - 3)
+        return NULL;
+    char *out = malloc((n + 2) / 3 * 4 + 1);
+    if (out != NULL)
+        EVP_EncodeBlock((unsigned char *)out, bytes, (int)n);
+    return out;
 }

@@ -1,6 +1,7 @@
 /* Base64 decoding for the two readers PostgREST has: jose's base64url for
  * JWS segments and JWK members, and Data.ByteString.Base64.decode for
- * jwt-secret-is-base64 (Config.hs decodeSecret). */
+ * jwt-secret-is-base64 (Config.hs decodeSecret); and the standard padded
+ * encoding --dump-config shows a base64 secret in. */
 #ifndef PGR_BASE64_H
 #define PGR_BASE64_H
 
@@ -27,5 +28,9 @@ static inline size_t pgr_base64_decoded_size(size_t n)
  * lone final character, or on padding the mode refuses. */
 bool pgr_base64_decode(const char *s, size_t n, pgr_base64_padding padding,
                        unsigned char *out, size_t *out_len);
+
+/* The n bytes as padded standard base64 (OpenSSL's EVP_EncodeBlock), a
+ * malloc'd string; NULL on OOM. */
+char *pgr_base64_encode(const unsigned char *bytes, size_t n);
 
 #endif

@@ -178,6 +178,51 @@ START_TEST(the_table_defaults_are_the_configuration_defaults)
 }
 END_TEST
 
+/* The helpers for hosts that read PostgREST's sources themselves. */
+static void expect_check(const char *key, const char *value, int rc, const char *text)
+{
+    char *dump = NULL, *message = NULL;
+    int legacy = -1;
+    ck_assert_int_eq(pgrest_option_check(key, value, &dump, &legacy, &message), rc);
+    ck_assert_str_eq(rc == PGREST_OK ? dump : message, text);
+    free(dump);
+    free(message);
+}
+
+START_TEST(host_helpers_read_as_postgrest_does)
+{
+    long long n = 0;
+    int b = -1;
+    ck_assert(pgrest_config_read_int(" (0x10) ", &n) && n == 16);
+    ck_assert(!pgrest_config_read_int("ten", &n));
+    ck_assert(pgrest_config_read_bool("T-R-U-E", &b) && b == 1);
+    ck_assert(pgrest_config_read_bool("0", &b) && b == 0);
+    ck_assert(!pgrest_config_read_bool("maybe", &b));
+    char *shown = pgrest_config_show("a\"b\n");
+    ck_assert_str_eq(shown, "\"a\\\"b\\n\"");
+    free(shown);
+    expect_check("jwt-aud", "http://example.com", PGREST_OK, "http://example.com");
+    expect_check("jwt-aud", "a:b c", PGREST_ERR_CONFIG, "jwt-aud should be a string or a valid URI");
+    expect_check("openapi-server-proxy-uri", "ftp://x", PGREST_ERR_CONFIG,
+                 "Malformed proxy uri, a correct example: https://example.com:8443/basePath");
+    expect_check("jwt-role-claim-key", "$.a[0]", PGREST_OK, "$$.a[0]");
+    expect_check("jwt-role-claim-key", ".role", PGREST_OK, ".\"role\"");
+    char *dump = NULL, *message = NULL;
+    ck_assert_int_eq(pgrest_jwt_secret_check("short", 0, &dump, &message), PGREST_ERR_CONFIG);
+    ck_assert_str_eq(message, "user error (The JWT secret must be at least 32 characters long.)");
+    free(message);
+    ck_assert_int_eq(pgrest_jwt_secret_check("not base64!", 1, &dump, &message),
+                     PGREST_ERR_CONFIG);
+    ck_assert_str_eq(message, "user error (invalid base64 encoding of the JWT secret)");
+    free(message);
+    /* 33 bytes, '.' read as padding, dumped re-encoded */
+    ck_assert_int_eq(pgrest_jwt_secret_check("YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXphYmNkZWZn", 1,
+                                             &dump, NULL), PGREST_OK);
+    ck_assert_str_eq(dump, "YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXphYmNkZWZn");
+    free(dump);
+}
+END_TEST
+
 START_TEST(invalid_values_keep_the_configuration)
 {
     pgrest_error err = {0};
@@ -403,6 +448,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, unknown_keys_fail_as_documented);
     tcase_add_test(tc, the_option_table_is_consistent);
+    tcase_add_test(tc, host_helpers_read_as_postgrest_does);
     tcase_add_test(tc, the_table_defaults_are_the_configuration_defaults);
     tcase_add_test(tc, invalid_values_keep_the_configuration);
     tcase_add_test(tc, empty_values_mean_the_default);

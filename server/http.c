@@ -522,7 +522,7 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
 
 /* libmicrohttpd calls this several times per request; the response is
  * queued only after the body is complete (queuing on the first call makes
- * MHD close the connection, see DESIGN.md "Pitfalls"). */
+ * MHD close the connection, see docs/ARCHITECTURE.md "Pitfalls"). */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,

@@ -1,10 +1,10 @@
 /* The request engine (docs/ARCHITECTURE.md, "A request's way"): one
  * request as a state machine that never blocks on the database. start
- * runs the stages that
- * need none (CORS preflight, authenticate, parse, plan, emit); then a
- * pooled connection comes through the pool's waiter queue, the pipeline
- * goes out and its results come in on PQsocket, and the finished response
- * gets its decoration. pgrest_handle drives the same machine with poll(). */
+ * runs the stages that need none (CORS preflight, authenticate, parse,
+ * plan, emit); then a pooled connection comes through the pool's waiter
+ * queue, the pipeline goes out and its results come in on PQsocket, and
+ * the finished response gets its decoration. pgrest_handle drives the
+ * same machine with poll(). */
 #include <poll.h>
 #include <string.h>
 #include <time.h>

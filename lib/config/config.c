@@ -5,9 +5,9 @@
  * the host (pgrest_option_at / pgrest_option_find) all read this table;
  * adding an option is a line here and the code that uses it. */
 #include <ctype.h>
-#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -161,7 +161,6 @@ static int invalid(pgrest_error *err, pgrest_arena *a, const char *key,
     pgr_errorf(err, a, 0, NULL, NULL, NULL, "Invalid %s: %s", key, value);
     return PGREST_ERR_CONFIG;
 }
-
 
 /* ------------------------------------------------------------ readers
  * How the library reads an option's text into pgr_config. Generic ones

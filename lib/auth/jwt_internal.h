@@ -79,8 +79,10 @@ typedef struct jwt_keyset {
 /* The JWS algorithm named alg, or NULL (jwt_verify.c). */
 const alg_info *pgr_jwt_find_alg(const char *name);
 
-/* jwt_keys.c: base64url, the secret as keys, keys as OpenSSL public keys. */
+/* jwt_base64.c: base64url. */
 unsigned char *pgr_jwt_b64_decode(pgrest_arena *a, const char *s, size_t n, size_t *out_len);
+
+/* jwt_keys.c: the secret as keys, keys as OpenSSL public keys. */
 const unsigned char *pgr_jwt_secret_bytes(pgrest_arena *a, const pgr_config *cfg, size_t *len);
 int pgr_jwt_load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len, jwt_keyset *ks,
                       bool *is_jwk);

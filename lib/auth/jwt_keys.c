@@ -16,19 +16,6 @@
 #include <openssl/hmac.h>
 #include <openssl/param_build.h>
 
-#include "util/base64.h"
-
-/* Decodes base64 or base64url, padding optional. Returns an arena buffer
- * (NUL-terminated) or NULL. */
-unsigned char *pgr_jwt_b64_decode(pgrest_arena *a, const char *s, size_t n,
-                                  size_t *out_len)
-{
-    unsigned char *out = pgr_alloc(a, pgr_base64_decoded_size(n));
-    if (out == NULL || !pgr_base64_decode(s, n, PGR_BASE64_PADDING_OPTIONAL, out, out_len))
-        return NULL;
-    return out;
-}
-
 /* Reads one JWK; false if jose-jwt's Jwk parser would refuse it (unknown
  * kty or use, a required member missing). */
 static bool key_from_jwk(pgrest_arena *a, json_object *jwk, jwt_key *k)

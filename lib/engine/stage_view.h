@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "pgrest/pgrest.h"
 #include "schema/schema_cache.h"
 

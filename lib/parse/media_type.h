@@ -3,7 +3,7 @@
 #ifndef PGR_MEDIA_TYPE_H
 #define PGR_MEDIA_TYPE_H
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "util/arena.h"
 
 /* Parses one media type with parameters as decodeMediaType does: type and

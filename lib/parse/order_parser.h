@@ -3,7 +3,7 @@
 #ifndef PGR_ORDER_PARSER_H
 #define PGR_ORDER_PARSER_H
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "util/arena.h"
 
 /* Parses the value of an order parameter into a non-empty term list in the

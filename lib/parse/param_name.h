@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 
 /* endingIn: the text after the last '.' of the (decoded) name is word. */
 bool pgr_param_ends_in(const pgr_kv *p, const char *word);

@@ -2,7 +2,7 @@
  * positions and expectations merged as Parsec merges them (`try`, `<|>`,
  * `<?>`, eof), and PGRST100 rendered as PostgREST's mapError shows a
  * ParseError (Text.Parsec.Error showErrorMessages, Haskell's `show`). */
-#include "parse/filter_parser.h"
+#include "parse/parsec_state.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef PGR_PAYLOAD_H
 #define PGR_PAYLOAD_H
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "util/arena.h"
 
 /* Fills api->payload_* from api->body for the actions that take a body.

@@ -3,7 +3,7 @@
 #ifndef PGR_PREFERENCES_H
 #define PGR_PREFERENCES_H
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "util/arena.h"
 
 /* Reads every Prefer header of req (names case-insensitive), splits the

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "parse/hs_integer.h"
 #include "util/arena.h"
 

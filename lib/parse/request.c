@@ -2,7 +2,7 @@
 #include <strings.h>
 #include <string.h>
 
-#include "parse/api_request.h"
+#include "parse/request.h"
 #include "util/arena.h"
 
 pgrest_request *pgrest_request_new(pgrest_arena *arena, const char *method,

@@ -4,7 +4,7 @@
 #ifndef PGR_SELECT_PARSER_H
 #define PGR_SELECT_PARSER_H
 
-#include "parse/api_request.h"
+#include "parse/api_types.h"
 #include "util/arena.h"
 
 /* Parses text into a list of select items allocated in the arena. An empty

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/context.h"
+#include "engine/context_types.h"
 #include "engine/observe.h"
 
 static int check_claims(const pgr_config *cfg, pgrest_arena *a, json_object *claims,

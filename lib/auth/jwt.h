@@ -2,7 +2,10 @@
 #ifndef PGR_JWT_H
 #define PGR_JWT_H
 
-#include "engine/context.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/stage_view.h"
 
 /* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*, EdDSA
  * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,

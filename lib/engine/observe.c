@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/context.h"
+#include "engine/context_types.h"
 #include "util/error.h"
 
 void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn, void *arg)

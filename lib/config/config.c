@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/context.h"
+#include "config/config.h"
 #include "config/config_uri.h"
 #include "exec/replica_uris.h"
 #include "auth/jwt.h"

@@ -5,6 +5,7 @@
 
 #include "auth/jwt.h"
 #include "auth/jwt_cache.h"
+#include "config/config.h"
 #include "util/error.h"
 
 pgr_kv *pgr_kv_with(pgrest_arena *a, const pgr_kv *list, const char *key,

@@ -13,7 +13,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
+#include "pgrest/pgrest.h"
 
 typedef struct pgr_conf {
     atomic_uint refs;

@@ -9,7 +9,8 @@
 
 #include <libpq-fe.h>
 
-#include "engine/context.h"
+#include "parse/request.h"
+#include "pgrest/pgrest.h"
 
 /* PostgREST's queryDbSettings over pg: the options PostgREST lets the
  * database set, as a list of option names (dashes) and values in a, after

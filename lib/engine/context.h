@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "config/config.h"
 #include "engine/context_types.h"
 #include "engine/stage_view.h"
 #include "parse/api_types.h"
@@ -44,17 +45,5 @@ bool pgr_ctx_schema_loaded(pgrest_ctx *ctx);
 /* True when the listener LISTENs on a channel (not only retrying loads);
  * readiness.c asks it for pgrest_ctx_connection_established. */
 bool pgr_listener_has_channel(const pgr_listener *l);
-
-/* Applies defaults to cfg. */
-void pgr_config_defaults(pgr_config *cfg);
-/* Sets one option; strings copied into arena. PGREST_ERR_CONFIG for an
- * unknown key or an invalid value, with PostgREST's message. */
-int pgr_config_set(pgr_config *cfg, pgrest_arena *arena, const char *key,
-                   const char *value, pgrest_error *err);
-/* The option's own name for an alias ("db-schema" -> "db-schemas"). */
-const char *pgr_config_canonical_key(const char *key);
-bool pgr_config_key_known(const char *key);
-/* Where the listener connects: db-channel-uri, else db-uri. */
-const char *pgr_config_channel_uri(const pgr_config *cfg);
 
 #endif

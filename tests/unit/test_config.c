@@ -1,5 +1,5 @@
 /* Configuration by PostgREST's option names (lib/config/config.c) and the
- * configuration snapshots (lib/config/config_snapshot.c, lib/config/config_reload.c):
+ * configuration snapshots (lib/config/config_snapshot.c, lib/engine/config_reload.c):
  * unknown keys and invalid values are refused with PostgREST's config
  * error texts (Config.hs parser, parseSecret) and leave the configuration
  * unchanged; a request keeps the snapshot it started with; a reload

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config/config_snapshot.h"
-#include "config/config_reload.h"
+#include "engine/config_reload.h"
 #include "engine/context.h"
 #include "config/db_config.h"
 #include "engine/db_events.h"

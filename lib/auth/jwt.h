@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/stage_view.h"
+#include "config/config_types.h"
 
 /* Verifies token with jwt-secret (HS256 for a plain secret; HS*, RS*, ES*, EdDSA
  * with a JWK or a JWK Set), checks exp/nbf/iat (30 s skew) and aud,

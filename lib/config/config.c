@@ -14,7 +14,7 @@
 
 #include "config/config.h"
 #include "config/config_uri.h"
-#include "exec/replica_uris.h"
+#include "config/replica_uris.h"
 #include "auth/jwt.h"
 #include "util/error.h"
 #include "util/strbuf.h"

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "engine/stage_view.h"
+#include "config/config_types.h"
 #include "pgrest/pgrest.h"
 
 /* Applies defaults to cfg. */

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "engine/stage_view.h"
+#include "config/config_types.h"
 #include "pgrest/pgrest.h"
 
 typedef struct pgr_conf {
@@ -36,6 +36,8 @@ void pgr_conf_retain(pgr_conf *c);
 void pgr_conf_release(pgr_conf *c);
 /* The effective value of an option as text (canonical or alias key). */
 const char *pgr_conf_option(const pgr_conf *c, const char *key);
+/* The value of an option as text in cfg (in-database settings included). */
+const char *pgr_cfg_option(const pgr_config *cfg, const char *key);
 /* A copy of list in a with key (canonicalised) set to value: replaced in
  * place when present, appended otherwise. NULL value removes it. */
 pgr_kv *pgr_kv_with(pgrest_arena *a, const pgr_kv *list, const char *key,

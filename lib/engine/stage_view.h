@@ -6,82 +6,17 @@
 
 #include <stdbool.h>
 
+#include "config/config_snapshot.h"
 #include "parse/api_types.h"
 #include "pgrest/pgrest.h"
 #include "schema/schema_cache.h"
 
-typedef enum pgr_tx_end {
-    PGR_TX_COMMIT,
-    PGR_TX_COMMIT_ALLOW_OVERRIDE,
-    PGR_TX_ROLLBACK,
-    PGR_TX_ROLLBACK_ALLOW_OVERRIDE
-} pgr_tx_end;
-
-typedef enum pgr_openapi_mode {
-    PGR_OPENAPI_FOLLOW_PRIVILEGES,
-    PGR_OPENAPI_IGNORE_PRIVILEGES,
-    PGR_OPENAPI_DISABLED
-} pgr_openapi_mode;
-
-struct pgr_jwt_cache;
-
-/* Parsed configuration: the values of one snapshot (config_snapshot.h);
- * strings live in the snapshot's arena. */
-typedef struct pgr_config {
-    const char *db_uri;
-    /* db-channel-uri: the listener's own connection (a direct one when
-     * db-uri goes through a transaction pooler); NULL = db_uri */
-    const char *db_channel_uri;
-    const char **db_schemas;          /* NULL-terminated, first = default */
-    size_t n_db_schemas;
-    const char *db_anon_role;         /* NULL = anonymous disabled */
-    int db_pool;
-    int db_pool_acquisition_timeout;
-    int db_pool_max_lifetime;         /* seconds */
-    int db_pool_max_idletime;         /* seconds */
-    const char **db_extra_search_path;/* NULL-terminated */
-    size_t n_db_extra_search_path;
-    long long db_max_rows;            /* -1 = unlimited */
-    pgr_tx_end db_tx_end;
-    const char *db_pre_request;
-    const char *db_pre_config;        /* in-database config function */
-    bool db_config;                   /* read pgrst.* settings from the DB */
-    /* db-hoisted-tx-settings: NULL-terminated patterns, NULL = default */
-    const char **db_hoisted_tx_settings;
-    size_t n_db_hoisted_tx_settings;
-    bool db_pool_automatic_recovery;  /* retry lost connections */
-    const char **db_replica_uris;     /* NULL-terminated (docs/replicas.md) */
-    size_t n_db_replica_uris;
-    int db_replica_max_lag;           /* seconds */
-    const char *db_root_spec;
-    bool db_prepared_statements;
-    bool db_aggregates_enabled;
-    bool db_plan_enabled;
-    const char *jwt_secret;
-    bool jwt_secret_is_base64;
-    const char *jwt_aud;
-    const char *jwt_role_claim_key;
-    long long jwt_cache_max_entries;
-    bool client_error_minimal;
-    bool server_timing_enabled;
-    pgr_openapi_mode openapi_mode;
-    const char *server_cors_allowed_origins;
-    const char *server_trace_header;
-    bool url_use_legacy_target_names;
-    pgr_kv *app_settings;             /* app.settings.* */
-    pgr_parse_limits limits;          /* server-max-body-size, request-max-* */
-    /* derived when the snapshot is built */
-    const pgr_kv *options;            /* every option set, as text */
-    struct pgr_jwt_cache *jwt_cache;  /* NULL when jwt-cache-max-entries=0 */
-} pgr_config;
 
 /* The configuration of the request whose memory is arena: the context's
  * current snapshot, taken on the first call for that arena and kept (with
  * a reference) until the arena is freed, so every stage of one request
  * sees the same configuration whatever reloads happen meanwhile. */
 const pgr_config *pgr_cfg(const pgrest_ctx *ctx, pgrest_arena *arena);
-/* The value of an option as text in cfg (in-database settings included). */
-const char *pgr_cfg_option(const pgr_config *cfg, const char *key);
 /* Current schema cache with a reference taken; release when done. */
 pgr_schema_cache *pgr_ctx_schema(pgrest_ctx *ctx);
 

@@ -3,7 +3,7 @@
 #ifndef PGR_CORS_H
 #define PGR_CORS_H
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "exec/response.h"
 
 /* The preflight response for an OPTIONS request carrying Origin and

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "auth/jwt.h"
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "exec/response_record.h"
 #include "util/error.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/context.h"
 #include "exec/response.h"
 #include "exec/stream.h"
 #include "plan/nested_insert.h"

@@ -7,7 +7,7 @@
 
 #include <libpq-fe.h>
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "exec/main_row.h"
 #include "exec/preference_applied.h"
 #include "exec/response_call.h"

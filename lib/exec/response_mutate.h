@@ -2,7 +2,7 @@
 #ifndef PGR_RESPONSE_MUTATE_H
 #define PGR_RESPONSE_MUTATE_H
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "exec/main_row.h"
 #include "exec/response_record.h"
 #include "plan/plan.h"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "schema/schema_cache.h"
 
 /* inspect_json is the body of the SCHEMA_READ main statement:

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "schema/routine_order.h"
 #include "schema/schema_cache.h"
 #include "util/error.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "engine/context.h"
-#include "exec/replica_uris.h"
+#include "config/replica_uris.h"
 #include "util/arena.h"
 #include "util/lsn.h"
 

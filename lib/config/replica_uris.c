@@ -1,4 +1,4 @@
-#include "exec/replica_uris.h"
+#include "config/replica_uris.h"
 
 #include <string.h>
 

@@ -439,10 +439,10 @@ PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
  * it first and answers its error before parsing's (a bad token wins over
  * a bad query string); only server-max-body-size (413) and NUL bytes in
  * header values, which an HTTP layer refuses before anything else, win
- * over it (pgrest_parse_request checks those too). Does not parse,
- * read the schema cache or touch the database, and neither answers
- * OPTIONS nor adds CORS or other response headers. Returns PGREST_OK, or the error (PGRST300 500,
- * PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
+ * over it (pgrest_parse_request checks those too). Does not parse, read
+ * the schema cache or touch the database, and neither answers OPTIONS
+ * nor adds CORS or other response headers. Returns PGREST_OK, or the
+ * error (PGRST300 500, PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
  * response PostgREST sends, WWW-Authenticate included. *out is NULL only
  * when the arena is exhausted. Thread-safe. */
 PGREST_API int pgrest_authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -655,9 +655,9 @@ PGREST_API int pgrest_task_cancel(pgrest_task *task);
 
 /* One call for hosts: authenticate, parse, plan, emit, execute on a pooled
  * connection, with the engine's CORS, OPTIONS answers, Server-Timing,
- * metrics and query log -- a task driven to its end, waiting with poll(). Always
- * produces a response (errors become PostgREST's JSON error responses);
- * returns NULL only on OOM. */
+ * metrics and query log -- a task driven to its end, waiting with poll().
+ * Always produces a response (errors become PostgREST's JSON error
+ * responses); returns NULL only on OOM. */
 PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
                                           pgrest_arena *arena,
                                           const pgrest_request *req);

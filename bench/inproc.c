@@ -5,8 +5,8 @@
  *                       [--iters N] [--seconds S] [--no-plan] [--no-handle]
  *                       [scenario ...]
  *
- * (a) plan cost: pgrest_parse_request + pgrest_plan + pgrest_emit_sql for
- *     every scenario's request shape, against a schema snapshot (with --db
+ * (a) plan cost: pgrest_authenticate + pgrest_parse_request + pgrest_plan +
+ *     pgrest_emit_sql for every scenario's request shape, against a schema snapshot (with --db
  *     the snapshot is first written from the live database with
  *     pgrest_ctx_save_schema_file; the timing then uses a second context
  *     loaded from the file, so no database is involved). Reports ns per
@@ -169,19 +169,26 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* One parse+plan+emit; stage times added to t[0..2] when t != NULL.
+/* One authenticate+parse+plan+emit; stage times added to t[0..2] when
+ * t != NULL (t[0] is authentication and parsing together, as it was when
+ * parsing verified the token).
  * Returns 0, or the failing stage's status with *err filled. */
 static int plan_once(pgrest_ctx *ctx, const scenario *sc, const shape *sh, double *t,
                      pgrest_error *err, size_t *nstmt)
 {
     pgrest_arena *a = pgrest_arena_new(0);
     pgrest_request *req = build_request(a, sc, sh);
+    pgrest_auth *auth;
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
     int rc;
     double t0 = t ? now_ns() : 0;
-    rc = pgrest_parse_request(ctx, a, req, &api, err);
+    rc = pgrest_authenticate(ctx, a, req, &auth, err);
+    if (rc == PGREST_OK) {
+        pgrest_request_set_auth(req, auth);
+        rc = pgrest_parse_request(ctx, a, req, &api, err);
+    }
     double t1 = t ? now_ns() : 0;
     if (rc == PGREST_OK)
         rc = pgrest_plan(ctx, a, api, &plan, err);

@@ -90,9 +90,17 @@ int main(int argc, char **argv)
             pgrest_request_set_body(req, argv[i + 1], strlen(argv[i + 1]));
         }
     }
+    pgrest_auth *auth;
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
+    /* authentication first, as PostgREST: a bad token wins over a bad
+     * query string; parsing never reads the token */
+    if (pgrest_authenticate(ctx, a, req, &auth, &err) != PGREST_OK) {
+        rc = fail(ctx, a, &err);
+        goto out;
+    }
+    pgrest_request_set_auth(req, auth);
     if (pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK ||
         pgrest_plan(ctx, a, api, &plan, &err) != PGREST_OK ||
         pgrest_emit_sql(ctx, a, plan, &st, &err) != PGREST_OK) {

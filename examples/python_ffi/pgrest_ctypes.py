@@ -38,6 +38,8 @@ def load(path):
         "pgrest_request_add_header": (None, [p, ctypes.c_char_p, ctypes.c_char_p]),
         "pgrest_request_set_body": (None, [p, ctypes.c_char_p, ctypes.c_size_t]),
         "pgrest_handle": (p, [p, p, p]),
+        "pgrest_authenticate": (ctypes.c_int, [p, p, p, ctypes.POINTER(p), ctypes.POINTER(Error)]),
+        "pgrest_request_set_auth": (None, [p, p]),
         "pgrest_parse_request": (ctypes.c_int, [p, p, p, ctypes.POINTER(p), ctypes.POINTER(Error)]),
         "pgrest_plan": (ctypes.c_int, [p, p, p, ctypes.POINTER(p), ctypes.POINTER(Error)]),
         "pgrest_emit_sql": (ctypes.c_int, [p, p, p, ctypes.POINTER(p), ctypes.POINTER(Error)]),
@@ -91,7 +93,12 @@ def explain(lib, ctx, method, path, query=""):
     try:
         err = Error()
         req = lib.pgrest_request_new(arena, method.encode(), path.encode(), query.encode())
-        api, plan, st = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        auth, api, plan, st = (ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p(),
+                               ctypes.c_void_p())
+        # authentication is a stage of its own, before parsing (PostgREST's order)
+        if lib.pgrest_authenticate(ctx, arena, req, ctypes.byref(auth), ctypes.byref(err)) != 0:
+            return err.http_status, err.code.decode(), []
+        lib.pgrest_request_set_auth(req, auth)
         if (lib.pgrest_parse_request(ctx, arena, req, ctypes.byref(api), ctypes.byref(err)) != 0 or
                 lib.pgrest_plan(ctx, arena, api, ctypes.byref(plan), ctypes.byref(err)) != 0 or
                 lib.pgrest_emit_sql(ctx, arena, plan, ctypes.byref(st), ctypes.byref(err)) != 0):

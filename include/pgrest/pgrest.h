@@ -1,16 +1,21 @@
 /*
  * libpgrest — PostgREST's HTTP semantics as an embeddable C library.
  *
- * The pipeline is four calls, each usable on its own:
+ * The pipeline is five calls, each usable on its own, in this order:
  *
+ *   pgrest_authenticate   request -> identity (role, claims)  (JWT cache)
  *   pgrest_parse_request  HTTP pieces -> api request      (no database)
  *   pgrest_plan           api request -> plan             (schema cache only)
  *   pgrest_emit_sql       plan -> statements + $n params   (pure)
  *   pgrest_execute        statements -> response           (one round trip)
  *
  * Authentication is a stage of its own (pgrest_authenticate, or an
- * identity the host supplies with pgrest_auth_supply). The request engine
- * (pgrest_task_*) runs the whole request -- stages, a pooled connection,
+ * identity the host supplies with pgrest_auth_supply), attached to the
+ * request with pgrest_request_set_auth; parsing never authenticates. The
+ * stages do only what their comments say: CORS (preflights and headers),
+ * OPTIONS answers, Server-Timing, metrics, the query log and the other
+ * decorations of a response belong to the request engine (pgrest_task_*),
+ * which runs the whole request -- the stages, a pooled connection,
  * execution, the decorated response -- without ever blocking, for hosts
  * with an event loop; pgrest_handle() is a blocking loop over it.
  *
@@ -429,8 +434,15 @@ PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
  * absent); without a token the role is db-anon-role. *out (in the arena)
  * is the outcome, success or failure alike: read it with the accessors
  * below, and attach it to the request with pgrest_request_set_auth so that
- * parsing uses it. Returns PGREST_OK, or the error (PGRST300 500,
- * PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
+ * parsing uses it. The first stage: PostgREST authenticates before it
+ * parses anything (Auth.hs middleware), so a host using the stages calls
+ * it first and answers its error before parsing's (a bad token wins over
+ * a bad query string); only server-max-body-size (413) and NUL bytes in
+ * header values, which an HTTP layer refuses before anything else, win
+ * over it (pgrest_parse_request checks those too). Does not parse, read
+ * the schema cache or touch the database, and neither answers OPTIONS
+ * nor adds CORS or other response headers. Returns PGREST_OK, or the
+ * error (PGRST300 500, PGRST301/302/303 401) also in *err; pgrest_error_response(err) gives the
  * response PostgREST sends, WWW-Authenticate included. *out is NULL only
  * when the arena is exhausted. Thread-safe. */
 PGREST_API int pgrest_authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -458,34 +470,46 @@ PGREST_API int pgrest_auth_authenticated(const pgrest_auth *auth);
 PGREST_API const pgrest_error *pgrest_auth_error(const pgrest_auth *auth);
 
 /* Makes req run as auth (from pgrest_authenticate or pgrest_auth_supply,
- * in the same arena, or NULL to undo): pgrest_parse_request,
- * pgrest_handle and pgrest_task_start then use it instead of reading the
- * Authorization header; a failed outcome fails them with its error. */
+ * in the same arena, or NULL to undo): pgrest_parse_request copies its
+ * role and claims into the api request, and pgrest_handle and
+ * pgrest_task_start use it instead of reading the Authorization header; a
+ * failed outcome fails them with its error. */
 PGREST_API void pgrest_request_set_auth(pgrest_request *req,
                                         const pgrest_auth *auth);
 
 /* ---------------------------------------------------------------- stages */
 
 /* Parses the raw request: target, action, select/filter/order trees,
- * range, preferences, payload. Needs no database and no schema cache; reads
- * only the context's configuration. The identity is the one attached with
- * pgrest_request_set_auth; without one, the bearer token is verified here
- * as pgrest_authenticate does but without the JWT cache (nothing shared
- * is touched; the outcome is not readable). *out lives in the arena. On
- * failure *out is NULL, or, when authentication succeeded, the partly
- * parsed request (only its role is meaningful then). */
+ * range, preferences, payload; first the checks an HTTP layer makes
+ * (server-max-body-size 413, NUL bytes in header values). Needs no
+ * database and no schema cache; reads only the context's configuration.
+ * Never authenticates: the Authorization header is not read and no
+ * JWT secret is needed. The identity is the outcome attached with
+ * pgrest_request_set_auth, copied into the api request (a failed one
+ * fails the parse with its error, before any parse error); without one
+ * the api request has no role, and pgrest_emit_sql refuses it. Does not
+ * answer OPTIONS (it parses into an info action that the engine answers),
+ * nor add CORS, Server-Timing or any response header, nor count metrics.
+ * *out lives in the arena. On failure *out is NULL, or, once the attached
+ * identity was applied, the partly parsed request (only its role is
+ * meaningful then). */
 PGREST_API int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
                                     const pgrest_request *req,
                                     pgrest_api_request **out,
                                     pgrest_error *err);
 
 /* Resolves the api request against the context's schema cache (relations,
- * columns, relationships, routines, media types). No database. */
+ * columns, relationships, routines, media types). No database; does not
+ * look at the identity. */
 PGREST_API int pgrest_plan(pgrest_ctx *ctx, pgrest_arena *arena,
                            const pgrest_api_request *api, pgrest_query_plan **out,
                            pgrest_error *err);
 
-/* Turns the plan into statements with $n parameters. Pure. */
+/* Turns the plan into statements with $n parameters (the settings
+ * preamble sets the request's role and request.jwt.claims). Pure. A plan
+ * of a request parsed without an identity (pgrest_request_set_auth) fails
+ * with PGREST_ERR_INTERNAL: its statements would run as the
+ * authenticator. */
 PGREST_API int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
                                const pgrest_query_plan *plan,
                                pgrest_statements **out, pgrest_error *err);
@@ -508,7 +532,10 @@ PGREST_API const char *pgrest_statements_param(const pgrest_statements *st,
  * Some failures also set *out to the complete error response, whose
  * headers the error alone cannot carry: a function raising SQLSTATE
  * 'PGRST' (PGREST_ERR_DATABASE; status and headers the function chose)
- * and an unsatisfiable range (416 with Content-Range). */
+ * and an unsatisfiable range (416 with Content-Range). The response is
+ * PostgREST's without the engine's decorations: no CORS, Server-Timing,
+ * Retry-After or trace header, not counted in the metrics nor passed to
+ * the query logger. */
 PGREST_API int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,
                               const pgrest_statements *st, void *conn,
                               pgrest_response **out, pgrest_error *err);
@@ -626,10 +653,11 @@ PGREST_API long pgrest_task_read_body(pgrest_task *task, char *buf, size_t max);
  * the client. Returns the task's wait state. */
 PGREST_API int pgrest_task_cancel(pgrest_task *task);
 
-/* One call for hosts: parse, authenticate, plan, emit, execute on a pooled
- * connection -- a task driven to its end, waiting with poll(). Always
- * produces a response (errors become PostgREST's JSON error responses);
- * returns NULL only on OOM. */
+/* One call for hosts: authenticate, parse, plan, emit, execute on a pooled
+ * connection, with the engine's CORS, OPTIONS answers, Server-Timing,
+ * metrics and query log -- a task driven to its end, waiting with poll().
+ * Always produces a response (errors become PostgREST's JSON error
+ * responses); returns NULL only on OOM. */
 PGREST_API pgrest_response *pgrest_handle(pgrest_ctx *ctx,
                                           pgrest_arena *arena,
                                           const pgrest_request *req);

@@ -27,22 +27,13 @@ static const char *bearer_token(const pgrest_request *req)
 }
 
 /* The JWT verifier fills an api request; only its identity fields are
- * read back. Without the cache it sees a configuration whose cache is off
- * and no context, so nothing shared is touched. */
+ * read back. */
 static int verify_bearer(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a,
-                         const char *token, bool use_cache, pgrest_auth *auth,
-                         pgrest_error *err)
+                         const char *token, pgrest_auth *auth, pgrest_error *err)
 {
     pgrest_api_request api;
     memset(&api, 0, sizeof api);
-    int rc;
-    if (use_cache) {
-        rc = pgr_jwt_authenticate(ctx, cfg, a, token, &api, err);
-    } else {
-        pgr_config uncached = *cfg;
-        uncached.jwt_cache = NULL;
-        rc = pgr_jwt_authenticate(NULL, &uncached, a, token, &api, err);
-    }
+    int rc = pgr_jwt_authenticate(ctx, cfg, a, token, &api, err);
     auth->role = api.role;
     auth->claims = api.jwt_claims;
     auth->authenticated = api.authenticated;
@@ -50,12 +41,12 @@ static int verify_bearer(pgrest_ctx *ctx, const pgr_config *cfg, pgrest_arena *a
 }
 
 static int identify(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                    bool use_cache, pgrest_auth *auth, pgrest_error *err)
+                    pgrest_auth *auth, pgrest_error *err)
 {
     const pgr_config *cfg = pgr_cfg(ctx, a);
     const char *token = bearer_token(req);
     if (token != NULL)
-        return verify_bearer(ctx, cfg, a, token, use_cache, auth, err);
+        return verify_bearer(ctx, cfg, a, token, auth, err);
     if (cfg->db_anon_role == NULL)
         return pgr_error(err, 401, "PGRST302", "Anonymous access is disabled",
                          NULL, NULL);
@@ -66,14 +57,14 @@ static int identify(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
 }
 
 int pgr_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                     bool use_cache, pgrest_auth **out, pgrest_error *err)
+                     pgrest_auth **out, pgrest_error *err)
 {
     *out = NULL;
     pgrest_auth *auth = PGR_NEW(a, pgrest_auth);
     if (auth == NULL)
         return pgr_error_oom(err);
     pgrest_error local = {0};
-    int rc = pgr_stage_end(a, identify(ctx, a, req, use_cache, auth, &local), &local);
+    int rc = pgr_stage_end(a, identify(ctx, a, req, auth, &local), &local);
     if (rc != PGREST_OK) {
         auth->failed = true;
         auth->error = local;
@@ -87,13 +78,19 @@ int pgr_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req
     return rc;
 }
 
+int pgr_auth_outcome(const pgrest_auth *auth, pgrest_error *err)
+{
+    if (!auth->failed)
+        return PGREST_OK;
+    if (err != NULL)
+        *err = auth->error;
+    return pgr_error_status(auth->error.http_status, auth->error.code);
+}
+
 int pgr_auth_apply(const pgrest_auth *auth, pgrest_api_request *api, pgrest_error *err)
 {
-    if (auth->failed) {
-        if (err != NULL)
-            *err = auth->error;
-        return pgr_error_status(auth->error.http_status, auth->error.code);
-    }
+    if (auth->failed)
+        return pgr_auth_outcome(auth, err);
     api->role = auth->role;
     api->jwt_claims = auth->claims;
     api->authenticated = auth->authenticated;
@@ -110,7 +107,7 @@ int pgrest_authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
         return pgr_error_misuse(err, "pgrest_authenticate");
     *out = NULL;
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? pgr_authenticate(ctx, arena, req, true, out, err) : rc;
+    return rc == PGREST_OK ? pgr_authenticate(ctx, arena, req, out, err) : rc;
 }
 
 /* The host's claims as a JSON object with "role" set to the role the

@@ -20,10 +20,14 @@ struct pgrest_auth {
 };
 
 /* Authenticates req into *out (never NULL on PGREST_OK or an auth error;
- * NULL only when the arena is exhausted). use_cache selects whether the
- * JWT cache (and its metrics and observations) is consulted. */
+ * NULL only when the arena is exhausted), through the JWT cache (and its
+ * metrics and observations). The only place a bearer token is verified:
+ * parsing never authenticates. */
 int pgr_authenticate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                     bool use_cache, pgrest_auth **out, pgrest_error *err);
+                     pgrest_auth **out, pgrest_error *err);
+
+/* PGREST_OK, or the error of a failed outcome (also in *err). */
+int pgr_auth_outcome(const pgrest_auth *auth, pgrest_error *err);
 
 /* Copies auth's identity into api->role, api->jwt_claims and
  * api->authenticated, or fails with its error. */

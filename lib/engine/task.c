@@ -231,20 +231,24 @@ static void finish(pgrest_task *t, int rc)
 
 /* ------------------------------------------------------------ no database */
 
-/* The identity the request runs as: the host's, or the bearer token's
- * (after the HTTP-layer checks, which win over JWT errors). */
+/* The authentication stage: after the HTTP layer's checks (which win over
+ * JWT errors), the identity the host attached, or the bearer token's;
+ * a failed outcome fails the request here, before the schema cache is
+ * needed and before parsing (App.hs / Auth.hs middleware order). */
 static int authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
                         const pgrest_request *req, const pgrest_auth **auth,
                         pgrest_error *err)
 {
-    *auth = req->auth;
-    if (*auth != NULL)
-        return PGREST_OK;
+    *auth = NULL;
     int rc = pgr_request_admissible(ctx, arena, req, err);
     if (rc != PGREST_OK)
         return rc;
+    if (req->auth != NULL) {
+        *auth = req->auth;
+        return pgr_auth_outcome(req->auth, err);
+    }
     pgrest_auth *verified;
-    rc = pgr_authenticate(ctx, arena, req, true, &verified, err);
+    rc = pgr_authenticate(ctx, arena, req, &verified, err);
     *auth = verified;
     return rc;
 }

@@ -369,21 +369,13 @@ int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
     return rc == PGREST_OK ? check_header_nul(arena, req, err) : rc;
 }
 
-/* The identity the request runs as: the one the host or the engine
- * established, or else the bearer token verified here without the JWT
- * cache (parsing touches nothing shared; pgrest_authenticate does). */
-static int identity(pgrest_ctx *ctx, pgrest_arena *arena, const pgrest_request *req,
-                    const pgrest_auth *auth, pgrest_api_request *api,
-                    pgrest_error *err)
+/* The identity the request runs as: the outcome the host or the engine
+ * attached (pgrest_request_set_auth), copied as it is. Parsing never
+ * authenticates: without one the api request has no role, and
+ * pgrest_emit_sql refuses it. */
+static int identity(const pgrest_auth *auth, pgrest_api_request *api, pgrest_error *err)
 {
-    pgrest_auth *verified = NULL;
-    if (auth == NULL) {
-        int rc = pgr_authenticate(ctx, arena, req, false, &verified, err);
-        if (verified == NULL)
-            return rc;
-        auth = verified;
-    }
-    return pgr_auth_apply(auth, api, err);
+    return auth != NULL ? pgr_auth_apply(auth, api, err) : PGREST_OK;
 }
 
 static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -397,12 +389,10 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     api->method = req->method;
     api->prefs.max_affected = -1;
     api->range_limit = -1;
-    int rc = pgr_request_admissible(ctx, arena, req, err);
-    if (rc != PGREST_OK)
-        return rc;
     /* PostgREST authenticates before it parses anything else (Auth.hs
-     * middleware), so JWT errors win over request errors. */
-    rc = identity(ctx, arena, req, auth, api, err);
+     * middleware): a failed outcome attached to the request wins over
+     * request errors. */
+    int rc = identity(auth, api, err);
     if (rc != PGREST_OK)
         return rc;
     /* from here on the role is known even if parsing fails: PostgREST's
@@ -437,13 +427,18 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
     return PGREST_OK;
 }
 
+/* a header or body the host added may have been dropped by its arena */
+static int arenas_intact(pgrest_arena *arena, const pgrest_request *req, pgrest_error *err)
+{
+    return pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
+}
+
 int pgr_parse_request_as(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, const pgrest_auth *auth,
                          pgrest_api_request **out, pgrest_error *err)
 {
     *out = NULL;
-    /* a header or body the host added may have been dropped by its arena */
-    int rc = pgr_stage_end(req->arena, pgr_stage_end(arena, PGREST_OK, err), err);
+    int rc = arenas_intact(arena, req, err);
     if (rc == PGREST_OK)
         rc = pgr_stage_end(arena, parse_request(ctx, arena, req, auth, out, err), err);
     /* an exhausted arena may hold a half-built request: give none; else a
@@ -459,5 +454,10 @@ int pgrest_parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
 {
     if (ctx == NULL || arena == NULL || req == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_parse_request");
-    return pgr_parse_request_as(ctx, arena, req, req->auth, out, err);
+    *out = NULL;
+    /* the HTTP layer's checks come first, as in the engine */
+    int rc = arenas_intact(arena, req, err);
+    if (rc == PGREST_OK)
+        rc = pgr_stage_end(arena, pgr_request_admissible(ctx, arena, req, err), err);
+    return rc == PGREST_OK ? pgr_parse_request_as(ctx, arena, req, req->auth, out, err) : rc;
 }

@@ -16,8 +16,9 @@
 int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
                            const pgrest_request *req, pgrest_error *err);
 
-/* pgrest_parse_request with the identity given (auth NULL: the bearer
- * token is verified without the JWT cache). */
+/* pgrest_parse_request of a request that passed pgr_request_admissible,
+ * with the identity given (an authentication outcome, copied; NULL: the
+ * api request has no role). Never authenticates. */
 int pgr_parse_request_as(pgrest_ctx *ctx, pgrest_arena *arena,
                          const pgrest_request *req, const pgrest_auth *auth,
                          pgrest_api_request **out, pgrest_error *err);

@@ -193,6 +193,12 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || plan == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_emit_sql");
     *out = NULL;
+    /* parsing does not authenticate: statements without a role would run
+     * as the authenticator */
+    if (plan->api == NULL || plan->api->role == NULL)
+        return pgr_error_misuse(err, "pgrest_emit_sql: the request has no identity "
+                                     "(pgrest_authenticate or pgrest_auth_supply, then "
+                                     "pgrest_request_set_auth, before pgrest_parse_request)");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
     if (rc == PGREST_OK)
         rc = emit_sql(ctx, arena, plan, out, err);

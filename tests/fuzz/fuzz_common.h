@@ -126,6 +126,22 @@ static inline void fuzz_check_error_body(pgrest_ctx *ctx, pgrest_arena *a,
     json_object_put(o);
 }
 
+/* The authentication stage, before parsing as PostgREST does: a failed
+ * outcome must be a well-formed error; a successful one is attached so
+ * that the statements are emitted. A failed one is not attached, so the
+ * parser still sees every request (parsing never reads the token). */
+static inline void fuzz_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req)
+{
+    pgrest_auth *auth = NULL;
+    pgrest_error err = {0};
+    if (pgrest_authenticate(ctx, a, req, &auth, &err) == PGREST_OK) {
+        pgrest_request_set_auth(req, auth);
+        return;
+    }
+    fuzz_check_error(&err);
+    fuzz_check_error_body(ctx, a, &err);
+}
+
 static inline bool fuzz_exhausted_ok(pgrest_arena *a, const pgrest_error *err)
 {
     (void)err;

@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pgrest_request_add_header(req, "Content-Type", "application/json");
         pgrest_request_set_body(req, targets[t].body, strlen(targets[t].body));
     }
+    fuzz_authenticate(ctx, a, req);
     pgrest_api_request *api = NULL;
     pgrest_error err = {0};
     if (pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK) {

@@ -114,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     add_headers(&r, req);
     pgrest_request_set_body(req, (const char *)r.p, r.left);
+    fuzz_authenticate(ctx, a, req);
     pgrest_api_request *api = NULL;
     pgrest_error err = {0};
     if (pgrest_parse_request(ctx, a, req, &api, &err) == PGREST_OK)

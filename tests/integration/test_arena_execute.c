@@ -146,7 +146,20 @@ static int execute_nonblocking(pgrest_arena *a, const pgrest_statements *st,
     return rc;
 }
 
-/* The four stages on our connection, execution blocking or not. */
+/* Authentication is a stage of its own, before parsing (parsing never
+ * reads the token): the identity the statements run as. */
+static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
+                              pgrest_error *err)
+{
+    pgrest_auth *auth;
+    int rc = pgrest_authenticate(c, a, req, &auth, err);
+    if (rc == PGREST_OK)
+        pgrest_request_set_auth(req, auth);
+    return rc;
+}
+
+/* The stages (authenticate, parse, plan, emit, execute) on our
+ * connection, execution blocking or not. */
 static char *run_stages(const struct scenario *s, size_t cap, bool nonblocking)
 {
     pgrest_arena *a = pgrest_arena_new(cap);
@@ -160,7 +173,8 @@ static char *run_stages(const struct scenario *s, size_t cap, bool nonblocking)
     int rc = req == NULL ? PGREST_ERR_INTERNAL : PGREST_OK;
     if (req == NULL)
         out = strdup("oom");
-    else if ((rc = pgrest_parse_request(ctx, a, req, &api, &err)) != PGREST_OK ||
+    else if ((rc = stage_authenticate(ctx, a, req, &err)) != PGREST_OK ||
+             (rc = pgrest_parse_request(ctx, a, req, &api, &err)) != PGREST_OK ||
              (rc = pgrest_plan(ctx, a, api, &plan, &err)) != PGREST_OK ||
              (rc = pgrest_emit_sql(ctx, a, plan, &st, &err)) != PGREST_OK ||
              (rc = nonblocking ? execute_nonblocking(a, st, &resp, &err)

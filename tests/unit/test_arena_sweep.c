@@ -6,8 +6,8 @@
  * The requests are the benchmark scenarios (bench/, on a snapshot of the
  * chinook schema they run on) and the golden requests plus a sample of
  * varied ones on the unit snapshot. No database: the stages run are
- * parse, plan, emit and pgrest_handle (which, without a pool, answers
- * 503 PGRST000 after emitting). */
+ * authenticate, parse, plan, emit and pgrest_handle (which, without a
+ * pool, answers 503 PGRST000 after emitting). */
 #include <check.h>
 
 #include "check_run.h"
@@ -224,14 +224,20 @@ static void render_response(FILE *f, const pgrest_response *resp)
     fprintf(f, "%.*s\n", (int)len, body);
 }
 
-static void run_stages(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+static void run_stages(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
                        FILE *f, outcome *o)
 {
+    pgrest_auth *auth = NULL;
     pgrest_api_request *api = NULL;
     pgrest_query_plan *plan = NULL;
     pgrest_statements *st = NULL;
     pgrest_error err = {0};
-    int rc = pgrest_parse_request(ctx, a, req, &api, &err);
+    int rc = pgrest_authenticate(ctx, a, req, &auth, &err);
+    if (rc == PGREST_OK) {
+        ck_assert_ptr_nonnull(auth);
+        pgrest_request_set_auth(req, auth);
+        rc = pgrest_parse_request(ctx, a, req, &api, &err);
+    }
     if (rc == PGREST_OK) {
         ck_assert_ptr_nonnull(api);
         rc = pgrest_plan(ctx, a, api, &plan, &err);

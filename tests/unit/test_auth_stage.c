@@ -1,6 +1,7 @@
 /* Authentication as a public stage (pgrest_authenticate, pgrest_auth_supply,
  * pgrest_request_set_auth): the outcome is readable, a host can supply an
- * identity, and parsing alone never reaches the JWT cache. Expected values
+ * identity, and parsing never authenticates (no JWT secret, cache or
+ * token needed; a bad token is not its concern). Expected values
  * from PostgREST's Auth.hs (role claim, claims with "role" inserted, keys
  * sorted; PGRST301/302) and AuthSpec. No database. */
 #include <check.h>
@@ -108,8 +109,9 @@ static const char *metric_line(pgrest_ctx *ctx, pgrest_arena *a, const char *nam
     return "";
 }
 
-/* parse alone verifies the token but never looks it up in the cache;
- * pgrest_authenticate does (PostgREST JwtCacheLookup, counted). */
+/* parse never reads the token, let alone looks it up in the cache;
+ * pgrest_authenticate does (PostgREST JwtCacheLookup, counted), and parse
+ * then copies its outcome. */
 START_TEST(parse_does_not_touch_the_jwt_cache)
 {
     pgrest_ctx *ctx = new_ctx();
@@ -118,7 +120,9 @@ START_TEST(parse_does_not_touch_the_jwt_cache)
     pgrest_api_request *api;
     pgrest_error err = {0};
     ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
-    ck_assert_str_eq(api->role, "postgrest_test_author");
+    ck_assert_ptr_null(api->role);
+    ck_assert_ptr_null(api->jwt_claims);
+    ck_assert(!api->authenticated);
     ck_assert_str_eq(metric_line(ctx, a, "pgrst_jwt_cache_requests_total"),
                      "pgrst_jwt_cache_requests_total 0.0");
     pgrest_auth *auth;
@@ -128,6 +132,81 @@ START_TEST(parse_does_not_touch_the_jwt_cache)
                      "pgrst_jwt_cache_requests_total 2.0");
     ck_assert_str_eq(metric_line(ctx, a, "pgrst_jwt_cache_hits_total"),
                      "pgrst_jwt_cache_hits_total 1.0");
+    pgrest_request_set_auth(req, auth);
+    ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
+    ck_assert_str_eq(api->role, "postgrest_test_author");
+    ck_assert_str_eq(api->jwt_claims, pgrest_auth_claims(auth));
+    ck_assert(api->authenticated);
+    ck_assert_str_eq(metric_line(ctx, a, "pgrst_jwt_cache_requests_total"),
+                     "pgrst_jwt_cache_requests_total 2.0");
+    pgrest_arena_free(a);
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
+/* Parsing is pure: a context without any JWT secret, and without
+ * db-anon-role, parses a request whose bearer token is garbage, expired or
+ * signed with another key -- tokens PGRST300/301/302 for
+ * pgrest_authenticate -- and only the query string's own error shows.
+ * Planning works on the result; emitting refuses it, since its statements
+ * would run as the authenticator. */
+START_TEST(parse_never_authenticates)
+{
+    pgrest_ctx *ctx = pgrest_ctx_new(); /* no jwt-secret, no db-anon-role */
+    pgrest_arena *a = pgrest_arena_new(0);
+    static const char *const tokens[] = {"a.b", "not-a-token", AUTHOR_TOKEN, "", NULL};
+    for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
+        pgrest_request *req = bearer_request(a, tokens[i]);
+        pgrest_auth *auth = NULL;
+        pgrest_error err = {0};
+        ck_assert_int_ne(pgrest_authenticate(ctx, a, req, &auth, &err), PGREST_OK);
+        ck_assert(strcmp(err.code, "PGRST300") == 0 || strcmp(err.code, "PGRST301") == 0 ||
+                  strcmp(err.code, "PGRST302") == 0);
+        pgrest_api_request *api = NULL;
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
+        ck_assert_ptr_nonnull(api);
+        ck_assert_ptr_null(api->role);
+        ck_assert_ptr_null(err.code);
+        /* a bad query string is the parse's only error */
+        pgrest_request *bad = pgrest_request_new(a, "GET", "/items", "order=id.sideways");
+        if (tokens[i] != NULL)
+            pgrest_request_add_header(bad, "Authorization",
+                                      pgr_asprintf(a, "Bearer %s", tokens[i]));
+        ck_assert_int_eq(pgrest_parse_request(ctx, a, bad, &api, &err), PGREST_ERR_REQUEST);
+        ck_assert_str_eq(err.code, "PGRST100");
+    }
+    pgrest_arena_free(a);
+    pgrest_ctx_free(ctx);
+}
+END_TEST
+
+/* The staged API in PostgREST's order: authentication's error comes
+ * before the query string's (Auth.hs runs as a middleware, before
+ * ApiRequest parses). */
+START_TEST(staged_order_auth_before_parse)
+{
+    pgrest_ctx *ctx = new_ctx();
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, "GET", "/items", "order=id.sideways");
+    pgrest_request_add_header(req, "Authorization", "Bearer a.b");
+    pgrest_auth *auth = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_authenticate(ctx, a, req, &auth, &err), PGREST_ERR_REQUEST);
+    ck_assert_str_eq(err.code, "PGRST301");
+    pgrest_request_set_auth(req, auth);
+    pgrest_api_request *api;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_ERR_REQUEST);
+    ck_assert_str_eq(err.code, "PGRST301");
+    /* a valid one: the query string's error */
+    req = pgrest_request_new(a, "GET", "/items", "order=id.sideways");
+    pgrest_request_add_header(req, "Authorization", "Bearer " AUTHOR_TOKEN);
+    ck_assert_int_eq(pgrest_authenticate(ctx, a, req, &auth, &err), PGREST_OK);
+    pgrest_request_set_auth(req, auth);
+    ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_ERR_REQUEST);
+    ck_assert_str_eq(err.code, "PGRST100");
+    ck_assert_str_eq(api->role, "postgrest_test_author");
     pgrest_arena_free(a);
     pgrest_ctx_free(ctx);
 }
@@ -193,6 +272,8 @@ int main(void)
     tcase_add_test(tc, outcome_without_token_is_anon);
     tcase_add_test(tc, failed_outcome_is_readable_and_fails_parse);
     tcase_add_test(tc, parse_does_not_touch_the_jwt_cache);
+    tcase_add_test(tc, parse_never_authenticates);
+    tcase_add_test(tc, staged_order_auth_before_parse);
     tcase_add_test(tc, supplied_identity_wins_over_the_header);
     tcase_add_test(tc, supplied_identity_defaults_and_errors);
     suite_add_tcase(s, tc);

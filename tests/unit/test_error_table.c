@@ -305,14 +305,19 @@ static pgrest_request *build(pgrest_arena *a, const request_row *r)
     return req;
 }
 
-/* parse, plan, emit: the first failing stage's error */
-static int run_request(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+/* authenticate, parse, plan, emit: the first failing stage's error */
+static int run_request(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
                        pgrest_query_plan **plan_out, pgrest_error *err)
 {
+    pgrest_auth *auth;
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
-    int rc = pgrest_parse_request(ctx, a, req, &api, err);
+    int rc = pgrest_authenticate(ctx, a, req, &auth, err);
+    if (rc == PGREST_OK) {
+        pgrest_request_set_auth(req, auth);
+        rc = pgrest_parse_request(ctx, a, req, &api, err);
+    }
     if (rc == PGREST_OK)
         rc = pgrest_plan(ctx, a, api, &plan, err);
     if (rc == PGREST_OK && plan_out != NULL) {
@@ -808,7 +813,11 @@ START_TEST(client_error)
     pgrest_query_plan *plan;
     pgrest_statements *st;
     pgrest_error err = {0};
-    ck_assert_int_eq(pgrest_parse_request(ctx, a, build(a, &r), &api, &err), PGREST_OK);
+    pgrest_request *req = build(a, &r);
+    pgrest_auth *auth;
+    ck_assert_int_eq(pgrest_authenticate(ctx, a, req, &auth, &err), PGREST_OK);
+    pgrest_request_set_auth(req, auth);
+    ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_plan(ctx, a, api, &plan, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_emit_sql(ctx, a, plan, &st, &err), PGREST_OK);
     PGconn *pg = PQconnectdb("host=/nonexistent/pgrest-error-table port=1 connect_timeout=1");

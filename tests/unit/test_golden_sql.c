@@ -128,7 +128,11 @@ static char *render(pgrest_ctx *ctx, char *request_text)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    if (pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK ||
+    pgrest_auth *auth;
+    int rc = pgrest_authenticate(ctx, a, req, &auth, &err);
+    if (rc == PGREST_OK)
+        pgrest_request_set_auth(req, auth);
+    if (rc != PGREST_OK || pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK ||
         pgrest_plan(ctx, a, api, &plan, &err) != PGREST_OK ||
         pgrest_emit_sql(ctx, a, plan, &st, &err) != PGREST_OK) {
         fprintf(f, "error %d %s\n", err.http_status, err.code);

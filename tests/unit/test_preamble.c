@@ -65,6 +65,10 @@ static pgrest_statements *emit_request(pgrest_request *req, const char *method,
     pgrest_query_plan *plan;
     pgrest_statements *st;
     pgrest_error err = {0};
+    pgrest_auth *auth;
+    ck_assert_msg(pgrest_authenticate(ctx, arena, req, &auth, &err) == PGREST_OK,
+                  "%s %s: %s", method, path, err.message);
+    pgrest_request_set_auth(req, auth);
     ck_assert_msg(pgrest_parse_request(ctx, arena, req, &api, &err) == PGREST_OK &&
                       pgrest_plan(ctx, arena, api, &plan, &err) == PGREST_OK &&
                       pgrest_emit_sql(ctx, arena, plan, &st, &err) == PGREST_OK,
@@ -324,12 +328,33 @@ START_TEST(root_spec_name_as_toqi_reads_it)
 }
 END_TEST
 
+/* Parsing does not authenticate: a request parsed without an attached
+ * identity plans, but its statements are refused (they would SET no role
+ * and run as the authenticator), whatever its token says. */
+START_TEST(no_identity_no_statements)
+{
+    pgrest_request *req = pgrest_request_new(arena, "GET", "/items", "");
+    pgrest_request_add_header(req, "Authorization", WEB_USER_BEARER);
+    pgrest_api_request *api;
+    pgrest_query_plan *plan;
+    pgrest_statements *st = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_ptr_null(api->role);
+    ck_assert_int_eq(pgrest_plan(ctx, arena, api, &plan, &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_emit_sql(ctx, arena, plan, &st, &err), PGREST_ERR_INTERNAL);
+    ck_assert_ptr_null(st);
+    ck_assert_ptr_nonnull(strstr(err.details, "no identity"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("preamble");
     TCase *tc = tcase_create("preamble");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, role_settings_and_isolation_of_anon);
+    tcase_add_test(tc, no_identity_no_statements);
     tcase_add_test(tc, role_without_settings);
     tcase_add_test(tc, request_headers_last_repeated_wins);
     tcase_add_test(tc, request_cookies_as_web_cookie_parses);

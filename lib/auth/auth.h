@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "engine/context.h"
+#include "engine/stage_view.h"
 
 /* The outcome of authentication: an identity, or the error that refused
  * the request (PGRST300-303). Lives in the request's arena. */

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "auth/auth.h"
-#include "engine/context.h"
+#include "engine/stage_view.h"
 #include "parse/api_request.h"
 #include "parse/media_type.h"
 #include "parse/payload.h"

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_dump.h"
 #include "config_load.h"
 #include "db_watch.h"
 #include "log.h"
@@ -36,79 +35,84 @@ static void dump_observer(void *arg, pgrest_event event, const char *message)
 
 static void start_dump(server_config *cfg)
 {
-    log_set_level(server_options_get(&cfg->opts, "log-level"));
+    log_set_level(pgrest_config_sources_get(cfg->sources, "log-level"));
     log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
     pgrest_ctx_set_observer(cfg->ctx, dump_observer, cfg->ctx);
 }
 
-/* The options whose value the library now holds differently from what we
- * gave it came from the database (the reload read the in-database
- * configuration): they win over file and environment. */
-static void overlay_db_settings(pgrest_ctx *ctx, const server_options *given,
-                                server_options *raw)
+/* The resolved options as they are, then, over them, those whose value
+ * the library now holds differently from what we gave it: they came from
+ * the database (the reload read the in-database configuration) and win
+ * over file and environment. False on OOM. */
+static bool add_with_db_settings(pgrest_config_sources *out, const pgrest_config_sources *given,
+                                 pgrest_ctx *ctx)
 {
-    for (size_t i = 0; i < given->n; i++) {
-        const char *key = given->items[i].key;
+    const char *key, *value;
+    for (size_t i = 0; pgrest_config_sources_option(given, i, &key, &value); i++)
+        if (pgrest_config_sources_add(out, key, value, PGREST_VALUE_STRING) != PGREST_OK)
+            return false;
+    for (size_t i = 0; pgrest_config_sources_option(given, i, &key, &value); i++) {
         const char *now = pgrest_ctx_get(ctx, key);
         /* the context connects with db-uri plus fallback_application_name
          * (Config.hs toConnectionSettings); the config, and so the dump,
          * keeps db-uri as given (Reload.hs passes the previous configDbUri) */
         if (strcmp(key, "db-uri") == 0 || strcmp(key, "db-channel-uri") == 0)
             continue;
-        if (app_config_known_key(key) && now != NULL && strcmp(now, given->items[i].value) != 0)
-            server_options_set(raw, key, now);
+        if (pgrest_config_sources_reads_key(key) && now != NULL && strcmp(now, value) != 0 &&
+            pgrest_config_sources_add(out, key, now, PGREST_VALUE_STRING) != PGREST_OK)
+            return false;
     }
-}
-
-/* A configuration resolved with the in-database settings: conf borrows
- * from the option lists, so all three live and go together. */
-typedef struct db_config_read {
-    server_options raw, ignored;
-    app_config conf;
-} db_config_read;
-
-static void db_config_read_free(db_config_read *r)
-{
-    app_config_free(&r->conf);
-    server_options_free(&r->ignored);
-    server_options_free(&r->raw);
+    return true;
 }
 
 /* AppState.readInDbConfig True: the in-database settings over the file's
  * (the observer logs a settings query that fails, and the command goes on
  * without them); an invalid value panics, as at startup. On success the
- * caller frees *out with db_config_read_free. */
-static bool read_in_db_config(server_config *cfg, const char *prog, db_config_read *out)
+ * caller frees the result with pgrest_config_sources_free. */
+static pgrest_config_sources *read_in_db_config(server_config *cfg, const char *prog)
 {
     pgrest_error err = {0};
     if (pgrest_ctx_reload_config(cfg->ctx, NULL, NULL, 0, &err) == PGREST_ERR_CONFIG) {
         char msg[1024];
         snprintf(msg, sizeof msg, "Error in config %s", err.message ? err.message : "");
         config_fatal(prog, msg);
-        return false;
+        return NULL;
     }
-    *out = (db_config_read){0};
-    server_options_merge(&out->raw, &cfg->opts);
-    overlay_db_settings(cfg->ctx, &cfg->opts, &out->raw);
-    char errbuf[2048];
-    if (config_load_resolve(&out->raw, &out->conf, &out->ignored, errbuf, sizeof errbuf))
-        return true;
-    config_fatal(prog, errbuf);
-    server_options_free(&out->ignored);
-    server_options_free(&out->raw);
-    return false;
+    pgrest_config_sources *with_db = pgrest_config_sources_new();
+    char *message = NULL;
+    if (with_db != NULL && add_with_db_settings(with_db, cfg->sources, cfg->ctx) &&
+        pgrest_config_sources_resolve(with_db, &message) == PGREST_OK)
+        return with_db;
+    config_fatal(prog, message ? message : "out of memory reading the configuration");
+    free(message);
+    pgrest_config_sources_free(with_db);
+    return NULL;
 }
 
-int command_dump_config(server_config *cfg, const app_config *ac, const char *prog)
+static bool db_config_on(const server_config *cfg)
+{
+    const char *v = pgrest_config_sources_get(cfg->sources, "db-config");
+    return v != NULL && strcmp(v, "true") == 0;
+}
+
+static int print_dump(const pgrest_config_sources *s)
+{
+    char *text = pgrest_config_sources_dump(s);
+    int rc = text != NULL && fputs(text, stdout) >= 0 ? 0 : 1;
+    free(text);
+    return rc;
+}
+
+int command_dump_config(server_config *cfg, const char *prog)
 {
     start_dump(cfg);
-    if (!ac->db_config)
-        return config_dump(stdout, ac) == 0 ? 0 : 1;
-    db_config_read with_db;
-    if (!read_in_db_config(cfg, prog, &with_db))
+    if (!db_config_on(cfg))
+        return print_dump(cfg->sources);
+    pgrest_config_sources *with_db = read_in_db_config(cfg, prog);
+    if (with_db == NULL)
         return 1;
-    int rc = config_dump(stdout, &with_db.conf) == 0 ? 0 : 1;
-    db_config_read_free(&with_db);
+    int rc = print_dump(with_db);
+    pgrest_config_sources_free(with_db);
     return rc;
 }
 
@@ -123,15 +127,15 @@ static void dump_schema_observer(void *arg, pgrest_event event, const char *mess
     dump_observer(arg, event, message);
 }
 
-int command_dump_schema(server_config *cfg, const app_config *ac, const char *prog)
+int command_dump_schema(server_config *cfg, const char *prog)
 {
     start_dump(cfg);
     /* CLI.hs: when configDbConfig $ AppState.readInDbConfig True appState */
-    if (ac->db_config) {
-        db_config_read with_db;
-        if (!read_in_db_config(cfg, prog, &with_db))
+    if (db_config_on(cfg)) {
+        pgrest_config_sources *with_db = read_in_db_config(cfg, prog);
+        if (with_db == NULL)
             return 1;
-        db_config_read_free(&with_db);
+        pgrest_config_sources_free(with_db);
         pgrest_ctx_set_observer(cfg->ctx, dump_schema_observer, cfg->ctx);
     }
     pgrest_error err = {0};

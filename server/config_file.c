@@ -7,7 +7,7 @@
 #include <string.h>
 
 void server_options_set_kind(server_options *opts, const char *key, const char *value,
-                             config_value_kind kind)
+                             pgrest_value_kind kind)
 {
     for (size_t i = 0; i < opts->n; i++)
         if (strcmp(opts->items[i].key, key) == 0) {
@@ -41,7 +41,7 @@ void server_options_set_kind(server_options *opts, const char *key, const char *
 
 void server_options_set(server_options *opts, const char *key, const char *value)
 {
-    server_options_set_kind(opts, key, value, CONFIG_STRING);
+    server_options_set_kind(opts, key, value, PGREST_VALUE_STRING);
 }
 
 const server_option *server_options_find(const server_options *opts, const char *key)
@@ -188,16 +188,16 @@ static bool parse_quoted(const char **pp, const server_options *opts, char **val
 /* configurator's unquoted values: on/off/true/false and numbers. Other
  * bare words are kept as strings (configurator refuses them; accepting
  * them keeps older pgrest config files working). */
-static config_value_kind bare_kind(const char *value, const char **normalized)
+static pgrest_value_kind bare_kind(const char *value, const char **normalized)
 {
     *normalized = value;
     if (strcmp(value, "true") == 0 || strcmp(value, "on") == 0) {
         *normalized = "true";
-        return CONFIG_BOOL;
+        return PGREST_VALUE_BOOL;
     }
     if (strcmp(value, "false") == 0 || strcmp(value, "off") == 0) {
         *normalized = "false";
-        return CONFIG_BOOL;
+        return PGREST_VALUE_BOOL;
     }
     char *end = NULL;
     errno = 0;
@@ -205,8 +205,8 @@ static config_value_kind bare_kind(const char *value, const char **normalized)
     if (value[0] != '\0' && end != NULL && *end == '\0' && errno == 0 &&
         (isdigit((unsigned char)value[0]) || value[0] == '-' || value[0] == '+' ||
          value[0] == '.'))
-        return CONFIG_NUMBER;
-    return CONFIG_STRING;
+        return PGREST_VALUE_NUMBER;
+    return PGREST_VALUE_STRING;
 }
 
 static bool parse_line(const char *line, server_options *opts, char *errbuf,
@@ -234,7 +234,7 @@ static bool parse_line(const char *line, server_options *opts, char *errbuf,
     p = skip_space(p + 1);
     char *value = NULL;
     const char *stored = NULL;
-    config_value_kind kind = CONFIG_STRING;
+    pgrest_value_kind kind = PGREST_VALUE_STRING;
     if (*p == '"') {
         if (!parse_quoted(&p, opts, &value, errbuf, errlen, lineno))
             return false;

@@ -7,18 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* How a value was written: configurator's value types. The environment
- * and the database only give strings. */
-typedef enum config_value_kind {
-    CONFIG_STRING,   /* "quoted", or any PGRST_* / in-database value */
-    CONFIG_NUMBER,   /* unquoted 10, -1, 2.5 */
-    CONFIG_BOOL,     /* unquoted true/false/on/off (value "true"/"false") */
-} config_value_kind;
+#include "pgrest/pgrest.h"
 
+/* Values keep how they were written (pgrest_value_kind, pgrest.h):
+ * configurator's value types; PGRST_* variables give strings. */
 typedef struct server_option {
     char *key;
     char *value;
-    config_value_kind kind;
+    pgrest_value_kind kind;
 } server_option;
 
 typedef struct server_options {
@@ -39,7 +35,7 @@ bool config_text_parse(const char *text, server_options *opts, char *errbuf,
 void config_read_env(server_options *opts, char **environ_);
 void server_options_set(server_options *opts, const char *key, const char *value);
 void server_options_set_kind(server_options *opts, const char *key, const char *value,
-                             config_value_kind kind);
+                             pgrest_value_kind kind);
 const server_option *server_options_find(const server_options *opts, const char *key);
 /* Deep copy of src appended to dst (existing keys replaced). */
 void server_options_merge(server_options *dst, const server_options *src);

@@ -1,28 +1,25 @@
-/* The configuration pipeline of PostgREST's readAppConfig: the config file
- * and PGRST_* variables (plus in-database settings, given as strings) are
- * resolved into an app_config and the normalized options the library and
- * the server apply. Used at startup, by --dump-config and on reload. */
+/* The server's configuration sources: the config file and PGRST_*
+ * variables (config_file.h) are added to a pgrest_config_sources, which
+ * the library resolves as PostgREST's readAppConfig does. Used at
+ * startup, by --dump-config and on reload. */
 #ifndef PGRS_CONFIG_LOAD_H
 #define PGRS_CONFIG_LOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app_config.h"
 #include "config_file.h"
+#include "pgrest/pgrest.h"
 
-/* Reads path (NULL: none) and the environment into raw. false with
- * "Error in config <reason>" in err. */
-bool config_load_raw(const char *path, char **environ_, server_options *raw, char *err,
-                     size_t errlen);
+/* Reads path (NULL: none) and the environment, the environment winning,
+ * and resolves them: the caller frees the result with
+ * pgrest_config_sources_free. NULL with PostgREST's message in err
+ * ("Error in config <reason>", ...). */
+pgrest_config_sources *config_load(const char *path, char **environ_, char *err,
+                                   size_t errlen);
 
-/* raw -> cfg (caller frees with app_config_free) and options (added to). */
-bool config_load_resolve(const server_options *raw, app_config *cfg, server_options *options,
-                         char *err, size_t errlen);
-
-/* Both steps; cfg may be NULL when only the options are wanted. */
-bool config_load(const char *path, char **environ_, server_options *options, app_config *cfg,
-                 char *err, size_t errlen);
+/* Adds every entry of raw to s, in order; false on OOM. */
+bool config_load_add(pgrest_config_sources *s, const server_options *raw);
 
 /* How PostgREST dies on an invalid configuration at startup: Protolude's
  * `panic` reaches GHC's top-level handler, which prints

@@ -1,10 +1,10 @@
 #include "db_watch.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "app_config.h"
 #include "log.h"
 
 static atomic_bool fatal_seen;
@@ -14,11 +14,13 @@ static atomic_bool fatal_seen;
  * then "Config reloaded": on every reload and at startup with db-config. */
 void db_watch_warn_deprecations(pgrest_ctx *ctx)
 {
-    char line1[1024], line2[1024];
-    if (app_config_role_claim_deprecation(pgrest_ctx_get(ctx, "jwt-role-claim-key"), line1,
-                                          sizeof line1, line2, sizeof line2)) {
+    char *line1, *line2;
+    if (pgrest_config_role_claim_deprecation(pgrest_ctx_get(ctx, "jwt-role-claim-key"), &line1,
+                                             &line2) == 1) {
         log_msg(LOG_CRIT, "%s", line1);
         log_msg(LOG_CRIT, "%s", line2);
+        free(line1);
+        free(line2);
     }
 }
 

@@ -13,10 +13,8 @@
 #include <unistd.h>
 
 #include "admin.h"
-#include "app_config.h"
 #include "cli.h"
 #include "commands.h"
-#include "config_file.h"
 #include "config_load.h"
 #include "conn_string.h"
 #include "db_watch.h"
@@ -29,19 +27,19 @@
 
 extern char **environ;
 
-static int apply_options(pgrest_ctx *ctx, const server_options *opts)
+static int apply_options(pgrest_ctx *ctx, const pgrest_config_sources *opts)
 {
-    for (size_t i = 0; i < opts->n; i++) {
+    const char *key, *value;
+    for (size_t i = 0; pgrest_config_sources_option(opts, i, &key, &value); i++) {
         pgrest_error err = {0};
-        const char *key = opts->items[i].key;
         /* PostgREST ignores keys it does not know */
         if (!pgrest_config_key_known(key))
             continue;
         /* what the library connects with (Config.hs toConnectionSettings);
          * a reload keeps the running db-uri */
         bool connects = strcmp(key, "db-uri") == 0 || strcmp(key, "db-channel-uri") == 0;
-        char *uri = connects ? conn_string_with_app_name(opts->items[i].value) : NULL;
-        int rc = pgrest_ctx_set(ctx, key, uri ? uri : opts->items[i].value, &err);
+        char *uri = connects ? conn_string_with_app_name(value) : NULL;
+        int rc = pgrest_ctx_set(ctx, key, uri ? uri : value, &err);
         free(uri);
         if (rc != PGREST_OK) {
             fprintf(stderr, "pgrest-server: %s\n", err.message ? err.message : "invalid configuration");
@@ -60,11 +58,11 @@ static int load_schema_once(pgrest_ctx *ctx)
 
 /* A numeric server-* option in [min, max], or def when unset. Invalid
  * values stop the server at startup (like PostgREST's config errors). */
-static bool option_number(const server_options *opts, const char *key,
+static bool option_number(const pgrest_config_sources *opts, const char *key,
                           unsigned long long def, unsigned long long min,
                           unsigned long long max, unsigned long long *out)
 {
-    const char *v = server_options_get(opts, key);
+    const char *v = pgrest_config_sources_get(opts, key);
     *out = def;
     if (v == NULL)
         return true;
@@ -88,7 +86,7 @@ static bool option_number(const server_options *opts, const char *key,
  * The URL limit sizes libmicrohttpd's per-connection pool, which it zeroes
  * after every request: 8 KiB -> 48 KiB cost ~1.6 µs per request
  * (bench/README.md). */
-static bool limit_options(const server_options *opts, http_listen *lc)
+static bool limit_options(const pgrest_config_sources *opts, http_listen *lc)
 {
     unsigned long long body, url, hdr, timeout, conns, per_ip;
     if (!option_number(opts, "server-max-body-size", 10ULL << 20, 1, 1ULL << 40, &body) ||
@@ -107,9 +105,9 @@ static bool limit_options(const server_options *opts, http_listen *lc)
     return true;
 }
 
-static bool option_true(const server_options *opts, const char *key)
+static bool option_true(const pgrest_config_sources *opts, const char *key)
 {
-    const char *v = server_options_get(opts, key);
+    const char *v = pgrest_config_sources_get(opts, key);
     return v != NULL && (strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0 ||
                          strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
 }
@@ -163,9 +161,9 @@ static bool api_live(void *arg)
 
 /* PostgREST parseSocketFileMode: the leading octal digits (readOct), 660
  * by default, between 600 and 777. */
-static bool socket_mode(const server_options *opts, const char *key, unsigned *mode)
+static bool socket_mode(const pgrest_config_sources *opts, const char *key, unsigned *mode)
 {
-    const char *text = server_options_get(opts, key);
+    const char *text = pgrest_config_sources_get(opts, key);
     *mode = 0660;
     if (text == NULL)
         return true;
@@ -187,12 +185,12 @@ static bool socket_mode(const server_options *opts, const char *key, unsigned *m
 
 /* admin-server-unix-socket, else admin-server-port on admin-server-host
  * (default: server-host); *enabled is false without either. */
-static bool admin_options(const server_options *opts, const http_listen *lc,
+static bool admin_options(const pgrest_config_sources *opts, const http_listen *lc,
                           admin_listen *al, bool *enabled)
 {
-    const char *port = server_options_get(opts, "admin-server-port");
-    const char *host = server_options_get(opts, "admin-server-host");
-    al->unix_socket = server_options_get(opts, "admin-server-unix-socket");
+    const char *port = pgrest_config_sources_get(opts, "admin-server-port");
+    const char *host = pgrest_config_sources_get(opts, "admin-server-host");
+    al->unix_socket = pgrest_config_sources_get(opts, "admin-server-unix-socket");
     al->host = host ? host : lc->host;
     al->port = port ? atoi(port) : 0;
     *enabled = al->unix_socket != NULL || port != NULL;
@@ -205,32 +203,34 @@ static bool admin_options(const server_options *opts, const http_listen *lc,
 
 /* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level, by App.run
  * right after AppState.init logged AppStartObs. */
-static void warn_deprecations(const app_config *ac)
+static void warn_deprecations(const pgrest_config_sources *opts)
 {
-    if (!ac->jwt_role_claim_key_legacy)
+    char *line1, *line2;
+    if (pgrest_config_role_claim_deprecation(pgrest_config_sources_get(opts, "jwt-role-claim-key"),
+                                             &line1, &line2) != 1)
         return;
-    char line1[1024], line2[1024];
-    app_config_deprecation_lines(ac, line1, sizeof line1, line2, sizeof line2);
     log_msg(LOG_CRIT, "%s", line1);
     log_msg(LOG_CRIT, "%s", line2);
+    free(line1);
+    free(line2);
 }
 
-static int serve(server_config *cfg, const app_config *ac)
+static int serve(server_config *cfg)
 {
     pgrest_ctx *ctx = cfg->ctx;
-    const server_options *opts = &cfg->opts;
-    const char *port = server_options_get(opts, "server-port");
+    const pgrest_config_sources *opts = cfg->sources;
+    const char *port = pgrest_config_sources_get(opts, "server-port");
     http_listen lc = {
-        .host = server_options_get(opts, "server-host"),
+        .host = pgrest_config_sources_get(opts, "server-host"),
         .port = port ? atoi(port) : 3000,
-        .unix_socket = server_options_get(opts, "server-unix-socket"),
+        .unix_socket = pgrest_config_sources_get(opts, "server-unix-socket"),
     };
     /* Event loops (HTTP and PostgreSQL sockets together), one per core by
      * default: no thread waits for the database, so the pool size does not
      * matter here. pgrest's own option server-threads sets their number. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     lc.threads = cores > 0 ? (unsigned)cores : 2;
-    const char *threads = server_options_get(opts, "server-threads");
+    const char *threads = pgrest_config_sources_get(opts, "server-threads");
     if (threads != NULL)
         lc.threads = (unsigned)atoi(threads);
     if (!limit_options(opts, &lc) ||
@@ -260,7 +260,7 @@ static int serve(server_config *cfg, const app_config *ac)
         return 1;
     /* PostgREST AppStartObs, once the configuration is known to be valid */
     log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
-    warn_deprecations(ac);
+    warn_deprecations(opts);
     if (with_admin) {
         admin = admin_start(ctx, &al, api_live, NULL, errbuf, sizeof errbuf);
         if (admin == NULL) {
@@ -307,29 +307,29 @@ static int serve(server_config *cfg, const app_config *ac)
 }
 
 
-static int run(server_config *cfg, const app_config *ac)
+static int run(server_config *cfg)
 {
-    log_set_level(server_options_get(&cfg->opts, "log-level"));
+    log_set_level(pgrest_config_sources_get(cfg->sources, "log-level"));
     /* log-query: the SQL of every request the access log shows; the
      * logger stays installed so that a reload can turn it on */
-    log_set_query(server_options_get(&cfg->opts, "log-query"));
+    log_set_query(pgrest_config_sources_get(cfg->sources, "log-query"));
     pgrest_ctx_set_query_logger(cfg->ctx, log_query, NULL);
-    return serve(cfg, ac);
+    return serve(cfg);
 }
 
-static int run_command(const cli_args *args, server_config *cfg, const app_config *ac)
+static int run_command(const cli_args *args, server_config *cfg)
 {
     switch (args->command) {
     case CLI_READY:
-        return ready_check(ac);
+        return ready_check(cfg->sources);
     case CLI_DUMP_CONFIG:
-        return command_dump_config(cfg, ac, args->prog);
+        return command_dump_config(cfg, args->prog);
     case CLI_DUMP_SCHEMA:
-        return command_dump_schema(cfg, ac, args->prog);
+        return command_dump_schema(cfg, args->prog);
     case CLI_RUN:
         break;
     }
-    return run(cfg, ac);
+    return run(cfg);
 }
 
 int main(int argc, char **argv)
@@ -340,20 +340,17 @@ int main(int argc, char **argv)
         return rc;
     server_config cfg = {.path = args.config_path, .environ_ = environ};
     char errbuf[2048];
-    app_config ac;
-    if (!server_config_load(&cfg, errbuf, sizeof errbuf) ||
-        !app_config_read(&cfg.opts, &ac, errbuf, sizeof errbuf)) {
+    if (!server_config_load(&cfg, errbuf, sizeof errbuf)) {
         config_fatal(args.prog, errbuf);
         return 1;
     }
     cfg.ctx = pgrest_ctx_new();
     if (cfg.ctx != NULL)
         db_watch_install(cfg.ctx);
-    if (cfg.ctx == NULL || apply_options(cfg.ctx, &cfg.opts) != 0)
+    if (cfg.ctx == NULL || apply_options(cfg.ctx, cfg.sources) != 0)
         rc = 1;
     else
-        rc = run_command(&args, &cfg, &ac);
-    app_config_free(&ac);
+        rc = run_command(&args, &cfg);
     pgrest_ctx_free(cfg.ctx);
     server_config_free(&cfg);
     return rc;

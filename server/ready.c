@@ -104,19 +104,22 @@ static int request(const ready_url *u)
 }
 
 /* makeReadyUrl: "http://" host (IPv6 in brackets) ":" port "/ready" */
-static void make_ready_url(const app_config *cfg, char *url, size_t cap)
+static void make_ready_url(const char *host, const char *port, char *url, size_t cap)
 {
-    const char *host = cfg->admin_server_host;
-    snprintf(url, cap, strchr(host, ':') ? "http://[%s]:%lld/ready" : "http://%s:%lld/ready",
-             host, cfg->admin_server_port);
+    snprintf(url, cap, strchr(host, ':') ? "http://[%s]:%s/ready" : "http://%s:%s/ready",
+             host, port);
 }
 
-int ready_check(const app_config *cfg)
+int ready_check(const pgrest_config_sources *cfg)
 {
-    if (!cfg->has_admin_server_port)
+    /* the resolved port is in decimal, present only when configured */
+    const char *port = pgrest_config_sources_get(cfg, "admin-server-port");
+    if (port == NULL)
         return fail("Admin server is not running. Please check admin-server-port config.%s",
                     "");
-    const char *host = cfg->admin_server_host;
+    const char *host = pgrest_config_sources_get(cfg, "admin-server-host");
+    if (host == NULL)
+        host = "!4";
     if (special_host(host)) {
         char msg[512];
         snprintf(msg, sizeof msg,
@@ -126,7 +129,7 @@ int ready_check(const app_config *cfg)
     }
     char url[READY_URL_MAX], escaped[READY_URL_MAX], shown[3 * READY_URL_MAX];
     ready_url u;
-    make_ready_url(cfg, url, sizeof url);
+    make_ready_url(host, port, url, sizeof url);
     /* Client.hs handleHttpException InvalidUrlException: parseURI's
      * failure reports the text as given, setUri's bad port the URI */
     switch (ready_url_parse(url, escaped, &u)) {

@@ -4,8 +4,9 @@
 #ifndef PGRS_READY_H
 #define PGRS_READY_H
 
-#include "app_config.h"
+#include "pgrest/pgrest.h"
 
-int ready_check(const app_config *cfg);
+/* Reads admin-server-host and admin-server-port from the resolved cfg. */
+int ready_check(const pgrest_config_sources *cfg);
 
 #endif

@@ -7,40 +7,35 @@
 #include "config_load.h"
 #include "log.h"
 
-static bool read_sources(server_config *cfg, server_options *out, char *errbuf,
-                         size_t errlen)
-{
-    /* file + environment, resolved and checked as PostgREST does */
-    if (!config_load(cfg->path, cfg->environ_, out, NULL, errbuf, errlen)) {
-        server_options_free(out);
-        return false;
-    }
-    return true;
-}
-
 bool server_config_load(server_config *cfg, char *errbuf, size_t errlen)
 {
     pthread_mutex_init(&cfg->lock, NULL);
-    return read_sources(cfg, &cfg->opts, errbuf, errlen);
+    /* file + environment, resolved and checked as PostgREST does */
+    cfg->sources = config_load(cfg->path, cfg->environ_, errbuf, errlen);
+    return cfg->sources != NULL;
 }
 
 /* The options the library knows, as parallel arrays; PostgREST ignores
  * the other keys of a config file. NULL on out of memory. */
-static const char **known_options(const server_options *opts, const char ***values,
+static const char **known_options(const pgrest_config_sources *s, const char ***values,
                                   size_t *n)
 {
-    const char **keys = calloc(opts->n + 1, sizeof *keys);
-    *values = calloc(opts->n + 1, sizeof **values);
+    size_t total = 0;
+    while (pgrest_config_sources_option(s, total, NULL, NULL))
+        total++;
+    const char **keys = calloc(total + 1, sizeof *keys);
+    *values = calloc(total + 1, sizeof **values);
     *n = 0;
     if (keys == NULL || *values == NULL) {
         free(keys);
         free(*values);
         return NULL;
     }
-    for (size_t i = 0; i < opts->n; i++)
-        if (pgrest_config_key_known(opts->items[i].key)) {
-            keys[*n] = opts->items[i].key;
-            (*values)[*n] = opts->items[i].value;
+    const char *key, *value;
+    for (size_t i = 0; pgrest_config_sources_option(s, i, &key, &value); i++)
+        if (pgrest_config_key_known(key)) {
+            keys[*n] = key;
+            (*values)[*n] = value;
             (*n)++;
         }
     return keys;
@@ -54,7 +49,7 @@ static bool same_text(const char *x, const char *y)
 /* Hands the new options to the library, which re-reads the in-database
  * settings, checks everything and logs "Config reloaded" or "Failed
  * reloading config: ..." (through the observer). */
-static bool apply_reload(server_config *cfg, const server_options *next)
+static bool apply_reload(server_config *cfg, const pgrest_config_sources *next)
 {
     const char **values;
     size_t n;
@@ -83,9 +78,9 @@ void server_config_reload(void *arg)
 {
     server_config *cfg = arg;
     char errbuf[1024];
-    server_options next = {0};
     pthread_mutex_lock(&cfg->lock);
-    if (!read_sources(cfg, &next, errbuf, sizeof errbuf)) {
+    pgrest_config_sources *next = config_load(cfg->path, cfg->environ_, errbuf, sizeof errbuf);
+    if (next == NULL) {
         /* PostgREST keeps the previous configuration (ConfigInvalidObs) */
         log_msg(LOG_CRIT, "Failed reloading config: %s", errbuf);
         pthread_mutex_unlock(&cfg->lock);
@@ -93,19 +88,19 @@ void server_config_reload(void *arg)
     }
     const char *schemas = pgrest_ctx_get(cfg->ctx, "db-schemas");
     const char *path = pgrest_ctx_get(cfg->ctx, "db-extra-search-path");
-    log_stage_reload(server_options_get(&next, "log-level"),
-                     server_options_get(&next, "log-query"));
-    bool ok = apply_reload(cfg, &next);
+    log_stage_reload(pgrest_config_sources_get(next, "log-level"),
+                     pgrest_config_sources_get(next, "log-query"));
+    bool ok = apply_reload(cfg, next);
     log_unstage_reload();
     if (ok) {
         /* log-level is reloadable (PostgREST's logger reads it each time) */
-        const char *level = server_options_get(&next, "log-level");
+        const char *level = pgrest_config_sources_get(next, "log-level");
         log_set_level(level != NULL ? level : "error");
-        log_set_query(server_options_get(&next, "log-query"));
-        server_options_free(&cfg->opts);
-        cfg->opts = next;
+        log_set_query(pgrest_config_sources_get(next, "log-query"));
+        pgrest_config_sources_free(cfg->sources);
+        cfg->sources = next;
     } else
-        server_options_free(&next);
+        pgrest_config_sources_free(next);
     bool reshape = ok && schema_shape_changed(cfg->ctx, schemas, path);
     pthread_mutex_unlock(&cfg->lock);
     pgrest_error err = {0};
@@ -116,6 +111,7 @@ void server_config_reload(void *arg)
 
 void server_config_free(server_config *cfg)
 {
-    server_options_free(&cfg->opts);
+    pgrest_config_sources_free(cfg->sources);
+    cfg->sources = NULL;
     pthread_mutex_destroy(&cfg->lock);
 }

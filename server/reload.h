@@ -8,20 +8,21 @@
 #define PGRS_RELOAD_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-#include "config_file.h"
 #include "pgrest/pgrest.h"
 
 typedef struct server_config {
     pgrest_ctx *ctx;
     const char *path;          /* config file, NULL when none */
     char **environ_;
-    server_options opts;       /* the options currently applied */
+    pgrest_config_sources *sources; /* the configuration currently applied */
     pthread_mutex_t lock;      /* SIGUSR2 and NOTIFY may race */
 } server_config;
 
-/* Reads the file (if any) and the environment into cfg->opts; false with a
- * message in errbuf. */
+/* Reads the file (if any) and the environment into cfg->sources, resolved;
+ * false with PostgREST's message in errbuf. */
 bool server_config_load(server_config *cfg, char *errbuf, size_t errlen);
 /* Re-reads and applies the configuration; keeps the old one when the
  * file cannot be read or a value is invalid. Usable as the listener's

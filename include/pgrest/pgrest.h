@@ -227,6 +227,79 @@ PGREST_API int pgrest_option_check(const char *key, const char *value, char **du
 PGREST_API int pgrest_jwt_secret_check(const char *secret, int is_base64, char **dump,
                                        char **message);
 
+/* PostgREST's configuration sources read as its Config.hs does, for any
+ * host (pgrest-server, a binding): the host adds the values it read (a
+ * config file, PGRST_* variables, in-database settings) and resolves
+ * them; the library applies PostgREST's value kinds and coercions
+ * (coerceText / coerceInt / coerceBool), aliases and which one wins,
+ * defaults, its checks in its order with its messages, @file for db-uri
+ * and jwt-secret, and the JWT secret's check. The resolved options are
+ * what the host hands to pgrest_ctx_set / pgrest_ctx_reload_config, and
+ * what --dump-config shows. Not thread-safe: one thread at a time. */
+typedef struct pgrest_config_sources pgrest_config_sources;
+
+/* How a value was written (configurator's value types). PGRST_* and
+ * in-database values are always strings. */
+typedef enum pgrest_value_kind {
+    PGREST_VALUE_STRING,   /* "quoted" in a file; every other source */
+    PGREST_VALUE_NUMBER,   /* unquoted 10, -1, 2.5 in a file (value as written) */
+    PGREST_VALUE_BOOL,     /* unquoted true/false in a file (value "true"/"false") */
+} pgrest_value_kind;
+
+/* An empty set of sources; the caller frees it with
+ * pgrest_config_sources_free. NULL on OOM. */
+PGREST_API pgrest_config_sources *pgrest_config_sources_new(void);
+PGREST_API void pgrest_config_sources_free(pgrest_config_sources *s);
+
+/* Adds key = value as written (both copied); a later value for the same
+ * key replaces the earlier one, so a host adds the sources in order of
+ * precedence, lowest first (file, then environment). Any key is accepted:
+ * keys PostgREST does not know are passed through as given. Forgets an
+ * earlier resolution. PGREST_OK, or PGREST_ERR_INTERNAL on OOM or a
+ * NULL argument. */
+PGREST_API int pgrest_config_sources_add(pgrest_config_sources *s, const char *key,
+                                         const char *value, pgrest_value_kind kind);
+
+/* Resolves the values added, as PostgREST's readAppConfig does. PGREST_OK;
+ * PGREST_ERR_CONFIG with PostgREST's text in *message: "Error in config
+ * <reason>" for a parser check, "user error (<reason>)" for the JWT
+ * secret, "<path>: openFile: does not exist (...)" for an @file;
+ * PGREST_ERR_INTERNAL on OOM. *message (when message != NULL) is malloc'd
+ * (the caller frees it) on failure, NULL on success. */
+PGREST_API int pgrest_config_sources_resolve(pgrest_config_sources *s, char **message);
+
+/* After a successful resolve: the resolved value of option key (its name
+ * or alias, app.settings.*, or a key passed through) as text -- booleans
+ * "true"/"false", numbers in decimal, socket modes in octal --, NULL when
+ * unset or not resolved. Owned by s, valid until the next add, resolve or
+ * free. */
+PGREST_API const char *pgrest_config_sources_get(const pgrest_config_sources *s,
+                                                 const char *key);
+
+/* After a successful resolve: the i-th (0-based) resolved option, every
+ * PostgREST option under its own name plus the keys passed through: 1 and
+ * *key / *value (owned by s, as pgrest_config_sources_get), 0 past the
+ * last one. Hand those pgrest_config_key_known accepts to the context. */
+PGREST_API int pgrest_config_sources_option(const pgrest_config_sources *s, size_t i,
+                                            const char **key, const char **value);
+
+/* 1 when the resolution reads key itself (PostgREST's options and their
+ * aliases, app.settings.*, pgrest's db-channel-uri), 0 when it passes the
+ * key through as given. */
+PGREST_API int pgrest_config_sources_reads_key(const char *key);
+
+/* After a successful resolve: PostgREST's --dump-config text (sorted
+ * "key = value" lines, each ending in a newline), malloc'd (the caller
+ * frees it); NULL when not resolved or on OOM. */
+PGREST_API char *pgrest_config_sources_dump(const pgrest_config_sources *s);
+
+/* The two warnings PostgREST logs when jwt-role-claim-key uses the
+ * deprecated JSPath syntax (DeprecatedJSPathSyntaxObs): 1 with *line1 and
+ * *line2 malloc'd (the caller frees both), 0 (both NULL) when key is not
+ * in that syntax or NULL, PGREST_ERR_INTERNAL on OOM. */
+PGREST_API int pgrest_config_role_claim_deprecation(const char *key, char **line1,
+                                                    char **line2);
+
 /* Returns the current value of an option as text (in-database settings
  * included), or NULL if unset. The string is owned by ctx and valid until
  * pgrest_ctx_free, whatever reloads happen. Thread-safe. */

@@ -1,14 +1,12 @@
 /* Fuzz target: the server's config file parser (server/config_file.c),
  * for what it accepts the PostgREST resolution and checks
- * (server/app_config.c: coercions, role-claim-key and URI parsers, base64)
- * with the --dump-config rendering, and the library's option parser
+ * (pgrest_config_sources, lib/config/sources*.c: coercions, role-claim-key
+ * and URI parsers, base64) with the --dump-config rendering, and the library's option parser
  * (pgrest_ctx_set).
  * Input: the config text; with a first byte of 'E', the remaining lines
  * are PGRST_* environment entries instead. */
 #include "fuzz_common.h"
 
-#include "app_config.h"
-#include "config_dump.h"
 #include "config_file.h"
 
 static void read_env(const char *text, server_options *opts)
@@ -32,31 +30,33 @@ static void read_env(const char *text, server_options *opts)
     free(copy);
 }
 
-/* app_config_read and the dump; "@file" values would read files (or
+/* The resolution and the dump; "@file" values would read files (or
  * block on /dev/stdin), so they are replaced first. */
 static void resolve(server_options *opts)
 {
-    for (size_t i = 0; i < opts->n; i++)
+    pgrest_config_sources *s = pgrest_config_sources_new();
+    if (s == NULL)
+        abort();
+    for (size_t i = 0; i < opts->n; i++) {
         if (opts->items[i].value[0] == '@')
             opts->items[i].value[0] = 'x';
-    app_config cfg;
-    char err[2048];
-    if (app_config_read(opts, &cfg, err, sizeof err)) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (f != NULL) {
-            config_dump(f, &cfg);
-            fclose(f);
-        }
-        free(buf);
-        server_options out = {0};
-        app_config_to_options(&cfg, opts, &out);
-        server_options_free(&out);
-    } else if (memchr(err, '\0', sizeof err) == NULL || err[0] == '\0') {
+        if (pgrest_config_sources_add(s, opts->items[i].key, opts->items[i].value,
+                                      opts->items[i].kind) != PGREST_OK)
+            abort();
+    }
+    char *message = NULL;
+    int rc = pgrest_config_sources_resolve(s, &message);
+    if (rc == PGREST_OK) {
+        free(pgrest_config_sources_dump(s));
+        const char *key, *value;
+        for (size_t i = 0; pgrest_config_sources_option(s, i, &key, &value); i++)
+            if (pgrest_config_sources_get(s, key) == NULL)
+                abort();
+    } else if (message == NULL || message[0] == '\0') {
         abort();
     }
-    app_config_free(&cfg);
+    free(message);
+    pgrest_config_sources_free(s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

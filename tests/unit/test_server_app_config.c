@@ -1,6 +1,6 @@
-/* The server's PostgREST configuration resolution (server/app_config.c,
- * after Config.hs), its URI checks (Config/Proxy.hs, network-uri isURI),
- * the deprecated JSPath parser (Config/DeprecatedJSPath.hs) and Haskell's
+/* What PostgREST's configuration resolution (pgrest_config_sources,
+ * tested in test_config_sources.c) builds on: its URI checks
+ * (Config/Proxy.hs, network-uri isURI), the deprecated JSPath parser (Config/DeprecatedJSPath.hs) and Haskell's
  * string `show`, which PostgREST's messages and dumps go through. */
 #include <check.h>
 
@@ -9,98 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_config.h"
 #include "config/config_uri.h"
 #include "conn_string.h"
 #include "util/hs_show.h"
 #include "auth/jspath_legacy.h"
 
 #include <json-c/json.h>
-
-static server_options opts_of(const char *const *kv)
-{
-    server_options o = {0};
-    for (size_t i = 0; kv[i] != NULL; i += 2)
-        server_options_set(&o, kv[i], kv[i + 1]);
-    return o;
-}
-
-/* Resolves kv; returns the error text ("" on success). */
-static const char *resolve(const char *const *kv, app_config *cfg)
-{
-    static char err[2048];
-    server_options raw = opts_of(kv);
-    bool ok = app_config_read(&raw, cfg, err, sizeof err);
-    server_options_free(&raw);
-    return ok ? "" : err;
-}
-
-START_TEST(defaults_are_postgrest_defaults)
-{
-    const char *kv[] = {NULL};
-    app_config c;
-    ck_assert_str_eq(resolve(kv, &c), "");
-    ck_assert_str_eq(c.db_uri, "postgresql://");
-    ck_assert_str_eq(c.db_schemas, "public");
-    ck_assert_str_eq(c.db_extra_search_path, "public");
-    ck_assert_str_eq(c.db_channel, "pgrst");
-    ck_assert_int_eq(c.db_pool, 10);
-    ck_assert_int_eq(c.db_pool_max_idletime, 30);
-    ck_assert_int_eq(c.db_pool_max_lifetime, 1800);
-    ck_assert_int_eq(c.jwt_cache_max_entries, 1000);
-    ck_assert_int_eq(c.server_port, 3000);
-    ck_assert_str_eq(c.server_host, "!4");
-    ck_assert_str_eq(c.admin_server_host, "!4");
-    ck_assert(!c.has_admin_server_port);
-    ck_assert(!c.has_db_max_rows);
-    ck_assert(c.db_config && c.db_prepared_statements && c.db_channel_enabled);
-    ck_assert_uint_eq(c.server_unix_socket_mode, 0660);
-    ck_assert_str_eq(c.jwt_role_claim_key_dump, "$$.role");
-    app_config_free(&c);
-}
-END_TEST
-
-START_TEST(aliases_and_coercions)
-{
-    const char *kv[] = {"db-schema", "a, b", "max-rows", " 0x10 ", "db-pool-timeout", "5",
-                        "db-pool-max-idletime", "9", "db-plan-enabled", "TRUE",
-                        "db-config", "0", "db-pool", "many", NULL};
-    app_config c;
-    ck_assert_str_eq(resolve(kv, &c), "");
-    ck_assert_str_eq(c.db_schemas, "a,b");
-    ck_assert(c.has_db_max_rows);
-    ck_assert_int_eq(c.db_max_rows, 16);
-    ck_assert_int_eq(c.db_pool_max_idletime, 5);
-    ck_assert(c.db_plan_enabled);
-    ck_assert(!c.db_config);
-    ck_assert_int_eq(c.db_pool, 10);
-    app_config_free(&c);
-}
-END_TEST
-
-START_TEST(checks_give_postgrest_messages)
-{
-    static const struct { const char *key, *value, *message; } cases[] = {
-        {"log-level", "loud", "Error in config Invalid logging level. Check your configuration."},
-        {"db-tx-end", "x", "Error in config Invalid transaction termination. Check your "
-                           "configuration."},
-        {"openapi-mode", "x", "Error in config Invalid openapi-mode. Check your configuration."},
-        {"jwt-secret", "short", "user error (The JWT secret must be at least 32 characters "
-                                "long.)"},
-        {"admin-server-port", "3000", "Error in config admin-server-port cannot be the same as "
-                                      "server-port"},
-        {"db-schemas", "x,information_schema", "Error in config db-schemas does not allow "
-                                               "schema: 'information_schema'"},
-        {"server-unix-socket-mode", "8", "Error in config Invalid server-unix-socket-mode: not "
-                                         "an octal"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *kv[] = {cases[i].key, cases[i].value, NULL};
-        app_config c;
-        ck_assert_str_eq(resolve(kv, &c), cases[i].message);
-    }
-}
-END_TEST
 
 START_TEST(legacy_jspath)
 {
@@ -195,9 +109,6 @@ int main(void)
 {
     Suite *s = suite_create("server_app_config");
     TCase *tc = tcase_create("app_config");
-    tcase_add_test(tc, defaults_are_postgrest_defaults);
-    tcase_add_test(tc, aliases_and_coercions);
-    tcase_add_test(tc, checks_give_postgrest_messages);
     tcase_add_test(tc, legacy_jspath);
     tcase_add_test(tc, uris);
     tcase_add_test(tc, haskell_show);

@@ -1,8 +1,13 @@
-#include "app_config.h"
+/* PostgREST's Config.hs `parser` and `decodeLoadFiles` over the values a
+ * host added to a pgrest_config_sources: configurator's value kinds, the
+ * coerce* functions, aliases (and which one wins), defaults, the checks in
+ * PostgREST's order with its messages, @file for db-uri and jwt-secret
+ * and the secret's check. The result, pgr_app_config, is what
+ * --dump-config shows and what the host hands to the context. */
+#include "config/sources.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +18,20 @@
 
 /* ------------------------------------------------------------ storage */
 
-static const char *own(app_config *cfg, char *s)
+static const char *own(pgr_app_config *cfg, char *s)
 {
-    if (s == NULL)
+    /* the caller's allocation failed, or ours below: an OOM the reader
+     * reports at the end rather than reading the value as unset */
+    if (s == NULL) {
+        cfg->oom = true;
         return NULL;
+    }
     if (cfg->n_owned == cfg->cap_owned) {
         size_t ncap = cfg->cap_owned ? cfg->cap_owned * 2 : 32;
         char **n = realloc(cfg->owned, ncap * sizeof *n);
         if (n == NULL) {
             free(s);
+            cfg->oom = true;
             return NULL;
         }
         cfg->owned = n;
@@ -31,12 +41,12 @@ static const char *own(app_config *cfg, char *s)
     return s;
 }
 
-void app_config_free(app_config *cfg)
+void pgr_app_config_free(pgr_app_config *cfg)
 {
     for (size_t i = 0; i < cfg->n_owned; i++)
         free(cfg->owned[i]);
     free(cfg->owned);
-    server_options_free(&cfg->app_settings);
+    pgr_src_list_free(&cfg->app_settings);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -44,13 +54,13 @@ void app_config_free(app_config *cfg)
 
 /* Config.hs coerceText: strings as they are, other values `show`n
  * (True/False, a Scientific such as 3000.0). */
-static const char *coerce_text(app_config *cfg, const server_option *o)
+static const char *coerce_text(pgr_app_config *cfg, const pgr_src_entry *o)
 {
-    if (o->kind == CONFIG_BOOL)
+    if (o->kind == PGREST_VALUE_BOOL)
         return strcmp(o->value, "true") == 0 ? "True" : "False";
-    if (o->kind == CONFIG_NUMBER && strpbrk(o->value, ".eE") == NULL) {
+    if (o->kind == PGREST_VALUE_NUMBER && strpbrk(o->value, ".eE") == NULL) {
         char *s = NULL;
-        return asprintf(&s, "%s.0", o->value) < 0 ? NULL : own(cfg, s);
+        return own(cfg, asprintf(&s, "%s.0", o->value) < 0 ? NULL : s);
     }
     return o->value;
 }
@@ -63,11 +73,11 @@ static const char *skip_ws(const char *p)
 }
 
 /* Config.hs coerceInt: a whole number, or a string `read` as one. */
-static bool coerce_int(const server_option *o, long long *out)
+static bool coerce_int(const pgr_src_entry *o, long long *out)
 {
-    if (o->kind == CONFIG_BOOL)
+    if (o->kind == PGREST_VALUE_BOOL)
         return false;
-    if (o->kind == CONFIG_NUMBER) {
+    if (o->kind == PGREST_VALUE_NUMBER) {
         char *end = NULL;
         double d = strtod(o->value, &end);
         /* floatingOrInteger: only whole numbers (and in range here) */
@@ -82,14 +92,14 @@ static bool coerce_int(const server_option *o, long long *out)
 /* Config.hs coerceBool: a configurator bool; for a string, its letters
  * read as True/False in any case ("TRUE", "t-r-u-e"), else an integer
  * (> 0 is true). Unquoted numbers and other text give nothing. */
-static bool coerce_bool(const server_option *o, bool *out)
+static bool coerce_bool(const pgr_src_entry *o, bool *out)
 {
-    if (o->kind == CONFIG_BOOL) {
+    if (o->kind == PGREST_VALUE_BOOL) {
         *out = strcmp(o->value, "true") == 0;
         return true;
     }
     int b;
-    if (o->kind == CONFIG_NUMBER || !pgrest_config_read_bool(o->value, &b))
+    if (o->kind == PGREST_VALUE_NUMBER || !pgrest_config_read_bool(o->value, &b))
         return false;
     *out = b;
     return true;
@@ -98,8 +108,8 @@ static bool coerce_bool(const server_option *o, bool *out)
 /* ------------------------------------------------------------- lookups */
 
 typedef struct reader {
-    const server_options *raw;
-    app_config *cfg;
+    const pgr_src_list *raw;
+    pgr_app_config *cfg;
     char *err;
     size_t errlen;
 } reader;
@@ -123,7 +133,7 @@ static bool parse_fail(reader *r, const char *fmt, ...)
 /* optStringEmptyable */
 static const char *opt_text(reader *r, const char *key)
 {
-    const server_option *o = server_options_find(r->raw, key);
+    const pgr_src_entry *o = pgr_src_list_find(r->raw, key);
     return o ? coerce_text(r->cfg, o) : NULL;
 }
 
@@ -143,7 +153,7 @@ static const char *opt_string2(reader *r, const char *key, const char *alias)
 
 static bool opt_int(reader *r, const char *key, long long *out)
 {
-    const server_option *o = server_options_find(r->raw, key);
+    const pgr_src_entry *o = pgr_src_list_find(r->raw, key);
     return o != NULL && coerce_int(o, out);
 }
 
@@ -157,11 +167,11 @@ static long long int_or(reader *r, const char *key, const char *alias, long long
 
 static bool bool_or(reader *r, const char *key, const char *alias, bool def)
 {
-    const server_option *o = server_options_find(r->raw, key);
+    const pgr_src_entry *o = pgr_src_list_find(r->raw, key);
     bool b;
     if (o != NULL && coerce_bool(o, &b))
         return b;
-    o = alias ? server_options_find(r->raw, alias) : NULL;
+    o = alias ? pgr_src_list_find(r->raw, alias) : NULL;
     if (o != NULL && coerce_bool(o, &b))
         return b;
     return def;
@@ -182,12 +192,12 @@ static const char *one_of(reader *r, const char *key, const char *const *names,
 }
 
 /* splitOnCommas + intercalate ",": items stripped of spaces. */
-static const char *comma_list(app_config *cfg, const char *v)
+static const char *comma_list(pgr_app_config *cfg, const char *v)
 {
     size_t n = strlen(v);
     char *out = malloc(n + 1), *o = out;
     if (out == NULL)
-        return NULL;
+        return own(cfg, NULL);
     const char *p = v;
     for (;;) {
         const char *end = strchr(p, ',');
@@ -270,15 +280,13 @@ static bool read_jwt_aud(reader *r)
 
 static bool read_role_claim_key(reader *r)
 {
-    app_config *cfg = r->cfg;
+    pgr_app_config *cfg = r->cfg;
     const char *v = opt_string2(r, "jwt-role-claim-key", "role-claim-key");
     cfg->jwt_role_claim_key = v != NULL ? v : "$.role";
-    int legacy = 0;
-    if (!checked(r, "jwt-role-claim-key", cfg->jwt_role_claim_key,
-                 &cfg->jwt_role_claim_key_dump, &legacy))
-        return false;
-    cfg->jwt_role_claim_key_legacy = legacy;
-    return true;
+    /* the deprecated syntax is the host's to report
+     * (pgrest_config_role_claim_deprecation) */
+    return checked(r, "jwt-role-claim-key", cfg->jwt_role_claim_key,
+                   &cfg->jwt_role_claim_key_dump, NULL);
 }
 
 static bool read_log_level(reader *r)
@@ -336,16 +344,20 @@ static bool read_admin_port(reader *r)
 static void read_app_settings(reader *r)
 {
     for (size_t i = 0; i < r->raw->n; i++) {
-        const server_option *o = &r->raw->items[i];
+        const pgr_src_entry *o = &r->raw->items[i];
         if (strncmp(o->key, "app.settings.", 13) == 0)
-            server_options_set(&r->cfg->app_settings, o->key, coerce_text(r->cfg, o));
+        {
+            const char *v = coerce_text(r->cfg, o);
+            if (v != NULL)
+                pgr_src_list_set(&r->cfg->app_settings, o->key, v, PGREST_VALUE_STRING);
+        }
     }
 }
 
 /* The db-* options, in Config.hs parser order up to db-uri. */
 static bool read_db(reader *r)
 {
-    app_config *cfg = r->cfg;
+    pgr_app_config *cfg = r->cfg;
     cfg->db_aggregates_enabled = bool_or(r, "db-aggregates-enabled", NULL, false);
     cfg->db_anon_role = opt_string(r, "db-anon-role");
     const char *channel = opt_string(r, "db-channel");
@@ -385,7 +397,7 @@ static bool read_db(reader *r)
 
 static bool read_server(reader *r)
 {
-    app_config *cfg = r->cfg;
+    pgr_app_config *cfg = r->cfg;
     const char *cors = opt_string(r, "server-cors-allowed-origins");
     cfg->server_cors_allowed_origins = cors ? comma_list(cfg, cors) : "";
     const char *host = opt_string(r, "server-host");
@@ -411,7 +423,7 @@ static bool read_server(reader *r)
  * is reported. */
 static bool run_parser(reader *r)
 {
-    app_config *cfg = r->cfg;
+    pgr_app_config *cfg = r->cfg;
     read_app_settings(r);
     static const char *const verbosity[] = {"minimal", "verbose", NULL};
     cfg->client_error_verbosity = one_of(r, "client-error-verbosity", verbosity, "verbose",
@@ -519,7 +531,7 @@ static bool read_secret_file(reader *r)
  * request what the server would have started with). */
 static bool decode_secret(reader *r)
 {
-    app_config *cfg = r->cfg;
+    pgr_app_config *cfg = r->cfg;
     cfg->jwt_secret_dump = "";
     if (cfg->jwt_secret == NULL)
         return true;
@@ -535,170 +547,20 @@ static bool decode_secret(reader *r)
     return cfg->jwt_secret_dump != NULL;
 }
 
-bool app_config_read(const server_options *raw, app_config *cfg, char *err, size_t errlen)
+int pgr_app_config_read(const pgr_src_list *raw, pgr_app_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     reader r = {raw, cfg, err, errlen};
     err[0] = '\0';
     bool ok = run_parser(&r) && read_db_uri_file(&r) && read_secret_file(&r) &&
-              decode_secret(&r);
-    if (!ok && err[0] == '\0')
-        snprintf(err, errlen, "out of memory reading the configuration");
+              decode_secret(&r) && !cfg->oom && !cfg->app_settings.failed;
+    if (ok)
+        return PGREST_OK;
     /* a refused configuration leaves nothing for the caller to free */
-    if (!ok)
-        app_config_free(cfg);
-    return ok;
-}
-
-/* ------------------------------------------------------------- output */
-
-/* The options this reader reads itself: PostgREST's (Config.hs, aliases
- * included, from the library's option table) and pgrest's db-channel-uri,
- * read beside db-uri; every other key goes to the library as it is. */
-bool app_config_known_key(const char *key)
-{
-    if (strncmp(key, "app.settings.", 13) == 0)
-        return true;
-    const pgrest_option_info *o = pgrest_option_find(key);
-    return o != NULL && (o->postgrest || strcmp(o->name, "db-channel-uri") == 0);
-}
-
-static void put_int(server_options *out, const char *key, long long n)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", n);
-    server_options_set(out, key, buf);
-}
-
-static void put_bool(server_options *out, const char *key, bool b)
-{
-    server_options_set(out, key, b ? "true" : "false");
-}
-
-static void put_str(server_options *out, const char *key, const char *v)
-{
-    server_options_set(out, key, v ? v : "");
-}
-
-static void put_mode(server_options *out, const char *key, unsigned mode)
-{
-    char buf[16];
-    snprintf(buf, sizeof buf, "%o", mode);
-    server_options_set(out, key, buf);
-}
-
-static void db_options(const app_config *c, server_options *out)
-{
-    put_str(out, "client-error-verbosity", c->client_error_verbosity);
-    put_bool(out, "db-aggregates-enabled", c->db_aggregates_enabled);
-    put_str(out, "db-anon-role", c->db_anon_role);
-    put_str(out, "db-channel", c->db_channel);
-    put_bool(out, "db-channel-enabled", c->db_channel_enabled);
-    put_str(out, "db-extra-search-path", c->db_extra_search_path);
-    put_str(out, "db-hoisted-tx-settings", c->db_hoisted_tx_settings);
-    if (c->has_db_max_rows)
-        put_int(out, "db-max-rows", c->db_max_rows);
-    else
-        put_str(out, "db-max-rows", "");
-    put_bool(out, "db-plan-enabled", c->db_plan_enabled);
-    put_int(out, "db-pool", c->db_pool);
-    put_int(out, "db-pool-acquisition-timeout", c->db_pool_acquisition_timeout);
-    put_int(out, "db-pool-max-lifetime", c->db_pool_max_lifetime);
-    put_int(out, "db-pool-max-idletime", c->db_pool_max_idletime);
-    put_bool(out, "db-pool-automatic-recovery", c->db_pool_automatic_recovery);
-    put_str(out, "db-pre-request", c->db_pre_request);
-    put_bool(out, "db-prepared-statements", c->db_prepared_statements);
-    put_str(out, "db-root-spec", c->db_root_spec);
-    put_str(out, "db-schemas", c->db_schemas);
-    put_bool(out, "db-config", c->db_config);
-    put_str(out, "db-pre-config", c->db_pre_config);
-    put_str(out, "db-tx-end", c->db_tx_end);
-    put_str(out, "db-uri", c->db_uri);
-    if (c->db_channel_uri != NULL)
-        put_str(out, "db-channel-uri", c->db_channel_uri);
-}
-
-static void other_options(const app_config *c, server_options *out)
-{
-    put_str(out, "jwt-aud", c->jwt_aud);
-    put_str(out, "jwt-role-claim-key", c->jwt_role_claim_key);
-    put_str(out, "jwt-secret", c->jwt_secret);
-    put_bool(out, "jwt-secret-is-base64", c->jwt_secret_is_base64);
-    put_int(out, "jwt-cache-max-entries", c->jwt_cache_max_entries);
-    put_str(out, "log-level", c->log_level);
-    put_bool(out, "log-query", c->log_query);
-    put_str(out, "openapi-mode", c->openapi_mode);
-    put_bool(out, "openapi-security-active", c->openapi_security_active);
-    put_str(out, "openapi-server-proxy-uri", c->openapi_server_proxy_uri);
-    put_str(out, "server-cors-allowed-origins", c->server_cors_allowed_origins);
-    put_str(out, "server-host", c->server_host);
-    put_int(out, "server-port", c->server_port);
-    put_bool(out, "server-reuseport", c->server_reuseport);
-    put_str(out, "server-trace-header", c->server_trace_header);
-    put_bool(out, "server-timing-enabled", c->server_timing_enabled);
-    /* presence means "listen on a socket": only when configured */
-    if (c->server_unix_socket != NULL)
-        put_str(out, "server-unix-socket", c->server_unix_socket);
-    put_mode(out, "server-unix-socket-mode", c->server_unix_socket_mode);
-    put_bool(out, "url-use-legacy-target-names", c->url_use_legacy_target_names);
-    put_str(out, "admin-server-host", c->admin_server_host);
-    if (c->has_admin_server_port)
-        put_int(out, "admin-server-port", c->admin_server_port);
-    if (c->admin_server_unix_socket != NULL)
-        put_str(out, "admin-server-unix-socket", c->admin_server_unix_socket);
-    put_mode(out, "admin-server-unix-socket-mode", c->admin_server_unix_socket_mode);
-}
-
-void app_config_to_options(const app_config *c, const server_options *raw,
-                           server_options *out)
-{
-    for (size_t i = 0; i < raw->n; i++)
-        if (!app_config_known_key(raw->items[i].key))
-            server_options_set(out, raw->items[i].key, raw->items[i].value);
-    server_options_merge(out, &c->app_settings);
-    /* PostgREST's test hooks go to the library as they are */
-    static const char *const internal[] = {
-        "internal-schema-cache-query-sleep-before-queries", "internal-schema-cache-query-sleep",
-    };
-    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++) {
-        const server_option *o = server_options_find(raw, internal[i]);
-        if (o != NULL)
-            server_options_set(out, internal[i], o->value);
-    }
-    db_options(c, out);
-    other_options(c, out);
-}
-
-static void deprecation_lines(const char *d, char *line1, size_t len1, char *line2,
-                              size_t len2)
-{
-    snprintf(line1, len1,
-             "WARNING: The config `jwt-role-claim-key=%s` is using the deprecated JSPath "
-             "syntax.", d);
-    snprintf(line2, len2,
-             "Update `jwt-role-claim-key=%s` to the new JSONPath syntax as support for JSPath "
-             "will be removed in a future release. See the migration guide on how to update: "
-             "https://github.com/PostgREST/postgrest/blob/main/CHANGELOG.md#migration-to-v16",
-             d);
-}
-
-void app_config_deprecation_lines(const app_config *c, char *line1, size_t len1,
-                                  char *line2, size_t len2)
-{
-    deprecation_lines(c->jwt_role_claim_key_dump ? c->jwt_role_claim_key_dump : "", line1,
-                      len1, line2, len2);
-}
-
-bool app_config_role_claim_deprecation(const char *key, char *line1, size_t len1,
-                                       char *line2, size_t len2)
-{
-    char *dump = NULL;
-    int legacy = 0;
-    if (key == NULL ||
-        pgrest_option_check("jwt-role-claim-key", key, &dump, &legacy, NULL) != PGREST_OK)
-        legacy = 0;
-    if (legacy)
-        deprecation_lines(dump ? dump : "", line1, len1, line2, len2);
-    free(dump);
-    return legacy;
+    pgr_app_config_free(cfg);
+    /* every refusal words itself; silence is an allocation that failed */
+    if (err[0] != '\0')
+        return PGREST_ERR_CONFIG;
+    snprintf(err, errlen, "out of memory reading the configuration");
+    return PGREST_ERR_INTERNAL;
 }

@@ -1,10 +1,13 @@
-#include "config_dump.h"
+/* --dump-config: PostgREST's Config.hs toText. One "key = value" line per
+ * option, sorted; strings quoted with " escaped as \", booleans in lower
+ * case, numbers bare, an unset db-max-rows / admin-server-port as "". How
+ * each option is written comes from the option table (its dump form). */
+#include "config/sources.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgrest/pgrest.h"
 
 typedef struct dump_lines {
     char **items;
@@ -80,7 +83,7 @@ static void bare(dump_lines *d, const char *key, const char *v)
 }
 
 /* One option's line, as the library's option table says it is dumped;
- * v is the value as text (app_config_to_options), NULL when unset. */
+ * v is the value as text (pgr_app_config_to_options), NULL when unset. */
 static void option_line(dump_lines *d, const pgrest_option_info *o, const char *v)
 {
     switch (o->dump) {
@@ -104,14 +107,14 @@ static void option_line(dump_lines *d, const pgrest_option_info *o, const char *
 
 /* The value a line shows: the option's, but the role claim key and the
  * secret as they read back (dumpJSPath, the base64 secret re-encoded). */
-static const char *dumped_value(const app_config *c, const server_options *values,
+static const char *dumped_value(const pgr_app_config *c, const pgr_src_list *values,
                                 const char *name)
 {
     if (strcmp(name, "jwt-role-claim-key") == 0)
         return c->jwt_role_claim_key_dump;
     if (strcmp(name, "jwt-secret") == 0)
         return c->jwt_secret_dump;
-    return server_options_get(values, name);
+    return pgr_src_list_get(values, name);
 }
 
 static int by_text(const void *a, const void *b)
@@ -119,25 +122,45 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int config_dump(FILE *out, const app_config *cfg)
+/* The sorted lines, each ending in a newline, as one string. */
+static char *joined(const dump_lines *d)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < d->n; i++)
+        len += strlen(d->items[i]) + 1;
+    char *text = malloc(len), *p = text;
+    if (text == NULL)
+        return NULL;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t n = strlen(d->items[i]);
+        memcpy(p, d->items[i], n);
+        p[n] = '\n';
+        p += n + 1;
+    }
+    *p = '\0';
+    return text;
+}
+
+char *pgr_app_config_dump(const pgr_app_config *cfg)
 {
     dump_lines d = {0};
-    server_options none = {0}, values = {0};
-    app_config_to_options(cfg, &none, &values);
+    pgr_src_list none = {0}, values = {0};
+    if (!pgr_app_config_to_options(cfg, &none, &values))
+        d.failed = true;
     const pgrest_option_info *o;
-    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++)
+    for (size_t i = 0; !d.failed && (o = pgrest_option_at(i)) != NULL; i++)
         option_line(&d, o, dumped_value(cfg, &values, o->name));
-    server_options_free(&values);
+    pgr_src_list_free(&values);
     for (size_t i = 0; i < cfg->app_settings.n; i++)
         quoted(&d, cfg->app_settings.items[i].key, cfg->app_settings.items[i].value);
+    char *text = NULL;
     if (!d.failed) {
         /* toText: `unlines $ sort` of the whole lines */
         qsort(d.items, d.n, sizeof *d.items, by_text);
-        for (size_t i = 0; i < d.n; i++)
-            fprintf(out, "%s\n", d.items[i]);
+        text = joined(&d);
     }
     for (size_t i = 0; i < d.n; i++)
         free(d.items[i]);
     free(d.items);
-    return d.failed ? -1 : 0;
+    return text;
 }

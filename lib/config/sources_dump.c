@@ -2,7 +2,7 @@
  * option, sorted; strings quoted with " escaped as \", booleans in lower
  * case, numbers bare, an unset db-max-rows / admin-server-port as "". How
  * each option is written comes from the option table (its dump form). */
-#include "config/sources.h"
+#include "config/sources_dump.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * PostgREST's order with its messages, @file for db-uri and jwt-secret
  * and the secret's check. The result, pgr_app_config, is what
  * --dump-config shows and what the host hands to the context. */
-#include "config/sources.h"
+#include "config/sources_read.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -564,3 +564,130 @@ int pgr_app_config_read(const pgr_src_list *raw, pgr_app_config *cfg, char *err,
     snprintf(err, errlen, "out of memory reading the configuration");
     return PGREST_ERR_INTERNAL;
 }
+
+/* ------------------------------------------------ as the library's options */
+
+/* The options the reader resolves itself: PostgREST's (Config.hs,
+ * aliases included, from the option table) and pgrest's db-channel-uri,
+ * read beside db-uri; every other key goes to the library as it is. */
+int pgrest_config_sources_reads_key(const char *key)
+{
+    if (key == NULL)
+        return 0;
+    if (strncmp(key, "app.settings.", 13) == 0)
+        return 1;
+    const pgrest_option_info *o = pgrest_option_find(key);
+    return o != NULL && (o->postgrest || strcmp(o->name, "db-channel-uri") == 0);
+}
+
+static void put_int(pgr_src_list *out, const char *key, long long n)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", n);
+    pgr_src_list_set(out, key, buf, PGREST_VALUE_STRING);
+}
+
+static void put_bool(pgr_src_list *out, const char *key, bool b)
+{
+    pgr_src_list_set(out, key, b ? "true" : "false", PGREST_VALUE_STRING);
+}
+
+static void put_str(pgr_src_list *out, const char *key, const char *v)
+{
+    pgr_src_list_set(out, key, v ? v : "", PGREST_VALUE_STRING);
+}
+
+static void put_mode(pgr_src_list *out, const char *key, unsigned mode)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%o", mode);
+    pgr_src_list_set(out, key, buf, PGREST_VALUE_STRING);
+}
+
+static void db_options(const pgr_app_config *c, pgr_src_list *out)
+{
+    put_str(out, "client-error-verbosity", c->client_error_verbosity);
+    put_bool(out, "db-aggregates-enabled", c->db_aggregates_enabled);
+    put_str(out, "db-anon-role", c->db_anon_role);
+    put_str(out, "db-channel", c->db_channel);
+    put_bool(out, "db-channel-enabled", c->db_channel_enabled);
+    put_str(out, "db-extra-search-path", c->db_extra_search_path);
+    put_str(out, "db-hoisted-tx-settings", c->db_hoisted_tx_settings);
+    if (c->has_db_max_rows)
+        put_int(out, "db-max-rows", c->db_max_rows);
+    else
+        put_str(out, "db-max-rows", "");
+    put_bool(out, "db-plan-enabled", c->db_plan_enabled);
+    put_int(out, "db-pool", c->db_pool);
+    put_int(out, "db-pool-acquisition-timeout", c->db_pool_acquisition_timeout);
+    put_int(out, "db-pool-max-lifetime", c->db_pool_max_lifetime);
+    put_int(out, "db-pool-max-idletime", c->db_pool_max_idletime);
+    put_bool(out, "db-pool-automatic-recovery", c->db_pool_automatic_recovery);
+    put_str(out, "db-pre-request", c->db_pre_request);
+    put_bool(out, "db-prepared-statements", c->db_prepared_statements);
+    put_str(out, "db-root-spec", c->db_root_spec);
+    put_str(out, "db-schemas", c->db_schemas);
+    put_bool(out, "db-config", c->db_config);
+    put_str(out, "db-pre-config", c->db_pre_config);
+    put_str(out, "db-tx-end", c->db_tx_end);
+    put_str(out, "db-uri", c->db_uri);
+    if (c->db_channel_uri != NULL)
+        put_str(out, "db-channel-uri", c->db_channel_uri);
+}
+
+static void other_options(const pgr_app_config *c, pgr_src_list *out)
+{
+    put_str(out, "jwt-aud", c->jwt_aud);
+    put_str(out, "jwt-role-claim-key", c->jwt_role_claim_key);
+    put_str(out, "jwt-secret", c->jwt_secret);
+    put_bool(out, "jwt-secret-is-base64", c->jwt_secret_is_base64);
+    put_int(out, "jwt-cache-max-entries", c->jwt_cache_max_entries);
+    put_str(out, "log-level", c->log_level);
+    put_bool(out, "log-query", c->log_query);
+    put_str(out, "openapi-mode", c->openapi_mode);
+    put_bool(out, "openapi-security-active", c->openapi_security_active);
+    put_str(out, "openapi-server-proxy-uri", c->openapi_server_proxy_uri);
+    put_str(out, "server-cors-allowed-origins", c->server_cors_allowed_origins);
+    put_str(out, "server-host", c->server_host);
+    put_int(out, "server-port", c->server_port);
+    put_bool(out, "server-reuseport", c->server_reuseport);
+    put_str(out, "server-trace-header", c->server_trace_header);
+    put_bool(out, "server-timing-enabled", c->server_timing_enabled);
+    /* presence means "listen on a socket": only when configured */
+    if (c->server_unix_socket != NULL)
+        put_str(out, "server-unix-socket", c->server_unix_socket);
+    put_mode(out, "server-unix-socket-mode", c->server_unix_socket_mode);
+    put_bool(out, "url-use-legacy-target-names", c->url_use_legacy_target_names);
+    put_str(out, "admin-server-host", c->admin_server_host);
+    if (c->has_admin_server_port)
+        put_int(out, "admin-server-port", c->admin_server_port);
+    if (c->admin_server_unix_socket != NULL)
+        put_str(out, "admin-server-unix-socket", c->admin_server_unix_socket);
+    put_mode(out, "admin-server-unix-socket-mode", c->admin_server_unix_socket_mode);
+}
+
+bool pgr_app_config_to_options(const pgr_app_config *c, const pgr_src_list *raw,
+                               pgr_src_list *out)
+{
+    for (size_t i = 0; i < raw->n; i++)
+        if (!pgrest_config_sources_reads_key(raw->items[i].key))
+            pgr_src_list_set(out, raw->items[i].key, raw->items[i].value,
+                             PGREST_VALUE_STRING);
+    for (size_t i = 0; i < c->app_settings.n; i++)
+        pgr_src_list_set(out, c->app_settings.items[i].key, c->app_settings.items[i].value,
+                         PGREST_VALUE_STRING);
+    /* PostgREST's test hooks go to the library as they are */
+    static const char *const internal[] = {
+        "internal-schema-cache-query-sleep-before-queries", "internal-schema-cache-query-sleep",
+    };
+    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++) {
+        const pgr_src_entry *o = pgr_src_list_find(raw, internal[i]);
+        if (o != NULL)
+            pgr_src_list_set(out, internal[i], o->value, PGREST_VALUE_STRING);
+    }
+    db_options(c, out);
+    other_options(c, out);
+    return !out->failed;
+}
+
+/* ------------------------------------------------------- public API */

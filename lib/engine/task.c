@@ -13,6 +13,7 @@
 #include "auth/jwt.h"
 #include "engine/context.h"
 #include "engine/db_events.h"
+#include "engine/decorate.h"
 #include "exec/cancel.h"
 #include "exec/cors.h"
 #include "exec/execute.h"
@@ -45,18 +46,13 @@ typedef enum phase {
     PHASE_DONE
 } phase;
 
-/* Per-stage durations for Server-Timing (PostgREST Response/Performance). */
-typedef struct stage_timer {
-    double jwt, parse, plan, transaction, response;
-} stage_timer;
-
 struct pgrest_task {
     pgrest_ctx *ctx;
     pgrest_arena *arena;
     const pgrest_request *req;
     int wait;                      /* pgrest_task_wait */
     phase phase;
-    stage_timer tm;
+    pgr_stage_timer tm;
     double tx_start;
     const pgrest_statements *st;   /* what runs; the query log's statements */
     const char *role;
@@ -90,98 +86,9 @@ static double now_ms(void)
     return pgr_monotonic_seconds() * 1e3;
 }
 
-/* ------------------------------------------------------------ decoration */
-
-static void add_server_timing(pgrest_arena *a, pgrest_response *r,
-                              const stage_timer *tm)
-{
-    pgr_response_add_header(a, r, "Server-Timing",
-        pgr_asprintf(a, "jwt;dur=%.1f, parse;dur=%.1f, plan;dur=%.1f, "
-                        "transaction;dur=%.1f, response;dur=%.1f",
-                     tm->jwt, tm->parse, tm->plan, tm->transaction, tm->response));
-}
-
-/* Every 503 carries Retry-After (App.hs addRetryHint) with AppState's
- * stateNextDelay, which nothing in PostgREST ever writes after its
- * `newIORef 0`: always 0, whatever connection_pool.rst promises. */
-static void add_retry_hint(pgrest_arena *a, pgrest_response *r)
-{
-    if (r->status == 503)
-        pgr_response_add_header(a, r, "Retry-After", "0");
-}
-
-/* server-trace-header echo (App.hs traceHeaderMiddleware, outermost: CORS
- * preflight answers get it too; `fromMaybe mempty`: empty when the request
- * has none). */
-static void add_trace_header(pgrest_ctx *ctx, pgrest_arena *a,
-                             const pgrest_request *req, pgrest_response *r)
-{
-    const char *trace = pgr_cfg(ctx, a)->server_trace_header;
-    if (trace == NULL)
-        return;
-    const char *value = pgr_request_header(req, trace);
-    pgr_response_add_header(a, r, trace, value != NULL ? value : "");
-}
-
-/* Headers every response gets: trace header echo, CORS, Retry-After on
- * 503; Server-Timing only on answers the stages gave (tm), since PostgREST
- * adds it in toWaiResponse and an error leaves postgrestResponse before
- * that (App.hs handleError: errorResponseFor alone). */
-static void decorate(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                     pgrest_response *r, const stage_timer *tm, const char *warning)
-{
-    add_retry_hint(a, r);
-    add_trace_header(ctx, a, req, r);
-    pgr_cors_annotate(ctx, a, req, r);
-    if (tm != NULL && pgr_cfg(ctx, a)->server_timing_enabled)
-        add_server_timing(a, r, tm);
-    if (tm != NULL && warning != NULL)
-        pgr_response_add_header(a, r, "Warning", warning);
-}
-
-/* decorate, telling whether every header it added is there */
-static bool decorate_fits(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
-                          pgrest_response *r, const stage_timer *tm, const char *warning)
-{
-    size_t failures = pgr_arena_failures(a);
-    decorate(ctx, a, req, r, tm, warning);
-    return pgr_arena_failures(a) == failures;
-}
-
-/* ------------------------------------------------------------ the end */
-
-/* PostgREST QueryErrorCodeHighObs: a database error answered with 5xx, or
- * the connection failing under a query. */
-static void observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *resp,
-                               const pgrest_error *err)
-{
-    if (rc != PGREST_ERR_DATABASE && rc != PGREST_ERR_CONNECTION)
-        return;
-    int status = resp != NULL ? resp->status : err->http_status;
-    if (status >= 500)
-        pgr_observe_error(ctx, PGREST_EVENT_QUERY_ERROR, "", err);
-}
-
-/* log-query logs PostgREST's QueryObs: the statements of its MainQuery
- * (Query.hs: transaction variables, pre-request, main, EXPLAIN for the
- * count), not the transaction's BEGIN, SET CONSTRAINTS and COMMIT or
- * ROLLBACK, which hasql-transaction and MainTx run outside of it. */
-static bool in_main_query(pgr_stmt_role role)
-{
-    return role == PGR_STMT_SETTINGS || role == PGR_STMT_PRE_REQUEST ||
-           role == PGR_STMT_MAIN || role == PGR_STMT_EXPLAIN_COUNT;
-}
-
 static void account(pgrest_task *t, pgrest_response *resp)
 {
-    pgrest_ctx *ctx = t->ctx;
-    resp->role = t->role;
-    int cls = resp->status / 100;
-    atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
-    if (ctx->query_logger != NULL && t->st != NULL)
-        for (size_t i = 0; i < t->st->n; i++)
-            if (in_main_query(t->st->items[i].role))
-                ctx->query_logger(ctx->query_logger_arg, resp->status, t->st->items[i].sql);
+    pgr_account(t->ctx, resp, t->role, t->st);
 }
 
 /* The response as pgrest_handle always gave it: the stage's, or the
@@ -214,11 +121,11 @@ static void finish(pgrest_task *t, int rc)
     if (rc != PGREST_OK && t->err.code != NULL && strcmp(t->err.code, "PGRST002") == 0)
         pgr_observe_error(ctx, PGREST_EVENT_SCHEMA_CACHE_EMPTY, "", &t->err);
     t->tm.response = now_ms() - start;
-    const stage_timer *timing = rc == PGREST_OK ? &t->tm : NULL;
-    if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, timing, t->legacy_warning)) {
+    const pgr_stage_timer *timing = rc == PGREST_OK ? &t->tm : NULL;
+    if (resp != NULL && !pgr_decorate_fits(ctx, a, t->req, resp, timing, t->legacy_warning)) {
         pgr_error_oom(&t->err);
         resp = pgrest_error_response(ctx, a, &t->err);
-        if (resp != NULL && !decorate_fits(ctx, a, t->req, resp, NULL, NULL))
+        if (resp != NULL && !pgr_decorate_fits(ctx, a, t->req, resp, NULL, NULL))
             resp = pgrest_error_response(ctx, a, &t->err);
     }
     if (resp != NULL)
@@ -366,7 +273,7 @@ static void executed(pgrest_task *t, int rc)
     if (!t->cancelled) {
         if (rc != PGREST_OK)
             pgr_db_check_request_error(t->ctx, &t->err);
-        observe_high_error(t->ctx, rc, t->resp, &t->err);
+        pgr_observe_high_error(t->ctx, rc, t->resp, &t->err);
     }
     end_transaction(t, rc);
 }
@@ -484,7 +391,7 @@ static bool commit_head(pgrest_task *t)
         return false;
     pgr_response_remove_header(resp, "Content-Range");
     resp->streamed = true;
-    if (!decorate_fits(ctx, a, t->req, resp, &t->tm, t->legacy_warning))
+    if (!pgr_decorate_fits(ctx, a, t->req, resp, &t->tm, t->legacy_warning))
         return false;
     account(t, resp);
     t->resp = resp;
@@ -807,7 +714,7 @@ pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
                        .waiter = {.notify = wake, .arg = wake_arg}};
     pgrest_response *preflight = pgr_cors_preflight(ctx, arena, req);
     if (preflight != NULL && !pgr_arena_exhausted(arena)) {
-        add_trace_header(ctx, arena, req, preflight);
+        pgr_add_trace_header(ctx, arena, req, preflight);
         t->resp = preflight;
         t->phase = PHASE_DONE;
         t->wait = PGREST_TASK_DONE;

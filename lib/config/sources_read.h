@@ -1,36 +1,13 @@
-/* PostgREST's configuration sources read as its Config.hs does (the
- * public pgrest_config_sources API, pgrest.h): the raw values as written
- * (sources.c), PostgREST's parser over them (sources_read.c) and its
- * --dump-config text (sources_dump.c). */
-#ifndef PGR_CONFIG_SOURCES_H
-#define PGR_CONFIG_SOURCES_H
+/* PostgREST's Config.hs parser over the values of its sources
+ * (sources_read.c): the resolved AppConfig, and the options it gives the
+ * library. */
+#ifndef PGR_SOURCES_READ_H
+#define PGR_SOURCES_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pgrest/pgrest.h"
-
-/* One key = value as a source wrote it; keys are unique in a list. */
-typedef struct pgr_src_entry {
-    char *key;
-    char *value;
-    pgrest_value_kind kind;
-} pgr_src_entry;
-
-/* Insertion-ordered; a later value for a key replaces the earlier one.
- * failed records an allocation that did not happen, so that callers
- * check once at the end instead of after every set. */
-typedef struct pgr_src_list {
-    pgr_src_entry *items;
-    size_t n, cap;
-    bool failed;
-} pgr_src_list;
-
-bool pgr_src_list_set(pgr_src_list *l, const char *key, const char *value,
-                      pgrest_value_kind kind);
-const pgr_src_entry *pgr_src_list_find(const pgr_src_list *l, const char *key);
-const char *pgr_src_list_get(const pgr_src_list *l, const char *key);
-void pgr_src_list_free(pgr_src_list *l);
+#include "config/source_list.h"
 
 /* PostgREST's AppConfig: every option resolved, with PostgREST's aliases,
  * defaults, coercions and checks. Strings are borrowed from the raw list
@@ -107,15 +84,5 @@ void pgr_app_config_free(pgr_app_config *cfg);
  * raw keys the reader does not resolve itself, as given. False on OOM. */
 bool pgr_app_config_to_options(const pgr_app_config *cfg, const pgr_src_list *raw,
                                pgr_src_list *out);
-
-/* The --dump-config text of cfg, malloc'd; NULL on OOM. */
-char *pgr_app_config_dump(const pgr_app_config *cfg);
-
-struct pgrest_config_sources {
-    pgr_src_list raw;          /* as added */
-    bool resolved;             /* conf and options are current */
-    pgr_app_config conf;
-    pgr_src_list options;      /* pgr_app_config_to_options(conf, raw) */
-};
 
 #endif

@@ -5,56 +5,62 @@
 #include "config/sources_dump.h"
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strbuf.h"
+
+/* The lines, built in one arena, sorted at the end. */
 typedef struct dump_lines {
-    char **items;
+    pgrest_arena *a;
+    const char **items;
     size_t n, cap;
     bool failed;
 } dump_lines;
 
-static void add_line(dump_lines *d, char *line)
+static void start_line(dump_lines *d, pgr_sb *sb, const char *key)
 {
-    if (line == NULL || d->failed) {
-        d->failed = true;
-        free(line);
-        return;
-    }
-    if (d->n == d->cap) {
+    pgr_sb_init(sb, d->a, 64);
+    pgr_sb_puts(sb, key);
+    pgr_sb_puts(sb, " = ");
+}
+
+static void add_line(dump_lines *d, pgr_sb *sb)
+{
+    const char *line = pgr_sb_finish(sb);
+    if (line != NULL && d->n == d->cap) {
         size_t ncap = d->cap ? d->cap * 2 : 64;
-        char **n = realloc(d->items, ncap * sizeof *n);
-        if (n == NULL) {
-            d->failed = true;
-            free(line);
-            return;
-        }
-        d->items = n;
-        d->cap = ncap;
+        const char **grown = PGR_NEW_ARRAY(d->a, const char *, ncap);
+        if (grown != NULL && d->n > 0)
+            memcpy(grown, d->items, d->n * sizeof *grown);
+        d->items = grown;
+        d->cap = grown != NULL ? ncap : 0;
+    }
+    if (line == NULL || d->items == NULL) {
+        d->failed = true;
+        return;
     }
     d->items[d->n++] = line;
 }
 
 /* q: quoted, `"` replaced by `\"` (nothing else is escaped). */
+static void quoted_n(dump_lines *d, const char *key, const char *v, size_t n)
+{
+    pgr_sb sb;
+    start_line(d, &sb, key);
+    pgr_sb_putc(&sb, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == '"')
+            pgr_sb_putc(&sb, '\\');
+        pgr_sb_putc(&sb, v[i]);
+    }
+    pgr_sb_putc(&sb, '"');
+    add_line(d, &sb);
+}
+
 static void quoted(dump_lines *d, const char *key, const char *v)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL) {
-        add_line(d, NULL);
-        return;
-    }
-    fprintf(f, "%s = \"", key);
-    for (const char *p = v ? v : ""; *p; p++) {
-        if (*p == '"')
-            fputc('\\', f);
-        fputc(*p, f);
-    }
-    fputc('"', f);
-    fclose(f);
-    add_line(d, buf);
+    quoted_n(d, key, v ? v : "", v ? strlen(v) : 0);
 }
 
 /* dumpQi . toQi: the text splits at its first '.' into schema and name;
@@ -63,23 +69,20 @@ static void quoted(dump_lines *d, const char *key, const char *v)
 static void qualified(dump_lines *d, const char *key, const char *v)
 {
     const char *dot = v ? strchr(v, '.') : NULL;
-    if (dot == NULL || (dot != v && dot[1] != '\0')) {
+    if (dot == NULL || (dot != v && dot[1] != '\0'))
         quoted(d, key, v);
-        return;
-    }
-    char *name = dot[1] == '\0' ? strndup(v, (size_t)(dot - v)) : strdup(dot + 1);
-    if (name == NULL) {
-        add_line(d, NULL);
-        return;
-    }
-    quoted(d, key, name);
-    free(name);
+    else if (dot[1] == '\0')
+        quoted_n(d, key, v, (size_t)(dot - v));
+    else
+        quoted(d, key, dot + 1);
 }
 
 static void bare(dump_lines *d, const char *key, const char *v)
 {
-    char *line = NULL;
-    add_line(d, asprintf(&line, "%s = %s", key, v) < 0 ? NULL : line);
+    pgr_sb sb;
+    start_line(d, &sb, key);
+    pgr_sb_puts(&sb, v);
+    add_line(d, &sb);
 }
 
 /* One option's line, as the library's option table says it is dumped;
@@ -122,29 +125,25 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The sorted lines, each ending in a newline, as one string. */
+/* The sorted lines, each ending in a newline, as one malloc'd string. */
 static char *joined(const dump_lines *d)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < d->n; i++)
-        len += strlen(d->items[i]) + 1;
-    char *text = malloc(len), *p = text;
-    if (text == NULL)
-        return NULL;
+    pgr_sb sb;
+    pgr_sb_init(&sb, d->a, 4096);
     for (size_t i = 0; i < d->n; i++) {
-        size_t n = strlen(d->items[i]);
-        memcpy(p, d->items[i], n);
-        p[n] = '\n';
-        p += n + 1;
+        pgr_sb_puts(&sb, d->items[i]);
+        pgr_sb_putc(&sb, '\n');
     }
-    *p = '\0';
-    return text;
+    const char *text = pgr_sb_finish(&sb);
+    return text != NULL ? strdup(text) : NULL;
 }
 
 char *pgr_app_config_dump(const pgr_app_config *cfg)
 {
-    dump_lines d = {0};
+    dump_lines d = {.a = pgrest_arena_new(0)};
     pgr_src_list none = {0}, values = {0};
+    if (d.a == NULL)
+        return NULL;
     if (!pgr_app_config_to_options(cfg, &none, &values))
         d.failed = true;
     const pgrest_option_info *o;
@@ -159,8 +158,6 @@ char *pgr_app_config_dump(const pgr_app_config *cfg)
         qsort(d.items, d.n, sizeof *d.items, by_text);
         text = joined(&d);
     }
-    for (size_t i = 0; i < d.n; i++)
-        free(d.items[i]);
-    free(d.items);
+    pgrest_arena_free(d.a);
     return text;
 }

@@ -164,3 +164,13 @@ void harness_admin_exec(PGconn *c, const char *sql)
     ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(c));
     PQclear(r);
 }
+
+int harness_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
+                         pgrest_error *err)
+{
+    pgrest_auth *auth;
+    int rc = pgrest_authenticate(ctx, a, req, &auth, err);
+    if (rc == PGREST_OK)
+        pgrest_request_set_auth(req, auth);
+    return rc;
+}

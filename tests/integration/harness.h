@@ -33,6 +33,11 @@ PGconn *harness_admin_connect(void);
 /* Runs sql on c; the test fails unless the command succeeded. */
 void harness_admin_exec(PGconn *c, const char *sql);
 void harness_free(test_response *r);
+/* The staged API's authentication, before parsing (parsing never reads
+ * the token): authenticates req and attaches the identity the statements
+ * run as. Returns pgrest_authenticate's status. */
+int harness_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
+                         pgrest_error *err);
 /* The database URI (for tests that open their own PGconn). */
 const char *harness_db_uri(void);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "harness.h"
 #include "pgrest/pgrest.h"
 
 #define SWEEP_FIRST 1024
@@ -146,18 +147,6 @@ static int execute_nonblocking(pgrest_arena *a, const pgrest_statements *st,
     return rc;
 }
 
-/* Authentication is a stage of its own, before parsing (parsing never
- * reads the token): the identity the statements run as. */
-static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
-                              pgrest_error *err)
-{
-    pgrest_auth *auth;
-    int rc = pgrest_authenticate(c, a, req, &auth, err);
-    if (rc == PGREST_OK)
-        pgrest_request_set_auth(req, auth);
-    return rc;
-}
-
 /* The stages (authenticate, parse, plan, emit, execute) on our
  * connection, execution blocking or not. */
 static char *run_stages(const struct scenario *s, size_t cap, bool nonblocking)
@@ -173,7 +162,7 @@ static char *run_stages(const struct scenario *s, size_t cap, bool nonblocking)
     int rc = req == NULL ? PGREST_ERR_INTERNAL : PGREST_OK;
     if (req == NULL)
         out = strdup("oom");
-    else if ((rc = stage_authenticate(ctx, a, req, &err)) != PGREST_OK ||
+    else if ((rc = harness_authenticate(ctx, a, req, &err)) != PGREST_OK ||
              (rc = pgrest_parse_request(ctx, a, req, &api, &err)) != PGREST_OK ||
              (rc = pgrest_plan(ctx, a, api, &plan, &err)) != PGREST_OK ||
              (rc = pgrest_emit_sql(ctx, a, plan, &st, &err)) != PGREST_OK ||

@@ -267,18 +267,6 @@ static pgrest_request *attack_request(pgrest_arena *a, const attack *at)
     return req;
 }
 
-/* Authentication is a stage of its own, before parsing (parsing never
- * reads the token): the identity the statements run as. */
-static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
-                              pgrest_error *err)
-{
-    pgrest_auth *auth;
-    int rc = pgrest_authenticate(c, a, req, &auth, err);
-    if (rc == PGREST_OK)
-        pgrest_request_set_auth(req, auth);
-    return rc;
-}
-
 START_TEST(injection_never_becomes_sql)
 {
     const attack *at = &attacks[_i];
@@ -288,7 +276,7 @@ START_TEST(injection_never_becomes_sql)
     pgrest_query_plan *plan;
     pgrest_statements *st;
     pgrest_error err = {0};
-    if (stage_authenticate(ctx, a, req, &err) == PGREST_OK &&
+    if (harness_authenticate(ctx, a, req, &err) == PGREST_OK &&
         pgrest_parse_request(ctx, a, req, &api, &err) == PGREST_OK &&
         pgrest_plan(ctx, a, api, &plan, &err) == PGREST_OK &&
         pgrest_emit_sql(ctx, a, plan, &st, &err) == PGREST_OK) {

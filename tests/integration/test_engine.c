@@ -495,18 +495,6 @@ static long long prepared_count(PGconn *pg)
     return n;
 }
 
-/* Authentication is a stage of its own, before parsing (parsing never
- * reads the token): the identity the statements run as. */
-static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
-                              pgrest_error *err)
-{
-    pgrest_auth *auth;
-    int rc = pgrest_authenticate(c, a, req, &auth, err);
-    if (rc == PGREST_OK)
-        pgrest_request_set_auth(req, auth);
-    return rc;
-}
-
 static int execute_on(PGconn *pg, int id)
 {
     pgrest_arena *a = pgrest_arena_new(0);
@@ -518,7 +506,7 @@ static int execute_on(PGconn *pg, int id)
     pgrest_statements *st;
     pgrest_response *resp = NULL;
     pgrest_error err;
-    ck_assert_int_eq(stage_authenticate(ctx, a, req, &err), PGREST_OK);
+    ck_assert_int_eq(harness_authenticate(ctx, a, req, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_plan(ctx, a, api, &plan, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_emit_sql(ctx, a, plan, &st, &err), PGREST_OK);

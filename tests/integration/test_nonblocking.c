@@ -40,18 +40,6 @@ static void teardown(void)
     pgrest_ctx_free(ctx);
 }
 
-/* Authentication is a stage of its own, before parsing (parsing never
- * reads the token): the identity the statements run as. */
-static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
-                              pgrest_error *err)
-{
-    pgrest_auth *auth;
-    int rc = pgrest_authenticate(c, a, req, &auth, err);
-    if (rc == PGREST_OK)
-        pgrest_request_set_auth(req, auth);
-    return rc;
-}
-
 /* Request i: artists by id, an error, and a singular write that must be
  * rolled back after the post-check. */
 static pgrest_statements *statements_for(int i, pgrest_arena *a, int *expect_error)
@@ -73,7 +61,7 @@ static pgrest_statements *statements_for(int i, pgrest_arena *a, int *expect_err
     pgrest_query_plan *plan;
     pgrest_statements *st;
     pgrest_error err = {0};
-    if (stage_authenticate(ctx, a, req, &err) != PGREST_OK ||
+    if (harness_authenticate(ctx, a, req, &err) != PGREST_OK ||
         pgrest_parse_request(ctx, a, req, &api, &err) != PGREST_OK ||
         pgrest_plan(ctx, a, api, &plan, &err) != PGREST_OK ||
         pgrest_emit_sql(ctx, a, plan, &st, &err) != PGREST_OK)

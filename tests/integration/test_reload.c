@@ -91,18 +91,6 @@ START_TEST(other_payloads_are_ignored)
 }
 END_TEST
 
-/* Authentication is a stage of its own, before parsing (parsing never
- * reads the token): the identity the statements run as. */
-static int stage_authenticate(pgrest_ctx *c, pgrest_arena *a, pgrest_request *req,
-                              pgrest_error *err)
-{
-    pgrest_auth *auth;
-    int rc = pgrest_authenticate(c, a, req, &auth, err);
-    if (rc == PGREST_OK)
-        pgrest_request_set_auth(req, auth);
-    return rc;
-}
-
 START_TEST(plan_keeps_its_cache_across_reload)
 {
     pgrest_arena *a = pgrest_arena_new(0);
@@ -111,7 +99,7 @@ START_TEST(plan_keeps_its_cache_across_reload)
     pgrest_query_plan *plan;
     pgrest_statements *st;
     pgrest_error err = {0};
-    ck_assert_int_eq(stage_authenticate(ctx, a, req, &err), PGREST_OK);
+    ck_assert_int_eq(harness_authenticate(ctx, a, req, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_parse_request(ctx, a, req, &api, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_plan(ctx, a, api, &plan, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_ctx_load_schema(ctx, &err), PGREST_OK);

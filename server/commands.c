@@ -40,10 +40,10 @@ static void start_dump(server_config *cfg)
     pgrest_ctx_set_observer(cfg->ctx, dump_observer, cfg->ctx);
 }
 
-/* The resolved options as they are, then, over them, those whose value
- * the library now holds differently from what we gave it: they came from
- * the database (the reload read the in-database configuration) and win
- * over file and environment. False on OOM. */
+/* The resolved options as they are, then, over them, the in-database
+ * options whose value the library now holds differently from what we gave
+ * it: the reload read them from the database, and they win over file and
+ * environment. False on OOM. */
 static bool add_with_db_settings(pgrest_config_sources *out, const pgrest_config_sources *given,
                                  pgrest_ctx *ctx)
 {
@@ -51,15 +51,14 @@ static bool add_with_db_settings(pgrest_config_sources *out, const pgrest_config
     for (size_t i = 0; pgrest_config_sources_option(given, i, &key, &value); i++)
         if (pgrest_config_sources_add(out, key, value, PGREST_VALUE_STRING) != PGREST_OK)
             return false;
-    for (size_t i = 0; pgrest_config_sources_option(given, i, &key, &value); i++) {
-        const char *now = pgrest_ctx_get(ctx, key);
-        /* the context connects with db-uri plus fallback_application_name
-         * (Config.hs toConnectionSettings); the config, and so the dump,
-         * keeps db-uri as given (Reload.hs passes the previous configDbUri) */
-        if (strcmp(key, "db-uri") == 0 || strcmp(key, "db-channel-uri") == 0)
+    const pgrest_option_info *o;
+    for (size_t i = 0; (o = pgrest_option_at(i)) != NULL; i++) {
+        if (o->in_database == NULL)
             continue;
-        if (pgrest_config_sources_reads_key(key) && now != NULL && strcmp(now, value) != 0 &&
-            pgrest_config_sources_add(out, key, now, PGREST_VALUE_STRING) != PGREST_OK)
+        const char *now = pgrest_ctx_get(ctx, o->name);
+        const char *was = pgrest_config_sources_get(given, o->name);
+        if (now != NULL && strcmp(now, was != NULL ? was : "") != 0 &&
+            pgrest_config_sources_add(out, o->name, now, PGREST_VALUE_STRING) != PGREST_OK)
             return false;
     }
     return true;

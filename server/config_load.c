@@ -4,33 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool config_load_add(pgrest_config_sources *s, const server_options *raw)
-{
-    for (size_t i = 0; i < raw->n; i++)
-        if (pgrest_config_sources_add(s, raw->items[i].key, raw->items[i].value,
-                                      raw->items[i].kind) != PGREST_OK)
-            return false;
-    return true;
-}
-
-/* The file and the environment into s (config_read_env replaces the
- * file's value of a key it sets). */
+/* The file and the environment into s (a variable replaces the file's
+ * value of the option it sets). */
 static bool read_raw(const char *path, char **environ_, pgrest_config_sources *s, char *err,
                      size_t errlen)
 {
-    server_options raw = {0};
-    char reason[512];
-    if (path != NULL && !config_file_read(path, &raw, reason, sizeof reason)) {
-        snprintf(err, errlen, "Error in config %s", reason);
-        server_options_free(&raw);
-        return false;
-    }
-    config_read_env(&raw, environ_);
-    bool ok = config_load_add(s, &raw);
-    if (!ok)
-        snprintf(err, errlen, "out of memory reading the configuration");
-    server_options_free(&raw);
-    return ok;
+    char *message = NULL;
+    int rc = path != NULL ? pgrest_config_sources_add_file(s, path, &message) : PGREST_OK;
+    if (rc == PGREST_OK)
+        rc = pgrest_config_sources_add_environment(s, environ_);
+    snprintf(err, errlen, "%s",
+             message != NULL ? message : "out of memory reading the configuration");
+    free(message);
+    return rc == PGREST_OK;
 }
 
 pgrest_config_sources *config_load(const char *path, char **environ_, char *err,

@@ -159,46 +159,34 @@ static bool api_live(void *arg)
     return http_is_live(atomic_load(&api_server));
 }
 
-/* PostgREST parseSocketFileMode: the leading octal digits (readOct), 660
- * by default, between 600 and 777. */
-static bool socket_mode(const pgrest_config_sources *opts, const char *key, unsigned *mode)
+/* A socket mode: the library resolved and checked it (parseSocketFileMode)
+ * and gives it in octal. */
+static unsigned socket_mode(const pgrest_config_sources *opts, const char *key)
 {
     const char *text = pgrest_config_sources_get(opts, key);
-    *mode = 0660;
-    if (text == NULL)
-        return true;
-    unsigned v = 0;
-    const char *p = text;
-    for (; *p >= '0' && *p <= '7' && v <= 0777; p++)
-        v = v * 8 + (unsigned)(*p - '0');
-    if (p == text) {
-        fprintf(stderr, "pgrest-server: Invalid %s: not an octal\n", key);
-        return false;
-    }
-    if (v < 0600 || v > 0777) {
-        fprintf(stderr, "pgrest-server: Invalid %s: needs to be between 600 and 777\n", key);
-        return false;
-    }
-    *mode = v;
-    return true;
+    return text != NULL ? (unsigned)strtoul(text, NULL, 8) : 0660;
+}
+
+/* A port: the library resolved it to a decimal number (0: unset). */
+static int port_number(const pgrest_config_sources *opts, const char *key)
+{
+    long long n = 0;
+    const char *text = pgrest_config_sources_get(opts, key);
+    return text != NULL && pgrest_config_read_int(text, &n) ? (int)n : 0;
 }
 
 /* admin-server-unix-socket, else admin-server-port on admin-server-host
  * (default: server-host); *enabled is false without either. */
-static bool admin_options(const pgrest_config_sources *opts, const http_listen *lc,
+static void admin_options(const pgrest_config_sources *opts, const http_listen *lc,
                           admin_listen *al, bool *enabled)
 {
-    const char *port = pgrest_config_sources_get(opts, "admin-server-port");
     const char *host = pgrest_config_sources_get(opts, "admin-server-host");
     al->unix_socket = pgrest_config_sources_get(opts, "admin-server-unix-socket");
     al->host = host ? host : lc->host;
-    al->port = port ? atoi(port) : 0;
-    *enabled = al->unix_socket != NULL || port != NULL;
-    if (port != NULL && al->port == lc->port) {
-        fprintf(stderr, "pgrest-server: admin-server-port cannot be the same as server-port\n");
-        return false;
-    }
-    return socket_mode(opts, "admin-server-unix-socket-mode", &al->unix_mode);
+    /* the library refused a port equal to server-port (parseAdminServerPort) */
+    al->port = port_number(opts, "admin-server-port");
+    *enabled = al->unix_socket != NULL || pgrest_config_sources_get(opts, "admin-server-port");
+    al->unix_mode = socket_mode(opts, "admin-server-unix-socket-mode");
 }
 
 /* Logger.hs DeprecatedJSPathSyntaxObs: logged at every level, by App.run
@@ -219,23 +207,22 @@ static int serve(server_config *cfg)
 {
     pgrest_ctx *ctx = cfg->ctx;
     const pgrest_config_sources *opts = cfg->sources;
-    const char *port = pgrest_config_sources_get(opts, "server-port");
     http_listen lc = {
         .host = pgrest_config_sources_get(opts, "server-host"),
-        .port = port ? atoi(port) : 3000,
+        .port = port_number(opts, "server-port"),
         .unix_socket = pgrest_config_sources_get(opts, "server-unix-socket"),
+        .unix_mode = socket_mode(opts, "server-unix-socket-mode"),
     };
     /* Event loops (HTTP and PostgreSQL sockets together), one per core by
      * default: no thread waits for the database, so the pool size does not
      * matter here. pgrest's own option server-threads sets their number. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    lc.threads = cores > 0 ? (unsigned)cores : 2;
-    const char *threads = pgrest_config_sources_get(opts, "server-threads");
-    if (threads != NULL)
-        lc.threads = (unsigned)atoi(threads);
-    if (!limit_options(opts, &lc) ||
-        !socket_mode(opts, "server-unix-socket-mode", &lc.unix_mode))
+    unsigned long long threads;
+    if (!option_number(opts, "server-threads", cores > 0 ? (unsigned long long)cores : 2, 1,
+                       1024, &threads) ||
+        !limit_options(opts, &lc))
         return 1;
+    lc.threads = (unsigned)threads;
     if (lc.host == NULL)
         lc.host = "!4";
     if (lc.threads < 2)
@@ -256,8 +243,7 @@ static int serve(server_config *cfg)
     admin_server *admin = NULL;
     admin_listen al;
     bool with_admin;
-    if (!admin_options(opts, &lc, &al, &with_admin))
-        return 1;
+    admin_options(opts, &lc, &al, &with_admin);
     /* PostgREST AppStartObs, once the configuration is known to be valid */
     log_msg(LOG_CRIT, "Starting PostgREST %s...", PGRS_PRETTY_VERSION);
     warn_deprecations(opts);

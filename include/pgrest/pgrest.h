@@ -212,7 +212,8 @@ PGREST_API char *pgrest_config_show(const char *text);
 /* Checks value as option key's value beyond its type, as PostgREST's
  * configuration parser does: jwt-aud (a string, or a URI when it has a
  * ':'), openapi-server-proxy-uri, jwt-role-claim-key (RFC 9535 JSONPath,
- * or the deprecated JSPath DSL: then *legacy = 1). Other keys pass. On
+ * or the deprecated JSPath DSL: then *legacy = 1), a choice option
+ * (PGREST_OPTION_CHOICE: one of its names). Other keys pass. On
  * PGREST_OK, *dump (when dump != NULL) is the value as --dump-config
  * shows it, malloc'd; on PGREST_ERR_CONFIG, *message (when message !=
  * NULL) is PostgREST's text, malloc'd, without "Error in config ". */
@@ -259,6 +260,30 @@ PGREST_API void pgrest_config_sources_free(pgrest_config_sources *s);
  * NULL argument. */
 PGREST_API int pgrest_config_sources_add(pgrest_config_sources *s, const char *key,
                                          const char *value, pgrest_value_kind kind);
+
+/* Adds the values of PostgREST's configuration file at path, as its
+ * configurator reads them: `key = value` lines; "quoted strings" with
+ * backslash escapes, $$ for a dollar and $(NAME) for an earlier key of
+ * the file or else the environment variable NAME; unquoted numbers and
+ * true/false/on/off; # comments. Each value keeps the kind it was written
+ * in. Nothing is added when the file cannot be read: PGREST_ERR_CONFIG
+ * with "Error in config <path>: openFile: does not exist (...)" or
+ * "Error in config config line <n>: <reason>" in *message (malloc'd, when
+ * message != NULL); PGREST_ERR_INTERNAL on OOM; PGREST_OK. */
+PGREST_API int pgrest_config_sources_add_file(pgrest_config_sources *s, const char *path,
+                                              char **message);
+
+/* The same for a configuration's text. */
+PGREST_API int pgrest_config_sources_add_text(pgrest_config_sources *s, const char *text,
+                                              char **message);
+
+/* Adds PostgREST's environment variables among envp (NULL-terminated
+ * "NAME=value" strings, as environ): PGRST_<OPTION> (upper case, '-' as
+ * '_') as the option, PGRST_APP_SETTINGS_<name> as app.settings.<name>
+ * (name kept as written), all as strings. Added after a file, they win
+ * over it, as in PostgREST. PGREST_OK, or PGREST_ERR_INTERNAL on OOM. */
+PGREST_API int pgrest_config_sources_add_environment(pgrest_config_sources *s,
+                                                     char *const *envp);
 
 /* Resolves the values added, as PostgREST's readAppConfig does. PGREST_OK;
  * PGREST_ERR_CONFIG with PostgREST's text in *message: "Error in config

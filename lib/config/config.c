@@ -176,6 +176,7 @@ struct pgr_option {
     long long min, max;          /* integers: the range accepted */
     bool clamp;                  /* above max: max (else refused) */
     bool takes_empty;            /* "" is a value, not "the default" */
+    bool alias_first;            /* the alias wins over the name when both are set */
 };
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->field))
@@ -375,12 +376,8 @@ static int check_proxy_uri(pgr_config *cfg, pgrest_arena *a, const pgr_option *o
 #define C PGREST_OPTION_CHOICE
 
 static const pgr_option pgr_options[] = {
-    /* PostgREST's (Config.hs), in name order */
-    KEPT(PGRST("admin-server-host", NULL, "PGRST_ADMIN_SERVER_HOST", NULL, T, "!4")),
-    KEPT(PGRST("admin-server-port", NULL, "PGRST_ADMIN_SERVER_PORT", NULL, I, NULL)),
-    KEPT(PGRST("admin-server-unix-socket", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET", NULL, T, NULL)),
-    KEPT(PGRST("admin-server-unix-socket-mode", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET_MODE", NULL,
-           T, "660")),
+    /* PostgREST's (Config.hs), in its parser's order: the order its checks
+     * run in, so that the first failing one is the one reported */
     READ(PGRST("client-error-verbosity", NULL, "PGRST_CLIENT_ERROR_VERBOSITY",
            "client_error_verbosity", C, "verbose"), read_verbosity),
     INTO(PGRST("db-aggregates-enabled", NULL, "PGRST_DB_AGGREGATES_ENABLED", "db_aggregates_enabled",
@@ -388,7 +385,6 @@ static const pgr_option pgr_options[] = {
     INTO(PGRST("db-anon-role", NULL, "PGRST_DB_ANON_ROLE", "db_anon_role", T, NULL), read_text, db_anon_role),
     KEPT(PGRST("db-channel", NULL, "PGRST_DB_CHANNEL", NULL, T, "pgrst")),
     KEPT(PGRST("db-channel-enabled", NULL, "PGRST_DB_CHANNEL_ENABLED", NULL, B, "true")),
-    INTO(PGRST("db-config", NULL, "PGRST_DB_CONFIG", NULL, B, "true"), read_bool, db_config),
     {.info = PGRST("db-extra-search-path", NULL, "PGRST_DB_EXTRA_SEARCH_PATH", "db_extra_search_path", L,
            "public"), .read = read_search_path, .takes_empty = true},
     READ(PGRST("db-hoisted-tx-settings", NULL, "PGRST_DB_HOISTED_TX_SETTINGS",
@@ -399,31 +395,30 @@ static const pgr_option pgr_options[] = {
     RANGE(PGRST("db-pool", NULL, "PGRST_DB_POOL", NULL, I, "10"), read_int, db_pool, 1, INT_MAX, true),
     RANGE(PGRST("db-pool-acquisition-timeout", NULL, "PGRST_DB_POOL_ACQUISITION_TIMEOUT", NULL, I,
            "10"), read_int, db_pool_acquisition_timeout, 0, INT_MAX, true),
+    RANGE(PGRST("db-pool-max-lifetime", NULL, "PGRST_DB_POOL_MAX_LIFETIME", NULL, I, "1800"), read_int, db_pool_max_lifetime, 0, INT_MAX, true),
+    /* the deprecated name wins (optWithAlias (optInt "db-pool-timeout") ...) */
+    {.info = PGRST("db-pool-max-idletime", "db-pool-timeout", "PGRST_DB_POOL_MAX_IDLETIME", NULL, I,
+           "30"), .read = read_int, .field = AT(db_pool_max_idletime), .min = 0, .max = INT_MAX,
+     .clamp = true, .alias_first = true},
     INTO(PGRST("db-pool-automatic-recovery", NULL, "PGRST_DB_POOL_AUTOMATIC_RECOVERY", NULL, B,
            "true"), read_bool, db_pool_automatic_recovery),
-    RANGE(PGRST("db-pool-max-idletime", "db-pool-timeout", "PGRST_DB_POOL_MAX_IDLETIME", NULL, I,
-           "30"), read_int, db_pool_max_idletime, 0, INT_MAX, true),
-    RANGE(PGRST("db-pool-max-lifetime", NULL, "PGRST_DB_POOL_MAX_LIFETIME", NULL, I, "1800"), read_int, db_pool_max_lifetime, 0, INT_MAX, true),
-    INTO(PGRST_DUMPED("db-pre-config", NULL, "PGRST_DB_PRE_CONFIG", "db_pre_config", T, NULL, PGREST_DUMP_NAME), read_text, db_pre_config),
     INTO(PGRST_DUMPED("db-pre-request", "pre-request", "PGRST_DB_PRE_REQUEST", "db_pre_request", T, NULL, PGREST_DUMP_NAME), read_text, db_pre_request),
     INTO(PGRST("db-prepared-statements", NULL, "PGRST_DB_PREPARED_STATEMENTS",
            "db_prepared_statements", B, "true"), read_bool, db_prepared_statements),
     INTO(PGRST_DUMPED("db-root-spec", "root-spec", "PGRST_DB_ROOT_SPEC", "db_root_spec", T, NULL, PGREST_DUMP_NAME), read_text, db_root_spec),
     READ(PGRST("db-schemas", "db-schema", "PGRST_DB_SCHEMAS", "db_schemas", L, "public"), read_schemas),
+    INTO(PGRST("db-config", NULL, "PGRST_DB_CONFIG", NULL, B, "true"), read_bool, db_config),
+    INTO(PGRST_DUMPED("db-pre-config", NULL, "PGRST_DB_PRE_CONFIG", "db_pre_config", T, NULL, PGREST_DUMP_NAME), read_text, db_pre_config),
     READ(PGRST("db-tx-end", NULL, "PGRST_DB_TX_END", "db_tx_end", C, "commit"), read_tx_end),
     INTO(PGRST("db-uri", NULL, "PGRST_DB_URI", NULL, T, "postgresql://"), read_text, db_uri),
-    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep", NULL, "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP",
-           NULL, I, NULL, PGREST_DUMP_NONE)),
-    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep-before-queries", NULL,
-           "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP_BEFORE_QUERIES", NULL, B, NULL, PGREST_DUMP_NONE)),
     INTO(PGRST("jwt-aud", NULL, "PGRST_JWT_AUD", "jwt_aud", T, NULL), read_jwt_aud, jwt_aud),
-    /* not in_database: dbSettingsNames has a stale jwt_cache_max_lifetime */
-    RANGE(PGRST("jwt-cache-max-entries", NULL, "PGRST_JWT_CACHE_MAX_ENTRIES", NULL, I, "1000"), read_long, jwt_cache_max_entries, 0, LLONG_MAX, false),
     INTO(PGRST("jwt-role-claim-key", "role-claim-key", "PGRST_JWT_ROLE_CLAIM_KEY",
            "jwt_role_claim_key", T, "$.role"), read_role_claim_key, jwt_role_claim_key),
     INTO(PGRST("jwt-secret", NULL, "PGRST_JWT_SECRET", "jwt_secret", T, NULL), read_text, jwt_secret),
     INTO(PGRST("jwt-secret-is-base64", "secret-is-base64", "PGRST_JWT_SECRET_IS_BASE64",
            "jwt_secret_is_base64", B, "false"), read_bool, jwt_secret_is_base64),
+    /* not in_database: dbSettingsNames has a stale jwt_cache_max_lifetime */
+    RANGE(PGRST("jwt-cache-max-entries", NULL, "PGRST_JWT_CACHE_MAX_ENTRIES", NULL, I, "1000"), read_long, jwt_cache_max_entries, 0, LLONG_MAX, false),
     READ(PGRST("log-level", NULL, "PGRST_LOG_LEVEL", NULL, C, "error"), check_log_level),
     KEPT(PGRST("log-query", NULL, "PGRST_LOG_QUERY", NULL, B, "false")),
     READ(PGRST("openapi-mode", NULL, "PGRST_OPENAPI_MODE", "openapi_mode", C, "follow-privileges"), read_openapi_mode),
@@ -432,18 +427,27 @@ static const pgr_option pgr_options[] = {
     READ(PGRST("openapi-server-proxy-uri", NULL, "PGRST_OPENAPI_SERVER_PROXY_URI",
            "openapi_server_proxy_uri", T, NULL), check_proxy_uri),
     INTO(PGRST("server-cors-allowed-origins", NULL, "PGRST_SERVER_CORS_ALLOWED_ORIGINS",
-           "server_cors_allowed_origins", T, NULL), read_text, server_cors_allowed_origins),
+           "server_cors_allowed_origins", L, NULL), read_text, server_cors_allowed_origins),
     KEPT(PGRST("server-host", NULL, "PGRST_SERVER_HOST", NULL, T, "!4")),
     KEPT(PGRST("server-port", NULL, "PGRST_SERVER_PORT", NULL, I, "3000")),
     KEPT(PGRST("server-reuseport", NULL, "PGRST_SERVER_REUSEPORT", NULL, B, "false")),
-    INTO(PGRST("server-timing-enabled", NULL, "PGRST_SERVER_TIMING_ENABLED", "server_timing_enabled",
-           B, "false"), read_bool, server_timing_enabled),
     INTO(PGRST("server-trace-header", NULL, "PGRST_SERVER_TRACE_HEADER", "server_trace_header", T,
            NULL), read_text, server_trace_header),
+    INTO(PGRST("server-timing-enabled", NULL, "PGRST_SERVER_TIMING_ENABLED", "server_timing_enabled",
+           B, "false"), read_bool, server_timing_enabled),
     KEPT(PGRST("server-unix-socket", NULL, "PGRST_SERVER_UNIX_SOCKET", NULL, T, NULL)),
     KEPT(PGRST("server-unix-socket-mode", NULL, "PGRST_SERVER_UNIX_SOCKET_MODE", NULL, T, "660")),
     INTO(PGRST("url-use-legacy-target-names", NULL, "PGRST_URL_USE_LEGACY_TARGET_NAMES",
            "url_use_legacy_target_names", B, "true"), read_bool, url_use_legacy_target_names),
+    KEPT(PGRST("admin-server-host", NULL, "PGRST_ADMIN_SERVER_HOST", NULL, T, "!4")),
+    KEPT(PGRST("admin-server-port", NULL, "PGRST_ADMIN_SERVER_PORT", NULL, I, NULL)),
+    KEPT(PGRST("admin-server-unix-socket", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET", NULL, T, NULL)),
+    KEPT(PGRST("admin-server-unix-socket-mode", NULL, "PGRST_ADMIN_SERVER_UNIX_SOCKET_MODE", NULL,
+           T, "660")),
+    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep-before-queries", NULL,
+           "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP_BEFORE_QUERIES", NULL, B, NULL, PGREST_DUMP_NONE)),
+    KEPT(PGRST_DUMPED("internal-schema-cache-query-sleep", NULL, "PGRST_INTERNAL_SCHEMA_CACHE_QUERY_SLEEP",
+           NULL, I, NULL, PGREST_DUMP_NONE)),
     /* pgrest's own: the library's (docs/replicas.md, docs/operations.md) */
     INTO(OWN_DUMPED("db-channel-uri", "PGRST_DB_CHANNEL_URI", T, NULL, PGREST_DUMP_IF_SET), read_text, db_channel_uri),
     RANGE(OWN("db-replica-max-lag", "PGRST_DB_REPLICA_MAX_LAG", I, "5"), read_int, db_replica_max_lag, 0, INT_MAX, true),
@@ -483,6 +487,35 @@ const pgrest_option_info *pgrest_option_find(const char *key)
 {
     const pgr_option *o = find_option(key);
     return o != NULL ? &o->info : NULL;
+}
+
+/* info is the first member of its pgr_option */
+_Static_assert(offsetof(pgr_option, info) == 0, "pgr_option starts with its info");
+
+static const pgr_option *option_of(const pgrest_option_info *info)
+{
+    return (const pgr_option *)(const void *)info;
+}
+
+bool pgr_option_alias_first(const pgrest_option_info *info)
+{
+    return option_of(info)->alias_first;
+}
+
+bool pgr_option_takes_empty(const pgrest_option_info *info)
+{
+    return option_of(info)->takes_empty;
+}
+
+int pgr_option_check_choice(const pgrest_option_info *info, const char *value, pgrest_arena *a,
+                            pgrest_error *err)
+{
+    const pgr_option *o = option_of(info);
+    if (info->type != PGREST_OPTION_CHOICE || o->read == NULL)
+        return PGREST_OK;
+    pgr_config scratch;
+    pgr_config_defaults(&scratch);
+    return o->read(&scratch, a, o, value, err);
 }
 
 static bool is_app_setting(const char *key)

@@ -12,6 +12,7 @@
 
 #include "auth/jspath_legacy.h"
 #include "auth/jwt.h"
+#include "config/config.h"
 #include "config/config_coerce.h"
 #include "config/config_uri.h"
 #include "util/base64.h"
@@ -87,6 +88,22 @@ static int check_role_claim_key(const char *v, char **dump, int *legacy, char **
     return shown != NULL ? PGREST_ERR_CONFIG : PGREST_ERR_INTERNAL;
 }
 
+/* A choice option (db-tx-end, log-level, ...): one of its names, by the
+ * library's own reader of it. */
+static int check_choice(const char *key, const char *value, char **message)
+{
+    const pgrest_option_info *o = pgrest_option_find(key);
+    if (o == NULL || o->type != PGREST_OPTION_CHOICE)
+        return PGREST_OK;
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_error e = {0};
+    int rc = a != NULL ? pgr_option_check_choice(o, value, a, &e) : PGREST_ERR_INTERNAL;
+    if (rc == PGREST_ERR_CONFIG)
+        rc = refuse(message, e.message != NULL ? e.message : "");
+    pgrest_arena_free(a);
+    return rc;
+}
+
 int pgrest_option_check(const char *key, const char *value, char **dump, int *legacy,
                         char **message)
 {
@@ -108,7 +125,8 @@ int pgrest_option_check(const char *key, const char *value, char **dump, int *le
     else if (strcmp(key, "openapi-server-proxy-uri") == 0 && config_uri_is_malformed_proxy(value))
         rc = refuse(message, "Malformed proxy uri, a correct example: "
                              "https://example.com:8443/basePath");
-    else if ((*dump = strdup(value)) == NULL)
+    else if ((rc = check_choice(key, value, message)) == PGREST_OK &&
+             (*dump = strdup(value)) == NULL)
         rc = PGREST_ERR_INTERNAL;
     free(ignored);
     return rc;

@@ -86,7 +86,7 @@ static void bare(dump_lines *d, const char *key, const char *v)
 }
 
 /* One option's line, as the library's option table says it is dumped;
- * v is the value as text (pgr_app_config_to_options), NULL when unset. */
+ * v is the value as text, NULL when unset. */
 static void option_line(dump_lines *d, const pgrest_option_info *o, const char *v)
 {
     switch (o->dump) {
@@ -108,16 +108,12 @@ static void option_line(dump_lines *d, const pgrest_option_info *o, const char *
     }
 }
 
-/* The value a line shows: the option's, but the role claim key and the
- * secret as they read back (dumpJSPath, the base64 secret re-encoded). */
-static const char *dumped_value(const pgr_app_config *c, const pgr_src_list *values,
-                                const char *name)
+/* The value a line shows: the option's, or the form --dump-config gives
+ * it (dumpJSPath, the base64 secret re-encoded). */
+static const char *dumped_value(const pgr_app_config *c, const char *name)
 {
-    if (strcmp(name, "jwt-role-claim-key") == 0)
-        return c->jwt_role_claim_key_dump;
-    if (strcmp(name, "jwt-secret") == 0)
-        return c->jwt_secret_dump;
-    return pgr_src_list_get(values, name);
+    const char *dumped = pgr_src_list_get(&c->dumped, name);
+    return dumped != NULL ? dumped : pgr_src_list_get(&c->values, name);
 }
 
 static int by_text(const void *a, const void *b)
@@ -141,15 +137,11 @@ static char *joined(const dump_lines *d)
 char *pgr_app_config_dump(const pgr_app_config *cfg)
 {
     dump_lines d = {.a = pgrest_arena_new(0)};
-    pgr_src_list none = {0}, values = {0};
     if (d.a == NULL)
         return NULL;
-    if (!pgr_app_config_to_options(cfg, &none, &values))
-        d.failed = true;
     const pgrest_option_info *o;
     for (size_t i = 0; !d.failed && (o = pgrest_option_at(i)) != NULL; i++)
-        option_line(&d, o, dumped_value(cfg, &values, o->name));
-    pgr_src_list_free(&values);
+        option_line(&d, o, dumped_value(cfg, o->name));
     for (size_t i = 0; i < cfg->app_settings.n; i++)
         quoted(&d, cfg->app_settings.items[i].key, cfg->app_settings.items[i].value);
     char *text = NULL;

@@ -10,6 +10,7 @@
 #include "exec/replicas.h"
 #include "engine/observe.h"
 #include "util/error.h"
+#include "util/read_stream.h"
 
 struct pgr_conf *pgr_ctx_conf(const pgrest_ctx *ctx)
 {
@@ -202,27 +203,9 @@ static char *read_file(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
+    char *text = pgr_read_stream(f, len);
     fclose(f);
-    if (buf != NULL)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
+    return text;
 }
 
 int pgrest_ctx_load_schema_file(pgrest_ctx *ctx, const char *path,

@@ -590,6 +590,9 @@ class TooManyClientsAtStartTest(FaultTestCase):
             logs.wait_message(r'^Failed to query the PostgreSQL version\. \{"code":"PGRST000",'
                               r'"details":".*(remaining connection slots|too many clients)')
             self.assertEqual(self.server.ready_status(), 503)
+            # the API socket opens once the first attempt has failed: on a
+            # loaded machine that is after the message above
+            logs.wait_message(r"^API server listening on ")
             self.assertError(self.server.get("/artists"), 503, ("PGRST002",))
         finally:
             for h in hogs:

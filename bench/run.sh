@@ -260,6 +260,16 @@ run_pgbench() { # file -> tps (or FAIL)
 
 is_write() { case "$1" in POST*) return 0;; *) return 1;; esac; }
 
+# a server that died mid-run ends the benchmark with its log's tail (kill -0
+# would not do: our dead child stays a zombie until waited for)
+alive() { local st; st="$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)"; [ -n "$st" ] && [ "$st" != Z ]; }
+check_alive() { # pid name log scenario
+  alive "$1" && return 0
+  tail -20 "$3" >&2
+  echo "bench/run.sh: $2 exited during $4 (log above, from $3)" >&2
+  exit 1
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 
 if [ "$HTTP" = 1 ]; then
@@ -288,7 +298,11 @@ if [ "$HTTP" = 1 ]; then
     W=(); P=(); N=(); Q=(); X=()
     for ((i = 1; i <= ROUNDS; i++)); do
       W+=("$(run_wrk "$s")");               is_write "$s" && cleanup_rows
-      if [ -n "$PEER" ]; then X+=("$(run_wrk "$s" "$PEER_URL" peer_ticks)"); is_write "$s" && cleanup_rows; fi
+      check_alive "$SRV_PID" pgrest-server "$WORK/server.log" "$s"
+      if [ -n "$PEER" ]; then
+        X+=("$(run_wrk "$s" "$PEER_URL" peer_ticks)"); is_write "$s" && cleanup_rows
+        check_alive "$PEER_PID" "the peer" "$WORK/peer.log" "$s"
+      fi
       P+=("$(run_pgbench "$KIT/pgbench/$s.pgrst.sql")"); is_write "$s" && cleanup_rows
       N+=("$(run_pgbench "$KIT/pgbench/$s.min.sql")");   is_write "$s" && cleanup_rows
       if [ "$PIPE" = 1 ]; then Q+=("$(run_pgbench "$KIT/pgbench/$s.pipe.sql")"); is_write "$s" && cleanup_rows; fi

@@ -12,6 +12,18 @@
 #                  pipeline: what pgrest sends, the database-side ceiling)
 #   --no-inproc    skip the in-process benchmark (build/bench/pgrest-bench-inproc)
 #   --inproc-only  skip the HTTP / pgbench runs
+#   --peer CMD     also run every scenario's wrk against another server, the
+#                  "peer" (e.g. 'node bench/peers/node/server.js'): CMD is run
+#                  by bash from the current directory, in a process group of
+#                  its own, with PORT (a free loopback port to listen on, host
+#                  127.0.0.1), DATABASE_URL (postgresql:///chinook?host=SOCKDIR&
+#                  port=N&user=postgres) and libpq's PGHOST PGPORT PGUSER
+#                  PGDATABASE for the same database; it must answer the nine
+#                  scenarios' requests (GET /artist?select=*&artist_id=eq.1 must
+#                  give 200 before the runs start). Each round then runs wrk
+#                  against pgrest-server and right after it against the peer;
+#                  the table gets the peer's req/s, non-2xx, CPU µs per request
+#                  of its process tree and of PostgreSQL, and pgrest ÷ peer req/s
 #   --keep         leave the work directory (logs, config, snapshot) behind
 #   --serve        set up PostgreSQL + pgrest-server, print URL and CONNINFO,
 #                  and wait until interrupted (for profiling by hand)
@@ -44,7 +56,7 @@ ALL="GETSingle GETSingleEmbed GETAllEmbed POSTSingle POSTBulk PATCHSingle RPCSim
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
-DUR=10; ROUNDS=3; CONNS=50; WARM=2; PIPE=0; INPROC=1; HTTP=1; KEEP=0; SERVE=0; SCEN=()
+DUR=10; ROUNDS=3; CONNS=50; WARM=2; PIPE=0; INPROC=1; HTTP=1; KEEP=0; SERVE=0; PEER=""; SCEN=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -d) DUR="$2"; shift 2;;
@@ -56,6 +68,7 @@ while [ $# -gt 0 ]; do
     --no-inproc) INPROC=0; shift;;
     --inproc-only) HTTP=0; shift;;
     --keep) KEEP=1; shift;;
+    --peer) PEER="${2:?--peer needs a command}"; shift 2;;
     --serve) SERVE=1; HTTP=1; shift;;
     -h|--help) usage 0;;
     -*) echo "unknown option $1" >&2; usage 1;;
@@ -95,10 +108,12 @@ bt="$(meson introspect --buildoptions "$BUILD" 2>/dev/null | python3 -c 'import 
 WORK="$(mktemp -d "${BENCH_TMP:-/tmp}/pgrest-bench.XXXXXX")"
 chmod 755 "$WORK"
 PGSH="$REPO/tests/harness/pg.sh"
-SRV_PID=""
+SRV_PID=""; PEER_PID=""
 cleanup() {
   set +e
   if [ -n "$SRV_PID" ]; then kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; fi
+  # the peer runs in a process group of its own (setsid): stop all of it
+  if [ -n "$PEER_PID" ]; then kill -TERM -- "-$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; fi
   "$PGSH" stop "$WORK/pg" >/dev/null 2>&1
   if [ "$KEEP" = 1 ]; then echo "# work directory kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
@@ -140,16 +155,34 @@ CONF
     sleep 0.1
   done
   [ "$code" = 200 ] || { echo "bench/run.sh: pgrest-server not answering on $URL (last status $code)" >&2; exit 1; }
+
+  if [ -n "$PEER" ]; then
+    need setsid
+    PEER_PORT="$("$PGSH" freeport "$((SRV_PORT + 1))")"
+    env PORT="$PEER_PORT" DATABASE_URL="postgresql:///chinook?host=$SOCK&port=$PGPORT&user=postgres" \
+      PGHOST="$SOCK" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=chinook \
+      setsid bash -c "exec $PEER" >"$WORK/peer.log" 2>&1 &
+    PEER_PID=$!
+    PEER_URL="http://127.0.0.1:$PEER_PORT"
+    for _ in $(seq 1 150); do
+      code="$(curl -s -o /dev/null -w '%{http_code}' "$PEER_URL/artist?select=*&artist_id=eq.1" || true)"
+      [ "$code" = 200 ] && break
+      kill -0 "$PEER_PID" 2>/dev/null || { cat "$WORK/peer.log" >&2; echo "bench/run.sh: peer exited: $PEER" >&2; exit 1; }
+      sleep 0.1
+    done
+    [ "$code" = 200 ] || { tail -5 "$WORK/peer.log" >&2; echo "bench/run.sh: peer not answering on $PEER_URL (last status $code): $PEER" >&2; exit 1; }
+  fi
 fi
 
 if [ "$SERVE" = 1 ]; then
   echo "URL=$URL"
   echo "CONNINFO='$CONNINFO'"
   echo "SERVER_PID=$SRV_PID"
+  [ -z "$PEER" ] || { echo "PEER_URL=$PEER_URL"; echo "PEER_PID=$PEER_PID"; }
   echo "WORK=$WORK"
   echo "# serving; interrupt (Ctrl-C / SIGTERM) to stop everything"
-  while kill -0 "$SRV_PID" 2>/dev/null; do sleep 1; done
-  echo "bench/run.sh: pgrest-server exited" >&2; exit 1
+  while kill -0 "$SRV_PID" 2>/dev/null && { [ -z "$PEER" ] || kill -0 "$PEER_PID" 2>/dev/null; }; do sleep 1; done
+  echo "bench/run.sh: pgrest-server or the peer exited" >&2; exit 1
 fi
 
 # median of the numbers on stdin (one per line; non-numbers ignored)
@@ -184,13 +217,25 @@ pg_ticks() {
   done
   echo "$total"
 }
-cpu_snapshot() { echo "$(proc_ticks "$SRV_PID") $(pg_ticks)"; }
+# a process tree: the process and the children it reaped, plus its live
+# descendants (a peer may be a shell, npm, or a cluster of workers)
+tree_ticks() { # pid -> ticks
+  local total kid
+  total="$(proc_ticks "$1" 1)"
+  for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    total=$((total + $(tree_ticks "$kid")))
+  done
+  echo "$total"
+}
+srv_ticks() { proc_ticks "$SRV_PID"; }
+peer_ticks() { tree_ticks "$PEER_PID"; }
+cpu_snapshot() { echo "$("$1") $(pg_ticks)"; }
 
-run_wrk() { # scenario -> one line "rps p50 p99 min non2xx sockerr requests first srv_us pg_us" (or FAIL)
-  local out line mn before after
-  before="$(cpu_snapshot)"
-  out="$(wrk -t1 -c"$CONNS" -d"${DUR}s" --timeout 30s --latency -s "$WORK/$1.lua" "$URL" 2>&1)" || true
-  after="$(cpu_snapshot)"
+run_wrk() { # scenario [url ticks-fn] -> one line "rps p50 p99 min non2xx sockerr requests first srv_us pg_us" (or FAIL)
+  local out line mn before after url="${2:-$URL}" ticks="${3:-srv_ticks}"
+  before="$(cpu_snapshot "$ticks")"
+  out="$(wrk -t1 -c"$CONNS" -d"${DUR}s" --timeout 30s --latency -s "$WORK/$1.lua" "$url" 2>&1)" || true
+  after="$(cpu_snapshot "$ticks")"
   line="$(printf '%s\n' "$out" | grep '^BENCH scenario=' | head -1)"
   if [ -z "$line" ]; then printf '%s\n' "$out" | tail -3 >&2; echo FAIL; return; fi
   printf '%s\n' "$out" | grep '^BENCH WARNING' | sed 's/^/  /' | cut -c1-300 >&2 || true
@@ -215,17 +260,29 @@ run_pgbench() { # file -> tps (or FAIL)
 
 is_write() { case "$1" in POST*) return 0;; *) return 1;; esac; }
 
+# a server that died mid-run ends the benchmark with its log's tail (kill -0
+# would not do: our dead child stays a zombie until waited for)
+alive() { local st; st="$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)"; [ -n "$st" ] && [ "$st" != Z ]; }
+check_alive() { # pid name log scenario
+  alive "$1" && return 0
+  tail -20 "$3" >&2
+  echo "bench/run.sh: $2 exited during $4 (log above, from $3)" >&2
+  exit 1
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 
 if [ "$HTTP" = 1 ]; then
   echo "# pgrest $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo '?') ($bt build), $(nproc) CPUs, $(date -u +%FT%TZ)"
   echo "# alternating x$ROUNDS: wrk -t1 -c$CONNS -d${DUR}s | pgbench -n -M prepared -j1 -c$CONNS -T$DUR .pgrst.sql | .min.sql$([ "$PIPE" = 1 ] && echo ' | .pipe.sql')"
   echo "# medians over the rounds; latencies in ms; ratios = pgrest req/s : pgbench tps"
+  [ -z "$PEER" ] || echo "# peer (wrk right after pgrest's in every round): $PEER; psrv_us/ppg_us = its CPU µs per request and PostgreSQL's; /peer = pgrest req/s : peer req/s"
   hdr="$(printf "%-18s %9s %8s %8s %8s %7s %10s %10s" scenario "req/s" p50 p99 min non2xx pgrst_tps min_tps)"
   [ "$PIPE" = 1 ] && hdr+="$(printf " %10s" pipe_tps)"
   hdr+="$(printf " %8s %8s" "/pgrst" "/min")"
   [ "$PIPE" = 1 ] && hdr+="$(printf " %8s" "/pipe")"
   hdr+="$(printf " %7s %7s %7s" srv_us pg_us srv/pg)"
+  [ -n "$PEER" ] && hdr+="$(printf " %10s %10s %8s %8s %8s" "peer_req/s" peer_n2xx psrv_us ppg_us "/peer")"
   hdr+="  notes"
   echo "$hdr"
   for s in "${SCEN[@]}"; do
@@ -233,10 +290,19 @@ if [ "$HTTP" = 1 ]; then
     if [ "$WARM" != 0 ]; then
       wrk -t1 -c"$CONNS" -d"${WARM}s" --timeout 30s -s "$WORK/$s.lua" "$URL" >/dev/null 2>&1 || true
       is_write "$s" && cleanup_rows
+      if [ -n "$PEER" ]; then
+        wrk -t1 -c"$CONNS" -d"${WARM}s" --timeout 30s -s "$WORK/$s.lua" "$PEER_URL" >/dev/null 2>&1 || true
+        is_write "$s" && cleanup_rows
+      fi
     fi
-    W=(); P=(); N=(); Q=()
+    W=(); P=(); N=(); Q=(); X=()
     for ((i = 1; i <= ROUNDS; i++)); do
       W+=("$(run_wrk "$s")");               is_write "$s" && cleanup_rows
+      check_alive "$SRV_PID" pgrest-server "$WORK/server.log" "$s"
+      if [ -n "$PEER" ]; then
+        X+=("$(run_wrk "$s" "$PEER_URL" peer_ticks)"); is_write "$s" && cleanup_rows
+        check_alive "$PEER_PID" "the peer" "$WORK/peer.log" "$s"
+      fi
       P+=("$(run_pgbench "$KIT/pgbench/$s.pgrst.sql")"); is_write "$s" && cleanup_rows
       N+=("$(run_pgbench "$KIT/pgbench/$s.min.sql")");   is_write "$s" && cleanup_rows
       if [ "$PIPE" = 1 ]; then Q+=("$(run_pgbench "$KIT/pgbench/$s.pipe.sql")"); is_write "$s" && cleanup_rows; fi
@@ -255,9 +321,18 @@ if [ "$HTTP" = 1 ]; then
     [ "$PIPE" = 1 ] && row+="$(printf " %8s" "$rq")"
     su="$(col 9 | median)"; pu="$(col 10 | median)"
     row+="$(printf " %7s %7s %7s" "$su" "$pu" "$(ratio "$su" "$pu")")"
+    if [ -n "$PEER" ]; then
+      xcol() { printf '%s\n' "${X[@]}" | grep -v FAIL | awk -v c="$1" '{print $c}'; }
+      xrps="$(xcol 1 | median)"; xbad="$(xcol 5 | awk '{s += $1} END {print s + 0}')"
+      xreqs="$(xcol 7 | awk '{s += $1} END {print s + 0}')"; xfirst="$(xcol 8 | grep -v '^-$' | head -1 || true)"
+      xok=1; [ "$xbad" -gt 0 ] && [ "$((xbad * 100))" -gt "$xreqs" ] && xok=0
+      if [ "$okrun" = 1 ] && [ "$xok" = 1 ]; then rx="$(ratio "$rps" "$xrps")"; else rx=-; fi
+      row+="$(printf " %10.0f %10d %8s %8s %8s" "$xrps" "$xbad" "$(xcol 9 | median)" "$(xcol 10 | median)" "$rx")"
+    fi
     [ "$bad" -gt 0 ] && row+="  non-2xx ${first:-?} ($bad of $reqs)"
+    [ -n "$PEER" ] && [ "$xbad" -gt 0 ] && row+="  peer non-2xx ${xfirst:-?} ($xbad of $xreqs)"
     echo "$row"
-    echo "  runs: wrk=[$(col 1 | tr '\n' ' ' | sed 's/ $//')] srv_us=[$(col 9 | tr '\n' ' ' | sed 's/ $//')] pg_us=[$(col 10 | tr '\n' ' ' | sed 's/ $//')] pgrst=[${P[*]}] min=[${N[*]}]${Q[*]:+ pipe=[${Q[*]}]}$([ "$errs" != 0 ] && echo " sock_err/timeouts=$errs")" >&2
+    echo "  runs: wrk=[$(col 1 | tr '\n' ' ' | sed 's/ $//')] srv_us=[$(col 9 | tr '\n' ' ' | sed 's/ $//')] pg_us=[$(col 10 | tr '\n' ' ' | sed 's/ $//')] pgrst=[${P[*]}] min=[${N[*]}]${Q[*]:+ pipe=[${Q[*]}]}${X[*]:+ peer=[$(xcol 1 | tr '\n' ' ' | sed 's/ $//')] psrv_us=[$(xcol 9 | tr '\n' ' ' | sed 's/ $//')] ppg_us=[$(xcol 10 | tr '\n' ' ' | sed 's/ $//')]}$([ "$errs" != 0 ] && echo " sock_err/timeouts=$errs")" >&2
   done
 fi
 

@@ -34,6 +34,8 @@ struct engine_loop {
     double next_due;               /* the earliest of their due times, 0: none */
     bool finished_some;            /* a task finished: the daemon resumes it */
     unsigned long batch;           /* epoll_wait calls so far */
+    struct epoll_event *events;    /* the batch being handled ... */
+    int n_events;                  /* ... and its size */
     atomic_bool stop;
 };
 
@@ -188,6 +190,16 @@ static double job_due(const engine_job *job)
     return ms >= 0 ? now_ms() + (double)ms : 0;
 }
 
+/* A finished job's events still in the batch being handled are dropped:
+ * done() may free the job (a request MHD gave up on), and its socket's
+ * event, collected before, would name freed memory. */
+static void forget_events(engine_loop *l, engine_job *job)
+{
+    for (int i = 0; i < l->n_events; i++)
+        if (l->events[i].data.ptr == &job->db_mark || l->events[i].data.ptr == &job->client_mark)
+            l->events[i].data.ptr = NULL;
+}
+
 /* Acts on the task's wait state; after done() the job is not touched. */
 static void settle(engine_loop *l, engine_job *job, int wait)
 {
@@ -195,6 +207,7 @@ static void settle(engine_loop *l, engine_job *job, int wait)
         wait_remove(l, job);
         unwatch_client(l, job);
         disarm(l, job);
+        forget_events(l, job);
         job->finished = true;
         incoming_remove(l, job);
         l->finished_some = true;
@@ -334,15 +347,18 @@ static void *run(void *arg)
     while (!atomic_load(&l->stop)) {
         int n = epoll_wait(l->epoll_fd, evs, MAX_EVENTS, next_timeout(l));
         l->batch++;
+        l->events = evs;
+        l->n_events = n > 0 ? n : 0;
         bool run_http = n == 0;   /* a timeout may be the daemon's */
         for (int i = 0; i < n; i++) {
             if (evs[i].data.ptr == &event_mark)
                 take_incoming(l);
             else if (evs[i].data.ptr == &http_mark)
                 run_http = true;
-            else
+            else if (evs[i].data.ptr != NULL)
                 job_event(l, evs[i].data.ptr);
         }
+        l->n_events = 0;
         expire_waiting(l);
         if (run_http || l->finished_some) {
             l->finished_some = false;

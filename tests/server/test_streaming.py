@@ -16,6 +16,7 @@ import json
 import http.client
 import re
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -272,6 +273,59 @@ class StreamFailureTest(ServerTestCase):
         self.assert_pool_serves()
         # the same backend, kept clean rather than replaced
         self.assertEqual(self.wait_backend(lambda r: r[1] == "idle")[0], pid)
+
+
+class ReadersLeavingTogetherTest(ServerTestCase):
+    """Many streamed responses whose clients leave at once, as wrk's do at
+    the end of a run: a request the server gave up on is freed when its
+    task ends, and an event of its database socket still waiting in the
+    same loop batch must not reach it (a use after free: libmicrohttpd's
+    "Cannot resume connections" panic, or ASan's report)."""
+    START_SERVER = False
+    SERVER_CONFIG = {"db-pool": "10"}
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(BIG, timeout=120)
+        self.start_server()
+
+    def leave_together(self, n, reading_s):
+        """n clients read streamed bodies for reading_s, then all reset."""
+        socks, stop = [], threading.Event()
+
+        def read(s):
+            try:
+                while not stop.is_set() and s.recv(1 << 16):
+                    pass
+            except OSError:
+                pass
+
+        for i in range(n):
+            s = socket.create_connection(("127.0.0.1", self.server.port), timeout=30)
+            s.sendall(b"GET /big?id=lt.%d HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                      % (200000 + 5000 * i))
+            socks.append(s)
+        readers = [threading.Thread(target=read, args=(s,)) for s in socks]
+        for t in readers:
+            t.start()
+        time.sleep(reading_s)
+        stop.set()
+        for s in socks:
+            # a reset, not a FIN: the server's next write fails at once
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.shutdown(socket.SHUT_RDWR)
+            s.close()
+        for t in readers:
+            t.join(30)
+
+    def test_many_readers_leave_mid_stream(self):
+        for i in range(10):
+            self.leave_together(40, 0.2 + 0.1 * i)
+            self.assertTrue(self.server.alive(), self.server.log_tail())
+        r = self.server.get("/big?id=eq.7", timeout=30)
+        self.assertEqual(r.status, 200)
+        self.assertIn('"id":7', r.body)
+        self.assertNotIn("Fatal error", self.server.log_tail(400))
 
 
 class StreamingMaxRowsTest(ServerTestCase):

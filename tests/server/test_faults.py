@@ -210,8 +210,9 @@ class PoolTimeoutDebounceTest(FaultTestCase):
     def test_a_burst_logs_once_then_once_more_after_five_seconds(self):
         # Logger.hs: PoolAcqTimeoutObs goes through Debounce.hs makeDebouncer
         # whose action logs and sleeps 5 s; the timeouts during the sleep
-        # give one more line when it ends
-        req = self.slow_request(4)
+        # give one more line when it ends. The slow request outlasts the
+        # three 1 s timeouts with room for a loaded machine.
+        req = self.slow_request(8)
         t0 = time.monotonic()
         for _ in range(3):
             self.assertEqual(self.server.get("/artists").status, 504)

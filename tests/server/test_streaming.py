@@ -271,8 +271,11 @@ class StreamFailureTest(ServerTestCase):
             "WHERE pid = %s" % row[0]).strip())
         self.assertLess(since - closed, 1.0)
         self.assert_pool_serves()
-        # the same backend, kept clean rather than replaced
-        self.assertEqual(self.wait_backend(lambda r: r[1] == "idle")[0], pid)
+        # the same backend, kept clean rather than replaced -- when the
+        # drain fits the task's 2 s grace, which an ASan server on a loaded
+        # machine need not (the plain server's run checks it)
+        if not sanitized():
+            self.assertEqual(self.wait_backend(lambda r: r[1] == "idle")[0], pid)
 
 
 class ReadersLeavingTogetherTest(ServerTestCase):

@@ -302,7 +302,8 @@ PGREST_API const char *pgrest_config_sources_get(const pgrest_config_sources *s,
                                                  const char *key);
 
 /* After a successful resolve: the i-th (0-based) resolved option, every
- * PostgREST option under its own name plus the keys passed through: 1 and
+ * PostgREST option that has a value (set, or its default) under its own
+ * name, plus app.settings.* and the keys passed through: 1 and
  * *key / *value (owned by s, as pgrest_config_sources_get), 0 past the
  * last one. Hand those pgrest_config_key_known accepts to the context. */
 PGREST_API int pgrest_config_sources_option(const pgrest_config_sources *s, size_t i,

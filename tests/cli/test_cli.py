@@ -604,6 +604,12 @@ class ValidationTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("Invalid logging level. Check your configuration.", r.stderr)
 
+    def test_invalid_server_threads_stops_a_normal_start(self):
+        # pgrest's own server-* numbers are refused, not read as 0
+        r = pgrest([], {"PGRST_SERVER_THREADS": "many", "PGRST_SERVER_PORT": "0"}, timeout=20)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("invalid server-threads: many (expected 1..1024)", r.stderr)
+
     def test_error_from_the_file(self):
         self.check_fails({}, "Invalid openapi-mode. Check your configuration.",
                          'openapi-mode = "nope"\n')

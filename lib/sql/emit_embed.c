@@ -2,15 +2,19 @@
  * QueryBuilder (getJoins, getJoinSelects, readPlanToCountQuery):
  *
  *   to-one:   LEFT JOIN LATERAL (<child>) AS "a" ON TRUE
- *             select row_to_json("a".*)::jsonb AS "name"
- *   to-many:  LEFT JOIN LATERAL (SELECT json_agg("a")::jsonb AS "a"
+ *             select to_jsonb("a".*) AS "name"
+ *   to-many:  LEFT JOIN LATERAL (SELECT jsonb_agg("a") AS "a"
  *                                FROM (<child>) AS "a") AS "a" ON TRUE
  *             select COALESCE("a"."a", '[]') AS "name"
  *   spread:   to-one lifts "a"."col"; to-many aggregates each column
- *             into its own array (json_agg("a"."col")).
+ *             into its own array (jsonb_agg("a"."col")).
  *   !inner:   INNER JOIN LATERAL, ON "a"."a" IS NOT NULL for to-many.
  *
- * jsonb (as PostgREST) keeps embeds groupable for aggregates. */
+ * jsonb (as PostgREST) keeps embeds groupable for aggregates. PostgREST
+ * writes row_to_json(..)::jsonb and json_agg(..)::jsonb: the same values,
+ * built as jsonb directly instead of as text parsed again, which costs
+ * PostgreSQL 0-11% less per embed request (bench/README.md, issue 34
+ * item 4: 751 bodies over Chinook and hostile values, byte-identical). */
 #include "sql/emit_embed.h"
 
 #include "plan/embed.h"
@@ -184,9 +188,9 @@ void pgr_emit_embed_selects(pgr_sql *q, const pgr_read_node *node, bool *first)
         }
         comma(q, first);
         if (e->is_to_one) {
-            pgr_sql_put(q, "row_to_json(");
+            pgr_sql_put(q, "to_jsonb(");
             pgr_sql_ident(q, e->agg_alias);
-            pgr_sql_put(q, ".*)::jsonb");
+            pgr_sql_put(q, ".*)");
         } else {
             pgr_sql_put(q, "COALESCE(");
             agg_col(q, e, e->agg_alias);
@@ -197,25 +201,25 @@ void pgr_emit_embed_selects(pgr_sql *q, const pgr_read_node *node, bool *first)
     }
 }
 
-/* SELECT json_agg(...) over the child rows of a to-many embed. */
+/* SELECT jsonb_agg(...) over the child rows of a to-many embed. */
 static void emit_to_many_aggs(pgr_sql *q, const pgr_embed *e)
 {
     name_list names = spread_names(q, e);
     pgr_sql_put(q, "SELECT ");
     if (names.n == 0) {
-        pgr_sql_put(q, "json_agg(");
+        pgr_sql_put(q, "jsonb_agg(");
         pgr_sql_ident(q, e->agg_alias);
-        pgr_sql_put(q, ")::jsonb AS ");
+        pgr_sql_put(q, ") AS ");
         pgr_sql_ident(q, e->agg_alias);
         return;
     }
     for (size_t i = 0; i < names.n; i++) {
         if (i > 0)
             pgr_sql_put(q, ", ");
-        pgr_sql_put(q, "json_agg(");
+        pgr_sql_put(q, "jsonb_agg(");
         agg_col(q, e, names.v[i]);
         pgr_emit_spread_aggregate_order(q, e);
-        pgr_sql_put(q, ")::jsonb AS ");
+        pgr_sql_put(q, ") AS ");
         pgr_sql_ident(q, names.v[i]);
     }
 }

@@ -15,10 +15,13 @@
 
 #include "config/source_list.h"
 #include "util/read_stream.h"
+#include "util/strbuf.h"
 
-/* A parse: the values read so far (for $(name)) and the first error. */
+/* A parse: the values read so far (for $(name)), the first error, and
+ * an arena for the text of lines and values. */
 typedef struct file_parse {
     pgr_src_list values;
+    pgrest_arena *arena;
     char err[512];
     int lineno;
     bool oom;
@@ -43,41 +46,21 @@ static const char *skip_space(const char *p)
     return p;
 }
 
-/* The growing text of a quoted value. */
-typedef struct quoted_reader {
-    const char *p;
-    char *out;
-    size_t n, cap;
-} quoted_reader;
-
-static bool put_char(quoted_reader *r, char c)
-{
-    if (r->n + 1 >= r->cap) {
-        size_t ncap = r->cap * 2 + 16;
-        char *o = realloc(r->out, ncap);
-        if (o == NULL)
-            return false;
-        r->out = o;
-        r->cap = ncap;
-    }
-    r->out[r->n++] = c;
-    return true;
-}
-
-/* $(name) at r->p (just after the '$'): an option read earlier in the
+/* $(name) at *pp (just after the '$'): an option read earlier in the
  * file, else the environment variable (configurator's interpolation,
  * which PostgREST's docs use for app.settings: "$(MYAPP_JWT_SECRET)"). */
-static bool read_interpolation(file_parse *fp, quoted_reader *r)
+static bool read_interpolation(file_parse *fp, const char **pp, pgr_sb *out)
 {
-    const char *close = strchr(r->p + 1, ')');
-    const char *quote = strchr(r->p + 1, '"');
+    const char *p = *pp;
+    const char *close = strchr(p + 1, ')');
+    const char *quote = strchr(p + 1, '"');
     if (close == NULL || (quote != NULL && quote < close))
         return fail_line(fp, "unterminated $( interpolation");
     char name[256];
-    size_t len = (size_t)(close - (r->p + 1));
+    size_t len = (size_t)(close - (p + 1));
     if (len == 0 || len >= sizeof name)
         return fail_line(fp, "invalid $() interpolation");
-    memcpy(name, r->p + 1, len);
+    memcpy(name, p + 1, len);
     name[len] = '\0';
     const char *v = pgr_src_list_get(&fp->values, name);
     if (v == NULL)
@@ -87,10 +70,8 @@ static bool read_interpolation(file_parse *fp, quoted_reader *r)
                  name);
         return false;
     }
-    for (; *v; v++)
-        if (!put_char(r, *v))
-            return out_of_memory(fp);
-    r->p = close + 1;
+    pgr_sb_puts(out, v);
+    *pp = close + 1;
     return true;
 }
 
@@ -105,32 +86,29 @@ static char escape_char(char e)
 }
 
 /* A quoted value at *pp: backslash escapes \" \\ \n \t \r; "$$" is a
- * literal "$" and $(name) interpolates. *value is malloc'd. */
-static bool parse_quoted(file_parse *fp, const char **pp, char **value)
+ * literal "$" and $(name) interpolates. */
+static bool parse_quoted(file_parse *fp, const char **pp, const char **value)
 {
-    quoted_reader r = {*pp + 1, NULL, 0, 0};
-    bool ok = put_char(&r, '\0') || out_of_memory(fp);
-    r.n = 0;
-    while (ok && *r.p && *r.p != '"') {
-        char c = *r.p++;
-        if (c == '\\' && *r.p)
-            ok = put_char(&r, escape_char(*r.p++)) || out_of_memory(fp);
-        else if (c == '$' && *r.p == '$')
-            ok = put_char(&r, *r.p++) || out_of_memory(fp);
-        else if (c == '$' && *r.p == '(')
-            ok = read_interpolation(fp, &r);
-        else
-            ok = put_char(&r, c) || out_of_memory(fp);
+    const char *p = *pp + 1;
+    pgr_sb out;
+    pgr_sb_init(&out, fp->arena, 64);
+    while (*p && *p != '"') {
+        char c = *p++;
+        if (c == '\\' && *p)
+            pgr_sb_putc(&out, escape_char(*p++));
+        else if (c == '$' && *p == '$')
+            pgr_sb_putc(&out, *p++);
+        else if (c == '$' && *p == '(') {
+            if (!read_interpolation(fp, &p, &out))
+                return false;
+        } else
+            pgr_sb_putc(&out, c);
     }
-    if (ok && *r.p != '"')
-        ok = fail_line(fp, "unterminated string");
-    if (!ok) {
-        free(r.out);
-        return false;
-    }
-    r.out[r.n] = '\0';
-    *value = r.out;
-    *pp = r.p + 1;
+    if (*p != '"')
+        return fail_line(fp, "unterminated string");
+    if ((*value = pgr_sb_finish(&out)) == NULL)
+        return out_of_memory(fp);
+    *pp = p + 1;
     return true;
 }
 
@@ -159,7 +137,7 @@ static pgrest_value_kind bare_kind(const char *value, const char **normalized)
 }
 
 /* The value after "key =" at p: quoted, or bare up to a comment. */
-static bool parse_value(file_parse *fp, const char *p, char **value, const char **stored,
+static bool parse_value(file_parse *fp, const char *p, const char **value,
                         pgrest_value_kind *kind)
 {
     *kind = PGREST_VALUE_STRING;
@@ -167,19 +145,15 @@ static bool parse_value(file_parse *fp, const char *p, char **value, const char 
         if (!parse_quoted(fp, &p, value))
             return false;
         p = skip_space(p);
-        if (*p != '\0' && *p != '#') {
-            free(*value);
-            return fail_line(fp, "unexpected text after the value");
-        }
-        *stored = *value;
-        return true;
+        return *p == '\0' || *p == '#' || fail_line(fp, "unexpected text after the value");
     }
     size_t n = strcspn(p, "#\r\n");
     while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
         n--;
-    if ((*value = strndup(p, n)) == NULL)
+    const char *bare = pgr_strndup(fp->arena, p, n);
+    if (bare == NULL)
         return out_of_memory(fp);
-    *kind = bare_kind(*value, stored);
+    *kind = bare_kind(bare, value);
     return true;
 }
 
@@ -200,14 +174,10 @@ static bool parse_line(file_parse *fp, const char *line)
         return fail_line(fp, "key too long");
     memcpy(key, k, klen);
     key[klen] = '\0';
-    char *value = NULL;
-    const char *stored = NULL;
+    const char *value;
     pgrest_value_kind kind;
-    if (!parse_value(fp, skip_space(p + 1), &value, &stored, &kind))
-        return false;
-    bool ok = pgr_src_list_set(&fp->values, key, stored, kind) || out_of_memory(fp);
-    free(value);
-    return ok;
+    return parse_value(fp, skip_space(p + 1), &value, &kind) &&
+           (pgr_src_list_set(&fp->values, key, value, kind) || out_of_memory(fp));
 }
 
 static bool parse_text(file_parse *fp, const char *text)
@@ -215,13 +185,11 @@ static bool parse_text(file_parse *fp, const char *text)
     for (const char *p = text; *p;) {
         const char *end = strchr(p, '\n');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        char *line = strndup(p, n);
+        const char *line = pgr_strndup(fp->arena, p, n);
         if (line == NULL)
             return out_of_memory(fp);
         fp->lineno++;
-        bool ok = parse_line(fp, line);
-        free(line);
-        if (!ok)
+        if (!parse_line(fp, line))
             return false;
         p = end ? end + 1 : p + n;
     }
@@ -246,6 +214,7 @@ static int add_parsed(pgrest_config_sources *s, file_parse *fp, bool parsed, cha
         rc = pgrest_config_sources_add(s, fp->values.items[i].key, fp->values.items[i].value,
                                        fp->values.items[i].kind);
     pgr_src_list_free(&fp->values);
+    pgrest_arena_free(fp->arena);
     return report(message, rc, fp->err);
 }
 
@@ -255,8 +224,8 @@ int pgrest_config_sources_add_text(pgrest_config_sources *s, const char *text, c
         *message = NULL;
     if (s == NULL || text == NULL)
         return PGREST_ERR_INTERNAL;
-    file_parse fp = {0};
-    bool parsed = parse_text(&fp, text);
+    file_parse fp = {.arena = pgrest_arena_new(0)};
+    bool parsed = fp.arena != NULL ? parse_text(&fp, text) : out_of_memory(&fp);
     return add_parsed(s, &fp, parsed, message);
 }
 

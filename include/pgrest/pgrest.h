@@ -267,7 +267,8 @@ PGREST_API int pgrest_config_sources_add(pgrest_config_sources *s, const char *k
  * the file or else the environment variable NAME; unquoted numbers and
  * true/false/on/off; # comments. Each value keeps the kind it was written
  * in. Nothing is added when the file cannot be read: PGREST_ERR_CONFIG
- * with "Error in config <path>: openFile: does not exist (...)" or
+ * with "Error in config <path>: openFile: does not exist (...)",
+ * "Error in config <path>: the file holds a NUL byte" or
  * "Error in config config line <n>: <reason>" in *message (malloc'd, when
  * message != NULL); PGREST_ERR_INTERNAL on OOM; PGREST_OK. */
 PGREST_API int pgrest_config_sources_add_file(pgrest_config_sources *s, const char *path,

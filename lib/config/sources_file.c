@@ -245,11 +245,16 @@ int pgrest_config_sources_add_file(pgrest_config_sources *s, const char *path, c
                  strerror(e));
         return report(message, PGREST_ERR_CONFIG, reason);
     }
-    char *text = pgr_read_stream(f, NULL);
+    size_t len;
+    char *text = pgr_read_stream(f, &len);
     fclose(f);
     if (text == NULL)
         return PGREST_ERR_INTERNAL;
-    int rc = pgrest_config_sources_add_text(s, text, message);
+    /* read as text, a NUL byte would end the file early and unnoticed */
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s: the file holds a NUL byte", path);
+    int rc = memchr(text, '\0', len) != NULL ? report(message, PGREST_ERR_CONFIG, reason)
+                                             : pgrest_config_sources_add_text(s, text, message);
     free(text);
     return rc;
 }

@@ -123,6 +123,27 @@ START_TEST(reads_a_file)
 }
 END_TEST
 
+/* A NUL byte would end the text early: the file is refused, not cut. */
+START_TEST(refuses_a_file_with_a_nul_byte)
+{
+    char path[] = "/tmp/pgrest-config-file-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char text[] = "db-anon-role = \"web\"\n\0db-pool = 3\n";
+    ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    ck_assert_int_eq(pgrest_config_sources_add_file(src, path, &message), PGREST_ERR_CONFIG);
+    unlink(path);
+    char expected[256];
+    snprintf(expected, sizeof expected, "Error in config %s: the file holds a NUL byte", path);
+    ck_assert_str_eq(message, expected);
+    free(message);
+    message = NULL;
+    resolve();
+    ck_assert_ptr_null(get("db-anon-role"));
+}
+END_TEST
+
 START_TEST(environment_overrides_file)
 {
     ck_assert_int_eq(pgrest_config_sources_add_text(src, "db-schemas = \"a\"\n", &message),
@@ -151,6 +172,7 @@ int main(void)
     tcase_add_test(tc, values_keep_their_kind);
     tcase_add_test(tc, rejects_malformed_lines);
     tcase_add_test(tc, reads_a_file);
+    tcase_add_test(tc, refuses_a_file_with_a_nul_byte);
     tcase_add_test(tc, environment_overrides_file);
     suite_add_tcase(s, tc);
     return check_run(s);

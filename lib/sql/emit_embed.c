@@ -14,7 +14,9 @@
  * writes row_to_json(..)::jsonb and json_agg(..)::jsonb: the same values,
  * built as jsonb directly instead of as text parsed again, which costs
  * PostgreSQL 0-11% less per embed request (bench/README.md, issue 34
- * item 4: 751 bodies over Chinook and hostile values, byte-identical). */
+ * item 4: 751 bodies over Chinook and hostile values, byte-identical).
+ * Where the whole select tree allows it (sql/emit_embed_text.c), the
+ * embeds are built as text in jsonb's bytes instead (q->embed_text). */
 #include "sql/emit_embed.h"
 #include "sql/emit_embed_text.h"
 

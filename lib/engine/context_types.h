@@ -52,6 +52,10 @@ struct pgrest_ctx {
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload + recovery thread */
     pgr_metrics metrics;
+    /* Tests only (tests/integration/test_embed_text.c): emit embeds in
+     * the jsonb shape even where the text shape applies, to compare the
+     * two bodies. No option sets it. */
+    bool test_embeds_as_jsonb;
     pgrest_query_logger query_logger; /* log-query, set by the host */
     void *query_logger_arg;
     pgrest_observer observer;         /* observations, set by the host */

@@ -1,8 +1,10 @@
 /* plan -> statements (PostgREST Query.hs mainQuery + Statements.hs). */
 #include <string.h>
 
+#include "engine/context_types.h"
 #include "engine/stage_view.h"
 #include "sql/emit_body.h"
+#include "sql/emit_embed_text.h"
 #include "sql/emit_filter.h"
 #include "sql/emit_main.h"
 #include "sql/emit_preamble.h"
@@ -23,7 +25,10 @@ static int emit_main_read(pgr_sql *q, const pgrest_query_plan *plan,
     rc = pgr_emit_count_total(q, plan, true, "pg_catalog.count(_postgrest_t)", err);
     if (rc != PGREST_OK)
         return rc;
-    pgr_emit_body(q, plan);
+    if (q->embed_text)
+        pgr_emit_body_text(q, plan->read);
+    else
+        pgr_emit_body(q, plan);
     pgr_sql_put(q, BODY_FROM_SOURCE);
     return PGREST_OK;
 }
@@ -76,6 +81,8 @@ static int emit_main(pgr_sql *q, const pgrest_ctx *ctx,
                      const pgrest_query_plan *plan, pgrest_statements *st,
                      pgrest_error *err)
 {
+    /* bench/README.md issue 34 item 4: embeds as text where that is exact */
+    q->embed_text = !ctx->test_embeds_as_jsonb && pgr_embed_text_applies(q->arena, plan);
     switch (plan->action) {
     case PGR_ACTION_READ:
         return emit_main_read(q, plan, err);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "plan/call_plan.h"
+#include "sql/emit_embed_text.h"
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
 #include "util/error.h"
@@ -380,7 +381,9 @@ int pgr_emit_main_call(pgr_sql *q, const pgrest_ctx *ctx,
     rc = pgr_emit_count_total(q, plan, false, page_count, err);
     if (rc != PGREST_OK)
         return rc;
-    if (plan->output == PGR_OUT_CUSTOM)
+    if (q->embed_text)
+        pgr_emit_body_text(q, plan->read);
+    else if (plan->output == PGR_OUT_CUSTOM)
         pgr_emit_body(q, plan);
     else
         pgr_sql_put(q, call_body(plan));

@@ -14,8 +14,11 @@
  * writes row_to_json(..)::jsonb and json_agg(..)::jsonb: the same values,
  * built as jsonb directly instead of as text parsed again, which costs
  * PostgreSQL 0-11% less per embed request (bench/README.md, issue 34
- * item 4: 751 bodies over Chinook and hostile values, byte-identical). */
+ * item 4: 751 bodies over Chinook and hostile values, byte-identical).
+ * Where the whole select tree allows it (sql/emit_embed_text.c), the
+ * embeds are built as text in jsonb's bytes instead (q->embed_text). */
 #include "sql/emit_embed.h"
+#include "sql/emit_embed_text.h"
 
 #include "plan/embed.h"
 #include "sql/emit_filter.h"
@@ -187,7 +190,9 @@ void pgr_emit_embed_selects(pgr_sql *q, const pgr_read_node *node, bool *first)
             continue;
         }
         comma(q, first);
-        if (e->is_to_one) {
+        if (e->is_to_one && q->embed_text) {
+            pgr_emit_embed_text_object(q, e);
+        } else if (e->is_to_one) {
             pgr_sql_put(q, "to_jsonb(");
             pgr_sql_ident(q, e->agg_alias);
             pgr_sql_put(q, ".*)");
@@ -233,7 +238,10 @@ static int emit_join(pgr_sql *q, const pgr_embed *e, long long max_rows,
     if (e->is_to_one) {
         rc = pgr_emit_read_node(q, e->node, max_rows, err);
     } else {
-        emit_to_many_aggs(q, e);
+        if (q->embed_text)
+            pgr_emit_embed_text_agg(q, e);
+        else
+            emit_to_many_aggs(q, e);
         pgr_sql_put(q, " FROM (");
         rc = pgr_emit_read_node(q, e->node, max_rows, err);
         pgr_sql_put(q, ") AS ");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sql/emit_embed.h"
+#include "sql/emit_embed_text.h"
 #include "sql/emit_filter.h"
 #include "util/error.h"
 
@@ -183,6 +184,8 @@ static int emit_select_list(pgr_sql *q, const pgr_read_node *node,
         return rc;
     pgr_emit_spread_order_selects(q, node, &first);
     pgr_emit_embed_selects(q, node, &first);
+    if (q->embed_text && node->embed != NULL && node->embed->is_to_one)
+        pgr_sql_put(q, ", true AS " PGR_EMBED_TEXT_MATCH);
     return PGREST_OK;
 }
 

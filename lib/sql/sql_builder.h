@@ -15,6 +15,9 @@ typedef struct pgr_sql {
     const char **params;
     size_t n_params;
     size_t cap_params;
+    /* embeds and body as text (sql/emit_embed_text.c), set by the main
+     * statement when pgr_embed_text_applies; false: the jsonb shape */
+    bool embed_text;
 } pgr_sql;
 
 void pgr_sql_init(pgr_sql *q, pgrest_arena *a);

@@ -150,6 +150,7 @@ static int emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     int rc = emit_main(&main_q, ctx, plan, st, err);
     if (rc != PGREST_OK)
         return rc;
+    st->embed_text = main_q.embed_text;
     /* the plan is the answer: no post-check reads the row */
     if (plan->explain)
         st->end_after_check = false;

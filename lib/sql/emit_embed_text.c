@@ -264,6 +264,11 @@ void pgr_emit_embed_text_object(pgr_sql *q, const pgr_embed *e)
     pgr_sql_put(q, " END");
 }
 
+void pgr_emit_row_text(pgr_sql *q, const pgr_read_node *root)
+{
+    put_object(q, root, "_postgrest_t", false);
+}
+
 void pgr_emit_body_text(pgr_sql *q, const pgr_read_node *root)
 {
     pgr_sql_put(q, "coalesce('[' || string_agg(");

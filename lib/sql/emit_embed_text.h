@@ -28,6 +28,9 @@ void pgr_emit_embed_text_agg(pgr_sql *q, const pgr_embed *e);
 /* A to-one embed's value above its join:
  * CASE WHEN "a"."pgrst_m" THEN <object of the lateral row> END */
 void pgr_emit_embed_text_object(pgr_sql *q, const pgr_embed *e);
+/* One row of _postgrest_t as to_json(_postgrest_t)::text prints it (a
+ * streamed read's row): '{"c":' || v || ... '}' */
+void pgr_emit_row_text(pgr_sql *q, const pgr_read_node *root);
 /* The body over _postgrest_t, json_agg's bytes:
  * coalesce('[' || string_agg('{"c":' || v || ...  '}', E', \n ') || ']', '[]') */
 void pgr_emit_body_text(pgr_sql *q, const pgr_read_node *root);

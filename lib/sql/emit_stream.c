@@ -3,6 +3,7 @@
 
 #include "exec/stream.h"
 #include "plan/call_plan.h"
+#include "sql/emit_embed_text.h"
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
 #include "sql/sql_builder.h"
@@ -48,6 +49,16 @@ static const char *row_expression(const pgrest_query_plan *plan)
     }
 }
 
+/* The row's expression; with embeds built as text (sql/emit_embed_text.h,
+ * q->embed_text) the row's text is built the same way. */
+static void put_row(pgr_sql *q, const pgrest_query_plan *plan)
+{
+    if (q->embed_text)
+        pgr_emit_row_text(q, plan->read);
+    else
+        pgr_sql_put(q, row_expression(plan));
+}
+
 /* Statements.hs mainRead's source, read row by row; for a call
  * (mainCall), the read node over the function's rows. */
 static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *err)
@@ -57,7 +68,7 @@ static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *er
         if ((rc = pgr_emit_call_source(q, plan, err)) != PGREST_OK)
             return rc;
         pgr_sql_put(q, " SELECT ");
-        pgr_sql_put(q, row_expression(plan));
+        put_row(q, plan);
         pgr_sql_put(q, " FROM (");
         if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
             return rc;
@@ -68,7 +79,7 @@ static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *er
     if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
         return rc;
     pgr_sql_put(q, ") SELECT ");
-    pgr_sql_put(q, row_expression(plan));
+    put_row(q, plan);
     pgr_sql_put(q, " FROM (SELECT * FROM pgrst_source) _postgrest_t");
     return PGREST_OK;
 }
@@ -97,6 +108,7 @@ int pgr_emit_stream_statements(pgrest_arena *a, const pgrest_statements *st,
         }
         pgr_sql main_q, gucs_q;
         pgr_sql_init(&main_q, a);
+        main_q.embed_text = st->embed_text;
         int rc = emit_main(&main_q, st->plan, err);
         if (rc != PGREST_OK)
             return rc;

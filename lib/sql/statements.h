@@ -34,6 +34,9 @@ struct pgrest_statements {
     /* The end statement waits for the main result when a post-check can
      * still roll back (singular writes, max-affected, PUT key mismatch). */
     bool end_after_check;
+    /* The main statement builds its embeds as text (sql/emit_embed_text.h):
+     * a streamed form of it does too. */
+    bool embed_text;
 };
 
 #endif

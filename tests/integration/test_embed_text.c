@@ -55,8 +55,33 @@ static void run(pgrest_ctx *c, bool as_jsonb, const char *method, const char *pa
     c->test_embeds_as_jsonb = false;
 }
 
-/* Runs the request in both shapes: the same status (expect_status) and
- * the same body bytes; want says which shape the default must pick. */
+/* The body of the request with streaming allowed (a threshold no body
+ * here reaches, so it comes whole): a streamed read runs its own main
+ * statement, row by row, which builds its rows in the same shape. */
+static char *streamed_body(pgrest_ctx *c, bool as_jsonb, const char *method, const char *path,
+                           const char *query, const char *const *headers, const char *body)
+{
+    free(last_main);
+    last_main = NULL;
+    c->test_embeds_as_jsonb = as_jsonb;
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, method, path, query);
+    for (size_t i = 0; headers != NULL && headers[i] != NULL; i += 2)
+        pgrest_request_add_header(req, headers[i], headers[i + 1]);
+    if (body != NULL)
+        pgrest_request_set_body(req, body, strlen(body));
+    pgrest_request_allow_streaming(req, 64u << 20);
+    size_t len;
+    const char *b = pgrest_response_body(pgrest_handle(c, a, req), &len);
+    char *copy = strndup(b ? b : "", len);
+    pgrest_arena_free(a);
+    c->test_embeds_as_jsonb = false;
+    return copy;
+}
+
+/* Runs the request in both shapes, buffered and streamed: the same status
+ * (expect_status) and the same body bytes; want says which shape the
+ * default must pick. */
 static void same_req(pgrest_ctx *c, want_shape want, int expect_status, const char *method,
                      const char *path, const char *query, const char *const *headers,
                      const char *body)
@@ -74,6 +99,17 @@ static void same_req(pgrest_ctx *c, want_shape want, int expect_status, const ch
                   last_main ? last_main : "(no main statement)");
     ck_assert_msg(strcmp(a.body, d.body) == 0,
                   "%s?%s: bodies differ\njsonb: %s\ntext:  %s", path, query, a.body, d.body);
+    char *sa = streamed_body(c, true, method, path, query, headers, body);
+    ck_assert_msg(!main_is_text(), "%s?%s: streamed, the switch left the text shape on", path,
+                  query);
+    char *sd = streamed_body(c, false, method, path, query, headers, body);
+    ck_assert_msg(main_is_text() == (want == TEXT), "%s?%s: streamed, expected the %s shape",
+                  path, query, want == TEXT ? "text" : "jsonb");
+    ck_assert_msg(strcmp(a.body, sa) == 0 && strcmp(a.body, sd) == 0,
+                  "%s?%s: streamed bodies differ\nbuffered: %s\njsonb: %s\ntext:  %s", path,
+                  query, a.body, sa, sd);
+    free(sa);
+    free(sd);
     harness_free(&a);
     harness_free(&d);
 }

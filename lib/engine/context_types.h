@@ -28,7 +28,6 @@ typedef struct pgr_metrics {
     atomic_ullong jwt_cache_hits;
     atomic_ullong jwt_cache_evictions;
     atomic_ullong stream_aborts;       /* streamed responses cut short by an error */
-    atomic_ullong pipelined;           /* requests whose pipeline rode behind another's */
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 

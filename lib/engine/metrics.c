@@ -121,14 +121,6 @@ static void stream_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
            NULL, ull(a, atomic_load(&m->stream_aborts)));
 }
 
-/* pgrest's own (docs/ARCHITECTURE.md, "Several requests per connection") */
-static void pipeline_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
-{
-    metric(sb, a, "pgrst_db_pipelined_total", "counter",
-           "The total number of requests whose statements went out behind another request's "
-           "on its connection", NULL, ull(a, atomic_load(&m->pipelined)));
-}
-
 /* docs/replicas.md: one sample per replica, labelled by its position in
  * db-replica-uris (from 0); nothing without replicas. */
 typedef struct replica_metric {
@@ -198,7 +190,6 @@ const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
     jwt_cache_metrics(&sb, arena, &ctx->metrics);
     request_metrics(&sb, arena, &ctx->metrics);
     stream_metrics(&sb, arena, &ctx->metrics);
-    pipeline_metrics(&sb, arena, &ctx->metrics);
     replica_metrics(&sb, arena, ctx);
     return pgr_sb_finish(&sb);
 }

@@ -34,9 +34,6 @@
  * drain before its connection is closed instead (a statement deaf to
  * interrupts, a database gone silent). */
 #define CANCEL_GRACE_MS 2000.0
-/* While a follower's abandoned statements are drained they are cancelled
- * this often: a cancel that arrives between two statements is lost. */
-#define DRAIN_CANCEL_EVERY_MS 100.0
 
 /* Where the task is; the wait state tells the host what it waits for. */
 typedef enum phase {
@@ -45,7 +42,6 @@ typedef enum phase {
     PHASE_CONNECTING,  /* its slot's connection is opening */
     PHASE_RUNNING,     /* the pipeline is out, results coming in */
     PHASE_CLEARING,    /* results in, the cancel request not yet delivered */
-    PHASE_DRAINING,    /* results in; a follower that left has its own on the line */
     PHASE_LSN,         /* a write committed: asking for its WAL position */
     PHASE_DONE
 } phase;
@@ -67,15 +63,12 @@ struct pgrest_task {
     const char *commit_lsn;        /* ... once it came */
     pgr_pool_waiter waiter;
     double deadline;               /* connection acquisition, monotonic ms */
-    unsigned sent_session;         /* a follower's pipeline went out on this
-                                    * session of its slot (exec/pool.h) */
     pgr_conn *conn;
     double connect_deadline;       /* 0: no connect_timeout */
     pgrest_pending *pending;
     bool cancelled;                /* by the host: the response is nobody's */
     pgr_cancel *cancel;            /* the cancel request for the statement */
     double cancel_deadline;        /* then the connection is closed instead */
-    double recancel_at;            /* draining: when to cancel once more */
     int rc;
     pgrest_response *resp;
     pgrest_error err;
@@ -262,15 +255,8 @@ static void end_transaction(pgrest_task *t, int rc)
 static bool replica_lost(const pgrest_task *t, int rc);
 static void retry_on_primary(pgrest_task *t);
 
-static void drain_abandoned(pgrest_task *t, int rc);
-
 static void executed(pgrest_task *t, int rc)
 {
-    if (t->phase != PHASE_DRAINING && t->conn->pg != NULL &&
-        pgr_pool_abandoned(t->pool, t->conn)) {
-        drain_abandoned(t, rc);
-        return;
-    }
     pgr_cancel_forget(t->cancel);
     t->cancel = NULL;
     bool lost = replica_lost(t, rc);
@@ -367,50 +353,6 @@ static void check_cleared(pgrest_task *t)
         give_up(t);
 }
 
-/* A follower sent its pipeline behind this request's and left (cancelled,
- * timed out): its statements are nobody's, so they are cancelled and
- * their results dropped before the connection goes back, kept; one that
- * cannot be cleaned in time is closed. This request's answer is ready
- * and waits meanwhile. */
-static void drain_step(pgrest_task *t);
-
-static void drain_abandoned(pgrest_task *t, int rc)
-{
-    pgr_cancel_forget(t->cancel);
-    t->cancel = NULL;
-    t->rc = rc;
-    t->phase = PHASE_DRAINING;
-    t->cancel_deadline = now_ms() + CANCEL_GRACE_MS;
-    t->recancel_at = 0;
-    drain_step(t);
-}
-
-static void drain_step(pgrest_task *t)
-{
-    pgr_conn *c = t->conn;
-    double now = now_ms();
-    int rc = PGREST_ERR_CONNECTION;
-    if (now < t->cancel_deadline) {
-        pgr_conn_lock(c);
-        rc = pgr_execute_drain(c);
-        pgr_conn_unlock(c);
-    }
-    if (rc == PGREST_ERR_CONNECTION)
-        pgr_pool_close(t->pool, c);
-    /* a late cancel must not hit the next user's statement */
-    bool delivered = t->cancel == NULL || pgr_cancel_delivered(t->cancel);
-    if (rc == PGREST_ERR_CONNECTION || (rc == PGREST_OK && delivered)) {
-        executed(t, t->rc);
-        return;
-    }
-    if (rc == PGREST_AGAIN && delivered && now >= t->recancel_at) {
-        pgr_cancel_forget(t->cancel);
-        t->cancel = pgr_cancel_start(c->pg, t->waiter.notify, t->waiter.arg);
-        t->recancel_at = now + DRAIN_CANCEL_EVERY_MS;
-    }
-    t->wait = rc == PGREST_AGAIN ? PGREST_TASK_WAIT_READ : PGREST_TASK_WAIT_CONN;
-}
-
 static void consume(pgrest_task *t)
 {
     if (t->cancel != NULL && now_ms() >= t->cancel_deadline) {
@@ -418,13 +360,11 @@ static void consume(pgrest_task *t)
         return;
     }
     pgrest_response *resp = NULL;
-    pgr_conn_lock(t->conn);
     int rc = pgrest_execute_consume(t->pending, &resp, &t->err);
-    if (rc == PGREST_AGAIN)
+    if (rc == PGREST_AGAIN) {
         t->wait = io_wait(t);
-    pgr_conn_unlock(t->conn);
-    if (rc == PGREST_AGAIN)
         return;
+    }
     if (rc == PGR_PAUSED) {
         body_full(t);
         return;
@@ -464,8 +404,6 @@ static bool commit_head(pgrest_task *t)
  * the arena cannot hold ends the request as the out-of-memory error. */
 static void body_full(pgrest_task *t)
 {
-    /* a request behind it would wait for this body's reader */
-    pgr_pool_evict(t->pool, t->conn);
     if (!t->committed && !commit_head(t)) {
         pgr_error_oom(&t->err);
         t->stream->discard = true;
@@ -500,18 +438,16 @@ static void send_pipeline(pgrest_task *t)
 {
     pgr_conn *c = t->conn;
     t->phase = PHASE_RUNNING;
-    pgr_conn_lock(c);
-    int rc = pgr_execute_send_on(t->ctx, t->arena, t->st, c, &t->pending, &t->err);
-    pgr_conn_unlock(c);
-    if ((rc = pgr_stage_end(t->arena, rc, &t->err)) != PGREST_OK) {
+    int rc = pgr_stage_end(t->arena,
+                           pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts,
+                                               &t->pending, &t->err), &t->err);
+    if (rc != PGREST_OK) {
         t->pending = NULL;
         executed(t, rc);
         return;
     }
     if (t->stream != NULL)
         pgr_pending_set_sink(t->pending, t->stream);
-    if (t->waiter.pipelinable)
-        pgr_pool_accept(t->pool, c);
     consume(t);
 }
 
@@ -702,32 +638,10 @@ static void commit_lsn_step(pgrest_task *t)
 
 /* ------------------------------------------------------------ the pool */
 
-/* What may ride behind another request on its connection, or carry one
- * (docs/ARCHITECTURE.md, "Several requests per connection"): a read in
- * an implicit transaction. Nothing of it can commit, so when the request
- * ahead fails it, it simply runs again elsewhere; and its transaction
- * ends at its own Sync, so nothing is sent after it but the next
- * request's pipeline. A write is never pipelined: it could not be
- * cancelled without hitting the request behind it, nor be sent again. */
-static bool pipelinable(const pgrest_task *t)
-{
-    const pgrest_statements *st = t->st;
-    if (!st->plan->read_only || st->plan->explain || st->end_after_check || t->wants_lsn)
-        return false;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->items[i].role == PGR_STMT_BEGIN)
-            return false;
-    return true;
-}
-
 static void acquire(pgrest_task *t)
 {
-    pgr_pool *pool = route(t);
-    t->waiter.pipelinable = pipelinable(t);
-    acquire_from(t, pool);
+    acquire_from(t, route(t));
 }
-
-static void take(pgrest_task *t);
 
 static void acquire_from(pgrest_task *t, pgr_pool *pool)
 {
@@ -738,7 +652,13 @@ static void acquire_from(pgrest_task *t, pgr_pool *pool)
     }
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST, "Trying to borrow a connection from pool");
     t->deadline = now_ms() + 1e3 * pgr_pool_timeout_seconds(t->pool);
-    take(t);
+    pgr_conn *c = pgr_pool_take(t->pool, &t->waiter);
+    if (c != NULL) {
+        run_on(t, c);
+    } else {
+        t->phase = PHASE_QUEUED;
+        t->wait = PGREST_TASK_WAIT_CONN;
+    }
 }
 
 static void timed_out(pgrest_task *t)
@@ -747,94 +667,25 @@ static void timed_out(pgrest_task *t)
     no_connection(t);
 }
 
-/* A connection handed over: a follower whose pipeline is on it already
- * reads its results (they come next); otherwise the pipeline goes out. */
-static void take_over(pgrest_task *t, pgr_conn *c)
-{
-    if (t->pending != NULL && c->pg != NULL && c->session == t->sent_session) {
-        t->conn = c;
-        t->phase = PHASE_RUNNING;
-        atomic_fetch_add(&t->ctx->metrics.pipelined, 1);
-        pgr_pool_resume(t->pool, c);
-        pgr_pool_accept(t->pool, c);
-        consume(t);
-        return;
-    }
-    t->pending = NULL;
-    run_on(t, c);
-}
-
-/* Attached behind another request: its pipeline goes out now, on the
- * holder's connection. One that cannot take it (the send failed: it is
- * broken) carries nobody any more, and the request takes another. */
-static void follow(pgrest_task *t)
-{
-    pgr_conn *c = pgr_pool_follow_lock(t->pool, &t->waiter);
-    if (c == NULL)
-        return;
-    int rc = pgr_execute_send_on(t->ctx, t->arena, t->st, c, &t->pending, &t->err);
-    t->sent_session = c->session;
-    pgr_conn_unlock(c);
-    if (rc == PGREST_OK) {
-        if (t->stream != NULL)
-            pgr_pending_set_sink(t->pending, t->stream);
-        return;
-    }
-    t->pending = NULL;
-    t->err = (pgrest_error){0};
-    pgr_pool_evict(t->pool, c);
-    pgr_pool_evicted(t->pool, &t->waiter);
-    c = pgr_pool_leave(t->pool, &t->waiter, false);
-    if (c != NULL)
-        take_over(t, c);
-    else
-        take(t);
-}
-
-/* A free connection, or a place in the queue or behind another request. */
-static void take(pgrest_task *t)
-{
-    pgr_conn *c = pgr_pool_take(t->pool, &t->waiter);
-    if (c != NULL) {
-        run_on(t, c);
-        return;
-    }
-    t->phase = PHASE_QUEUED;
-    t->wait = PGREST_TASK_WAIT_CONN;
-    follow(t);
-}
-
 static void check_queue(pgrest_task *t)
 {
     pgr_conn *c = pgr_pool_handed(t->pool, &t->waiter);
-    if (c != NULL) {
-        take_over(t, c);
+    if (c == NULL && now_ms() < t->deadline)
         return;
-    }
-    if (pgr_pool_evicted(t->pool, &t->waiter)) {
-        t->pending = NULL;
-        take(t);
-        return;
-    }
-    if (t->pending == NULL)
-        follow(t);
-    if (t->phase != PHASE_QUEUED || now_ms() < t->deadline)
-        return;
-    c = pgr_pool_leave(t->pool, &t->waiter, true);
+    if (c == NULL)
+        c = pgr_pool_leave(t->pool, &t->waiter, true);
     if (c != NULL)
-        take_over(t, c);
+        run_on(t, c);
     else
         timed_out(t);
 }
 
 /* The host gave up on a running statement: a cancel request goes out
- * (off this thread) and the task drains the pipeline as usual; a request
- * behind it is let go first, as the cancel could hit its statement. */
+ * (off this thread) and the task drains the pipeline as usual. */
 static void cancel_running(pgrest_task *t)
 {
     if (t->cancel != NULL)
         return;
-    pgr_pool_evict(t->pool, t->conn);
     t->cancel = pgr_cancel_start(t->conn->pg, t->waiter.notify, t->waiter.arg);
     if (t->cancel == NULL)
         give_up(t);
@@ -894,9 +745,6 @@ int pgrest_task_advance(pgrest_task *t)
     case PHASE_CLEARING:
         check_cleared(t);
         break;
-    case PHASE_DRAINING:
-        drain_step(t);
-        break;
     case PHASE_LSN:
         commit_lsn_step(t);
         break;
@@ -930,9 +778,6 @@ static double due(const pgrest_task *t)
         return t->cancel != NULL ? t->cancel_deadline : 0;
     case PHASE_CLEARING:
         return t->cancel_deadline;
-    case PHASE_DRAINING:
-        return t->recancel_at > 0 && t->recancel_at < t->cancel_deadline ? t->recancel_at
-                                                                         : t->cancel_deadline;
     default:
         return 0;
     }

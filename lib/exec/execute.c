@@ -47,13 +47,7 @@ static bool send_one(PGconn *pg, pgr_stmt_cache *cache, const pgr_stmt *s,
     out->stmt = s;
     out->prepared_now = false;
     if (s->prepare && cache != NULL) {
-        bool confirmed;
-        const char *name = pgr_stmt_cache_find(cache, s->sql, &confirmed);
-        /* prepared by a pipeline still ahead on the connection, whose
-         * error would skip the Parse: not to be relied on yet */
-        if (name != NULL && !confirmed)
-            return PQsendQueryParams(pg, s->sql, (int)s->n_params, NULL, s->params,
-                                     NULL, NULL, 0) == 1;
+        const char *name = pgr_stmt_cache_lookup(cache, s->sql);
         if (name == NULL && (name = pgr_stmt_cache_add(cache, s->sql)) != NULL) {
             if (!PQsendPrepare(pg, name, s->sql, (int)s->n_params, NULL))
                 return false;
@@ -310,11 +304,8 @@ struct pgrest_pending {
     const pgrest_statements *st;
     PGconn *pg;
     pgr_stmt_cache *cache;
-    pgr_conn *shared;      /* a pooled connection: other pipelines may share it */
     bool blocking;
     bool was_nonblocking;
-    bool begun;            /* its first result is being read: it heads the queue */
-    bool left;             /* its part of the pipeline is over */
     sent *sn;
     size_t n_sent;
     size_t cur;            /* command whose results are being read */
@@ -351,9 +342,7 @@ static void end_of_command(pgrest_pending *p)
 {
     const sent *sn = &p->sn[p->cur];
     if (p->in_prepare) {
-        if (p->cache != NULL && p->prepared)
-            pgr_stmt_cache_confirm(p->cache, sn->stmt->sql);
-        else if (p->cache != NULL)
+        if (!p->prepared && p->cache != NULL)
             pgr_stmt_cache_forget(p->cache, sn->stmt->sql);
         p->in_prepare = false;
         stream_rows(p);
@@ -430,17 +419,6 @@ static void send_end(pgrest_pending *p, const char *command)
     p->stage = STAGE_END;
 }
 
-/* Whether a failed pipeline left its transaction block open. With
- * another request's pipeline next on the connection libpq reports that
- * one's commands as active; this one's transaction was implicit (only
- * such a read carries a follower) and ended at its Sync. */
-static bool transaction_left_open(const pgrest_pending *p)
-{
-    if (p->shared != NULL && p->shared->segments > 1)
-        return false;
-    return PQtransactionStatus(p->pg) != PQTRANS_IDLE;
-}
-
 /* The pipeline is complete: build the response or the error, and decide
  * whether the transaction still needs an end. */
 static void after_pipeline(pgrest_pending *p)
@@ -449,7 +427,7 @@ static void after_pipeline(pgrest_pending *p)
         int rc = pg_error(p->ctx, p->arena, p->st->plan, p->rs.error,
                           &p->resp, &p->err);
         p->rc = rc;
-        if (transaction_left_open(p))
+        if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
             send_end(p, "ROLLBACK");
         else
             finish(p, rc);
@@ -528,22 +506,15 @@ static void feed(pgrest_pending *p, PGresult *r)
     }
 }
 
-/* Pipeline mode ends with the last pipeline on the connection; a pooled
- * connection rests in blocking mode. */
 static void leave_pipeline(pgrest_pending *p)
 {
-    if (p->left)
-        return;
-    p->left = true;
-    if (p->shared != NULL && --p->shared->segments > 0)
-        return;
     PQexitPipelineMode(p->pg);
-    if (!p->blocking && (p->shared != NULL || !p->was_nonblocking))
+    if (!p->blocking && !p->was_nonblocking)
         PQsetnonblocking(p->pg, 0);
 }
 
 static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
-                 PGconn *pg, pgr_stmt_cache *cache, pgr_conn *shared, bool blocking,
+                 PGconn *pg, pgr_stmt_cache *cache, bool blocking,
                  pgrest_pending **out, pgrest_error *err)
 {
     pgrest_pending *p = PGR_NEW(a, pgrest_pending);
@@ -551,8 +522,8 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     if (p == NULL || sn == NULL)
         return pgr_error_oom(err);
     *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = st, .pg = pg,
-                          .cache = cache, .shared = shared, .blocking = blocking,
-                          .sn = sn, .rs = {.arena = a}};
+                          .cache = cache, .blocking = blocking, .sn = sn,
+                          .rs = {.arena = a}};
     /* a connection returned lost after a server error (hasql-pool keeps
      * it): its session fails at the first send, in libpq's words for
      * that (PQsendQueryStart), with nothing older in them */
@@ -565,17 +536,13 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     if ((!blocking && PQsetnonblocking(pg, 1) != 0) || PQenterPipelineMode(pg) != 1)
         return connection_error(a, pg, err);
     bool deallocate = stale_statements(ctx, cache);
-    /* counted before it goes: a pipeline cut short leaves the connection
-     * unclean, and closed when it comes back */
-    if (shared != NULL)
-        shared->segments++;
     if (send_all(pg, cache, deallocate, st, sn, &p->n_sent) != 0) {
-        if (shared == NULL)
-            leave_pipeline(p);
+        leave_pipeline(p);
         if (cache != NULL)
             pgr_stmt_cache_clear(cache);
         return connection_error(a, pg, err);
     }
+    begin_command(p);
     p->stage = p->n_sent > 0 ? STAGE_RESULTS : STAGE_SYNC;
     *out = p;
     return PGREST_OK;
@@ -618,13 +585,6 @@ static bool paused(const pgrest_pending *p)
 /* Reads what is available (everything, when blocking) and advances. */
 static int advance(pgrest_pending *p)
 {
-    /* what comes first is this pipeline's only once the ones ahead of it
-     * on the connection are read (single-row mode applies to the head) */
-    if (!p->begun) {
-        p->begun = true;
-        if (p->stage == STAGE_RESULTS)
-            begin_command(p);
-    }
     if (paused(p))
         return PGR_PAUSED;
     if (!p->blocking) {
@@ -671,44 +631,18 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    pgrest_response **out, pgrest_error *err)
 {
     pgrest_pending *p;
-    int rc = start(ctx, a, st, pg, pgr_conn_stmt_cache(pg), NULL, true, &p, err);
+    int rc = start(ctx, a, st, pg, pgr_conn_stmt_cache(pg), true, &p, err);
     if (rc != PGREST_OK)
         return rc;
     return complete(p, advance(p), out, err);
 }
 
 int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
-                        const pgrest_statements *st, pgr_conn *c,
-                        pgrest_pending **out, pgrest_error *err)
+                        const pgrest_statements *st, PGconn *pg,
+                        pgr_stmt_cache *cache, pgrest_pending **out,
+                        pgrest_error *err)
 {
-    return start(ctx, a, st, c->pg, c->stmts, c, false, out, err);
-}
-
-int pgr_execute_drain(pgr_conn *c)
-{
-    PGconn *pg = c->pg;
-    int flushed = PQflush(pg);
-    if (flushed == 1)
-        return PGREST_AGAIN;
-    if (flushed < 0 || PQconsumeInput(pg) == 0)
-        return PGREST_ERR_CONNECTION;
-    /* a NULL ends a command's results; two in a row, an empty queue */
-    int nulls = 0;
-    while (c->segments > 0) {
-        if (PQstatus(pg) != CONNECTION_OK || nulls > 1)
-            return PGREST_ERR_CONNECTION;
-        if (PQisBusy(pg))
-            return PGREST_AGAIN;
-        PGresult *r = PQgetResult(pg);
-        nulls = r == NULL ? nulls + 1 : 0;
-        if (r != NULL && PQresultStatus(r) == PGRES_PIPELINE_SYNC)
-            c->segments--;
-        PQclear(r);
-    }
-    if (PQexitPipelineMode(pg) != 1)
-        return PGREST_ERR_CONNECTION;
-    PQsetnonblocking(pg, 0);
-    return PGREST_OK;
+    return start(ctx, a, st, pg, cache, false, out, err);
 }
 
 bool pgr_pending_done(const pgrest_pending *p)
@@ -723,8 +657,8 @@ int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute_send");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? start(ctx, arena, st, conn, pgr_conn_stmt_cache(conn), NULL,
-                                   false, out, err)
+    return rc == PGREST_OK ? start(ctx, arena, st, conn, pgr_conn_stmt_cache(conn), false,
+                                   out, err)
                            : rc;
 }
 
@@ -747,8 +681,7 @@ int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
 void pgr_pending_set_sink(pgrest_pending *p, pgr_stream *sink)
 {
     p->sink = sink;
-    if (p->begun)
-        stream_rows(p);
+    stream_rows(p);
 }
 
 int pgrest_execute(pgrest_ctx *ctx, pgrest_arena *arena,

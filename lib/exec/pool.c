@@ -96,8 +96,6 @@ pgr_pool *pgr_pool_new(const pgr_pool_settings *s)
     p->observe = s->observe;
     p->observe_arg = s->observe_arg;
     pthread_mutex_init(&p->lock, NULL);
-    for (int i = 0; i < p->size; i++)
-        pthread_mutex_init(&p->conns[i].io, NULL);
     pgr_monotonic_cond_init(&p->reaper_stop);
     p->reaper_started = pgr_background_thread_start(&p->reaper, reap_loop, p);
     return p;
@@ -111,8 +109,6 @@ static void close_conn(pgr_conn *c)
     pgr_stmt_cache_free(c->stmts);
     c->stmts = NULL;
     c->connecting = false;
-    c->segments = 0;
-    c->session++;
 }
 
 void pgr_pool_free(pgr_pool *p)
@@ -126,10 +122,8 @@ void pgr_pool_free(pgr_pool *p)
         pthread_mutex_unlock(&p->lock);
         pthread_join(p->reaper, NULL);
     }
-    for (int i = 0; i < p->size; i++) {
+    for (int i = 0; i < p->size; i++)
         close_conn(&p->conns[i]);
-        pthread_mutex_destroy(&p->conns[i].io);
-    }
     pthread_cond_destroy(&p->reaper_stop);
     pthread_mutex_destroy(&p->lock);
     free(p->conns);
@@ -243,140 +237,13 @@ static void dequeue(pgr_pool *p, pgr_pool_waiter *w)
     p->waiting--;
 }
 
-/* ------------------------------------------------------------ followers */
-
-static void attach(pgr_pool *p, pgr_conn *c, pgr_pool_waiter *w)
-{
-    c->follower = w;
-    w->attached = c;
-    p->waiting++;
-}
-
-static void detach(pgr_pool *p, pgr_pool_waiter *w)
-{
-    w->attached->follower = NULL;
-    w->attached = NULL;
-    p->waiting--;
-}
-
-/* A connection whose holder accepts a follower and has none. */
-static bool attach_anywhere(pgr_pool *p, pgr_pool_waiter *w)
-{
-    for (int i = 0; i < p->size; i++) {
-        pgr_conn *c = &p->conns[i];
-        if (c->in_use && c->accepts && c->follower == NULL) {
-            attach(p, c, w);
-            return true;
-        }
-    }
-    return false;
-}
-
-void pgr_pool_accept(pgr_pool *p, pgr_conn *c)
-{
-    pthread_mutex_lock(&p->lock);
-    c->accepts = true;
-    pgr_pool_waiter *w = p->head;
-    if (c->follower == NULL && w != NULL && w->pipelinable) {
-        dequeue(p, w);
-        attach(p, c, w);
-        if (w->notify != NULL)
-            w->notify(w->arg);
-    }
-    pthread_mutex_unlock(&p->lock);
-}
-
-void pgr_pool_evict(pgr_pool *p, pgr_conn *c)
-{
-    pthread_mutex_lock(&p->lock);
-    c->accepts = false;
-    pgr_pool_waiter *w = c->follower;
-    if (w != NULL) {
-        detach(p, w);
-        w->evicted = true;
-        if (w->notify != NULL)
-            w->notify(w->arg);
-    }
-    pthread_mutex_unlock(&p->lock);
-}
-
-bool pgr_pool_evicted(pgr_pool *p, pgr_pool_waiter *w)
-{
-    pthread_mutex_lock(&p->lock);
-    bool evicted = w->evicted;
-    w->evicted = false;
-    pthread_mutex_unlock(&p->lock);
-    return evicted;
-}
-
-pgr_conn *pgr_pool_follow_lock(pgr_pool *p, pgr_pool_waiter *w)
-{
-    pthread_mutex_lock(&p->lock);
-    pgr_conn *c = w->attached;
-    pthread_mutex_unlock(&p->lock);
-    if (c == NULL)
-        return NULL;
-    /* io first: the holder may be reading or releasing meanwhile */
-    pthread_mutex_lock(&c->io);
-    pthread_mutex_lock(&p->lock);
-    bool still = w->attached == c;
-    pthread_mutex_unlock(&p->lock);
-    if (!still) {
-        pthread_mutex_unlock(&c->io);
-        return NULL;
-    }
-    return c;
-}
-
-void pgr_pool_resume(pgr_pool *p, pgr_conn *c)
-{
-    observe(p, c->id, OBS_USED);
-}
-
-bool pgr_pool_abandoned(pgr_pool *p, pgr_conn *c)
-{
-    pthread_mutex_lock(&c->io);
-    pthread_mutex_lock(&p->lock);
-    bool abandoned = c->pg != NULL && c->segments > 0 && c->follower == NULL &&
-                     PQstatus(c->pg) == CONNECTION_OK;
-    if (abandoned)
-        c->accepts = false;
-    pthread_mutex_unlock(&p->lock);
-    pthread_mutex_unlock(&c->io);
-    return abandoned;
-}
-
-void pgr_pool_close(pgr_pool *p, pgr_conn *c)
-{
-    pthread_mutex_lock(&c->io);
-    if (c->pg != NULL) {
-        close_conn(c);
-        observe(p, c->id, OBS_NETWORK);
-    }
-    pthread_mutex_unlock(&c->io);
-}
-
-void pgr_conn_lock(pgr_conn *c)
-{
-    pthread_mutex_lock(&c->io);
-}
-
-void pgr_conn_unlock(pgr_conn *c)
-{
-    pthread_mutex_unlock(&c->io);
-}
-
-/* ------------------------------------------------------------ borrowing */
-
 pgr_conn *pgr_pool_take(pgr_pool *p, pgr_pool_waiter *w)
 {
     w->conn = NULL;
-    w->attached = NULL;
-    w->evicted = false;
     pthread_mutex_lock(&p->lock);
     /* a waiter already queued goes first: no overtaking */
     pgr_conn *c = p->head == NULL ? take_free(p) : NULL;
-    if (c == NULL && !(w->pipelinable && p->head == NULL && attach_anywhere(p, w)))
+    if (c == NULL)
         enqueue(p, w);
     pthread_mutex_unlock(&p->lock);
     return c;
@@ -385,15 +252,8 @@ pgr_conn *pgr_pool_take(pgr_pool *p, pgr_pool_waiter *w)
 pgr_conn *pgr_pool_leave(pgr_pool *p, pgr_pool_waiter *w, bool timed_out)
 {
     pthread_mutex_lock(&p->lock);
-    if (w->queued || w->attached != NULL) {
-        /* its pipeline may be out: the holder's connection will have to
-         * be drained, and carries nobody else meanwhile */
-        if (w->attached != NULL)
-            w->attached->accepts = false;
-        if (w->queued)
-            dequeue(p, w);
-        else
-            detach(p, w);
+    if (w->queued) {
+        dequeue(p, w);
         if (timed_out)
             p->timeouts++;
     }
@@ -446,7 +306,6 @@ static void reap(pgr_pool *p)
             gone = *c;
             c->pg = NULL;
             c->stmts = NULL;
-            c->session++;
         }
         pthread_mutex_unlock(&p->lock);
         if (why == NULL)
@@ -598,18 +457,13 @@ int pgr_pool_open(pgr_pool *p, pgr_conn *c, pgrest_arena *a, pgrest_error *err)
     return rc;
 }
 
-static void release_locked(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome);
-
 void pgr_pool_discard(pgr_pool *p, pgr_conn *c)
 {
-    pgr_pool_evict(p, c);
-    pthread_mutex_lock(&c->io);
     if (c->pg != NULL) {
         close_conn(c);
         observe(p, c->id, OBS_NETWORK);
     }
-    release_locked(p, c, PGR_SESSION_OK);
-    pthread_mutex_unlock(&c->io);
+    pgr_pool_release(p, c);
 }
 
 void pgr_pool_sleeper_init(pgr_pool_sleeper *s)
@@ -690,13 +544,9 @@ static const char *closes_on_return(pgr_pool *p, const pgr_conn *c,
     bool lost = PQstatus(c->pg) != CONNECTION_OK;
     if (lost && outcome != PGR_SESSION_FAILED)
         return OBS_NETWORK;
-    /* only a clean connection is pooled: no transaction, no results --
-     * unless a follower's pipeline is next on it (see release_locked):
-     * then libpq reports its commands as active, and the holder's own
-     * transaction ended at its Sync (only a read in an implicit
-     * transaction carries a follower) */
-    if (!lost && c->segments == 0 &&
-        (PQtransactionStatus(c->pg) != PQTRANS_IDLE || PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF))
+    /* only a clean connection is pooled: no transaction, no results */
+    if (!lost && (PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
+                  PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF))
         return OBS_NETWORK;
     pthread_mutex_lock(&p->lock);
     bool stale = c->generation != p->flush_generation;
@@ -704,24 +554,8 @@ static const char *closes_on_return(pgr_pool *p, const pgr_conn *c,
     return stale ? OBS_RELEASED : NULL;
 }
 
-/* A follower's pipeline whose results nobody will read (the follower
- * left, or was let go): the connection cannot be cleaned, so it closes. */
-static void close_abandoned(pgr_pool *p, pgr_conn *c)
+void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome)
 {
-    if (c->pg == NULL || c->segments == 0)
-        return;
-    pthread_mutex_unlock(&p->lock);
-    close_conn(c);
-    observe(p, c->id, OBS_NETWORK);
-    pthread_mutex_lock(&p->lock);
-}
-
-/* With c->io held: no follower can send meanwhile, only leave. */
-static void release_locked(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome)
-{
-    pthread_mutex_lock(&p->lock);
-    c->accepts = false;
-    pthread_mutex_unlock(&p->lock);
     if (c->pg != NULL) {
         const char *why = closes_on_return(p, c, outcome);
         if (why != NULL)
@@ -732,18 +566,6 @@ static void release_locked(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome
     double now = pgr_monotonic_seconds();
     pthread_mutex_lock(&p->lock);
     c->returned_at = now;
-    /* the follower is next: its results come next on this connection
-     * (closed above, it opens the slot anew and sends again) */
-    pgr_pool_waiter *f = c->follower;
-    if (f != NULL) {
-        detach(p, f);
-        f->conn = c;
-        if (f->notify != NULL)
-            f->notify(f->arg);
-        pthread_mutex_unlock(&p->lock);
-        return;
-    }
-    close_abandoned(p, c);
     pgr_pool_waiter *w = p->head;
     if (w != NULL) {
         dequeue(p, w);
@@ -754,13 +576,6 @@ static void release_locked(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome
         c->in_use = false;
     }
     pthread_mutex_unlock(&p->lock);
-}
-
-void pgr_pool_release_after(pgr_pool *p, pgr_conn *c, pgr_session_outcome outcome)
-{
-    pthread_mutex_lock(&c->io);
-    release_locked(p, c, outcome);
-    pthread_mutex_unlock(&c->io);
 }
 
 void pgr_pool_flush(pgr_pool *p)

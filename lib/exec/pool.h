@@ -18,21 +18,9 @@
 #include "pgrest/pgrest.h"
 #include "util/arena.h"
 
-struct pgr_pool_waiter;
-
-/* A connection may carry a second request's pipeline behind its holder's
- * (docs/ARCHITECTURE.md, "Several requests per connection"): the
- * follower sends it from its own thread while the holder still reads, so
- * every libpq call on pg, and the statement cache, go under io. Lock
- * order: io before the pool's lock. */
 typedef struct pgr_conn {
     PGconn *pg;
     pgr_stmt_cache *stmts;  /* prepared on pg */
-    pthread_mutex_t io;
-    int segments;          /* pipelines sent on pg whose results are unread (io) */
-    unsigned session;      /* counts the connections the slot has had */
-    bool accepts;          /* its holder's pipeline may carry a follower (pool lock) */
-    struct pgr_pool_waiter *follower;  /* the request riding behind (pool lock) */
     bool in_use;
     unsigned generation;   /* schema generation its statements belong to */
     bool connecting;       /* pg is opening (PQconnectPoll) */
@@ -53,9 +41,6 @@ typedef struct pgr_pool_waiter {
     struct pgr_pool_waiter *prev;
     pgr_conn *conn;         /* handed over by a release */
     bool queued;
-    bool pipelinable;       /* may follow another request on its connection */
-    pgr_conn *attached;     /* ... and does, on this one, until handed it */
-    bool evicted;           /* ... or did until its holder could not carry it */
     void (*notify)(void *arg);
     void *arg;
 } pgr_pool_waiter;
@@ -107,38 +92,6 @@ pgr_conn *pgr_pool_take(pgr_pool *p, pgr_pool_waiter *w);
 /* The connection a release handed to the queued w, now the caller's, or
  * NULL (w stays queued). */
 pgr_conn *pgr_pool_handed(pgr_pool *p, pgr_pool_waiter *w);
-
-/* Several requests per connection. A pipelinable waiter that finds no
- * free slot (and nobody queued before it) attaches to a connection whose
- * holder accepts a follower instead of queueing; it then sends its own
- * pipeline on it (pgr_pool_follow_lock), each request its own implicit
- * transaction closed by its own Sync, and the holder's release hands it
- * the connection with those results next. */
-
-/* The holder of c runs a pipelinable request: one follower may attach,
- * the first queued waiter at once if it is pipelinable. */
-void pgr_pool_accept(pgr_pool *p, pgr_conn *c);
-/* The holder of c cannot carry a follower after all (its statement is
- * cancelled, its streamed body waits for a slow reader): the follower is
- * let go (w->evicted, notified) and takes a connection anew; a pipeline
- * it sent already is abandoned, and c closes when released. */
-void pgr_pool_evict(pgr_pool *p, pgr_conn *c);
-/* Whether w was evicted since asked last. */
-bool pgr_pool_evicted(pgr_pool *p, pgr_pool_waiter *w);
-/* The connection w is attached to, with its io locked so that w can send
- * its pipeline (pgr_conn_unlock after), or NULL when w is not attached. */
-pgr_conn *pgr_pool_follow_lock(pgr_pool *p, pgr_pool_waiter *w);
-/* A follower handed the connection its pipeline went out on: observed as
- * any borrow ("is used"). */
-void pgr_pool_resume(pgr_pool *p, pgr_conn *c);
-/* Whether c, held, carries a pipeline nobody will read: a follower sent
- * it and left (cancelled, timed out). No follower attaches to c after. */
-bool pgr_pool_abandoned(pgr_pool *p, pgr_conn *c);
-/* Closes the held c's connection (it could not be drained); the slot
- * opens anew for its next user. */
-void pgr_pool_close(pgr_pool *p, pgr_conn *c);
-void pgr_conn_lock(pgr_conn *c);
-void pgr_conn_unlock(pgr_conn *c);
 /* Leaves the queue (timed_out counts a PGRST003); returns the connection
  * handed over meanwhile, which the caller then owns, or NULL. After it
  * returns, w->notify is not called any more. */

@@ -16,7 +16,6 @@ typedef struct entry {
     size_t len;
     char name[24];
     uint64_t hash;
-    bool confirmed;    /* its Parse succeeded */
 } entry;
 
 struct pgr_stmt_cache {
@@ -90,26 +89,11 @@ static entry *find(const pgr_stmt_cache *c, const char *sql, size_t len, uint64_
     return NULL;
 }
 
-const char *pgr_stmt_cache_find(const pgr_stmt_cache *c, const char *sql, bool *confirmed)
-{
-    size_t len = strlen(sql);
-    entry *e = find(c, sql, len, hash_text(sql, len));
-    if (confirmed != NULL)
-        *confirmed = e != NULL && e->confirmed;
-    return e ? e->name : NULL;
-}
-
 const char *pgr_stmt_cache_lookup(const pgr_stmt_cache *c, const char *sql)
 {
-    return pgr_stmt_cache_find(c, sql, NULL);
-}
-
-void pgr_stmt_cache_confirm(pgr_stmt_cache *c, const char *sql)
-{
     size_t len = strlen(sql);
     entry *e = find(c, sql, len, hash_text(sql, len));
-    if (e != NULL)
-        e->confirmed = true;
+    return e ? e->name : NULL;
 }
 
 static void insert_entry(entry *slots, size_t cap, entry e)

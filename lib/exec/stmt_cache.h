@@ -13,14 +13,9 @@ void pgr_stmt_cache_free(pgr_stmt_cache *c);
 void pgr_stmt_cache_clear(pgr_stmt_cache *c);
 /* Name of the statement prepared for sql, or NULL. */
 const char *pgr_stmt_cache_lookup(const pgr_stmt_cache *c, const char *sql);
-/* The same, telling whether its Parse is known to have succeeded: a
- * provisional one belongs to a pipeline still in flight, whose Parse an
- * earlier error may yet skip. */
-const char *pgr_stmt_cache_find(const pgr_stmt_cache *c, const char *sql, bool *confirmed);
 /* Registers sql under a fresh name (copied); returns the name or NULL. The
  * entry is provisional until confirmed: a failed PREPARE must be forgotten. */
 const char *pgr_stmt_cache_add(pgr_stmt_cache *c, const char *sql);
-void pgr_stmt_cache_confirm(pgr_stmt_cache *c, const char *sql);
 void pgr_stmt_cache_forget(pgr_stmt_cache *c, const char *sql);
 /* Number of statements registered. */
 size_t pgr_stmt_cache_count(const pgr_stmt_cache *c);

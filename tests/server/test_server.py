@@ -396,7 +396,7 @@ class AdminTest(ServerTestCase):
                                  "pgrst_schema_cache_query_time_seconds",
                                  "pgrst_jwt_cache_requests_total", "pgrst_jwt_cache_hits_total",
                                  "pgrst_jwt_cache_evictions_total", "pgrst_requests_total",
-                                 "pgrst_stream_aborts_total", "pgrst_db_pipelined_total"])
+                                 "pgrst_stream_aborts_total"])
 
     def test_not_found(self):
         for path in ("/", "/nope", "/ready/x", "/metricsx"):

@@ -111,35 +111,27 @@ static bool plain_field(const pgr_plan_field *f)
            it->field.json_path == NULL && f->output_name != NULL;
 }
 
-static bool keys_distinct(pgrest_arena *a, const pgr_read_node *node)
+/* jsonb keeps the last of repeated keys, and a to-one's lateral row also
+ * carries the match marker: each object's keys must be distinct and, in
+ * a to-one, other than the marker. */
+static bool keys_usable(pgrest_arena *a, const pgr_read_node *node)
 {
     key_list l = node_keys(a, node);
     if (l.v == NULL || l.n == 0)
         return false;
+    bool to_one = node->embed != NULL && node->embed->is_to_one;
     sort_keys(&l);
-    for (size_t i = 1; i < l.n; i++)
-        if (key_cmp(&l.v[i - 1], &l.v[i]) == 0)
+    for (size_t i = 0; i < l.n; i++)
+        if ((i > 0 && key_cmp(&l.v[i - 1], &l.v[i]) == 0) ||
+            (to_one && strcmp(l.v[i].name, PGR_EMBED_TEXT_MATCH) == 0))
             return false;
     return true;
-}
-
-/* A to-one's lateral row also carries the match marker. */
-static bool has_key(pgrest_arena *a, const pgr_read_node *node, const char *name)
-{
-    key_list l = node_keys(a, node);
-    for (size_t i = 0; i < l.n; i++)
-        if (strcmp(l.v[i].name, name) == 0)
-            return true;
-    return l.v == NULL;
 }
 
 static bool node_applies(pgrest_arena *a, const pgr_read_node *node)
 {
     if (node->select_star && node->table == NULL)
         return false;  /* `*` of a record: its columns are not known here */
-    if (node->embed != NULL && node->embed->is_to_one &&
-        has_key(a, node, PGR_EMBED_TEXT_MATCH))
-        return false;
     for (const pgr_plan_field *f = node->fields; f; f = f->next)
         if (!plain_field(f))
             return false;
@@ -148,7 +140,7 @@ static bool node_applies(pgrest_arena *a, const pgr_read_node *node)
             e->output_name == NULL || !node_applies(a, e->node))
             return false;
     }
-    return keys_distinct(a, node);
+    return keys_usable(a, node);
 }
 
 bool pgr_embed_text_applies(pgrest_arena *a, const pgrest_query_plan *plan)

@@ -41,16 +41,24 @@ pgrest_ctx *harness_ctx(const char *const *extra)
     return ctx;
 }
 
-void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
-                     const char *query, const char *const *headers,
-                     const char *body, test_response *out)
+pgrest_request *harness_new_request(pgrest_arena *a, const char *method, const char *path,
+                                    const char *query, const char *const *headers,
+                                    const char *body)
 {
-    pgrest_arena *a = pgrest_arena_new(0);
     pgrest_request *req = pgrest_request_new(a, method, path, query);
     for (size_t i = 0; headers != NULL && headers[i] != NULL; i += 2)
         pgrest_request_add_header(req, headers[i], headers[i + 1]);
     if (body != NULL)
         pgrest_request_set_body(req, body, strlen(body));
+    return req;
+}
+
+void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
+                     const char *query, const char *const *headers,
+                     const char *body, test_response *out)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = harness_new_request(a, method, path, query, headers, body);
     pgrest_response *resp = pgrest_handle(ctx, a, req);
     memset(out, 0, sizeof *out);
     out->status = pgrest_response_status(resp);

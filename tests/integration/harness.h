@@ -22,6 +22,11 @@ typedef struct test_response {
 
 /* Exits 77 (skip) when PGREST_TEST_DB_URI is unset. */
 pgrest_ctx *harness_ctx(const char *const *extra_options);
+/* The request harness_request sends: headers as name, value pairs ended
+ * by NULL, body may be NULL. */
+pgrest_request *harness_new_request(pgrest_arena *a, const char *method, const char *path,
+                                    const char *query, const char *const *headers,
+                                    const char *body);
 void harness_request(pgrest_ctx *ctx, const char *method, const char *path,
                      const char *query, const char *const *headers,
                      const char *body, test_response *out);

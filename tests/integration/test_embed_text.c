@@ -65,11 +65,7 @@ static char *streamed_body(pgrest_ctx *c, bool as_jsonb, const char *method, con
     last_main = NULL;
     c->test_embeds_as_jsonb = as_jsonb;
     pgrest_arena *a = pgrest_arena_new(0);
-    pgrest_request *req = pgrest_request_new(a, method, path, query);
-    for (size_t i = 0; headers != NULL && headers[i] != NULL; i += 2)
-        pgrest_request_add_header(req, headers[i], headers[i + 1]);
-    if (body != NULL)
-        pgrest_request_set_body(req, body, strlen(body));
+    pgrest_request *req = harness_new_request(a, method, path, query, headers, body);
     pgrest_request_allow_streaming(req, 64u << 20);
     size_t len;
     const char *b = pgrest_response_body(pgrest_handle(c, a, req), &len);

@@ -27,6 +27,16 @@ static void teardown(void)
     free(message);
 }
 
+/* Creates a file from the template path (its XXXXXX replaced) holding
+ * the len bytes of text. */
+static void write_temp(char *path, const char *text, size_t len)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    close(fd);
+}
+
 static const char *get(const char *key)
 {
     return pgrest_config_sources_get(src, key);
@@ -104,11 +114,8 @@ END_TEST
 START_TEST(reads_a_file)
 {
     char path[] = "/tmp/pgrest-config-file-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
     const char text[] = "db-anon-role = \"web\"\n";
-    ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
+    write_temp(path, text, sizeof text - 1);
     ck_assert_int_eq(pgrest_config_sources_add_file(src, path, &message), PGREST_OK);
     unlink(path);
     ck_assert_int_eq(pgrest_config_sources_add_file(src, path, &message), PGREST_ERR_CONFIG);
@@ -127,11 +134,8 @@ END_TEST
 START_TEST(refuses_a_file_with_a_nul_byte)
 {
     char path[] = "/tmp/pgrest-config-file-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
     const char text[] = "db-anon-role = \"web\"\n\0db-pool = 3\n";
-    ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
+    write_temp(path, text, sizeof text - 1);
     ck_assert_int_eq(pgrest_config_sources_add_file(src, path, &message), PGREST_ERR_CONFIG);
     unlink(path);
     char expected[256];

@@ -123,6 +123,10 @@ typedef struct pgr_order_term {
     pgr_field field;
     pgr_order_dir dir;
     pgr_nulls_order nulls;
+    /* set by the plan (plan/aggregate_names.h): the term names an
+     * aggregate of the select by its output name, which PostgREST cannot
+     * read (pgrest's extension, docs/aggregates.md) */
+    bool by_aggregate;
     struct pgr_order_term *next;
 } pgr_order_term;
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "engine/stage_view.h"
+#include "plan/aggregate_names.h"
 #include "plan/embed.h"
 #include "plan/plan.h"
 #include "plan/fuzzy.h"
@@ -236,7 +237,10 @@ int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *ap
         rc = expand_aggregated_stars(a, sc, root, false, err);
     if (rc != PGREST_OK)
         return rc;
-    return pgr_check_embed_params(a, api, pgr_cfg(ctx, a)->db_aggregates_enabled, root, err);
+    rc = pgr_check_embed_params(a, api, pgr_cfg(ctx, a)->db_aggregates_enabled, root, err);
+    if (rc != PGREST_OK)
+        return rc;
+    return pgr_resolve_aggregate_orders(a, root, err);
 }
 
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,

@@ -247,7 +247,7 @@ static void returned_names(name_set *set, pgrest_arena *a, const pgr_read_node *
 static void order_field_names(name_set *set, pgrest_arena *a, const pgr_read_node *root)
 {
     for (const pgr_order_term *o = root->order; o != NULL; o = o->next)
-        if (o->relation == NULL)
+        if (o->relation == NULL && !o->by_aggregate)
             add_needed(set, a, root, true, o->field.name);
 }
 

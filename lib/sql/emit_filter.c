@@ -353,6 +353,12 @@ void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
 static void emit_order_expr(pgr_sql *q, const pgr_read_node *node,
                             const pgr_order_term *t)
 {
+    if (t->by_aggregate) {
+        /* the aggregate's output column: a bare name in ORDER BY reads
+         * the select list first (PostgreSQL's SQL-92 rule) */
+        pgr_sql_ident(q, t->field.name);
+        return;
+    }
     if (t->relation == NULL) {
         pgr_emit_field(q, node, &t->field);
         return;

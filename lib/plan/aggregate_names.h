@@ -1,0 +1,29 @@
+/* The names under which requests refer to a node's aggregates: the output
+ * name of `count()`, `col.sum()` or its alias (`n:count()`). pgrest's
+ * extension beyond PostgREST (docs/aggregates.md): order= by an aggregate,
+ * where PostgREST can only read the name as a column of the relation. */
+#ifndef PGR_AGGREGATE_NAMES_H
+#define PGR_AGGREGATE_NAMES_H
+
+#include "plan/plan.h"
+
+/* The aggregate whose output column at node is called name: node's own
+ * aggregates and those hoisted to it from to-one spreads below; NULL when
+ * none (a to-one spread's aggregates belong to the node above it). */
+const pgr_plan_field *pgr_find_aggregate_output(const pgr_read_node *node,
+                                                const char *name);
+
+/* True when PostgREST's reading of name as "relation"."name" means
+ * something: a column of node's relation, a computed field or another
+ * function of the row in the schema cache, or one of PostgreSQL's built-in
+ * functions that take any row (`"t"."count"` is count("t"): it counts the
+ * rows). Unknown columns (a call's record rows) count as readable. */
+bool pgr_name_reads_as_column(const pgr_read_node *node, const char *name);
+
+/* Marks, in every node of the tree, the order terms that name an
+ * aggregate of the node's select and nothing PostgREST could read
+ * (by_aggregate, on a copy of the term list). */
+int pgr_resolve_aggregate_orders(pgrest_arena *a, pgr_read_node *root,
+                                 pgrest_error *err);
+
+#endif

@@ -1,0 +1,208 @@
+/* Aggregates beyond PostgREST (docs/aggregates.md): order= by an
+ * aggregate's output name or alias. Every answer is compared with the same
+ * question asked of PostgreSQL directly, on the Chinook database
+ * (../shared/bench/chinook.sql; skipped when PGREST_TEST_CHINOOK_URI is not
+ * set). Arrays are compared in order: ties are broken in both. */
+#include <check.h>
+#include <json-c/json.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "harness.h"
+#include "pgrest/pgrest.h"
+
+static const char *chinook_uri(void)
+{
+    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
+    if (uri == NULL || *uri == '\0') {
+        fprintf(stderr, "PGREST_TEST_CHINOOK_URI not set: skipping aggregate tests\n");
+        exit(77);
+    }
+    return uri;
+}
+
+static pgrest_ctx *ctx;
+static PGconn *direct;
+
+static void setup(void)
+{
+    ctx = pgrest_ctx_new();
+    pgrest_error err = {0};
+    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
+                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
+                             {"db-aggregates-enabled", "true"}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
+    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
+    direct = PQconnectdb(chinook_uri());
+    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+}
+
+static void teardown(void)
+{
+    PQfinish(direct);
+    pgrest_ctx_free(ctx);
+}
+
+/* GET path?query: the status and the body as JSON (NULL if not JSON). */
+static int get(const char *path, const char *query, json_object **body)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = pgrest_request_new(a, "GET", path, query);
+    pgrest_response *resp = pgrest_handle(ctx, a, req);
+    size_t len;
+    const char *text = pgrest_response_body(resp, &len);
+    char *copy = strndup(text, len);
+    *body = json_tokener_parse(copy);
+    free(copy);
+    int status = pgrest_response_status(resp);
+    pgrest_arena_free(a);
+    return status;
+}
+
+static json_object *sql_json(const char *sql)
+{
+    PGresult *r = PQexec(direct, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
+    json_object *j = json_tokener_parse(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+/* pgrest's answer to path?query equals the rows of sql, in their order. */
+static void assert_answer(const char *path, const char *query, const char *sql)
+{
+    json_object *ours;
+    int status = get(path, query, &ours);
+    ck_assert_msg(status == 200, "%s?%s -> %d %s", path, query, status,
+                  ours ? json_object_to_json_string(ours) : "(not JSON)");
+    char *want_sql = NULL;
+    ck_assert_int_gt(asprintf(&want_sql, "SELECT coalesce(json_agg(x), '[]') FROM (%s) x", sql), 0);
+    json_object *theirs = sql_json(want_sql);
+    free(want_sql);
+    ck_assert_int_gt((int)json_object_array_length(theirs), 1);
+    char *a = harness_json_canonical(ours, false), *b = harness_json_canonical(theirs, false);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    json_object_put(ours);
+    json_object_put(theirs);
+}
+
+static void assert_error(const char *path, const char *query, int status, const char *code)
+{
+    json_object *body;
+    int got = get(path, query, &body);
+    ck_assert_msg(got == status, "%s?%s -> %d", path, query, got);
+    ck_assert_ptr_nonnull(body);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(body, "code")), code);
+    json_object_put(body);
+}
+
+/* ------------------------------------------------------------ order= */
+
+START_TEST(top_artists_by_album_count)
+{
+    assert_answer("/album", "select=artist_id,n:count()&order=n.desc,artist_id&limit=5",
+                  "SELECT artist_id, count(*) AS n FROM album GROUP BY artist_id"
+                  " ORDER BY n DESC, artist_id LIMIT 5");
+}
+END_TEST
+
+/* `count` is PostgREST's own reading, count("album") : the same order */
+START_TEST(count_by_its_name)
+{
+    assert_answer("/album", "select=artist_id,count()&order=count.desc,artist_id&limit=5",
+                  "SELECT artist_id, count(*) AS count FROM album GROUP BY artist_id"
+                  " ORDER BY count DESC, artist_id LIMIT 5");
+}
+END_TEST
+
+START_TEST(by_output_name_nulls_last)
+{
+    assert_answer("/customer", "select=country,state.min()&order=min.desc.nullslast,country",
+                  "SELECT country, min(state) AS min FROM customer GROUP BY country"
+                  " ORDER BY min DESC NULLS LAST, country");
+    assert_answer("/customer", "select=country,state.min()&order=min.asc.nullsfirst,country",
+                  "SELECT country, min(state) AS min FROM customer GROUP BY country"
+                  " ORDER BY min ASC NULLS FIRST, country");
+}
+END_TEST
+
+START_TEST(by_alias_of_a_cast_aggregate)
+{
+    assert_answer("/track", "select=album_id,ms:milliseconds.avg()::int&order=ms.desc,album_id&limit=7",
+                  "SELECT album_id, avg(milliseconds)::int AS ms FROM track GROUP BY album_id"
+                  " ORDER BY ms DESC, album_id LIMIT 7");
+}
+END_TEST
+
+START_TEST(inside_an_embed)
+{
+    assert_answer("/genre",
+                  "select=name,track(media_type_id,n:count())&track.order=n.desc,media_type_id"
+                  "&genre_id=lte.6&order=genre_id",
+                  "SELECT g.name, (SELECT coalesce(json_agg(t), '[]') FROM ("
+                  "  SELECT media_type_id, count(*) AS n FROM track"
+                  "  WHERE track.genre_id = g.genre_id GROUP BY media_type_id"
+                  "  ORDER BY n DESC, media_type_id) t) AS track"
+                  " FROM genre g WHERE g.genre_id <= 6 ORDER BY g.genre_id");
+}
+END_TEST
+
+START_TEST(hoisted_from_a_to_one_spread)
+{
+    assert_answer("/track", "select=...album(artist_id,n:count())&order=n.desc,album(artist_id)&limit=5",
+                  "SELECT al.artist_id, count(*) AS n FROM track tr"
+                  " JOIN album al ON al.album_id = tr.album_id GROUP BY al.artist_id"
+                  " ORDER BY n DESC, al.artist_id LIMIT 5");
+}
+END_TEST
+
+START_TEST(over_a_function_result)
+{
+    assert_answer("/rpc/ret_albums", "select=artist_id,n:count()&order=n.desc,artist_id&limit=5",
+                  "SELECT artist_id, count(*) AS n FROM album GROUP BY artist_id"
+                  " ORDER BY n DESC, artist_id LIMIT 5");
+}
+END_TEST
+
+/* A name that is no aggregate of the select and no column: PostgREST's
+ * reading, PostgreSQL's 42703 */
+START_TEST(unknown_name)
+{
+    assert_error("/album", "select=artist_id,n:count()&order=m.desc", 400, "42703");
+}
+END_TEST
+
+/* A column keeps PostgREST's meaning even when an alias shadows it: here
+ * the ungrouped column album.title (PostgreSQL's 42803) */
+START_TEST(column_name_wins)
+{
+    assert_error("/album", "select=title:album_id.max()&order=title", 400, "42803");
+}
+END_TEST
+
+int main(void)
+{
+    chinook_uri();
+    Suite *s = suite_create("aggregates");
+    TCase *tc = tcase_create("order");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, top_artists_by_album_count);
+    tcase_add_test(tc, count_by_its_name);
+    tcase_add_test(tc, by_output_name_nulls_last);
+    tcase_add_test(tc, by_alias_of_a_cast_aggregate);
+    tcase_add_test(tc, inside_an_embed);
+    tcase_add_test(tc, hoisted_from_a_to_one_spread);
+    tcase_add_test(tc, over_a_function_result);
+    tcase_add_test(tc, unknown_name);
+    tcase_add_test(tc, column_name_wins);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}

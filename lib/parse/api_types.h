@@ -168,6 +168,9 @@ typedef struct pgr_query_params {
     pgr_select_item *select;      /* NULL when absent -> "*" */
     pgr_path_filter *filters;     /* root and embedded filters */
     pgr_path_logic *logic;
+    /* having=(...), rel.having=(...): pgrest's extension (docs/
+     * aggregates.md), a logic tree over the select's aggregates */
+    pgr_path_logic *havings;
     pgr_path_order *orders;
     pgr_path_range *ranges;
     const char **columns;         /* ?columns=a,b */

@@ -229,6 +229,7 @@ typedef struct qp_state {
     pgr_query_params *out;
     pgr_path_filter **filters_tail;
     pgr_path_logic **logic_tail;
+    pgr_path_logic **havings_tail;
     pgr_path_order **orders_tail;
     pgr_kv **rpc_tail;
     const pgr_parse_limits *lim;
@@ -306,6 +307,32 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     return PGREST_OK;
 }
 
+/* `having=(...)` (any embed path): the value PostgREST's filter grammar
+ * rejects, since no operator starts with '(', read as the children of an
+ * and=(...) tree (pgrest's extension, docs/aggregates.md). */
+static bool is_having(const pgr_kv *p)
+{
+    return pgr_param_ends_in(p, "having") && p->value_len > 0 && p->value[0] == '(';
+}
+
+static int add_having(qp_state *st, const pgr_kv *p, const pgr_embed_path *path,
+                      pgrest_error *err)
+{
+    pgr_path_logic *h = PGR_NEW(st->a, pgr_path_logic);
+    if (h == NULL)
+        return pgr_error_oom(err);
+    h->path = *path;
+    int rc = pgr_parse_logic_tree_n(st->a, false, false, p->value, p->value_len,
+                                    st->lim->max_depth, &h->tree, err);
+    if (rc == PGREST_OK)
+        rc = count_filters(st, logic_leaves(h->tree), err);
+    if (rc != PGREST_OK)
+        return rc;
+    *st->havings_tail = h;
+    st->havings_tail = &h->next;
+    return PGREST_OK;
+}
+
 static int add_rpc_param(qp_state *st, const char *name, const pgr_kv *p,
                          pgrest_error *err)
 {
@@ -341,6 +368,8 @@ static int add_filter(qp_state *st, const pgr_kv *p, bool is_rpc,
          * unless the operator syntax failed after consuming input */
         if (is_rpc && rc == PGR_P_EMPTY && !ps.oom)
             return add_rpc_param(st, f->filter.field.name, p, err);
+        if (!is_rpc && !ps.oom && is_having(p))
+            return add_having(st, p, &f->path, err);
         return pgr_ps_error_n(&ps, "filter", p->value, p->value_len, err);
     }
     /* P.parse without eof: "is.null<rest>" ignores the rest; a NUL kept
@@ -505,8 +534,10 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            pgrest_error *err)
 {
     memset(out, 0, sizeof(*out));
-    qp_state st = {a, out, &out->filters, &out->logic, &out->orders,
-                   &out->rpc_params, lim ? lim : pgr_parse_limits_default(), 0};
+    qp_state st = {.a = a, .out = out, .filters_tail = &out->filters,
+                   .logic_tail = &out->logic, .havings_tail = &out->havings,
+                   .orders_tail = &out->orders, .rpc_tail = &out->rpc_params,
+                   .lim = lim ? lim : pgr_parse_limits_default()};
     out->canonical = canonical(a, params);
     if (out->canonical == NULL)
         return pgr_error_oom(err);

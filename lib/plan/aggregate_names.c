@@ -102,11 +102,61 @@ static int mark_node(pgrest_arena *a, pgr_read_node *node, pgrest_error *err)
     return PGREST_OK;
 }
 
-int pgr_resolve_aggregate_orders(pgrest_arena *a, pgr_read_node *root,
-                                 pgrest_error *err)
+/* "count, total": the names having= can use at node, for the hint */
+static const char *aggregate_names(pgrest_arena *a, const pgr_read_node *node)
+{
+    const char *names = NULL;
+    for (const pgr_plan_field *f = node->fields; f != NULL; f = f->next) {
+        if (!is_aggregate(f))
+            continue;
+        names = names == NULL ? f->output_name
+                              : pgr_asprintf(a, "%s, %s", names, f->output_name);
+    }
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        const char *lifted = e->spread && e->is_to_one ? aggregate_names(a, e->node) : NULL;
+        if (lifted != NULL)
+            names = names == NULL ? lifted : pgr_asprintf(a, "%s, %s", names, lifted);
+    }
+    return names;
+}
+
+static int not_an_aggregate(pgrest_arena *a, const pgr_read_node *node,
+                            const pgr_field *field, pgrest_error *err)
+{
+    const char *names = hoists_to_parent(node) ? NULL : aggregate_names(a, node);
+    const char *hint = names == NULL
+        ? "Select an aggregate, e.g. select=col,count(), and name it in having."
+        : pgr_asprintf(a, "The aggregates of this select are: %s.", names);
+    return pgr_errorf(err, a, 400, "PGRST100",
+                      pgr_asprintf(a, "'%s' is not the name or alias of an aggregate "
+                                      "in the select", field->name),
+                      hint, "having can only test aggregates of the select");
+}
+
+static int check_having_tree(pgrest_arena *a, const pgr_read_node *node,
+                             const pgr_logic_tree *t, pgrest_error *err)
+{
+    if (t->is_leaf) {
+        const pgr_field *field = &t->filter.field;
+        if (field->json_path == NULL && pgr_find_aggregate_output(node, field->name) != NULL)
+            return PGREST_OK;
+        return not_an_aggregate(a, node, field, err);
+    }
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
+        int rc = check_having_tree(a, node, c, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+int pgr_resolve_aggregate_names(pgrest_arena *a, pgr_read_node *root,
+                                pgrest_error *err)
 {
     int rc = mark_node(a, root, err);
+    for (size_t i = 0; rc == PGREST_OK && i < root->n_having; i++)
+        rc = check_having_tree(a, root, root->having[i], err);
     for (pgr_embed *e = root->embeds; rc == PGREST_OK && e != NULL; e = e->next)
-        rc = pgr_resolve_aggregate_orders(a, e->node, err);
+        rc = pgr_resolve_aggregate_names(a, e->node, err);
     return rc;
 }

@@ -497,6 +497,8 @@ static size_t count_params(const pgr_query_params *qp)
         n++;
     for (const pgr_path_logic *l = qp->logic; l; l = l->next)
         n++;
+    for (const pgr_path_logic *h = qp->havings; h; h = h->next)
+        n++;
     return n;
 }
 
@@ -525,6 +527,10 @@ int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
         return rc;
     n = 0;
     COLLECT_PATHS(qp->logic, pgr_path_logic, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    n = 0;
+    COLLECT_PATHS(qp->havings, pgr_path_logic, v, n);
     return check_paths(a, select, v, n, legacy, err);
 }
 
@@ -559,6 +565,14 @@ static int attach_filters(pgrest_arena *a, const pgr_query_params *qp,
         if ((rc = resolve_path(a, root, &l->path, &n, err)) != PGREST_OK)
             return rc;
         if (!push_ptr(a, (void ***)&n->logic, &n->n_logic, l->tree))
+            return pgr_error_oom(err);
+    }
+    for (const pgr_path_logic *h = qp->havings; h; h = h->next) {
+        if (h->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &h->path, &n, err)) != PGREST_OK)
+            return rc;
+        if (!push_ptr(a, (void ***)&n->having, &n->n_having, h->tree))
             return pgr_error_oom(err);
     }
     return PGREST_OK;

@@ -56,6 +56,10 @@ struct pgr_read_node {
     size_t n_filters;
     pgr_logic_tree **logic;        /* AND-ed trees */
     size_t n_logic;
+    /* having=(...): AND-ed trees over the node's aggregates (plan/
+     * aggregate_names.h checks their names) */
+    pgr_logic_tree **having;
+    size_t n_having;
     pgr_order_term *order;
     long long offset;              /* 0 = none */
     long long limit;               /* -1 = none */

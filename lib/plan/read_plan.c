@@ -110,6 +110,14 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
     for (const pgr_path_logic *l = qp->logic; l; l = l->next)
         if (path_equals(&l->path, path, depth))
             node->logic[node->n_logic++] = l->tree;
+    size_t nh = 0;
+    for (const pgr_path_logic *h = qp->havings; h; h = h->next)
+        nh += path_equals(&h->path, path, depth);
+    if ((node->having = PGR_NEW_ARRAY(a, pgr_logic_tree *, nh + 1)) == NULL)
+        return pgr_error_oom(err);
+    for (const pgr_path_logic *h = qp->havings; h; h = h->next)
+        if (path_equals(&h->path, path, depth))
+            node->having[node->n_having++] = h->tree;
     /* addOrders folds right: the first order= is applied last and wins */
     for (const pgr_path_order *o = qp->orders; o && node->order == NULL; o = o->next)
         if (path_equals(&o->path, path, depth))
@@ -240,7 +248,7 @@ int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *ap
     rc = pgr_check_embed_params(a, api, pgr_cfg(ctx, a)->db_aggregates_enabled, root, err);
     if (rc != PGREST_OK)
         return rc;
-    return pgr_resolve_aggregate_orders(a, root, err);
+    return pgr_resolve_aggregate_names(a, root, err);
 }
 
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,

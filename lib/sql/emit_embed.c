@@ -159,6 +159,21 @@ static void emit_hoisted_aggregate(pgr_sql *q, const pgr_embed *e,
     }
 }
 
+void pgr_emit_lifted_aggregate(pgr_sql *q, const pgr_read_node *node,
+                               const pgr_plan_field *f)
+{
+    for (const pgr_embed *e = node->embeds; e != NULL; e = e->next) {
+        if (!e->spread || !e->is_to_one)
+            continue;
+        name_list names = spread_names(q, e);
+        for (size_t i = 0; i < names.n; i++)
+            if (names.f[i] == f) {
+                emit_hoisted_aggregate(q, e, names.v[i], f->item);
+                return;
+            }
+    }
+}
+
 static void comma(pgr_sql *q, bool *first)
 {
     if (!*first)

@@ -46,5 +46,9 @@ void pgr_emit_embed_group_refs(pgr_sql *q, const pgr_read_node *node,
 bool pgr_embed_hoists(const pgr_read_node *node);
 /* Whether to-one spreads under node lift aggregates that node computes. */
 bool pgr_embed_has_hoisted_aggregate(pgr_sql *q, const pgr_read_node *node);
+/* agg("spread alias"."col") for f, an aggregate a to-one spread of node
+ * lifts to it (pgr_emit_aggregate_value); nothing when none does. */
+void pgr_emit_lifted_aggregate(pgr_sql *q, const pgr_read_node *node,
+                               const pgr_plan_field *f);
 
 #endif

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/aggregate_names.h"
 #include "sql/emit_embed.h"
+#include "sql/emit_read.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -146,15 +148,32 @@ static void emit_fts_language(pgr_sql *q, const char *language)
     pgr_sql_put(q, ", ");
 }
 
-static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+/* Where a filter applies: to the rows (WHERE; the count query's WHERE,
+ * where embeds are not joined) or to the groups (HAVING, whose fields are
+ * the select's aggregates: pgrest's extension, docs/aggregates.md). */
+typedef enum filter_scope { SCOPE_WHERE, SCOPE_COUNT, SCOPE_HAVING } filter_scope;
+
+/* The left side of a filter: a column (with its JSON path), or in HAVING
+ * the aggregate the field names, checked by the plan */
+static void emit_operand(pgr_sql *q, const pgr_read_node *node, const pgr_field *field,
+                         filter_scope scope)
+{
+    if (scope == SCOPE_HAVING)
+        pgr_emit_aggregate_value(q, node, pgr_find_aggregate_output(node, field->name));
+    else
+        pgr_emit_field(q, node, field);
+}
+
+static void emit_fts(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f,
+                     filter_scope scope)
 {
     const pgr_op_expr *e = &f->expr;
-    bool wrap = needs_to_tsvector(node, &f->field);
+    bool wrap = scope != SCOPE_HAVING && needs_to_tsvector(node, &f->field);
     if (wrap) {
         pgr_sql_put(q, "to_tsvector(");
         emit_fts_language(q, e->language);
     }
-    pgr_emit_field(q, node, &f->field);
+    emit_operand(q, node, &f->field, scope);
     if (wrap)
         pgr_sql_put(q, ")");
     pgr_sql_put(q, " @@ ");
@@ -206,11 +225,12 @@ static void emit_value(pgr_sql *q, const char *fn, const char *value)
     pgr_sql_put(q, ")");
 }
 
-static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f,
+                    filter_scope scope)
 {
-    const char *fn = input_function(node, &f->field);
+    const char *fn = scope == SCOPE_HAVING ? NULL : input_function(node, &f->field);
     const char *array = pgr_pg_array_literal(q->arena, f->expr.list, f->expr.n_list);
-    pgr_emit_field(q, node, &f->field);
+    emit_operand(q, node, &f->field, scope);
     pgr_sql_put(q, " = ANY (");
     if (fn == NULL) {
         pgr_sql_param(q, array);
@@ -224,25 +244,27 @@ static void emit_in(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     pgr_sql_put(q, ")");
 }
 
-static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
+static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f,
+                      filter_scope scope)
 {
     const pgr_op_expr *e = &f->expr;
     switch (e->op) {
     case PGR_OP_IS:
-        pgr_emit_field(q, node, &f->field);
+        emit_operand(q, node, &f->field, scope);
         pgr_sql_put(q, is_sql(e->is_value));
         return;
     case PGR_OP_IN:
-        emit_in(q, node, f);
+        emit_in(q, node, f, scope);
         return;
     case PGR_OP_FTS: case PGR_OP_PLFTS: case PGR_OP_PHFTS: case PGR_OP_WFTS:
-        emit_fts(q, node, f);
+        emit_fts(q, node, f, scope);
         return;
     default:
         break;
     }
-    const char *fn = parses_value(e->op) ? input_function(node, &f->field) : NULL;
-    pgr_emit_field(q, node, &f->field);
+    const char *fn = scope != SCOPE_HAVING && parses_value(e->op)
+                         ? input_function(node, &f->field) : NULL;
+    emit_operand(q, node, &f->field, scope);
     pgr_sql_put(q, " ");
     pgr_sql_put(q, operator_sql(e->op));
     if (e->quant != PGR_QUANT_NONE) {
@@ -260,25 +282,31 @@ static void emit_expr(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f
 /* count: inside readPlanToCountQuery, where embeds are not joined and a
  * null filter on an embed becomes [NOT] EXISTS (its count query). */
 static void emit_filter_in(pgr_sql *q, const pgr_read_node *node,
-                           const pgr_filter *f, bool count)
+                           const pgr_filter *f, filter_scope scope)
 {
-    if (pgr_emit_embed_null_filter(q, node, f, count))
+    if (scope != SCOPE_HAVING &&
+        pgr_emit_embed_null_filter(q, node, f, scope == SCOPE_COUNT))
         return;
     if (f->expr.negated)
         pgr_sql_put(q, "NOT ");
-    emit_expr(q, node, f);
+    emit_expr(q, node, f, scope);
 }
 
 void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
 {
-    emit_filter_in(q, node, f, false);
+    emit_filter_in(q, node, f, SCOPE_WHERE);
+}
+
+static filter_scope where_scope(bool count)
+{
+    return count ? SCOPE_COUNT : SCOPE_WHERE;
 }
 
 static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
-                          const pgr_logic_tree *t, bool count)
+                          const pgr_logic_tree *t, filter_scope scope)
 {
     if (t->is_leaf) {
-        emit_filter_in(q, node, &t->filter, count);
+        emit_filter_in(q, node, &t->filter, scope);
         return;
     }
     if (t->negated)
@@ -289,7 +317,7 @@ static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
     for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
         if (c != t->children)
             pgr_sql_put(q, t->is_or ? " OR " : " AND ");
-        emit_logic_in(q, node, c, count);
+        emit_logic_in(q, node, c, scope);
     }
     pgr_sql_put(q, ")");
 }
@@ -297,7 +325,15 @@ static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
 void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
                          const pgr_logic_tree *t)
 {
-    emit_logic_in(q, node, t, false);
+    emit_logic_in(q, node, t, SCOPE_WHERE);
+}
+
+void pgr_emit_having(pgr_sql *q, const pgr_read_node *node)
+{
+    for (size_t i = 0; i < node->n_having; i++) {
+        pgr_sql_put(q, i == 0 ? " HAVING " : " AND ");
+        emit_logic_in(q, node, node->having[i], SCOPE_HAVING);
+    }
 }
 
 static bool emit_filters_in(pgr_sql *q, const pgr_read_node *node,
@@ -306,7 +342,7 @@ static bool emit_filters_in(pgr_sql *q, const pgr_read_node *node,
     for (size_t i = 0; i < node->n_filters; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        emit_filter_in(q, node, node->filters[i], count);
+        emit_filter_in(q, node, node->filters[i], where_scope(count));
     }
     return have_where;
 }
@@ -317,7 +353,7 @@ static bool emit_logic_trees_in(pgr_sql *q, const pgr_read_node *node,
     for (size_t i = 0; i < node->n_logic; i++) {
         pgr_sql_put(q, have_where ? " AND " : " WHERE ");
         have_where = true;
-        emit_logic_in(q, node, node->logic[i], count);
+        emit_logic_in(q, node, node->logic[i], where_scope(count));
     }
     return have_where;
 }

@@ -24,6 +24,9 @@ void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node);
  * `embed=is.null` becomes NOT EXISTS (...) as the embed is not joined. */
 void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,
                           bool have_where);
+/* " HAVING ..." for node's having=(...) trees, AND-ed, each field the
+ * SQL of the aggregate it names (nothing if none). */
+void pgr_emit_having(pgr_sql *q, const pgr_read_node *node);
 /* " ORDER BY ..." (nothing if no terms, or when node is a to-many spread:
  * its arrays are ordered where they are aggregated). */
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node);

@@ -266,6 +266,7 @@ static int representation(pgr_sql *q, const pgrest_query_plan *plan,
     pgr_emit_where(q, root, false);
     /* readPlanToQuery over the CTE: aggregates group as in a read */
     pgr_emit_group_by(q, root);
+    pgr_emit_having(q, root);
     pgr_emit_order(q, root);
     return PGREST_OK;
 }

@@ -67,6 +67,38 @@ static void emit_cast_value(pgr_sql *q, const pgr_read_node *node,
     }
 }
 
+/* agg(value) with the output cast: count() counts rows */
+static void emit_aggregate(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_plan_field *f)
+{
+    const pgr_select_item *it = f->item;
+    if (it->agg_cast != NULL)
+        pgr_sql_put(q, "CAST(");
+    pgr_sql_put(q, it->aggregate);
+    pgr_sql_put(q, "(");
+    if (is_count_star(it))
+        pgr_sql_put(q, "*");
+    else
+        emit_cast_value(q, node, f);
+    pgr_sql_put(q, ")");
+    if (it->agg_cast != NULL) {
+        pgr_sql_put(q, " AS ");
+        pgr_sql_put(q, it->agg_cast);
+        pgr_sql_put(q, ")");
+    }
+}
+
+void pgr_emit_aggregate_value(pgr_sql *q, const pgr_read_node *node,
+                              const pgr_plan_field *f)
+{
+    for (const pgr_plan_field *own = node->fields; own != NULL; own = own->next)
+        if (own == f) {
+            emit_aggregate(q, node, f);
+            return;
+        }
+    pgr_emit_lifted_aggregate(q, node, f);
+}
+
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
                           const pgr_plan_field *f, pgrest_error *err)
 {
@@ -83,20 +115,7 @@ int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
         else
             emit_cast_value(q, node, f);
     } else if (it->aggregate != NULL) {
-        if (it->agg_cast != NULL)
-            pgr_sql_put(q, "CAST(");
-        pgr_sql_put(q, it->aggregate);
-        pgr_sql_put(q, "(");
-        if (is_count_star(it))
-            pgr_sql_put(q, "*");
-        else
-            emit_cast_value(q, node, f);
-        pgr_sql_put(q, ")");
-        if (it->agg_cast != NULL) {
-            pgr_sql_put(q, " AS ");
-            pgr_sql_put(q, it->agg_cast);
-            pgr_sql_put(q, ")");
-        }
+        emit_aggregate(q, node, f);
     } else {
         emit_cast_value(q, node, f);
     }
@@ -228,6 +247,7 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
     pgr_emit_where(q, node, false);
     pgr_emit_embed_join_condition(q, node, node->n_filters > 0 || node->n_logic > 0);
     pgr_emit_group_by(q, node);
+    pgr_emit_having(q, node);
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
     return PGREST_OK;

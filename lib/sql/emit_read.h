@@ -16,6 +16,11 @@ int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
 /* " GROUP BY ..." of node's non-aggregated outputs when it aggregates
  * (SqlFragment groupF); nothing otherwise. */
 void pgr_emit_group_by(pgr_sql *q, const pgr_read_node *node);
+/* The SQL of an aggregate that node computes (f: one of its own fields,
+ * or one a to-one spread lifts to it), as in its select list without the
+ * alias: what HAVING tests, since it cannot name output columns. */
+void pgr_emit_aggregate_value(pgr_sql *q, const pgr_read_node *node,
+                              const pgr_plan_field *f);
 /* The select-list entry for one plan field. */
 int pgr_emit_select_field(pgr_sql *q, const pgr_read_node *node,
                           const pgr_plan_field *f, pgrest_error *err);

@@ -1,6 +1,6 @@
 /* Aggregates beyond PostgREST (docs/aggregates.md): order= by an
- * aggregate's output name or alias. Every answer is compared with the same
- * question asked of PostgreSQL directly, on the Chinook database
+ * aggregate's output name or alias, having=(...). Every answer is compared
+ * with the same question asked of PostgreSQL directly, on the Chinook database
  * (../shared/bench/chinook.sql; skipped when PGREST_TEST_CHINOOK_URI is not
  * set). Arrays are compared in order: ties are broken in both. */
 #include <check.h>
@@ -187,6 +187,73 @@ START_TEST(column_name_wins)
 }
 END_TEST
 
+/* ------------------------------------------------------------ having= */
+
+START_TEST(genres_having_more_than_100_tracks)
+{
+    assert_answer("/track", "select=genre_id,n:count()&having=(n.gt.100)&order=genre_id",
+                  "SELECT genre_id, count(*) AS n FROM track GROUP BY genre_id"
+                  " HAVING count(*) > 100 ORDER BY genre_id");
+}
+END_TEST
+
+START_TEST(having_nested_or_not)
+{
+    assert_answer("/invoice",
+                  "select=customer_id,total.sum()&having=(not.or(sum.lt.38,sum.gt.45))"
+                  "&order=customer_id",
+                  "SELECT customer_id, sum(total) AS sum FROM invoice GROUP BY customer_id"
+                  " HAVING NOT (sum(total) < 38 OR sum(total) > 45) ORDER BY customer_id");
+    assert_answer("/invoice",
+                  "select=billing_country,n:count(),total.max()"
+                  "&having=(or(n.gte.20,and(max.gt.20,n.not.in.(7,14))))&order=n.desc,billing_country",
+                  "SELECT billing_country, count(*) AS n, max(total) AS max FROM invoice"
+                  " GROUP BY billing_country HAVING (count(*) >= 20 OR"
+                  " (max(total) > 20 AND NOT count(*) IN (7, 14))) ORDER BY n DESC, billing_country");
+}
+END_TEST
+
+START_TEST(having_inside_an_embed)
+{
+    assert_answer("/genre",
+                  "select=name,track(media_type_id,n:count())&track.having=(n.gt.20)"
+                  "&track.order=media_type_id&genre_id=lte.6&order=genre_id",
+                  "SELECT g.name, (SELECT coalesce(json_agg(t), '[]') FROM ("
+                  "  SELECT media_type_id, count(*) AS n FROM track"
+                  "  WHERE track.genre_id = g.genre_id GROUP BY media_type_id"
+                  "  HAVING count(*) > 20 ORDER BY media_type_id) t) AS track"
+                  " FROM genre g WHERE g.genre_id <= 6 ORDER BY g.genre_id");
+}
+END_TEST
+
+START_TEST(having_lifted_from_a_to_one_spread)
+{
+    assert_answer("/track", "select=...album(artist_id,n:count())&having=(n.gt.40)&order=n.desc",
+                  "SELECT al.artist_id, count(*) AS n FROM track tr"
+                  " JOIN album al ON al.album_id = tr.album_id GROUP BY al.artist_id"
+                  " HAVING count(*) > 40 ORDER BY n DESC");
+}
+END_TEST
+
+/* A field that is no aggregate of the select: 400 with the names */
+START_TEST(having_a_column)
+{
+    json_object *body;
+    ck_assert_int_eq(get("/album", "select=artist_id,n:count()&having=(artist_id.gt.1)", &body), 400);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(body, "code")), "PGRST100");
+    ck_assert_ptr_nonnull(strstr(json_object_get_string(json_object_object_get(body, "hint")), ": n."));
+    json_object_put(body);
+}
+END_TEST
+
+/* A value PostgREST's filter grammar accepts stays a filter on a column
+ * named having: Chinook has none, so PostgreSQL's 42703 */
+START_TEST(having_as_postgrests_filter)
+{
+    assert_error("/album", "select=artist_id,n:count()&having=eq.3", 400, "42703");
+}
+END_TEST
+
 int main(void)
 {
     chinook_uri();
@@ -204,5 +271,15 @@ int main(void)
     tcase_add_test(tc, unknown_name);
     tcase_add_test(tc, column_name_wins);
     suite_add_tcase(s, tc);
+    TCase *having = tcase_create("having");
+    tcase_add_checked_fixture(having, setup, teardown);
+    tcase_set_timeout(having, 60);
+    tcase_add_test(having, genres_having_more_than_100_tracks);
+    tcase_add_test(having, having_nested_or_not);
+    tcase_add_test(having, having_inside_an_embed);
+    tcase_add_test(having, having_lifted_from_a_to_one_spread);
+    tcase_add_test(having, having_a_column);
+    tcase_add_test(having, having_as_postgrests_filter);
+    suite_add_tcase(s, having);
     return check_run(s);
 }

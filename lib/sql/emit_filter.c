@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sql/emit_embed.h"
+#include "sql/emit_related_exists.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -274,9 +275,19 @@ void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f)
     emit_filter_in(q, node, f, false);
 }
 
+void pgr_emit_filter_count(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_filter *f)
+{
+    emit_filter_in(q, node, f, true);
+}
+
 static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
                           const pgr_logic_tree *t, bool count)
 {
+    if (t->is_leaf && t->relation != NULL) {
+        pgr_emit_related_exists(q, node, t);
+        return;
+    }
     if (t->is_leaf) {
         emit_filter_in(q, node, &t->filter, count);
         return;

@@ -847,16 +847,6 @@ static int logic_children_in(pgr_pstate *ps, pgr_logic_tree *t)
     return PGR_P_OK;
 }
 
-bool pgr_logic_tree_has_related(const pgr_logic_tree *t)
-{
-    if (t->is_leaf)
-        return t->relation != NULL;
-    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next)
-        if (pgr_logic_tree_has_related(c))
-            return true;
-    return false;
-}
-
 /* ------------------------------------------------------------ entry points */
 
 int pgr_parse_field(pgrest_arena *a, const char *text, pgr_field *out,
@@ -937,6 +927,10 @@ int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
     ps.max_depth = max_depth;
     ps.related_leaves = related_leaves;
     int rc = logic_tree(&ps, out);
+    /* a tree that fails anyway fails with PostgREST's error, wherever a
+     * related leaf moved the failure to */
+    if (related_leaves && (rc != PGR_P_OK || ps.too_deep) && !ps.oom)
+        return pgr_parse_logic_tree_ext(a, op, value, len, max_depth, false, out, err);
     if (ps.too_deep && !ps.oom)
         return pgr_ps_depth_error(&ps, "logic tree", err);
     if (rc != PGR_P_OK || ps.oom)

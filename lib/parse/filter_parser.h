@@ -33,8 +33,6 @@ int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
 int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
                              size_t len, int max_depth, bool related_leaves,
                              pgr_logic_tree **out, pgrest_error *err);
-/* Whether t or any node under it has a related leaf. */
-bool pgr_logic_tree_has_related(const pgr_logic_tree *t);
 int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
                            const char *value, size_t len, int max_depth,
                            pgr_logic_tree **out, pgrest_error *err);

@@ -71,8 +71,10 @@ static json_object *get_json(const char *path, const char *query)
     return get_json_h(path, query, NULL, NULL, 0);
 }
 
-static void expect_error(const char *method, const char *path, const char *query,
-                         const char *body, int status, const char *code, const char *message)
+/* details: NULL to leave them unchecked */
+static void expect_error_d(const char *method, const char *path, const char *query,
+                           const char *body, int status, const char *code, const char *message,
+                           const char *details)
 {
     static const char *const json[] = {"Content-Type", "application/json", NULL};
     test_response r;
@@ -82,8 +84,16 @@ static void expect_error(const char *method, const char *path, const char *query
     ck_assert_ptr_nonnull(j);
     ck_assert_str_eq(json_object_get_string(json_object_object_get(j, "code")), code);
     ck_assert_str_eq(json_object_get_string(json_object_object_get(j, "message")), message);
+    if (details != NULL)
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(j, "details")), details);
     json_object_put(j);
     harness_free(&r);
+}
+
+static void expect_error(const char *method, const char *path, const char *query,
+                         const char *body, int status, const char *code, const char *message)
+{
+    expect_error_d(method, path, query, body, status, code, message, NULL);
 }
 
 /* ------------------------------------------------------------ Chinook */
@@ -256,6 +266,26 @@ START_TEST(computed_relationship)
 }
 END_TEST
 
+/* without legacy target names an aliased embed is named by its alias
+ * only: Error.hs NotEmbedded with the alias, as for embedded filters */
+START_TEST(relation_name_of_an_aliased_embed)
+{
+    static const char *const opts[] = {"url-use-legacy-target-names", "false", NULL};
+    pgrest_ctx *dflt = ctx;
+    ctx = harness_ctx(opts);
+    json_object *ours = get_json("/artists", "select=name,recs:albums(title)&or=(recs.rating.gte.5)");
+    assert_same(ours, sql_json("SELECT json_agg(x) FROM (SELECT a.name, (SELECT coalesce(json_agg(t),"
+                               " '[]') FROM (SELECT al.title FROM api.albums al WHERE al.artist_id"
+                               " = a.id) t) AS recs FROM api.artists a WHERE EXISTS (SELECT 1 FROM"
+                               " api.albums al WHERE al.artist_id = a.id AND al.rating >= 5)) x"));
+    expect_error_d("GET", "/artists", "select=name,recs:albums(title)&or=(albums.rating.gte.5)",
+                   NULL, 400, "PGRST108", "'albums' is not an embedded resource in this request",
+                   "Target names are not allowed in filters if they have an alias");
+    pgrest_ctx_free(ctx);
+    ctx = dflt;
+}
+END_TEST
+
 START_TEST(errors)
 {
     /* Error.hs NotEmbedded, as for a filter on a resource not selected */
@@ -281,6 +311,7 @@ int main(void)
     tcase_add_test(schema, nested_trees_on_test_schema);
     tcase_add_test(schema, computed_relationship);
     tcase_add_test(schema, errors);
+    tcase_add_test(schema, relation_name_of_an_aliased_embed);
     suite_add_tcase(s, schema);
     if (chinook_uri() != NULL) {
         TCase *tc = tcase_create("chinook");

@@ -107,6 +107,10 @@ typedef struct pgr_filter {
 typedef struct pgr_logic_tree {
     bool is_leaf;
     pgr_filter filter;                 /* leaf */
+    /* leaf `rel.col.op.value`: the embedded resource rel (alias or
+     * relation name) has a related row matching filter (pgrest's
+     * extension, docs/embed-or.md); NULL for PostgREST's leaves */
+    const char *relation;
     bool negated;                      /* node: not.or(...) */
     bool is_or;                        /* node: or / and */
     struct pgr_logic_tree *children;   /* node */

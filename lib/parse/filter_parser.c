@@ -696,13 +696,44 @@ int pgr_ps_op_expr(pgr_pstate *ps, bool in_logic, pgr_op_expr *out)
 static int logic_tree(pgr_pstate *ps, pgr_logic_tree **out);
 static int logic_children_in(pgr_pstate *ps, pgr_logic_tree *t);
 
+/* pgrest's extension (docs/embed-or.md): where PostgREST's leaf failed
+ * after `name.` because no operator follows, `rel.field.opexpr` reads the
+ * rest as a filter on the embedded resource rel. Only rel.col.op.value
+ * leaves PostgREST rejects take this path; when it fails too, the state
+ * (errors included) is PostgREST's again. */
+static bool related_leaf(pgr_pstate *ps, pgr_logic_tree *t, size_t after_dot)
+{
+    if (!ps->related_leaves || t->filter.field.json_path != NULL)
+        return false;
+    pgr_perr saved;
+    pgr_ps_save_err(ps, &saved);
+    bool kept_nul = ps->kept_nul;
+    size_t pos = ps->pos;
+    ps->pos = after_dot;
+    pgr_filter f = {0};
+    if (pgr_ps_field(ps, &f.field) == PGR_P_OK && peek(ps, 0) == '.') {
+        ps->pos++;
+        if (pgr_ps_op_expr(ps, true, &f.expr) == PGR_P_OK) {
+            t->relation = t->filter.field.name;
+            t->filter = f;
+            return true;
+        }
+    }
+    pgr_ps_restore_err(ps, &saved);
+    ps->kept_nul = kept_nul;
+    ps->pos = pos;
+    return false;
+}
+
 static int logic_leaf(pgr_pstate *ps, pgr_logic_tree *t)
 {
     size_t start = ps->pos;
     if (pgr_ps_field(ps, &t->filter.field) == PGR_P_OK) {
         if (peek(ps, 0) == '.') {
             ps->pos++;
-            if (pgr_ps_op_expr(ps, true, &t->filter.expr) == PGR_P_OK) {
+            size_t after_dot = ps->pos;
+            if (pgr_ps_op_expr(ps, true, &t->filter.expr) == PGR_P_OK ||
+                related_leaf(ps, t, after_dot)) {
                 t->is_leaf = true;
                 return PGR_P_OK;
             }
@@ -874,6 +905,13 @@ int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
                             size_t len, int max_depth, pgr_logic_tree **out,
                             pgrest_error *err)
 {
+    return pgr_parse_logic_tree_ext(a, op, value, len, max_depth, false, out, err);
+}
+
+int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
+                             size_t len, int max_depth, bool related_leaves,
+                             pgr_logic_tree **out, pgrest_error *err)
+{
     /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
      * operator too (pRequestLogicTree). */
     pgr_sb sb;
@@ -887,7 +925,12 @@ int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
     pgr_pstate ps;
     pgr_ps_init(&ps, a, text, text_len);
     ps.max_depth = max_depth;
+    ps.related_leaves = related_leaves;
     int rc = logic_tree(&ps, out);
+    /* a tree that fails anyway fails with PostgREST's error, wherever a
+     * related leaf moved the failure to */
+    if (related_leaves && (rc != PGR_P_OK || ps.too_deep) && !ps.oom)
+        return pgr_parse_logic_tree_ext(a, op, value, len, max_depth, false, out, err);
     if (ps.too_deep && !ps.oom)
         return pgr_ps_depth_error(&ps, "logic tree", err);
     if (rc != PGR_P_OK || ps.oom)

@@ -25,6 +25,14 @@ int pgr_parse_op_expr_n(pgrest_arena *a, const char *text, size_t len,
 int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
                             size_t len, int max_depth, pgr_logic_tree **out,
                             pgrest_error *err);
+/* pgr_parse_logic_tree_op with pgrest's related leaves when
+ * related_leaves (docs/embed-or.md): a leaf `rel.col.op.value` that
+ * PostgREST's grammar rejects (no operator after `rel.`) parses with
+ * relation = "rel" and the filter `col.op.value`. Everything PostgREST's
+ * grammar accepts parses as it does. */
+int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
+                             size_t len, int max_depth, bool related_leaves,
+                             pgr_logic_tree **out, pgrest_error *err);
 int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
                            const char *value, size_t len, int max_depth,
                            pgr_logic_tree **out, pgrest_error *err);

@@ -44,6 +44,8 @@ typedef struct pgr_pstate {
     int depth;
     int max_depth;
     bool too_deep;
+    /* logic trees: pgrest's related leaves rel.col.op.value (filter_parser.c) */
+    bool related_leaves;
 } pgr_pstate;
 
 /* Error state snapshot, to drop the errors of a `try` branch whose

@@ -234,6 +234,7 @@ typedef struct qp_state {
     pgr_kv **rpc_tail;
     const pgr_parse_limits *lim;
     int n_filters;                  /* filters + logic-tree leaves so far */
+    bool related_leaves;            /* pgrest's rel.col.op.value leaves */
 } qp_state;
 
 /* request-max-filters: each filter becomes SQL the database must plan, so
@@ -296,8 +297,9 @@ static int add_logic(qp_state *st, const pgr_kv *p, pgrest_error *err)
     const char *op;
     int rc = logic_path(st->a, p->name, p->name_len, &l->path, &op, err);
     if (rc == PGREST_OK)
-        rc = pgr_parse_logic_tree_op(st->a, op, p->value, p->value_len,
-                                     st->lim->max_depth, &l->tree, err);
+        rc = pgr_parse_logic_tree_ext(st->a, op, p->value, p->value_len,
+                                      st->lim->max_depth, st->related_leaves,
+                                      &l->tree, err);
     if (rc == PGREST_OK)
         rc = count_filters(st, logic_leaves(l->tree), err);
     if (rc != PGREST_OK)
@@ -533,11 +535,19 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            const pgr_parse_limits *lim, pgr_query_params *out,
                            pgrest_error *err)
 {
+    return pgr_query_params_parse_ext(a, params, is_rpc, false, lim, out, err);
+}
+
+int pgr_query_params_parse_ext(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
+                               bool related_leaves, const pgr_parse_limits *lim,
+                               pgr_query_params *out, pgrest_error *err)
+{
     memset(out, 0, sizeof(*out));
     qp_state st = {.a = a, .out = out, .filters_tail = &out->filters,
                    .logic_tail = &out->logic, .havings_tail = &out->havings,
                    .orders_tail = &out->orders, .rpc_tail = &out->rpc_params,
-                   .lim = lim ? lim : pgr_parse_limits_default()};
+                   .lim = lim ? lim : pgr_parse_limits_default(),
+                   .related_leaves = related_leaves};
     out->canonical = canonical(a, params);
     if (out->canonical == NULL)
         return pgr_error_oom(err);

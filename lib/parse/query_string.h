@@ -44,6 +44,12 @@ pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n);
 int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            const pgr_parse_limits *lim, pgr_query_params *out,
                            pgrest_error *err);
+/* The same; related_leaves accepts pgrest's related leaves in logic
+ * trees (pgr_parse_logic_tree_ext, docs/embed-or.md): reads and calls
+ * take them, writes keep PostgREST's grammar. */
+int pgr_query_params_parse_ext(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
+                               bool related_leaves, const pgr_parse_limits *lim,
+                               pgr_query_params *out, pgrest_error *err);
 
 /* The same reporting the decoded length (NUL bytes may be inside). */
 char *pgr_percent_decode_n(pgrest_arena *a, const char *s, size_t n,

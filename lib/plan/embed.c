@@ -631,10 +631,41 @@ static int check_related_orders(pgrest_arena *a, const pgr_read_node *node,
     return PGREST_OK;
 }
 
-static int check_node(pgrest_arena *a, const pgr_read_node *node,
+const pgr_embed *pgr_find_related_embed(const pgr_read_node *node, const char *name)
+{
+    const pgr_read_node *child = find_child(node, name);
+    return child != NULL ? child->embed : NULL;
+}
+
+/* pgrest's related leaves (docs/embed-or.md): rel names an embed of the
+ * node as an embedded path would (resolve_path's errors). */
+static int check_related_leaves(pgrest_arena *a, pgr_read_node *node,
+                                const pgr_logic_tree *t, pgrest_error *err)
+{
+    if (t->is_leaf) {
+        if (t->relation == NULL)
+            return PGREST_OK;
+        pgr_read_node *n;
+        const char *names[1] = {t->relation};
+        pgr_embed_path p = {names, 1};
+        return resolve_path(a, node, &p, &n, err);
+    }
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next) {
+        int rc = check_related_leaves(a, node, c, err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return PGREST_OK;
+}
+
+static int check_node(pgrest_arena *a, pgr_read_node *node,
                       pgrest_error *err)
 {
-    int rc = check_related_orders(a, node, err);
+    int rc = PGREST_OK;
+    for (size_t i = 0; rc == PGREST_OK && i < node->n_logic; i++)
+        rc = check_related_leaves(a, node, node->logic[i], err);
+    if (rc == PGREST_OK)
+        rc = check_related_orders(a, node, err);
     for (const pgr_embed *e = node->embeds; rc == PGREST_OK && e; e = e->next)
         rc = check_node(a, e->node, err);
     return rc;

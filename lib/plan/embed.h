@@ -68,4 +68,10 @@ int pgr_plan_tree(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_api_request *ap
  * NULL: what `embed=is.null` filters and `order=embed(col)` refer to. */
 const pgr_embed *pgr_find_embed(const pgr_read_node *node, const char *name);
 
+/* The embed of node a related leaf `rel.col.op.value` of an or/and tree
+ * names (pgrest's extension, docs/embed-or.md), found as the embedded
+ * paths of filters are: by output name, with url-use-legacy-target-names
+ * also by relation name. NULL if none (the planner rejected it: PGRST108). */
+const pgr_embed *pgr_find_related_embed(const pgr_read_node *node, const char *name);
+
 #endif

@@ -197,10 +197,12 @@ static void logic_field_names(name_set *set, pgrest_arena *a, const pgr_read_nod
                               bool at_root, const pgr_logic_tree *t)
 {
     for (; t != NULL; t = t->next) {
-        if (t->is_leaf)
-            add_needed(set, a, root, at_root, t->filter.field.name);
-        else
+        if (!t->is_leaf)
             logic_field_names(set, a, root, at_root, t->children);
+        /* a related leaf (docs/embed-or.md) filters the embed's rows,
+         * which need only the join columns returned_names adds */
+        else if (t->relation == NULL)
+            add_needed(set, a, root, at_root, t->filter.field.name);
     }
 }
 

@@ -6,6 +6,7 @@
 #include "plan/aggregate_names.h"
 #include "sql/emit_embed.h"
 #include "sql/emit_read.h"
+#include "sql/emit_related_exists.h"
 #include "util/error.h"
 
 void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node)
@@ -302,9 +303,19 @@ static filter_scope where_scope(bool count)
     return count ? SCOPE_COUNT : SCOPE_WHERE;
 }
 
+void pgr_emit_filter_count(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_filter *f)
+{
+    emit_filter_in(q, node, f, SCOPE_COUNT);
+}
+
 static void emit_logic_in(pgr_sql *q, const pgr_read_node *node,
                           const pgr_logic_tree *t, filter_scope scope)
 {
+    if (t->is_leaf && t->relation != NULL) {
+        pgr_emit_related_exists(q, node, t);
+        return;
+    }
     if (t->is_leaf) {
         emit_filter_in(q, node, &t->filter, scope);
         return;

@@ -12,6 +12,10 @@ void pgr_emit_node_ref(pgr_sql *q, const pgr_read_node *node);
 void pgr_emit_field(pgr_sql *q, const pgr_read_node *node, const pgr_field *f);
 /* One filter as a boolean SQL expression. */
 void pgr_emit_filter(pgr_sql *q, const pgr_read_node *node, const pgr_filter *f);
+/* The same as in a count query (embeds not joined: `embed=is.null` is
+ * [NOT] EXISTS (its count query)). */
+void pgr_emit_filter_count(pgr_sql *q, const pgr_read_node *node,
+                           const pgr_filter *f);
 void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
                          const pgr_logic_tree *t);
 /* " WHERE ..." for all filters and logic trees of node (nothing if none);

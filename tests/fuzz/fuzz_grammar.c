@@ -47,6 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 2: {
         pgr_logic_tree *tree = NULL;
         check(pgr_parse_logic_tree(a, sel & 8, sel & 16, text, &tree, &err), &err);
+        /* pgrest's related leaves (docs/embed-or.md) on the same text */
+        err = (pgrest_error){0};
+        check(pgr_parse_logic_tree_ext(a, sel & 8 ? "or" : "and", text, strlen(text), 16,
+                                       true, &tree, &err), &err);
         break;
     }
     case 3: {

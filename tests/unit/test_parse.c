@@ -137,9 +137,16 @@ static void put_expr(pgr_sb *sb, const pgr_op_expr *e)
 static void put_tree(pgr_sb *sb, const pgr_logic_tree *t)
 {
     if (t->is_leaf) {
+        if (t->relation != NULL) {
+            /* pgrest's related leaf, shown as rel[col...] */
+            pgr_sb_puts(sb, t->relation);
+            pgr_sb_putc(sb, '[');
+        }
         put_field(sb, &t->filter.field);
         pgr_sb_putc(sb, '.');
         put_expr(sb, &t->filter.expr);
+        if (t->relation != NULL)
+            pgr_sb_putc(sb, ']');
         return;
     }
     if (t->negated)
@@ -463,6 +470,68 @@ START_TEST(test_logic_tree_errors)
     check_error(&err, pgr_parse_logic_tree(arena, true, false, c->input, &t,
                                            &err),
                 c);
+}
+END_TEST
+
+/* pgrest's related leaves (docs/embed-or.md): parsed only where
+ * PostgREST's grammar fails; what it accepts parses alike, and where the
+ * related reading fails too the error is PostgREST's, byte for byte. */
+static const struct {
+    const char *value;
+    const char *rendered; /* with related leaves; NULL: an error */
+    bool postgrest_ok;    /* PostgREST's grammar accepts it */
+} related_cases[] = {
+    {"(album.title.eq.x)", "or(album[title.eq.x])", false},
+    {"(title.ilike.*rock*,track.name.ilike.*rock*)",
+     "or(title.ilike.%rock%,track[name.ilike.%rock%])", false},
+    {"(album.title.not.eq.x)", "or(album[title.not.eq.x])", false},
+    {"(a.eq.1,and(b.c.in.(1,2),not.or(d.e->f.is.null)))",
+     "or(a.eq.1,and(b[c.in.[1|2]],not.or(d[e->f.is.NULL])))", false},
+    {"(album.\"in\".eq.x)", "or(album[in.eq.x])", false},
+    {"(\"my rel\".title.eq.x)", "or(my rel[title.eq.x])", false},
+    /* PostgREST's meaning wins wherever it has one */
+    {"(album.eq.eq.x)", "or(album.eq.eq.x)", true},
+    {"(album.not.eq.x)", "or(album.not.eq.x)", true},
+    {"(album.in.(1,2))", "or(album.in.[1|2])", true},
+    {"(album.is.null)", "or(album.is.NULL)", true},
+    /* PostgREST's errors */
+    {"(album.title.foo.x)", NULL, false},
+    {"(album.track.title.eq.x)", NULL, false},
+    {"(album->a.title.eq.x)", NULL, false},
+    {"(album.title)", NULL, false},
+    {"(album.title.eq.x", NULL, false},
+    {"(album..eq.x)", NULL, false},
+};
+
+START_TEST(test_logic_tree_related)
+{
+    const char *value = related_cases[_i].value;
+    const char *want = related_cases[_i].rendered;
+    pgr_logic_tree *t = NULL, *base = NULL;
+    pgrest_error err = {0}, base_err = {0};
+    int rc = pgr_parse_logic_tree_ext(arena, "or", value, strlen(value), 10, true, &t, &err);
+    int base_rc = pgr_parse_logic_tree_ext(arena, "or", value, strlen(value), 10, false,
+                                           &base, &base_err);
+    ck_assert_int_eq(base_rc == PGREST_OK, related_cases[_i].postgrest_ok);
+    if (want == NULL) {
+        ck_assert_int_ne(rc, PGREST_OK);
+        ck_assert_str_eq(err.code, base_err.code);
+        ck_assert_str_eq(err.message, base_err.message);
+        ck_assert_str_eq(err.details ? err.details : "", base_err.details ? base_err.details : "");
+        return;
+    }
+    ck_assert_msg(rc == PGREST_OK, "%s: %s %s", value, err.message, err.details);
+    pgr_sb sb;
+    pgr_sb_init(&sb, arena, 32);
+    put_tree(&sb, t);
+    ck_assert_str_eq(pgr_sb_finish(&sb), want);
+    if (base_rc == PGREST_OK) {
+        pgr_sb_init(&sb, arena, 32);
+        put_tree(&sb, base);
+        ck_assert_str_eq(pgr_sb_finish(&sb), want);
+    } else {
+        ck_assert_str_eq(base_err.code, "PGRST100");
+    }
 }
 END_TEST
 
@@ -1071,6 +1140,7 @@ static Suite *parse_suite(void)
     tcase_add_test(tc, test_field);
     tcase_add_loop_test(tc, test_logic_tree, 0, N(tree_cases));
     tcase_add_loop_test(tc, test_logic_tree_errors, 0, N(tree_errors));
+    tcase_add_loop_test(tc, test_logic_tree_related, 0, N(related_cases));
     tcase_add_loop_test(tc, test_select, 0, N(select_cases));
     tcase_add_test(tc, test_select_structure);
     tcase_add_loop_test(tc, test_select_errors, 0, N(select_errors));

@@ -707,10 +707,34 @@ static int check_to_many_spreads(const pgr_read_node *node, pgrest_error *err)
     return PGREST_OK;
 }
 
-/* validateAggFunctions: any node selecting an aggregate. */
+static bool has_related_leaf(const pgr_logic_tree *t)
+{
+    if (t->is_leaf)
+        return t->relation != NULL;
+    for (const pgr_logic_tree *c = t->children; c != NULL; c = c->next)
+        if (has_related_leaf(c))
+            return true;
+    return false;
+}
+
+/* pgrest's query extensions (docs/aggregates.md, docs/embed-or.md) share
+ * the aggregates' gate: like them they let a request make the database
+ * do more work per row than filters do. */
+static bool uses_query_extension(const pgr_read_node *node)
+{
+    if (node->n_having > 0)
+        return true;
+    for (size_t i = 0; i < node->n_logic; i++)
+        if (has_related_leaf(node->logic[i]))
+            return true;
+    return false;
+}
+
+/* validateAggFunctions: any node selecting an aggregate (or using one of
+ * pgrest's extensions under the same gate). */
 static bool tree_selects_aggregate(const pgr_read_node *node)
 {
-    if (selects_aggregate(node))
+    if (selects_aggregate(node) || uses_query_extension(node))
         return true;
     for (const pgr_embed *e = node->embeds; e != NULL; e = e->next)
         if (tree_selects_aggregate(e->node))

@@ -109,8 +109,9 @@ static void chinook_setup(void)
     ctx = pgrest_ctx_new();
     pgrest_error err = {0};
     const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"}};
-    for (size_t i = 0; i < 4; i++)
+                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
+                             {"db-aggregates-enabled", "true"}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
     ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
     direct = PQconnectdb(chinook_uri());
@@ -226,9 +227,12 @@ END_TEST
 
 /* ------------------------------------------------------------ test schema */
 
+/* the extension shares the aggregates' gate (docs/embed-or.md) */
+static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
+
 static void schema_setup(void)
 {
-    ctx = harness_ctx(NULL);
+    ctx = harness_ctx(gate_open);
     direct = harness_admin_connect();
 }
 
@@ -270,7 +274,8 @@ END_TEST
  * only: Error.hs NotEmbedded with the alias, as for embedded filters */
 START_TEST(relation_name_of_an_aliased_embed)
 {
-    static const char *const opts[] = {"url-use-legacy-target-names", "false", NULL};
+    static const char *const opts[] = {"url-use-legacy-target-names", "false",
+                                       "db-aggregates-enabled", "true", NULL};
     pgrest_ctx *dflt = ctx;
     ctx = harness_ctx(opts);
     json_object *ours = get_json("/artists", "select=name,recs:albums(title)&or=(recs.rating.gte.5)");
@@ -283,6 +288,19 @@ START_TEST(relation_name_of_an_aliased_embed)
                    "Target names are not allowed in filters if they have an alias");
     pgrest_ctx_free(ctx);
     ctx = dflt;
+}
+END_TEST
+
+/* with db-aggregates-enabled off (PostgREST's default) the extension
+ * answers as the aggregates do */
+START_TEST(closed_gate)
+{
+    pgrest_ctx *open = ctx;
+    ctx = harness_ctx(NULL);
+    expect_error("GET", "/artists", "select=name,albums(title)&or=(albums.title.eq.x)", NULL,
+                 400, "PGRST123", "Use of aggregate functions is not allowed");
+    pgrest_ctx_free(ctx);
+    ctx = open;
 }
 END_TEST
 
@@ -311,6 +329,7 @@ int main(void)
     tcase_add_test(schema, nested_trees_on_test_schema);
     tcase_add_test(schema, computed_relationship);
     tcase_add_test(schema, errors);
+    tcase_add_test(schema, closed_gate);
     tcase_add_test(schema, relation_name_of_an_aliased_embed);
     suite_add_tcase(s, schema);
     if (chinook_uri() != NULL) {

@@ -58,6 +58,8 @@ cat >"$conf" <<CONF
 db-uri = "postgresql://authenticator@localhost:$pg_port/pgrest_demo"
 db-schemas = "api"
 db-anon-role = "web_anon"
+# aggregates, and pgrest's having=, distinct= and or= across embeds
+db-aggregates-enabled = true
 jwt-secret = "$jwt_secret"
 server-port = "$http_port"
 CONF

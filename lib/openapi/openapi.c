@@ -47,6 +47,9 @@ typedef struct doc_ctx {
     bool live_functions;
     pgr_routine *functions;
     size_t n_functions;
+    /* db-aggregates-enabled: pgrest's having= and distinct= are listed
+     * (docs/aggregates.md); off, the document is PostgREST's */
+    bool query_extensions;
 } doc_ctx;
 
 /* ------------------------------------------------------------ json helpers */
@@ -525,6 +528,13 @@ static void add_common_params(json_object *params)
     put(params, "limit", query_param("limit", "Limiting and Pagination", "query"));
 }
 
+/* pgrest's reads beyond PostgREST, beside the parameters it lists */
+static void add_extension_params(json_object *params)
+{
+    put(params, "having", query_param("having", "Filtering Aggregates (pgrest)", "query"));
+    put(params, "distinct", query_param("distinct", "Distinct Rows (pgrest)", "query"));
+}
+
 /* body.<table> and rowFilter.<table>.<column> (makeObjectBody,
  * makeRowFilter). */
 static void add_table_params(const doc_ctx *d, json_object *params,
@@ -622,9 +632,10 @@ static json_object *table_path(const doc_ctx *d, const pgr_table *t)
     json_object *item = json_object_new_object();
     const char *body = pgr_asprintf(d->a, "body.%s", t->name);
     const char *get_refs[] = {"select", "order", "range", "rangeUnit",
-                              "offset", "limit", "preferCount"};
+                              "offset", "limit", "preferCount", "having", "distinct"};
     const char *get_codes[] = {"200", "206"}, *get_texts[] = {"OK", "Partial Content"};
-    add_table_op(d, item, t, "get", true, get_refs, 7, get_codes, get_texts, 2);
+    add_table_op(d, item, t, "get", true, get_refs, d->query_extensions ? 9 : 7,
+                 get_codes, get_texts, 2);
     add_rows_schema(d, at_key(at_key(at_key(item, "get"), "responses"), "200"), t);
     if (!(t->insertable || t->updatable || t->deletable))
         return item;
@@ -939,6 +950,8 @@ static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
     json_object *params = json_object_new_object();
     put(paths, "/", root_path());
     add_common_params(params);
+    if (d->query_extensions)
+        add_extension_params(params);
     add_relations(d, paths, defs, params);
     put(doc, "paths", paths);
     put_nonempty(doc, "definitions", defs);
@@ -959,7 +972,8 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
         pgr_error_internal(err, "Unexpected OpenAPI introspection result");
         return NULL;
     }
-    doc_ctx d = {.a = a, .sc = sc, .schema = schema};
+    doc_ctx d = {.a = a, .sc = sc, .schema = schema,
+                 .query_extensions = pgr_cfg(ctx, a)->db_aggregates_enabled};
     json_object *desc;
     const char *comment = NULL;
     if (json_object_object_get_ex(in, "description", &desc) &&

@@ -497,6 +497,36 @@ START_TEST(security_definitions)
 }
 END_TEST
 
+/* pgrest's having= and distinct= (docs/aggregates.md, docs/distinct.md)
+ * are listed beside PostgREST's parameters only under their gate,
+ * db-aggregates-enabled: off, the document stays PostgREST's. */
+START_TEST(query_extension_parameters)
+{
+    ignore_privileges(NULL);
+    ck_assert_ptr_null(at(doc, "parameters", "having", NULL));
+    ck_assert_ptr_null(at(doc, "parameters", "distinct", NULL));
+    ck_assert_ptr_null(strstr(json_object_to_json_string(at(doc, "paths", "/children", "get",
+                                                           "parameters", NULL)), "having"));
+    teardown();
+    const char *opts[] = {"db-aggregates-enabled", "true", NULL};
+    ignore_privileges(opts);
+    ck_json(at(doc, "parameters", "having", NULL),
+            "{\"name\":\"having\",\"description\":\"Filtering Aggregates (pgrest)\","
+            "\"required\":false,\"in\":\"query\",\"type\":\"string\"}");
+    ck_json(at(doc, "parameters", "distinct", NULL),
+            "{\"name\":\"distinct\",\"description\":\"Distinct Rows (pgrest)\","
+            "\"required\":false,\"in\":\"query\",\"type\":\"string\"}");
+    const char *refs = json_object_to_json_string_ext(
+        at(doc, "paths", "/children", "get", "parameters", NULL),
+        JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    ck_assert_ptr_nonnull(strstr(refs, "{\"$ref\":\"#/parameters/preferCount\"},"
+                                       "{\"$ref\":\"#/parameters/having\"},"
+                                       "{\"$ref\":\"#/parameters/distinct\"}]"));
+    ck_assert_ptr_null(strstr(json_object_to_json_string(at(doc, "paths", "/children", "post",
+                                                           "parameters", NULL)), "having"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -522,6 +552,7 @@ static Suite *suite(void)
     tcase_add_test(tc, proxy_uri);
     tcase_add_test(tc, malformed_proxy_uri_refused);
     tcase_add_test(tc, security_definitions);
+    tcase_add_test(tc, query_extension_parameters);
     suite_add_tcase(s, tc);
     return s;
 }

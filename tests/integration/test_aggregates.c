@@ -154,6 +154,20 @@ START_TEST(inside_an_embed)
 }
 END_TEST
 
+/* `count` inside an embed: PostgREST's count("track") gives the same order */
+START_TEST(inside_an_embed_by_count)
+{
+    assert_answer("/genre",
+                  "select=name,track(media_type_id,count())&track.order=count.desc,media_type_id"
+                  "&genre_id=lte.6&order=genre_id",
+                  "SELECT g.name, (SELECT coalesce(json_agg(t), '[]') FROM ("
+                  "  SELECT media_type_id, count(*) AS count FROM track"
+                  "  WHERE track.genre_id = g.genre_id GROUP BY media_type_id"
+                  "  ORDER BY count(*) DESC, media_type_id) t) AS track"
+                  " FROM genre g WHERE g.genre_id <= 6 ORDER BY g.genre_id");
+}
+END_TEST
+
 START_TEST(hoisted_from_a_to_one_spread)
 {
     assert_answer("/track", "select=...album(artist_id,n:count())&order=n.desc,album(artist_id)&limit=5",
@@ -266,6 +280,7 @@ int main(void)
     tcase_add_test(tc, by_output_name_nulls_last);
     tcase_add_test(tc, by_alias_of_a_cast_aggregate);
     tcase_add_test(tc, inside_an_embed);
+    tcase_add_test(tc, inside_an_embed_by_count);
     tcase_add_test(tc, hoisted_from_a_to_one_spread);
     tcase_add_test(tc, over_a_function_result);
     tcase_add_test(tc, unknown_name);

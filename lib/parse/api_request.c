@@ -411,10 +411,14 @@ static int parse_request(pgrest_ctx *ctx, pgrest_arena *arena,
      * is a filter, so one without an operator is a parse error */
     bool invoke_read = api->target == PGR_TARGET_ROUTINE && api->action == PGR_ACTION_CALL &&
                        (strcmp(api->method, "GET") == 0 || strcmp(api->method, "HEAD") == 0);
-    /* pgrest's or/and across embeds (docs/embed-or.md) reads: writes keep
-     * PostgREST's grammar (and its PGRST100 for such leaves) */
-    bool related_leaves = api->action == PGR_ACTION_READ || api->action == PGR_ACTION_CALL;
-    if ((rc = pgr_query_params_parse_ext(arena, params, invoke_read, related_leaves,
+    /* pgrest's extensions: or/and across embeds (docs/embed-or.md) for
+     * reads and calls, distinct (docs/distinct.md) for relation reads;
+     * writes keep PostgREST's grammar (and its PGRST100 for them) */
+    pgr_params_extensions ext = {
+        .related_leaves = api->action == PGR_ACTION_READ || api->action == PGR_ACTION_CALL,
+        .distinct = api->action == PGR_ACTION_READ,
+    };
+    if ((rc = pgr_query_params_parse_ext(arena, params, invoke_read, &ext,
                                          &pgr_cfg(ctx, arena)->limits, &api->qp,
                                          err)) != PGREST_OK)
         return rc;

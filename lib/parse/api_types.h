@@ -154,6 +154,16 @@ typedef struct pgr_path_order {
     struct pgr_path_order *next;
 } pgr_path_order;
 
+/* distinct=* or distinct=a,b (pgrest's own, docs/distinct.md): only
+ * where PostgREST's filter grammar rejects the value */
+typedef struct pgr_path_distinct {
+    pgr_embed_path path;
+    bool all;                      /* distinct=*: SELECT DISTINCT */
+    const char **columns;          /* distinct=a,b: DISTINCT ON (a, b) */
+    size_t n_columns;
+    struct pgr_path_distinct *next;
+} pgr_path_distinct;
+
 /* limit/offset; -1 means "not given" */
 typedef struct pgr_path_range {
     pgr_embed_path path;
@@ -177,6 +187,7 @@ typedef struct pgr_query_params {
     pgr_path_logic *havings;
     pgr_path_order *orders;
     pgr_path_range *ranges;
+    pgr_path_distinct *distincts; /* reads only */
     const char **columns;         /* ?columns=a,b */
     size_t n_columns;
     bool has_columns;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/distinct_parser.h"
 #include "parse/filter_parser.h"
 #include "parse/order_parser.h"
 #include "parse/param_name.h"
@@ -231,10 +232,13 @@ typedef struct qp_state {
     pgr_path_logic **logic_tail;
     pgr_path_logic **havings_tail;
     pgr_path_order **orders_tail;
+    pgr_path_distinct **distincts_tail;
     pgr_kv **rpc_tail;
     const pgr_parse_limits *lim;
     int n_filters;                  /* filters + logic-tree leaves so far */
+    bool is_rpc;                    /* params without operator: arguments */
     bool related_leaves;            /* pgrest's rel.col.op.value leaves */
+    bool distinct;                  /* pgrest's distinct= where free */
 } qp_state;
 
 /* request-max-filters: each filter becomes SQL the database must plan, so
@@ -352,6 +356,36 @@ static int add_rpc_param(qp_state *st, const char *name, const pgr_kv *p,
     return PGREST_OK;
 }
 
+/* docs/distinct.md, reserved only where free: on a relation read,
+ * `[path.]distinct=v` is a distinct only when PostgREST's filter grammar
+ * rejects v (its answer was PGRST100); `distinct=eq.x` stays a filter on
+ * a column named distinct. */
+static bool is_free_distinct(const qp_state *st, const pgr_kv *p)
+{
+    if (!st->distinct || !pgr_param_ends_in(p, "distinct"))
+        return false;
+    pgr_pstate ps;
+    pgr_op_expr ignored;
+    pgr_ps_init(&ps, st->a, p->value, p->value_len);
+    return pgr_ps_op_expr(&ps, false, &ignored) != PGR_P_OK && !ps.oom;
+}
+
+static int add_distinct(qp_state *st, const pgr_kv *p, pgrest_error *err)
+{
+    pgr_path_distinct *d = PGR_NEW(st->a, pgr_path_distinct);
+    if (d == NULL)
+        return pgr_error_oom(err);
+    pgr_field ignored;
+    int rc = tree_path(st->a, p->name, p->name_len, &d->path, &ignored, err);
+    if (rc == PGREST_OK)
+        rc = pgr_parse_distinct_n(st->a, p->value, p->value_len, d, err);
+    if (rc != PGREST_OK)
+        return rc;
+    *st->distincts_tail = d;
+    st->distincts_tail = &d->next;
+    return PGREST_OK;
+}
+
 static int add_filter(qp_state *st, const pgr_kv *p, bool is_rpc,
                       pgrest_error *err)
 {
@@ -433,13 +467,14 @@ static int parse_root_params(qp_state *st, const pgr_kv *params,
     return PGREST_OK;
 }
 
-static int parse_filters(qp_state *st, const pgr_kv *params, bool is_rpc,
+static int parse_filters(qp_state *st, const pgr_kv *params,
                          pgrest_error *err)
 {
     for (const pgr_kv *p = params; p != NULL; p = p->next) {
         if (p->value == NULL || is_reserved_root(p) || is_reserved_embeddable(p))
             continue;
-        int rc = add_filter(st, p, is_rpc, err);
+        int rc = is_free_distinct(st, p) ? add_distinct(st, p, err)
+                                         : add_filter(st, p, st->is_rpc, err);
         if (rc != PGREST_OK)
             return rc;
     }
@@ -535,19 +570,22 @@ int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            const pgr_parse_limits *lim, pgr_query_params *out,
                            pgrest_error *err)
 {
-    return pgr_query_params_parse_ext(a, params, is_rpc, false, lim, out, err);
+    return pgr_query_params_parse_ext(a, params, is_rpc, NULL, lim, out, err);
 }
 
 int pgr_query_params_parse_ext(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
-                               bool related_leaves, const pgr_parse_limits *lim,
+                               const pgr_params_extensions *ext,
+                               const pgr_parse_limits *lim,
                                pgr_query_params *out, pgrest_error *err)
 {
     memset(out, 0, sizeof(*out));
     qp_state st = {.a = a, .out = out, .filters_tail = &out->filters,
                    .logic_tail = &out->logic, .havings_tail = &out->havings,
-                   .orders_tail = &out->orders, .rpc_tail = &out->rpc_params,
-                   .lim = lim ? lim : pgr_parse_limits_default(),
-                   .related_leaves = related_leaves};
+                   .orders_tail = &out->orders, .distincts_tail = &out->distincts,
+                   .rpc_tail = &out->rpc_params,
+                   .lim = lim ? lim : pgr_parse_limits_default(), .is_rpc = is_rpc,
+                   .related_leaves = ext != NULL && ext->related_leaves,
+                   .distinct = ext != NULL && ext->distinct};
     out->canonical = canonical(a, params);
     if (out->canonical == NULL)
         return pgr_error_oom(err);
@@ -555,7 +593,7 @@ int pgr_query_params_parse_ext(pgrest_arena *a, const pgr_kv *params, bool is_rp
     /* the order PostgREST's parse reports errors in */
     if ((rc = parse_orders_and_logic(&st, params, err)) != PGREST_OK ||
         (rc = parse_root_params(&st, params, err)) != PGREST_OK ||
-        (rc = parse_filters(&st, params, is_rpc, err)) != PGREST_OK ||
+        (rc = parse_filters(&st, params, err)) != PGREST_OK ||
         (rc = pgr_parse_ranges(a, params, out, err)) != PGREST_OK)
         return rc;
     return PGREST_OK;

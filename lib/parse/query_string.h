@@ -44,11 +44,24 @@ pgr_kv *pgr_query_string_decode_n(pgrest_arena *a, const char *qs, size_t n);
 int pgr_query_params_parse(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
                            const pgr_parse_limits *lim, pgr_query_params *out,
                            pgrest_error *err);
-/* The same; related_leaves accepts pgrest's related leaves in logic
- * trees (pgr_parse_logic_tree_ext, docs/embed-or.md): reads and calls
- * take them, writes keep PostgREST's grammar. */
+
+/* pgrest's own meanings for params PostgREST's grammar rejects, by the
+ * request's action (all false: PostgREST's grammar alone). */
+typedef struct pgr_params_extensions {
+    /* related leaves in logic trees (pgr_parse_logic_tree_ext,
+     * docs/embed-or.md): reads and calls take them, writes keep
+     * PostgREST's grammar */
+    bool related_leaves;
+    /* `[path.]distinct=v` whose v the filter grammar rejects is a
+     * distinct (parse/distinct_parser.h, docs/distinct.md): relation
+     * reads only; mutations and calls keep PostgREST's meaning */
+    bool distinct;
+} pgr_params_extensions;
+
+/* The same with ext (NULL: none). */
 int pgr_query_params_parse_ext(pgrest_arena *a, const pgr_kv *params, bool is_rpc,
-                               bool related_leaves, const pgr_parse_limits *lim,
+                               const pgr_params_extensions *ext,
+                               const pgr_parse_limits *lim,
                                pgr_query_params *out, pgrest_error *err);
 
 /* The same reporting the decoded length (NUL bytes may be inside). */

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "plan/distinct_plan.h"
 #include "plan/fuzzyset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -499,6 +500,8 @@ static size_t count_params(const pgr_query_params *qp)
         n++;
     for (const pgr_path_logic *h = qp->havings; h; h = h->next)
         n++;
+    for (const pgr_path_distinct *d = qp->distincts; d; d = d->next)
+        n++;
     return n;
 }
 
@@ -531,6 +534,11 @@ int pgr_check_embed_paths(pgrest_arena *a, const pgrest_api_request *api,
         return rc;
     n = 0;
     COLLECT_PATHS(qp->havings, pgr_path_logic, v, n);
+    if ((rc = check_paths(a, select, v, n, legacy, err)) != PGREST_OK)
+        return rc;
+    /* distinct (pgrest's own) after PostgREST's parameters */
+    n = 0;
+    COLLECT_PATHS(qp->distincts, pgr_path_distinct, v, n);
     return check_paths(a, select, v, n, legacy, err);
 }
 
@@ -601,6 +609,22 @@ static int attach_order_range(pgrest_arena *a, const pgr_query_params *qp,
             return rc;
         n->offset = r->offset > 0 ? r->offset : 0;
         n->limit = r->limit;
+    }
+    return PGREST_OK;
+}
+
+/* After the orders: a DISTINCT ON order starts from them. */
+static int attach_distinct(pgrest_arena *a, const pgr_query_params *qp,
+                           pgr_read_node *root, pgrest_error *err)
+{
+    pgr_read_node *n;
+    int rc;
+    for (const pgr_path_distinct *d = qp->distincts; d; d = d->next) {
+        if (d->path.n == 0)
+            continue;
+        if ((rc = resolve_path(a, root, &d->path, &n, err)) != PGREST_OK ||
+            (rc = pgr_plan_distinct(a, n, d, err)) != PGREST_OK)
+            return rc;
     }
     return PGREST_OK;
 }
@@ -749,6 +773,8 @@ int pgr_check_embed_params(pgrest_arena *a, const pgrest_api_request *api,
     int rc = attach_filters(a, &api->qp, root, err);
     if (rc == PGREST_OK)
         rc = attach_order_range(a, &api->qp, takes_ranges(api->action), root, err);
+    if (rc == PGREST_OK)
+        rc = attach_distinct(a, &api->qp, root, err);
     if (rc == PGREST_OK)
         rc = check_node(a, root, err);
     if (rc == PGREST_OK && !aggregates_enabled && tree_selects_aggregate(root))

@@ -61,6 +61,11 @@ struct pgr_read_node {
     pgr_logic_tree **having;
     size_t n_having;
     pgr_order_term *order;
+    /* distinct=* / distinct=a,b (plan/distinct_plan.h): SELECT DISTINCT /
+     * DISTINCT ON (a, b); with DISTINCT ON, order starts with a, b */
+    bool distinct_all;
+    const char **distinct_on;
+    size_t n_distinct_on;
     long long offset;              /* 0 = none */
     long long limit;               /* -1 = none */
     int depth;

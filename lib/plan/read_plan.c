@@ -4,6 +4,7 @@
 
 #include "engine/stage_view.h"
 #include "plan/aggregate_names.h"
+#include "plan/distinct_plan.h"
 #include "plan/embed.h"
 #include "plan/plan.h"
 #include "plan/fuzzy.h"
@@ -124,6 +125,11 @@ static int attach_params(pgrest_arena *a, const pgrest_api_request *api,
             node->order = o->terms;
     node->offset = api->range_offset;
     node->limit = api->range_limit;
+    for (const pgr_path_distinct *d = qp->distincts; d; d = d->next) {
+        int rc = d->path.n == 0 ? pgr_plan_distinct(a, node, d, err) : PGREST_OK;
+        if (rc != PGREST_OK)
+            return rc;
+    }
     return PGREST_OK;
 }
 

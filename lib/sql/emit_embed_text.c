@@ -132,6 +132,10 @@ static bool node_applies(pgrest_arena *a, const pgr_read_node *node)
 {
     if (node->select_star && node->table == NULL)
         return false;  /* `*` of a record: its columns are not known here */
+    /* SELECT DISTINCT compares the embeds' values: jsonb equality (1.0 is
+     * 1.00), which their text would not keep */
+    if (node->distinct_all && node->embeds != NULL)
+        return false;
     for (const pgr_plan_field *f = node->fields; f; f = f->next)
         if (!plain_field(f))
             return false;

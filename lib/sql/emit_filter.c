@@ -446,7 +446,9 @@ static const char *order_select_alias(pgr_sql *q, const pgr_embed *e,
 
 void pgr_emit_order(pgr_sql *q, const pgr_read_node *node)
 {
-    if (orders_in_aggregate(node))
+    /* DISTINCT ON keeps each group's first row: the subquery must be
+     * ordered even where the aggregate orders its arrays again */
+    if (orders_in_aggregate(node) && node->n_distinct_on == 0)
         return;
     for (const pgr_order_term *t = node->order; t != NULL; t = t->next) {
         pgr_sql_put(q, t == node->order ? " ORDER BY " : ", ");

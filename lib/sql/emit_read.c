@@ -234,10 +234,30 @@ static void emit_from(pgr_sql *q, const pgr_read_node *node)
     }
 }
 
-int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
-                       long long max_rows, pgrest_error *err)
+/* distinct= (docs/distinct.md): "DISTINCT " or "DISTINCT ON (a, b) "
+ * over the node's own columns (unknown ones are PostgreSQL's 42703). */
+static void emit_distinct(pgr_sql *q, const pgr_read_node *node)
+{
+    if (node->distinct_all)
+        pgr_sql_put(q, "DISTINCT ");
+    if (node->n_distinct_on == 0)
+        return;
+    pgr_sql_put(q, "DISTINCT ON (");
+    for (size_t i = 0; i < node->n_distinct_on; i++) {
+        pgr_field f = {.name = node->distinct_on[i]};
+        if (i > 0)
+            pgr_sql_put(q, ", ");
+        pgr_emit_field(q, node, &f);
+    }
+    pgr_sql_put(q, ") ");
+}
+
+/* The node's rows; unordered ones (no ORDER BY, no range) for a count. */
+static int emit_rows(pgr_sql *q, const pgr_read_node *node, long long max_rows,
+                     bool ordered, pgrest_error *err)
 {
     pgr_sql_put(q, "SELECT ");
+    emit_distinct(q, node);
     int rc = emit_select_list(q, node, err);
     if (rc != PGREST_OK)
         return rc;
@@ -248,15 +268,34 @@ int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
     pgr_emit_embed_join_condition(q, node, node->n_filters > 0 || node->n_logic > 0);
     pgr_emit_group_by(q, node);
     pgr_emit_having(q, node);
+    if (!ordered)
+        return PGREST_OK;
     pgr_emit_order(q, node);
     pgr_emit_range(q, node->offset, node->limit, max_rows);
     return PGREST_OK;
 }
 
+int pgr_emit_read_node(pgr_sql *q, const pgr_read_node *node,
+                       long long max_rows, pgrest_error *err)
+{
+    return emit_rows(q, node, max_rows, true, err);
+}
+
 int pgr_emit_count_node(pgr_sql *q, const pgr_read_node *node,
                         pgrest_error *err)
 {
-    pgr_sql_put(q, "SELECT 1");
+    /* The root's count counts its distinct rows: SELECT DISTINCT compares
+     * the whole select list, and a grouped DISTINCT ON its groups (having=
+     * may drop some), so those are counted over the rows themselves; else
+     * DISTINCT ON needs only its columns. An embed's count only tests
+     * whether it has rows (EXISTS), which distinct does not change. */
+    bool root = node->parent == NULL;
+    if (root && (node->distinct_all || (node->n_distinct_on > 0 && has_aggregate(q, node))))
+        return emit_rows(q, node, -1, false, err);
+    pgr_sql_put(q, "SELECT ");
+    if (root)
+        emit_distinct(q, node);
+    pgr_sql_put(q, "1");
     emit_from(q, node);
     pgr_emit_where_count(q, node, false);
     bool have_where = node->n_filters > 0 || node->n_logic > 0;

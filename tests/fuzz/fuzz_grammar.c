@@ -71,7 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pgr_parse_limits lim = *pgr_parse_limits_default();
         lim.max_depth = 6;
         lim.max_filters = 12;
-        check(pgr_query_params_parse(a, params, sel & 8, &lim, &qp, &err), &err);
+        /* pgrest's extensions as a relation read takes them (a call's
+         * is_rpc read never takes distinct) */
+        pgr_params_extensions ext = {.related_leaves = sel & 16,
+                                     .distinct = (sel & 16) && !(sel & 8)};
+        check(pgr_query_params_parse_ext(a, params, sel & 8, &ext, &lim, &qp, &err), &err);
         break;
     }
     }

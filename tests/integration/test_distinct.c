@@ -216,6 +216,25 @@ START_TEST(distinct_in_a_to_many_embed)
 }
 END_TEST
 
+/* a to-many spread orders its arrays in the aggregate: the subquery is
+ * ordered too, so DISTINCT ON keeps each group's first row */
+START_TEST(distinct_in_a_to_many_spread)
+{
+    assert_answer("/customer",
+                  "select=customer_id,...invoice(total,invoice_date)"
+                  "&invoice.distinct=total&invoice.order=total.desc,invoice_date.desc"
+                  "&customer_id=lt.6&order=customer_id",
+                  "SELECT json_agg(c ORDER BY c.customer_id) FROM (SELECT customer_id,"
+                  " (SELECT coalesce(json_agg(total), '[]') FROM (SELECT DISTINCT ON (total)"
+                  "   total FROM invoice v WHERE v.customer_id = cu.customer_id"
+                  "   ORDER BY total DESC, invoice_date DESC) i) AS total,"
+                  " (SELECT coalesce(json_agg(invoice_date), '[]') FROM (SELECT DISTINCT ON (total)"
+                  "   invoice_date FROM invoice v WHERE v.customer_id = cu.customer_id"
+                  "   ORDER BY total DESC, invoice_date DESC) i) AS invoice_date"
+                  " FROM customer cu WHERE customer_id < 6) c");
+}
+END_TEST
+
 /* SELECT DISTINCT over rows with an embed compares the embeds too */
 START_TEST(distinct_rows_with_an_embed)
 {
@@ -278,6 +297,7 @@ static Suite *distinct_suite(void)
     tcase_add_test(tc, distinct_with_limit_offset);
     tcase_add_test(tc, count_exact_counts_distinct_rows);
     tcase_add_test(tc, distinct_in_a_to_many_embed);
+    tcase_add_test(tc, distinct_in_a_to_many_spread);
     tcase_add_test(tc, distinct_rows_with_an_embed);
     tcase_add_test(tc, filter_on_a_distinct_column);
     tcase_add_test(tc, errors);

@@ -194,6 +194,22 @@ START_TEST(count_exact_counts_distinct_rows)
 }
 END_TEST
 
+/* the Range header pages the distinct rows as limit/offset do */
+START_TEST(range_header_pages_distinct_rows)
+{
+    const char *headers[] = {"Prefer", "count=exact", "Range", "2-6", NULL};
+    test_response r;
+    get("/customer", "select=country&distinct=*&order=country", headers, 206, &r);
+    char want[64];
+    snprintf(want, sizeof want, "2-6/%d", sql_int("SELECT count(DISTINCT country) FROM customer"));
+    ck_assert_str_eq(harness_header(&r, "Content-Range"), want);
+    assert_same(parse_body(&r),
+                sql_json("SELECT json_agg(c) FROM (SELECT DISTINCT country FROM customer"
+                         " ORDER BY country LIMIT 5 OFFSET 2) c"));
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(distinct_in_a_to_many_embed)
 {
     assert_answer("/customer",
@@ -296,6 +312,7 @@ static Suite *distinct_suite(void)
     tcase_add_test(tc, distinct_on_unselected_column_descending);
     tcase_add_test(tc, distinct_with_limit_offset);
     tcase_add_test(tc, count_exact_counts_distinct_rows);
+    tcase_add_test(tc, range_header_pages_distinct_rows);
     tcase_add_test(tc, distinct_in_a_to_many_embed);
     tcase_add_test(tc, distinct_in_a_to_many_spread);
     tcase_add_test(tc, distinct_rows_with_an_embed);

@@ -49,8 +49,9 @@ static void setup(void)
     ctx = pgrest_ctx_new();
     pgrest_error err = {0};
     const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"}};
-    for (size_t i = 0; i < 4; i++)
+                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
+                             {"db-aggregates-enabled", "true"}};
+    for (size_t i = 0; i < 5; i++)
         ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
     ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
 }
@@ -185,6 +186,10 @@ START_TEST(count_exact_counts_distinct_rows)
     assert_total("GET", "select=country,city&distinct=*&limit=3",
                  "0-2", "SELECT count(*) FROM (SELECT DISTINCT country, city FROM customer) c");
     assert_total("GET", "select=customer_id,city&distinct=country&limit=4", "0-3", countries);
+    /* grouped: the groups having= keeps */
+    assert_total("GET", "select=country,n:count()&distinct=country&having=(n.gt.2)&limit=2", "0-1",
+                 "SELECT count(*) FROM (SELECT country FROM customer GROUP BY country"
+                 " HAVING count(*) > 2) c");
     /* without a range the page is the whole set */
     int n = sql_int(countries);
     char range[32];

@@ -741,12 +741,12 @@ static bool has_related_leaf(const pgr_logic_tree *t)
     return false;
 }
 
-/* pgrest's query extensions (docs/aggregates.md, docs/embed-or.md) share
- * the aggregates' gate: like them they let a request make the database
- * do more work per row than filters do. */
+/* pgrest's query extensions (docs/aggregates.md, docs/embed-or.md,
+ * docs/distinct.md) share the aggregates' gate: like them they let a
+ * request make the database do more work per row than filters do. */
 static bool uses_query_extension(const pgr_read_node *node)
 {
-    if (node->n_having > 0)
+    if (node->n_having > 0 || pgr_node_is_distinct(node))
         return true;
     for (size_t i = 0; i < node->n_logic; i++)
         if (has_related_leaf(node->logic[i]))

@@ -306,6 +306,30 @@ START_TEST(errors)
 }
 END_TEST
 
+/* the aggregates' gate (docs/distinct.md): closed, PGRST123; a filter on
+ * a column named distinct is PostgREST's and needs no gate */
+START_TEST(closed_gate)
+{
+    pgrest_ctx *closed = pgrest_ctx_new();
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(closed, "db-uri", chinook_uri(), &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_set(closed, "db-schemas", "public", &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_set(closed, "db-anon-role", "postgres", &err), PGREST_OK);
+    ck_assert_msg(pgrest_ctx_load_schema(closed, &err) == PGREST_OK, "%s", err.message);
+    pgrest_ctx *open = ctx;
+    ctx = closed;
+    assert_error("GET", "select=country&distinct=*", 400, "PGRST123",
+                 "Use of aggregate functions is not allowed");
+    test_response r;
+    get("/pgrest_distinct_words", "distinct=eq.y", NULL, 200, &r);
+    assert_same(parse_body(&r), sql_json("SELECT json_agg(w) FROM pgrest_distinct_words w"
+                                         " WHERE \"distinct\" = 'y'"));
+    harness_free(&r);
+    ctx = open;
+    pgrest_ctx_free(closed);
+}
+END_TEST
+
 static Suite *distinct_suite(void)
 {
     Suite *s = suite_create("distinct");
@@ -323,6 +347,7 @@ static Suite *distinct_suite(void)
     tcase_add_test(tc, distinct_rows_with_an_embed);
     tcase_add_test(tc, filter_on_a_distinct_column);
     tcase_add_test(tc, errors);
+    tcase_add_test(tc, closed_gate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -49,6 +49,15 @@ async def _read_body(receive):
             return b"".join(chunks)
 
 
+def _length_header(resp, method):
+    """Content-Length as pgrest-server sends it: none for HEAD (Response.hs
+    leaves it out; the body is empty anyway) nor for a status that never
+    has a body (1xx, 204, 304: RFC 9110 8.6)."""
+    if method == "HEAD" or resp.status < 200 or resp.status in (204, 304):
+        return []
+    return [(b"content-length", str(len(resp.body)).encode())]
+
+
 def _asgi_headers(headers, extra=()):
     return [(n.lower().encode("latin-1"), v.encode("latin-1")) for n, v in headers] + list(extra)
 
@@ -128,11 +137,8 @@ class App:
 
     async def _send_buffered(self, task, method, send):
         resp = task.response()
-        # Content-Length as pgrest-server sends it; HEAD answers go without
-        # one (Response.hs), their body being empty anyway
-        extra = [] if method == "HEAD" else [(b"content-length", str(len(resp.body)).encode())]
         await send({"type": "http.response.start", "status": resp.status,
-                    "headers": _asgi_headers(resp.headers, extra)})
+                    "headers": _asgi_headers(resp.headers, _length_header(resp, method))})
         await send({"type": "http.response.body",
                     "body": b"" if method == "HEAD" else resp.body})
 

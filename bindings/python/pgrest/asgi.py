@@ -49,11 +49,17 @@ async def _read_body(receive):
             return b"".join(chunks)
 
 
+def _has_body(status, method):
+    """HEAD answers and the statuses that never carry a body (1xx, 204,
+    304: RFC 9110 6.4.1) go without one, as pgrest-server sends them, even
+    when the library's response holds one (an error raised with PT204)."""
+    return method != "HEAD" and status >= 200 and status not in (204, 304)
+
+
 def _length_header(resp, method):
-    """Content-Length as pgrest-server sends it: none for HEAD (Response.hs
-    leaves it out; the body is empty anyway) nor for a status that never
-    has a body (1xx, 204, 304: RFC 9110 8.6)."""
-    if method == "HEAD" or resp.status < 200 or resp.status in (204, 304):
+    """Content-Length as pgrest-server sends it: none where no body goes
+    (Response.hs leaves it out of HEAD answers too)."""
+    if not _has_body(resp.status, method):
         return []
     return [(b"content-length", str(len(resp.body)).encode())]
 
@@ -140,7 +146,7 @@ class App:
         await send({"type": "http.response.start", "status": resp.status,
                     "headers": _asgi_headers(resp.headers, _length_header(resp, method))})
         await send({"type": "http.response.body",
-                    "body": b"" if method == "HEAD" else resp.body})
+                    "body": resp.body if _has_body(resp.status, method) else b""})
 
     async def _send_streamed(self, task, send):
         """A large result as it comes (no Content-Length: the server sends

@@ -5,14 +5,18 @@ a venv (--system-site-packages: Debian's python3-starlette, -uvicorn,
 `pip install --no-build-isolation --no-index`, then runs test_binding.py
 with the venv's python from a directory outside the repository.
 
-Ends with "python-binding: P passed, F failed, S skipped" (scripts/test.sh
-adds it to its totals); exit 77 with a skip line when something it needs
+Then runs the postgrest-js client suite (tests/client/run.py) against the
+ASGI app under uvicorn, with the same venv (skipped there without node/npm).
+
+Ends with "python-binding: P passed, F failed, S skipped", both parts summed
+(scripts/test.sh adds it to its totals); exit 77 with a skip line when something it needs
 is missing (Debian's python3 with the packages above, build/lib/libpgrest.so,
 build/server/pgrest-server, PostgreSQL's server binaries).
 
 Environment: PGREST_PYTHON (the python3 whose Debian packages to use,
 default /usr/bin/python3 when present), PGREST_BUILD (default build/)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +64,25 @@ def install(python, work):
     return venv
 
 
+def run_counting(cmd, prefix, **kw):
+    """Runs cmd with its output passed through; (passed, failed, skipped)
+    from its last "PREFIX: P passed, F failed, S skipped" line (none: one
+    failure)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            **kw)
+    counts = None
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        m = re.match(r"^%s: (\d+) passed, (\d+) failed, (\d+) skipped" % prefix, line)
+        if m:
+            counts = tuple(int(x) for x in m.groups())
+    proc.wait()
+    if counts is None:
+        print("%s: no summary line (exit %d)" % (prefix, proc.returncode))
+        return 0, 1, 0
+    return counts
+
+
 def main():
     lib = os.path.join(BUILD, "lib", "libpgrest.so")
     server = os.path.join(BUILD, "server", "pgrest-server")
@@ -83,10 +106,15 @@ def main():
             return 1
         env = dict(os.environ, PGREST_LIBRARY=lib, PGREST_TEST_VENV=venv,
                    PGREST_SERVER=os.path.join(BUILD, "server", "pgrest-server"))
-        rc = subprocess.run([os.path.join(venv, "bin", "python"),
-                             os.path.join(HERE, "test_binding.py")], cwd=work, env=env,
-                            timeout=1200).returncode
-        return rc
+        venv_python = os.path.join(venv, "bin", "python")
+        own = run_counting([venv_python, os.path.join(HERE, "test_binding.py")],
+                           "python-binding", cwd=work, env=env)
+        print("== postgrest-js and supabase-js against pgrest.asgi.App under uvicorn")
+        client = run_counting([sys.executable, os.path.join(REPO, "tests", "client", "run.py")],
+                              "client", cwd=work, env=dict(env, PGREST_CLIENT_ASGI_PYTHON=venv_python))
+        total = [a + b for a, b in zip(own, client)]
+        print("python-binding: %d passed, %d failed, %d skipped" % tuple(total))
+        return 1 if total[1] else 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

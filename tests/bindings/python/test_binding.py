@@ -18,6 +18,7 @@ import asyncio
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -187,6 +188,7 @@ def postgrest_headers(headers):
 class Servers:
     cluster = server = uvicorn = None
     uvicorn_port = None
+    workdir = None
 
 
 def start_uvicorn(opts):
@@ -218,7 +220,7 @@ def setUpModule():
     Servers.cluster.stop()
     Servers.cluster.resume()
     opts = options(Servers.cluster)
-    workdir = harness._workdir("pgrest-py-")
+    workdir = Servers.workdir = harness._workdir("pgrest-py-")
     os.environ["PGREST_TEST_WORKDIR"] = workdir
     Servers.server = harness.Server(Servers.cluster, workdir, opts)
     if Servers.server.wait_ready() is None:
@@ -235,6 +237,9 @@ def tearDownModule():
         Servers.server.stop()
     if Servers.cluster is not None:
         Servers.cluster.destroy()
+    harness.destroy_template()
+    if Servers.workdir is not None:
+        shutil.rmtree(Servers.workdir, ignore_errors=True)
 
 
 class Compare(unittest.TestCase):

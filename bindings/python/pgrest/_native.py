@@ -74,6 +74,7 @@ SIGNATURES = {
     "pgrest_response_header_count": (_size, [_p]),
     "pgrest_response_header": (ctypes.POINTER(Header), [_p, _size]),
     "pgrest_response_streamed": (_int, [_p]),
+    "pgrest_response_role": (_s, [_p]),
     "pgrest_response_body": (ctypes.POINTER(ctypes.c_char), [_p, ctypes.POINTER(_size)]),
 }
 
@@ -135,4 +136,10 @@ def load(path=None):
 
 
 def text(raw):
-    return None if raw is None else raw.decode("utf-8", "replace")
+    """C text as str; bytes that are no UTF-8 survive as surrogates, so
+    raw_bytes(text(x)) == x (header values go back out unchanged)."""
+    return None if raw is None else raw.decode("utf-8", "surrogateescape")
+
+
+def raw_bytes(value):
+    return value.encode("utf-8", "surrogateescape")

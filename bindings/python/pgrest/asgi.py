@@ -2,30 +2,32 @@
 a prefix in Starlette / FastAPI (Mount("/api", app=App(...))) or served by
 uvicorn on its own."""
 import asyncio
-from urllib.parse import unquote
+from urllib.parse import unquote_to_bytes
 
 from . import aio
+from ._native import raw_bytes
 from .context import Context, Identity
 
 
 def _relative_path(scope):
-    """The path below the mount point. Starlette before 0.33 hands a
-    mounted app the remaining path with the prefix in root_path; later
-    versions keep the full path in "path". raw_path (the bytes on the wire)
-    is full in both, so the prefix is cut from it when it starts with
-    root_path; a proxy that already stripped the prefix (uvicorn
+    """The path below the mount point, as bytes (percent-decoded, as
+    pgrest-server hands the library its path). Starlette before 0.33 hands
+    a mounted app the remaining path with the prefix in root_path; later
+    versions keep the full path in "path". raw_path (the bytes on the
+    wire) is full in both, so the prefix is cut from it when it starts
+    with root_path; a proxy that already stripped the prefix (uvicorn
     --root-path) leaves raw_path without it."""
-    root = scope.get("root_path", "")
+    root = scope.get("root_path", "").encode("utf-8")
     raw = scope.get("raw_path")
     if raw is not None:
-        full = unquote(raw.decode("latin-1"))
-        if root and full.startswith(root):
-            full = full[len(root):]
-        return full or "/"
-    path = scope.get("path", "/")
-    if root and path.startswith(root) and scope.get("app_root_path") is None:
+        path = unquote_to_bytes(raw)
+    else:
+        path = scope.get("path", "/").encode("utf-8")
+        if scope.get("app_root_path") is not None:   # Starlette < 0.33: relative already
+            root = b""
+    if root and path.startswith(root):
         path = path[len(root):]
-    return path or "/"
+    return path or b"/"
 
 
 def _as_identity(value):
@@ -65,7 +67,7 @@ def _length_header(resp, method):
 
 
 def _asgi_headers(headers, extra=()):
-    return [(n.lower().encode("latin-1"), v.encode("latin-1")) for n, v in headers] + list(extra)
+    return [(raw_bytes(n.lower()), raw_bytes(v)) for n, v in headers] + list(extra)
 
 
 class App:
@@ -128,10 +130,10 @@ class App:
         body = await _read_body(receive)
         if body is None:
             return
-        headers = [(n.decode("latin-1"), v) for n, v in scope.get("headers", [])]
+        # bytes as the client sent them: the library reads them as PostgREST does
         task = aio.Task(self.ctx, scope["method"], _relative_path(scope),
-                        scope.get("query_string", b"").decode("latin-1"),
-                        headers, body, self._identity(scope), streaming=True)
+                        scope.get("query_string", b""), scope.get("headers", []),
+                        body, self._identity(scope), streaming=True)
         try:
             await task.run()
             if task.streamed and scope["method"] != "HEAD":

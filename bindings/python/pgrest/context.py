@@ -32,6 +32,7 @@ class Response:
         self.reason = reason        # PostgREST's custom reason phrase, or None
         self.headers = headers      # [(name, value)] in the library's order
         self.body = body            # bytes
+        self.role = role            # the database role it ran as (access logs)
 
     def header(self, name):
         """The first value of header name (case-insensitive), or None."""
@@ -72,7 +73,8 @@ def response_body(lib, resp):
 
 def copy_response(lib, resp):
     status, reason, headers = response_head(lib, resp)
-    return Response(status, reason, headers, response_body(lib, resp))
+    return Response(status, reason, headers, response_body(lib, resp),
+                    text(lib.pgrest_response_role(resp)))
 
 
 class Context:

@@ -78,6 +78,9 @@ REQUESTS = [
     w("HEAD", "/artists"),
     w("HEAD", "/artists", "select=id", [("Prefer", "count=exact")]),
     w("GET", "/"),
+    w("GET", "/art%69sts", "id=eq.1"),
+    w("GET", "/artists", "name=eq.%C3%A9t%C3%A9&select=id"),
+    w("GET", "/artists", "select=id,n%C3%A4me:name&id=eq.1"),
     # embeds
     w("GET", "/artists", "select=name,albums(title)"),
     w("GET", "/albums", "select=title,artists(name)"),

@@ -87,12 +87,18 @@ class App:
         self.load_schema = load_schema
         self.listen = listen
         self.identity_scope_key = identity_scope_key
-        self._started = False
+        self._startup = None
 
     async def startup(self):
-        if self._started:
-            return
-        self._started = True
+        """Loads the schema cache (on a worker thread) and starts the
+        listener, once; requests arriving meanwhile wait for it."""
+        if self._startup is None:
+            self._startup = asyncio.ensure_future(self._start())
+        if not self._startup.done():
+            await asyncio.shield(self._startup)
+        self._startup.result()      # a failed start fails every request
+
+    async def _start(self):
         if self.load_schema and not self.ctx.ready:
             await aio.load_schema(self.ctx)
         if self.listen:

@@ -271,6 +271,20 @@ class Mounting(unittest.TestCase):
         status, _, body = fetch(Servers.uvicorn_port, "GET", "/hello", "", (), None)
         self.assertEqual((status, body), (200, b"the host's own route"))
 
+    def test_relative_path_under_every_starlette(self):
+        """The path below the mount: from raw_path (uvicorn, httpx), from a
+        relative path (Starlette < 0.33), from a full path (later
+        Starlette), under a proxy that stripped the prefix."""
+        rel = pgrest.asgi._relative_path
+        self.assertEqual(rel({"raw_path": b"/api/art%69sts", "root_path": "/api",
+                              "path": "/artists"}), b"/artists")
+        self.assertEqual(rel({"path": "/artists", "root_path": "/api",
+                              "app_root_path": ""}), b"/artists")
+        self.assertEqual(rel({"path": "/api/artists", "root_path": "/api"}), b"/artists")
+        self.assertEqual(rel({"raw_path": b"/artists", "root_path": "/api",
+                              "path": "/artists"}), b"/artists")
+        self.assertEqual(rel({"raw_path": b"/api", "root_path": "/api", "path": "/"}), b"/")
+
     def test_identity_from_the_host_middleware(self):
         """X-Host-User makes the host's middleware hand web_user over: the
         same answer as pgrest-server gives for web_user's JWT."""

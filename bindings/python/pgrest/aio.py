@@ -44,7 +44,7 @@ _draining = set()
 
 class Task:
     """One request in the engine, driven from the running loop. Owns its
-    arena: close() (or reaching the end of the body) frees it."""
+    arena, which close() frees (always call it: `try: ... finally:`)."""
 
     def __init__(self, ctx, method, path, query="", headers=(), body=b"", identity=None,
                  streaming=False):
@@ -142,7 +142,7 @@ class Task:
             if n == _native.BODY_FAILED:
                 raise StreamFailed("the streamed response failed after its head was sent")
             if n > 0:
-                yield self._buf.raw[:n]
+                yield ctypes.string_at(self._buf, n)
             self.state = self.lib.pgrest_task_advance(self.ptr)
             if n == 0:
                 await self.run()

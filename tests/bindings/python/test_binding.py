@@ -440,7 +440,11 @@ class Concurrency(unittest.TestCase):
                late["late_ms"] / 1000)
         self.assertEqual(statuses, {200})
         self.assertLess(elapsed, 2.5)
-        self.assertLess(late["late_ms"], 100)
+        # Looser than pgrest.aio's bound: 200 requests arriving together
+        # are 200 HTTP parses and Starlette dispatches in uvicorn's Python,
+        # run back to back in one loop iteration (~0.5 ms each here, more
+        # when the machine is loaded); waiting on PostgreSQL adds nothing
+        self.assertLess(late["late_ms"], 250)
 
     async def _http_round(self):
         body = b'{"seconds": 0.5}'

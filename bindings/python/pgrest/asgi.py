@@ -7,6 +7,7 @@ from urllib.parse import unquote_to_bytes
 from . import aio
 from ._native import raw_bytes
 from .context import Context, Identity
+from .errors import PgrestError
 
 
 def _relative_path(scope):
@@ -96,7 +97,7 @@ class App:
             self._startup = asyncio.ensure_future(self._start())
         if not self._startup.done():
             await asyncio.shield(self._startup)
-        self._startup.result()      # a failed start fails every request
+        self._startup.result()      # a failed start raises again
 
     async def _start(self):
         if self.load_schema and not self.ctx.ready:
@@ -108,7 +109,10 @@ class App:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            await self.startup()     # mounted apps get no lifespan of their own
+            try:
+                await self.startup()     # mounted apps get no lifespan of their own
+            except PgrestError:
+                pass    # no schema cache: the library answers 503 PGRST002, as PostgREST
             await self._http(scope, receive, send)
         else:
             raise NotImplementedError("pgrest.asgi.App serves HTTP only")

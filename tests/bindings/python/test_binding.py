@@ -335,6 +335,24 @@ class Library(unittest.TestCase):
         finally:
             ctx.close()
 
+    def test_app_without_schema_answers_503(self):
+        """A schema cache that cannot load fails the lifespan start, and a
+        request is answered as PostgREST answers without one."""
+        import httpx
+        app = pgrest.asgi.App({"db-uri": "postgresql://nobody@127.0.0.1:1/none",
+                               "db-schemas": "api", "db-anon-role": "web_anon",
+                               "db-pool-acquisition-timeout": "1"})
+
+        async def scenario():
+            async with httpx.AsyncClient(app=app, base_url="http://t") as client:
+                return await client.get("/artists")
+        try:
+            r = asyncio.run(scenario())
+        finally:
+            app.ctx.close()
+        self.assertEqual(r.status_code, 503, r.text)
+        self.assertEqual(r.json()["code"], "PGRST002")
+
     def test_http_errors_are_responses(self):
         with pgrest.Context(options(Servers.cluster)) as ctx:
             ctx.load_schema()

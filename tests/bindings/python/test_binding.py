@@ -156,6 +156,10 @@ REQUESTS = [
 LARGE_RESULT_FUNCTION = """
 CREATE FUNCTION api.numbers(n integer) RETURNS TABLE (n integer, label text)
   LANGUAGE sql STABLE AS $$ SELECT g, repeat('x', 40) FROM generate_series(1, n) g $$;
+-- a value that fails late: the error comes after the streamed head
+CREATE VIEW api.late_error AS SELECT g AS n, repeat('x', 40) AS label,
+  CASE WHEN g < 20000 THEN 0 ELSE 1 / (g - g) END AS boom FROM generate_series(1, 30000) g;
+GRANT SELECT ON api.late_error TO web_anon;
 """
 
 
@@ -309,6 +313,25 @@ class Mounting(unittest.TestCase):
         self.assertEqual((got[0], got[2]), (want[0], want[2]))
         self.assertEqual(postgrest_headers(got[1]), postgrest_headers(want[1]))
         self.assertIn(("transfer-encoding", "chunked"), [(n.lower(), v) for n, v in got[1]])
+
+
+    def test_error_mid_stream_cuts_the_body_short(self):
+        """An error after the streamed head: both servers end the chunked
+        transfer without its last chunk, and the app's pool still serves."""
+        for port, prefix in ((Servers.server.port, ""), (Servers.uvicorn_port, "/api")):
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                c.request("GET", prefix + "/late_error")
+                r = c.getresponse()
+                self.assertEqual(r.status, 200)
+                with self.assertRaises(http.client.IncompleteRead) as cm:
+                    r.read()
+                self.assertGreater(len(cm.exception.partial), 64 * 1024)
+            finally:
+                c.close()
+        status, _, body = fetch(Servers.uvicorn_port, "GET", "/api/artists", "id=eq.2&select=id",
+                                (), None)
+        self.assertEqual((status, body), (200, b'[{"id":2}]'))
 
 
 class Library(unittest.TestCase):

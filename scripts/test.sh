@@ -6,8 +6,9 @@
 # (tests/valgrind/run.sh), runs the multi-thread test (tests/integration/test_threads.c) in
 # build-tsan/ (ThreadSanitizer; skipped with the reason when TSan cannot run
 # a program here), runs the server suite (tests/server/run.py, own clusters),
-# the read-replica suite (tests/cluster/run.py, a primary and a replica)
-# and the CLI suite (tests/cli/run.py)
+# the read-replica suite (tests/cluster/run.py, a primary and a replica),
+# the CLI suite (tests/cli/run.py) and the Python binding's suite
+# (tests/bindings/python/run.py)
 # against build/, the cluster instances suite (tests/cluster/run_instances.py
 # on scripts/cluster.sh), the postgrest-js client suite (tests/client/run.py; skipped
 # without node/npm), the server limits test (tests/limits/run.sh, its own
@@ -38,7 +39,7 @@
 # one failure.  Conformance adds its passing cases to "passed" and its
 # regressions (cases listed in tests/conformance/passing.txt that fail) to
 # "failed"; other failing cases are not implemented yet and are only shown
-# in the runner's own line.  The server and cli suites add their passed /
+# in the runner's own line.  The server, cli and python-binding suites add their passed /
 # failed (failures + errors) / skipped tests.
 set -uo pipefail
 
@@ -49,7 +50,9 @@ pg_sh="$repo/tests/harness/pg.sh"
 # the conformance fixtures; server-dev + make build pg-safeupdate for its
 # PgSafeUpdateSpec cases), python3 (conformance runner, limits test), curl
 # (demo), clang + its fuzzer runtime (tests/fuzz), pgbouncer + haproxy
-# (scripts/cluster.sh, tests/cluster).
+# (scripts/cluster.sh, tests/cluster), the Python binding's install and
+# tests (venv, pip, setuptools, wheel; starlette, uvicorn, httpx:
+# tests/bindings/python).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
       check libsubunit-dev
@@ -57,7 +60,9 @@ DEPS=(meson ninja-build pkg-config gcc libc6-dev
       postgresql-contrib tzdata
       python3 curl
       clang libclang-rt-14-dev valgrind
-      pgbouncer haproxy)
+      pgbouncer haproxy
+      python3-venv python3-pip python3-setuptools python3-wheel
+      python3-starlette python3-uvicorn python3-httpx)
 
 missing_deps() {
   local p
@@ -90,7 +95,7 @@ for arg in "$@"; do
     --no-server) use_server=0 ;;
     --no-fuzz) use_fuzz=0 ;;
     --no-valgrind) use_valgrind=0 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -384,6 +389,21 @@ elif [ "$use_server" -eq 1 ]; then
   client_log="$work/client.log"
   timeout 900 python3 "$repo/tests/client/run.py" 2>&1 | tee "$client_log"
   record_runner_suite client client "$client_log"
+fi
+
+# ---- python binding -------------------------------------------------------------
+# tests/bindings/python/run.py: bindings/python installed into a venv with
+# pip --no-build-isolation, then pgrest.asgi.App under uvicorn compared with
+# pgrest-server request by request, 200 concurrent pg_sleep on one loop,
+# errors and identity hand-over (own cluster). It ends with
+# "python-binding: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "python-binding" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== python binding (tests/bindings/python/run.py)"
+  pyb_log="$work/python-binding.log"
+  timeout 900 python3 "$repo/tests/bindings/python/run.py" 2>&1 | tee "$pyb_log"
+  record_runner_suite python-binding python-binding "$pyb_log"
 fi
 
 # ---- cluster instances ------------------------------------------------------------

@@ -11,6 +11,6 @@
     "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
     "cflags!": ["-fno-exceptions"],
     "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-    "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wshadow"]
+    "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra"]
   }]
 }

@@ -48,6 +48,11 @@ function hasHeader(flat, wanted) {
   return false;
 }
 
+// 1xx, 204 and 304 answers carry no body and no Content-Length.
+function bodyAllowed(status) {
+  return status >= 200 && status !== 204 && status !== 304;
+}
+
 function readBody(req) {
   if (Buffer.isBuffer(req.rawBody)) return Promise.resolve(req.rawBody);
   if (req.readableEnded) return Promise.resolve(null);
@@ -105,7 +110,8 @@ class Context extends native.Context {
       const onHead = (status, reason, flat, whole) => {
         const headers = headerObject(flat);
         // PostgREST answers HEAD without Content-Length; node would add one.
-        if (whole !== undefined && req.method !== 'HEAD' && !hasHeader(flat, 'content-length')) {
+        if (whole !== undefined && req.method !== 'HEAD' && bodyAllowed(status) &&
+            !hasHeader(flat, 'content-length')) {
           headers['Content-Length'] = whole.length;
         }
         if (reason != null) res.writeHead(status, reason, headers);

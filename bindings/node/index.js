@@ -2,6 +2,7 @@
 // pgrest for Node: PostgREST's API mounted in a node:http, Express or
 // Fastify server, on Node's own event loop (docs/bindings-node.md).
 const native = require('./build/Release/pgrest_node.node');
+const reasonPhrase = require('./reason_phrases');
 
 // The library's own failures (bad configuration, schema load): PostgREST's
 // error fields. HTTP answers are responses, never exceptions.
@@ -114,7 +115,8 @@ class Context extends native.Context {
             !hasHeader(flat, 'content-length')) {
           headers['Content-Length'] = whole.length;
         }
-        if (reason != null) res.writeHead(status, reason, headers);
+        const phrase = reason ?? reasonPhrase(status);
+        if (phrase !== undefined) res.writeHead(status, phrase, headers);
         else res.writeHead(status, headers);
         if (whole !== undefined) res.end(req.method === 'HEAD' ? undefined : whole);
       };

@@ -10,6 +10,9 @@ pkg-config -- and then:
                answers as pgrest-server does for a JWT of the same claims
   streaming    a body over the threshold comes streamed, bytes equal
   errors       the library's own failures are PgrestError exceptions
+  client       the postgrest-js / supabase-js suite (tests/client/*.test.mjs,
+               installed as tests/client/run.py does) against the node:http
+               server (skipped, with the reason, when it cannot be installed)
   concurrency  200 requests on pg_sleep(0.5) at once on the one event loop,
                a 10 ms setInterval's lateness measured meanwhile
   rss          RSS after warm-up flat within 10% over 100,000 requests
@@ -24,6 +27,7 @@ Environment: PGREST_SERVER (default build/server/pgrest-server), PGREST_BUILD
 import http.client
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,13 +40,20 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(REPO, "tests", "server"))
 import harness  # noqa: E402
 
+sys.path.insert(0, os.path.join(REPO, "tests", "client"))
+import importlib.util  # noqa: E402
+_spec = importlib.util.spec_from_file_location("client_run", os.path.join(REPO, "tests", "client", "run.py"))
+client_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(client_run)
+
 JWT_SECRET = "reallyreallyreallyreallyverysafe"
 BUILD = os.environ.get("PGREST_BUILD", os.path.join(REPO, "build"))
 # Headers a server adds of its own (not PostgREST's): not compared.
 TRANSPORT_HEADERS = {"date", "server", "connection", "keep-alive", "transfer-encoding"}
+WORK = None
 SCRIPTS = ["serve.mjs", "errors.mjs", "concurrency.mjs", "rss.mjs"]
 
-passed = failed = 0
+passed = failed = skipped_count = 0
 
 
 def report(ok, name, detail=""):
@@ -275,6 +286,64 @@ def start_node(work, config):
     return proc, int(line.split()[1])
 
 
+class NodeServer:
+    """What tests/client/run.py's run_files needs of a server."""
+
+    def __init__(self, port, proc):
+        self.port, self.proc = port, proc
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def log_tail(self, n=25):
+        return "(the node server's output is not kept)"
+
+
+def client_suite(config):
+    """tests/client's postgrest-js files against a node:http server using the addon."""
+    global passed, failed, skipped_count
+    clients = tempfile.mkdtemp(prefix="pgrest-node-client-")
+    proc = None
+    try:
+        why = client_run.install(clients)
+        if why is not None:
+            print("node: client suite skipped (%s)" % why)
+            skipped_count += 1
+            return
+        shutil.copy(os.path.join(HERE, "serve.mjs"), clients)
+        # serve.mjs requires 'pgrest' from its working directory: link the
+        # package installed in the other directory
+        os.symlink(os.path.join(WORK, "node_modules", "pgrest"),
+                   os.path.join(clients, "node_modules", "pgrest"))
+        for name in os.listdir(client_run.HERE):
+            if name.endswith(".mjs"):
+                shutil.copy(os.path.join(client_run.HERE, name), clients)
+        proc, port = start_node(clients, {**config, "db-schemas": "api, personal",
+                                          "db-plan-enabled": "true"})
+        import io
+        import contextlib
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            client_run.run_files(clients, NodeServer(port, proc))
+        text = out.getvalue()
+        for line in text.splitlines():
+            if line.startswith("not ok") or "no summary line" in line:
+                print("FAIL client " + line)
+        m = re.search(r"^client: (\d+) passed, (\d+) failed", text, re.M)
+        if m is None:
+            failed += 1
+            print(text[-2000:])
+            return
+        passed += int(m.group(1))
+        failed += int(m.group(2))
+        print("node: client suite: " + m.group(0))
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(clients, ignore_errors=True)
+
+
 def prepare_cluster():
     cluster = harness.new_cluster()
     # 200 requests at once need 200 connections besides pgrest-server's.
@@ -282,6 +351,8 @@ def prepare_cluster():
         f.write("\nmax_connections = 300\n")
     cluster.stop()
     cluster.resume()
+    with open(os.path.join(REPO, "tests", "client", client_run.SCHEMA_FILE)) as f:
+        cluster.psql(f.read())
     cluster.psql("CREATE FUNCTION api.node_big(n int) RETURNS SETOF int "
                  "LANGUAGE sql AS 'SELECT generate_series(1, n)'; "
                  "GRANT EXECUTE ON FUNCTION api.node_big(int) TO web_anon")
@@ -293,7 +364,8 @@ def main():
         print("node: %s not built" % harness.SERVER)
         print("node: 0 passed, 1 failed, 0 skipped")
         return 1
-    work = tempfile.mkdtemp(prefix="pgrest-node-")
+    global WORK
+    work = WORK = tempfile.mkdtemp(prefix="pgrest-node-")
     cluster = server = node = None
     try:
         outcome = install(work)
@@ -323,6 +395,7 @@ def main():
         node.terminate()
         node.wait(10)
         node = None
+        client_suite(config)
         for name, extra in [("errors.mjs", {}),
                             ("concurrency.mjs", {"db-pool": "200", "db-pool-acquisition-timeout": "20"}),
                             ("rss.mjs", {"db-pool": "10"})]:
@@ -342,7 +415,7 @@ def main():
 
 
 def summary():
-    print("node: %d passed, %d failed, 0 skipped" % (passed, failed))
+    print("node: %d passed, %d failed, %d skipped" % (passed, failed, skipped_count))
     return 1 if failed else 0
 
 

@@ -9,6 +9,8 @@ pkg-config -- and then:
   identity     the host's identity handed over (handler identity option)
                answers as pgrest-server does for a JWT of the same claims
   streaming    a body over the threshold comes streamed, bytes equal
+  reload       NOTIFY pgrst reloads the schema cache inside the node process
+  cancel       a client that leaves cancels its statement in PostgreSQL
   errors       the library's own failures are PgrestError exceptions
   client       the postgrest-js / supabase-js suite (tests/client/*.test.mjs,
                installed as tests/client/run.py does) against the node:http
@@ -231,6 +233,43 @@ def streaming(server_port, node_port):
            "" if a == b else "status %s/%s lengths %d/%d" % (a[0], b[0], len(a[3]), len(b[3])))
 
 
+def wait_until(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def reload_on_notify(cluster, node_port):
+    before = send(node_port, "GET", "/rpc/node_added", {}, None)[0]
+    cluster.psql("CREATE FUNCTION api.node_added() RETURNS int LANGUAGE sql AS 'SELECT 7'; "
+                 "NOTIFY pgrst, 'reload schema'")
+    def answered():
+        status, _, _, body = send(node_port, "GET", "/rpc/node_added", {}, None)
+        return status == 200 and body == b"7"
+    ok = wait_until(answered, 10)
+    report(before == 404 and ok, "reload on NOTIFY", "before %s, after: %r" % (
+        before, send(node_port, "GET", "/rpc/node_added", {}, None)))
+
+
+def cancel_on_disconnect(cluster, node_port):
+    running = ("SELECT count(*) FROM pg_stat_activity "
+               "WHERE query LIKE '%slow%' AND state = 'active' AND pid <> pg_backend_pid()")
+    conn = http.client.HTTPConnection("127.0.0.1", node_port, timeout=0.5)
+    conn.request("GET", "/rpc/slow?seconds=20")
+    started = wait_until(lambda: cluster.psql(running).strip() == "1", 5)
+    conn.close()        # the client leaves
+    t0 = time.monotonic()
+    gone = wait_until(lambda: cluster.psql(running).strip() == "0", 5)
+    still = send(node_port, "GET", "/rpc/add?a=1&b=1", {}, None)
+    report(started and gone and still[0] == 200, "cancel on disconnect",
+           "started %s, cancelled %s after %.2f s, next answer %s" % (
+               started, gone, time.monotonic() - t0, still[0]))
+    print("node: cancel on disconnect: statement gone after %.2f s" % (time.monotonic() - t0))
+
+
 def node_script(work, name, config, timeout=600):
     """Runs one of the .mjs checks; its last line is a JSON report."""
     r = subprocess.run(["node", "--expose-gc", name, json.dumps(config)], cwd=work, stdout=subprocess.PIPE,
@@ -392,6 +431,8 @@ def main():
         parity(server.port, node_port)
         identity(server.port, node_port)
         streaming(server.port, node_port)
+        reload_on_notify(cluster, node_port)
+        cancel_on_disconnect(cluster, node_port)
         node.terminate()
         node.wait(10)
         node = None

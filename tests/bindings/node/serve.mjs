@@ -1,6 +1,7 @@
 // A node:http server using the installed pgrest package, for the runner:
 //   node serve.mjs '<config JSON>'
-// prints "listening <port>" once the schema cache is loaded. Mounts:
+// prints "listening <port>" once the schema cache is loaded; listens for
+// NOTIFY pgrst. Mounts:
 //   /          the handler with the Authorization header (JWT) as usual
 //   /as-user/  the handler with the host's identity (role web_user, claims
 //              {"role": "web_user", "sub": "node-host"}) handed over
@@ -12,6 +13,7 @@ const { Context } = require('pgrest');
 
 const ctx = new Context(JSON.parse(process.argv[2]));
 ctx.loadSchema();
+ctx.startListener(); // NOTIFY pgrst reloads the schema cache in this process
 const asUser = ctx.handler({
   prefix: '/as-user',
   identity: () => ({ role: 'web_user', claims: { role: 'web_user', sub: 'node-host' } }),

@@ -9,6 +9,8 @@ pkg-config -- and then:
   identity     the host's identity handed over (handler identity option)
                answers as pgrest-server does for a JWT of the same claims
   streaming    a body over the threshold comes streamed, bytes equal
+  slow reader  a streamed body read slowly (the task waits for 'drain')
+               arrives whole and equal to the one read at full speed
   reload       NOTIFY pgrst reloads the schema cache inside the node process
   cancel       a client that leaves cancels its statement in PostgreSQL
   errors       the library's own failures are PgrestError exceptions
@@ -233,6 +235,33 @@ def streaming(server_port, node_port):
            "" if a == b else "status %s/%s lengths %d/%d" % (a[0], b[0], len(a[3]), len(b[3])))
 
 
+def read_slowly(port, path):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        parts = []
+        while True:
+            part = r.read(16384)
+            if not part:
+                break
+            parts.append(part)
+            time.sleep(0.005)
+        return r.status, b"".join(parts)
+    finally:
+        conn.close()
+
+
+def slow_reader(node_port):
+    path = "/rpc/node_big?n=300000"
+    fast = send(node_port, "GET", path, {}, None)
+    t0 = time.monotonic()
+    status, body = read_slowly(node_port, path)
+    report(status == 200 and body == fast[3] and len(body) > 1000000, "slow reader",
+           "status %s, %d bytes vs %d" % (status, len(body), len(fast[3])))
+    print("node: slow reader: %d bytes in %.2f s" % (len(body), time.monotonic() - t0))
+
+
 def wait_until(predicate, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -431,6 +460,7 @@ def main():
         parity(server.port, node_port)
         identity(server.port, node_port)
         streaming(server.port, node_port)
+        slow_reader(node_port)
         reload_on_notify(cluster, node_port)
         cancel_on_disconnect(cluster, node_port)
         node.terminate()

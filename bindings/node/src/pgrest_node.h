@@ -97,6 +97,7 @@ public:
     uint64_t id() const { return id_; }
     bool WaitsForWake() const;
     void Discard() { delete this; } // a run whose task never started
+    static size_t Alive() { return alive_; } // runs not yet freed (leak checks)
 
 private:
     ~TaskRun();
@@ -130,6 +131,7 @@ private:
     bool finished_ = false;
     bool stepping_ = false;
     bool kick_again_ = false;
+    static size_t alive_; // the loop's thread only
 };
 
 #endif

@@ -6,17 +6,21 @@
 
 static const size_t kBodyChunk = 64 * 1024;
 
+size_t TaskRun::alive_ = 0;
+
 TaskRun::TaskRun(Context *owner, Napi::Object owner_object, uint64_t id, pgrest_arena *arena,
                  TaskCallbacks callbacks)
     : owner_(owner), owner_ref_(Napi::Persistent(owner_object)), env_(owner_object.Env()),
       async_(owner_object.Env(), "pgrest.request"), id_(id), arena_(arena),
       cb_(std::move(callbacks))
 {
+    alive_++;
 }
 
 TaskRun::~TaskRun()
 {
     pgrest_arena_free(arena_);
+    alive_--;
 }
 
 bool TaskRun::Start(const pgrest_request *req)

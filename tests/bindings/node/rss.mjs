@@ -38,6 +38,7 @@ if (process.argv[2] === 'client') {
     const child = fork(new URL(import.meta.url).pathname, ['client', String(server.address().port)]);
     const steps = [WARMUP / 2, WARMUP / 2, TOTAL / 4, TOTAL / 4, TOTAL / 4, TOTAL / 4];
     const rss = [];
+    const heap = [];
     let failures = 0;
     const t0 = performance.now();
     const runStep = () => child.send({ count: steps[rss.length] });
@@ -45,14 +46,18 @@ if (process.argv[2] === 'client') {
       failures += m.failures;
       global.gc?.();
       rss.push(process.memoryUsage.rss());
+      heap.push(process.memoryUsage().heapUsed);
       if (rss.length < steps.length) return runStep();
       const afterWarmup = rss[1];
       const end = rss[rss.length - 1];
       const growth = (end - afterWarmup) / afterWarmup;
       const seconds = (performance.now() - t0) / 1000;
-      console.log(JSON.stringify({ ok: growth < 0.10 && failures === 0 && ctx._taskCount() === 0,
+      const tasks = ctx._taskCount();
+      console.log(JSON.stringify({ ok: growth < 0.10 && failures === 0 && tasks.live === 0 && tasks.alive === 0,
+        tasks,
         requests: TOTAL, warmup: WARMUP, seconds: +seconds.toFixed(1), requestsPerSecond: Math.round((TOTAL + WARMUP) / seconds),
         rssMiB: rss.map((r) => +(r / 1048576).toFixed(1)), growthPercent: +(growth * 100).toFixed(1),
+        heapUsedMiB: heap.map((h) => +(h / 1048576).toFixed(1)),
         failures }));
       child.kill();
       server.close();

@@ -103,6 +103,7 @@ private:
     ~TaskRun();
     void Step();
     void Wait(int wait_state);
+    void ArmTimer(uint64_t ms);
     void WatchSocket(int fd, int events);
     void StopSocket();
     void SendHead(bool with_body);

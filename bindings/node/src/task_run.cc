@@ -99,23 +99,27 @@ void TaskRun::Step()
 void TaskRun::Wait(int wait_state)
 {
     long timeout = pgrest_task_timeout_ms(task_);
-    if (timeout >= 0) {
-        if (timer_ == nullptr) {
-            timer_ = new uv_timer_t;
-            uv_timer_init(owner_->loop(), timer_);
-            timer_->data = this;
-            open_handles_++;
-        }
-        uv_timer_start(timer_, OnTimer, static_cast<uint64_t>(timeout), 0);
-    } else if (timer_ != nullptr) {
+    if (timeout >= 0)
+        ArmTimer(static_cast<uint64_t>(timeout));
+    else if (timer_ != nullptr)
         uv_timer_stop(timer_);
-    }
     if (wait_state == PGREST_TASK_WAIT_READ)
         WatchSocket(pgrest_task_socket(task_), UV_READABLE);
     else if (wait_state == PGREST_TASK_WAIT_WRITE)
         WatchSocket(pgrest_task_socket(task_), UV_READABLE | UV_WRITABLE);
     else
         StopSocket(); // WAIT_CONN: the pool's wake comes through Context::Wake
+}
+
+void TaskRun::ArmTimer(uint64_t ms)
+{
+    if (timer_ == nullptr) {
+        timer_ = new uv_timer_t;
+        uv_timer_init(owner_->loop(), timer_);
+        timer_->data = this;
+        open_handles_++;
+    }
+    uv_timer_start(timer_, OnTimer, ms, 0);
 }
 
 void TaskRun::WatchSocket(int fd, int events)
@@ -133,9 +137,13 @@ void TaskRun::WatchSocket(int fd, int events)
     if (poll_ == nullptr) {
         poll_ = new uv_poll_t;
         if (uv_poll_init(owner_->loop(), poll_, fd) != 0) {
+            // Not watchable: give up on the request, and advance it from
+            // the timer until the cancel has drained it.
             delete poll_;
             poll_ = nullptr;
+            cancelled_ = true;
             pgrest_task_cancel(task_);
+            ArmTimer(10);
             return;
         }
         poll_->data = this;
@@ -224,10 +232,10 @@ void TaskRun::Finish(bool failed)
 {
     finished_ = true;
     owner_->Forget(id_);
-    if (!cancelled_ || head_sent_) {
-        Napi::HandleScope scope(env_);
-        CallFromLoop(env_, cb_.on_end, async_, {Napi::Boolean::New(env_, failed || cancelled_)});
-    }
+    // Always told, so the host's promise settles; a cancelled run ends as a
+    // failed one (the client is gone or must see the answer cut).
+    Napi::HandleScope scope(env_);
+    CallFromLoop(env_, cb_.on_end, async_, {Napi::Boolean::New(env_, failed || cancelled_)});
 }
 
 // Frees the run once libuv has let go of both handles.

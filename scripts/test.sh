@@ -11,7 +11,8 @@
 # (tests/bindings/python/run.py)
 # against build/, the cluster instances suite (tests/cluster/run_instances.py
 # on scripts/cluster.sh), the postgrest-js client suite (tests/client/run.py; skipped
-# without node/npm), the server limits test (tests/limits/run.sh, its own
+# without node/npm), the Node binding suite (tests/bindings/node/run.py; skipped
+# without node/npm or Node's headers), the server limits test (tests/limits/run.sh, its own
 # PostgreSQL and pgrest-server), a short run of every libFuzzer target
 # (tests/fuzz: build-fuzz/ with clang, FUZZ_SECONDS each, default 10, in
 # parallel; skipped when clang cannot build them), runs the conformance
@@ -404,6 +405,22 @@ elif [ "$use_server" -eq 1 ]; then
   pyb_log="$work/python-binding.log"
   timeout 900 python3 "$repo/tests/bindings/python/run.py" 2>&1 | tee "$pyb_log"
   record_runner_suite python-binding python-binding "$pyb_log"
+fi
+
+# ---- Node binding -------------------------------------------------------------------
+# tests/bindings/node/run.py: bindings/node installed with npm (node-addon-api
+# from the registry, compiled against build/'s libpgrest) into a temporary
+# directory; requests byte-equal to pgrest-server's, the identity hand-over,
+# streaming, 200 concurrent pg_sleep(0.5) on one event loop, RSS over
+# 100,000 requests (own cluster). Skipped without node/npm, Node's headers
+# or the registry. It ends with "node: P passed, F failed, S skipped".
+if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then
+  note "node-binding" "not run (build/ failed)"
+elif [ "$use_server" -eq 1 ]; then
+  echo "== Node binding tests (bindings/node)"
+  node_log="$work/node-binding.log"
+  timeout 1200 python3 "$repo/tests/bindings/node/run.py" 2>&1 | tee "$node_log"
+  record_runner_suite node-binding node "$node_log"
 fi
 
 # ---- cluster instances ------------------------------------------------------------

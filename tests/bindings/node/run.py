@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""The Node binding (bindings/node) installed as a user installs it -- npm
+install of the folder into a temporary directory, the npm registry used for
+node-addon-api only, compiled against the build tree's libpgrest through
+pkg-config -- and then:
+  parity       each request of REQUESTS sent to pgrest-server and to a
+               node:http server using the addon (same cluster, same
+               configuration): status, PostgREST's headers and body bytes equal
+  identity     the host's identity handed over (handler identity option)
+               answers as pgrest-server does for a JWT of the same claims
+  streaming    a body over the threshold comes streamed, bytes equal
+  slow reader  a streamed body read slowly (the task waits for 'drain')
+               arrives whole and equal to the one read at full speed
+  reload       NOTIFY pgrst reloads the schema cache inside the node process
+  cancel       a client that leaves cancels its statement in PostgreSQL
+  errors       the library's own failures are PgrestError exceptions
+  client       the postgrest-js / supabase-js suite (tests/client/*.test.mjs,
+               installed as tests/client/run.py does) against the node:http
+               server (skipped, with the reason, when it cannot be installed)
+  concurrency  200 requests on pg_sleep(0.5) at once on the one event loop,
+               a 10 ms setInterval's lateness measured meanwhile
+  rss          RSS after warm-up flat within 10% over 100,000 requests
+               (PGREST_NODE_RSS_REQUESTS to change the count)
+Skipped, with the reason, without node/npm, Node's headers or the registry.
+Ends with
+    node: N passed, N failed, N skipped
+which scripts/test.sh adds to its totals. Exit status 1 if anything failed.
+
+Environment: PGREST_SERVER (default build/server/pgrest-server), PGREST_BUILD
+(default build/: its meson-uninstalled/pgrest-uninstalled.pc is used)."""
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(REPO, "tests", "server"))
+import harness  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, "tests", "client"))
+import importlib.util  # noqa: E402
+_spec = importlib.util.spec_from_file_location("client_run", os.path.join(REPO, "tests", "client", "run.py"))
+client_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(client_run)
+
+JWT_SECRET = "reallyreallyreallyreallyverysafe"
+BUILD = os.environ.get("PGREST_BUILD", os.path.join(REPO, "build"))
+# Headers a server adds of its own (not PostgREST's): not compared.
+TRANSPORT_HEADERS = {"date", "server", "connection", "keep-alive", "transfer-encoding"}
+WORK = None
+SCRIPTS = ["serve.mjs", "errors.mjs", "concurrency.mjs", "rss.mjs"]
+
+passed = failed = skipped_count = 0
+
+
+def report(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s%s" % (name, (": " + detail) if detail else ""))
+
+
+def skipped(reason):
+    print("node: skipped (%s)" % reason)
+    print("node: 0 passed, 0 failed, 1 skipped")
+    return 0
+
+
+def token(claims):
+    return "Bearer " + harness.hs256_token(claims, JWT_SECRET)
+
+
+USER = {"Authorization": token({"role": "web_user"})}
+ROLLBACK = {"Prefer": "tx=rollback,return=representation", **USER}
+JSON_BODY = {"Content-Type": "application/json"}
+
+
+def w(extra=None):
+    return {**ROLLBACK, **JSON_BODY, **(extra or {})}
+
+
+# (method, path, headers, body): each answered by both servers.
+REQUESTS = [
+    # reads
+    ("GET", "/artists", {}, None),
+    ("GET", "/artists?select=id,name&order=name.desc", {}, None),
+    ("GET", "/artists?id=eq.1", {}, None),
+    ("GET", "/artists?id=in.(1,2,3)&select=name", {}, None),
+    ("GET", "/artists?name=like.*Trio*", {}, None),
+    ("GET", "/artists?or=(id.eq.1,id.eq.2)", {}, None),
+    ("GET", "/artists?limit=2&offset=1", {}, None),
+    ("GET", "/artists", {"Range": "0-1"}, None),
+    ("GET", "/artists", {"Prefer": "count=exact"}, None),
+    ("GET", "/artists?id=eq.1", {"Accept": "application/vnd.pgrst.object+json"}, None),
+    ("GET", "/artists", {"Accept": "text/csv"}, None),
+    ("GET", "/artists?select=name&formed=gt.1960", {}, None),
+    ("GET", "/artists?order=formed.asc.nullslast", {}, None),
+    ("GET", "/tracks?limit=3", {}, None),
+    ("GET", "/tracks?select=title,duration&limit=3", {}, None),
+    ("GET", "/employees", {}, None),
+    ("HEAD", "/artists", {}, None),
+    ("HEAD", "/artists?id=eq.1", {"Prefer": "count=exact"}, None),
+    ("GET", "/", {}, None),
+    ("GET", "/artists?select=name&limit=1", {"Accept-Profile": "api"}, None),
+    # embeds
+    ("GET", "/albums?select=title,artists(name)", {}, None),
+    ("GET", "/artists?select=name,albums(title,tracks(title))&limit=2", {}, None),
+    ("GET", "/albums?select=title,artists!inner(name)&artists.country=eq.US", {}, None),
+    ("GET", "/artists?select=name,albums(count)", {}, None),
+    ("GET", "/playlists?select=name,tracks(title)", {}, None),
+    ("GET", "/albums?select=title,artist:artists(name)&limit=2", {}, None),
+    ("GET", "/artists?select=name,albums(title)&albums.order=title.desc&limit=2", {}, None),
+    # writes (rolled back; explicit ids: sequences are not rolled back)
+    ("POST", "/artists", w(), {"id": 900, "name": "Node One", "formed": 2001}),
+    ("POST", "/artists", w(), [{"id": 901, "name": "A"}, {"id": 902, "name": "B"}]),
+    ("POST", "/artists?columns=id,name", w(), [{"id": 903, "name": "C", "ignored": 1}]),
+    ("POST", "/artists?select=id,name", w(), {"id": 904, "name": "D"}),
+    ("POST", "/artists", {**USER, **JSON_BODY, "Prefer": "tx=rollback,return=headers-only"},
+     {"id": 905, "name": "E"}),
+    ("POST", "/artists", {**USER, **JSON_BODY, "Prefer": "tx=rollback,return=minimal"},
+     {"id": 906, "name": "F"}),
+    ("POST", "/artists", w({"Prefer": "tx=rollback,return=representation,resolution=merge-duplicates"}),
+     {"id": 1, "name": "Renamed"}),
+    ("POST", "/artists", {**ROLLBACK, "Content-Type": "text/csv"}, b"id,name\n907,G\n908,H"),
+    ("PATCH", "/artists?id=eq.1", w(), {"genre": "jazz"}),
+    ("PATCH", "/artists?id=eq.99999", w(), {"genre": "jazz"}),
+    ("PUT", "/artists?id=eq.909", w(), {"id": 909, "name": "I"}),
+    ("DELETE", "/artists?id=eq.2", w(), None),
+    ("POST", "/artists", w(), {"id": 1, "name": "duplicate"}),
+    ("POST", "/artists", w(), {"nope": 1}),
+    ("POST", "/artists", {**USER, **JSON_BODY}, b"{not json"),
+    ("PATCH", "/artists", w(), {"name": "everyone"}),
+    # RPC
+    ("GET", "/rpc/add?a=1&b=2", {}, None),
+    ("POST", "/rpc/add", JSON_BODY, {"a": 3}),
+    ("GET", "/rpc/three_numbers", {}, None),
+    ("GET", "/rpc/album_tracks?album=1", {}, None),
+    ("POST", "/rpc/echo_json", JSON_BODY, {"doc": {"x": [1, 2]}}),
+    ("GET", "/rpc/sum_all?v={1,2,3}", {}, None),
+    ("GET", "/rpc/track_meta", {}, None),
+    ("GET", "/rpc/artist_summary?id=1", {}, None),
+    ("GET", "/rpc/boxes", {}, None),
+    ("GET", "/rpc/pick?x=1", {}, None),
+    ("POST", "/rpc/touch", {**USER, "Prefer": "tx=rollback"}, None),
+    ("GET", "/rpc/three_numbers?select=x&limit=1", {}, None),
+    # errors
+    ("GET", "/nope", {}, None),
+    ("GET", "/artists?select=nope", {}, None),
+    ("GET", "/artists?id=eq.abc", {}, None),
+    ("GET", "/artists?order=nope.wat", {}, None),
+    ("GET", "/artists?select=name,", {}, None),
+    ("GET", "/artists", {"Accept": "application/xml"}, None),
+    ("GET", "/artists", {"Accept": "application/vnd.pgrst.object+json"}, None),
+    ("GET", "/rpc/nope", {}, None),
+    ("GET", "/rpc/add?x=1", {}, None),
+    ("POST", "/artists", JSON_BODY, {"id": 910, "name": "anon may not"}),
+    ("GET", "/artists", {"Range": "50-60"}, None),
+    ("GET", "/artists?select=name,nope(id)", {}, None),
+    # auth
+    ("GET", "/artists?limit=1", USER, None),
+    ("GET", "/artists", {"Authorization": "Bearer not.a.token"}, None),
+    ("GET", "/artists", {"Authorization": token({"role": "web_user", "exp": 1})}, None),
+    ("GET", "/artists", {"Authorization": token({"role": "not_granted"})}, None),
+    ("GET", "/artists", {"Authorization": "Bearer " + harness.hs256_token(
+        {"role": "web_user"}, "another-secret-another-secret-another")}, None),
+    ("GET", "/artists", {"Authorization": "Basic abc"}, None),
+    # OPTIONS and CORS
+    ("OPTIONS", "/artists", {}, None),
+    ("OPTIONS", "/rpc/add", {}, None),
+    ("OPTIONS", "/", {}, None),
+    ("OPTIONS", "/artists", {"Origin": "http://example.com",
+                             "Access-Control-Request-Method": "POST",
+                             "Access-Control-Request-Headers": "content-type"}, None),
+    ("GET", "/artists?limit=1", {"Origin": "http://example.com"}, None),
+]
+
+
+def send(port, method, path, headers, body):
+    if body is not None and not isinstance(body, bytes):
+        body = json.dumps(body).encode()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        heads = sorted((k.lower(), v) for k, v in r.getheaders()
+                       if k.lower() not in TRANSPORT_HEADERS)
+        return r.status, r.reason, heads, data
+    finally:
+        conn.close()
+
+
+def compare(name, a, b):
+    ok = a == b
+    detail = ""
+    if not ok:
+        detail = "\n  pgrest-server: %r\n  node:          %r" % (
+            (a[0], a[1], a[2], a[3][:400]), (b[0], b[1], b[2], b[3][:400]))
+    report(ok, name, detail)
+
+
+def parity(server_port, node_port):
+    for method, path, headers, body in REQUESTS:
+        compare("parity %s %s %s" % (method, path, sorted(headers)),
+                send(server_port, method, path, headers, body),
+                send(node_port, method, path, headers, body))
+    print("node: parity: %d requests compared" % len(REQUESTS))
+
+
+def identity(server_port, node_port):
+    claims = {"role": "web_user", "sub": "node-host"}
+    for method, path, body in [("GET", "/artists?limit=1", None),
+                               ("POST", "/rpc/echo_json", {"doc": 1}),
+                               ("PATCH", "/artists?id=eq.1", {"genre": "jazz"})]:
+        hdrs = {**JSON_BODY, "Prefer": "tx=rollback,return=representation"}
+        compare("identity %s %s" % (method, path),
+                send(server_port, method, path, {**hdrs, "Authorization": token(claims)}, body),
+                send(node_port, method, "/as-user" + path, hdrs, body))
+
+
+def streaming(server_port, node_port):
+    path = "/rpc/node_big?n=60000"
+    a = send(server_port, "GET", path, {}, None)
+    b = send(node_port, "GET", path, {}, None)
+    report(len(b[3]) > 65536 and a == b, "streaming %s (%d bytes)" % (path, len(b[3])),
+           "" if a == b else "status %s/%s lengths %d/%d" % (a[0], b[0], len(a[3]), len(b[3])))
+
+
+def read_slowly(port, path):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        parts = []
+        while True:
+            part = r.read(16384)
+            if not part:
+                break
+            parts.append(part)
+            time.sleep(0.005)
+        return r.status, b"".join(parts)
+    finally:
+        conn.close()
+
+
+def slow_reader(node_port):
+    path = "/rpc/node_big?n=300000"
+    fast = send(node_port, "GET", path, {}, None)
+    t0 = time.monotonic()
+    status, body = read_slowly(node_port, path)
+    report(status == 200 and body == fast[3] and len(body) > 1000000, "slow reader",
+           "status %s, %d bytes vs %d" % (status, len(body), len(fast[3])))
+    print("node: slow reader: %d bytes in %.2f s" % (len(body), time.monotonic() - t0))
+
+
+def wait_until(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def reload_on_notify(cluster, node_port):
+    before = send(node_port, "GET", "/rpc/node_added", {}, None)[0]
+    cluster.psql("CREATE FUNCTION api.node_added() RETURNS int LANGUAGE sql AS 'SELECT 7'; "
+                 "NOTIFY pgrst, 'reload schema'")
+    def answered():
+        status, _, _, body = send(node_port, "GET", "/rpc/node_added", {}, None)
+        return status == 200 and body == b"7"
+    ok = wait_until(answered, 10)
+    report(before == 404 and ok, "reload on NOTIFY", "before %s, after: %r" % (
+        before, send(node_port, "GET", "/rpc/node_added", {}, None)))
+
+
+def cancel_on_disconnect(cluster, node_port):
+    running = ("SELECT count(*) FROM pg_stat_activity "
+               "WHERE query LIKE '%slow%' AND state = 'active' AND pid <> pg_backend_pid()")
+    conn = http.client.HTTPConnection("127.0.0.1", node_port, timeout=0.5)
+    conn.request("GET", "/rpc/slow?seconds=20")
+    started = wait_until(lambda: cluster.psql(running).strip() == "1", 5)
+    conn.close()        # the client leaves
+    t0 = time.monotonic()
+    gone = wait_until(lambda: cluster.psql(running).strip() == "0", 5)
+    still = send(node_port, "GET", "/rpc/add?a=1&b=1", {}, None)
+    report(started and gone and still[0] == 200, "cancel on disconnect",
+           "started %s, cancelled %s after %.2f s, next answer %s" % (
+               started, gone, time.monotonic() - t0, still[0]))
+    print("node: cancel on disconnect: statement gone after %.2f s" % (time.monotonic() - t0))
+
+
+def node_script(work, name, config, timeout=600):
+    """Runs one of the .mjs checks; its last line is a JSON report."""
+    r = subprocess.run(["node", "--expose-gc", name, json.dumps(config)], cwd=work, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    lines = r.stdout.strip().splitlines()
+    try:
+        result = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        result = {"ok": False, "output": r.stdout[-2000:]}
+    if r.returncode != 0:
+        result["ok"] = False
+    return result
+
+
+def install(work):
+    """npm install of bindings/node into work: None, ("skip", why) or ("fail", why)."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return ("skip", "node or npm not found")
+    pc_dir = os.path.join(BUILD, "meson-uninstalled")
+    if not os.path.exists(os.path.join(pc_dir, "pgrest-uninstalled.pc")):
+        return ("fail", "no %s: build the library first" % pc_dir)
+    with open(os.path.join(work, "package.json"), "w") as f:
+        f.write('{"name": "pgrest-node-test", "private": true}\n')
+    env = dict(os.environ, PKG_CONFIG_PATH=pc_dir + os.pathsep + os.environ.get("PKG_CONFIG_PATH", ""))
+    try:
+        r = subprocess.run(["npm", "install", "--install-links", "--foreground-scripts",
+                            "--no-audit", "--no-fund", "--loglevel=error",
+                            os.path.join(REPO, "bindings", "node")],
+                           cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return ("skip", "npm install timed out")
+    if r.returncode == 0:
+        warnings = [l for l in r.stdout.splitlines() if "warning:" in l and "node-addon-api" not in l]
+        if warnings:
+            return ("fail", "compiler warnings:\n" + "\n".join(warnings[:20]))
+        return None
+    out = r.stdout
+    if "no Node headers" in out or "node-gyp not found" in out:
+        return ("skip", out.strip().splitlines()[-1])
+    if "ENOTFOUND" in out or "EAI_AGAIN" in out or "ECONNREFUSED" in out or "ETIMEDOUT" in out:
+        return ("skip", "the npm registry cannot be reached")
+    return ("fail", "npm install failed:\n" + out[-3000:])
+
+
+def start_node(work, config):
+    proc = subprocess.Popen(["node", "serve.mjs", json.dumps(config)], cwd=work,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("listening "):
+        proc.kill()
+        raise AssertionError("node server did not start: " + line + proc.stdout.read())
+    return proc, int(line.split()[1])
+
+
+class NodeServer:
+    """What tests/client/run.py's run_files needs of a server."""
+
+    def __init__(self, port, proc):
+        self.port, self.proc = port, proc
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def log_tail(self, n=25):
+        return "(the node server's output is not kept)"
+
+
+def client_suite(config):
+    """tests/client's postgrest-js files against a node:http server using the addon."""
+    global passed, failed, skipped_count
+    clients = tempfile.mkdtemp(prefix="pgrest-node-client-")
+    proc = None
+    try:
+        why = client_run.install(clients)
+        if why is not None:
+            print("node: client suite skipped (%s)" % why)
+            skipped_count += 1
+            return
+        shutil.copy(os.path.join(HERE, "serve.mjs"), clients)
+        # serve.mjs requires 'pgrest' from its working directory: link the
+        # package installed in the other directory
+        os.symlink(os.path.join(WORK, "node_modules", "pgrest"),
+                   os.path.join(clients, "node_modules", "pgrest"))
+        for name in os.listdir(client_run.HERE):
+            if name.endswith(".mjs"):
+                shutil.copy(os.path.join(client_run.HERE, name), clients)
+        proc, port = start_node(clients, {**config, "db-schemas": "api, personal",
+                                          "db-plan-enabled": "true"})
+        import io
+        import contextlib
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            client_run.run_files(clients, NodeServer(port, proc))
+        text = out.getvalue()
+        for line in text.splitlines():
+            if line.startswith("not ok") or "no summary line" in line:
+                print("FAIL client " + line)
+        m = re.search(r"^client: (\d+) passed, (\d+) failed", text, re.M)
+        if m is None:
+            failed += 1
+            print(text[-2000:])
+            return
+        passed += int(m.group(1))
+        failed += int(m.group(2))
+        print("node: client suite: " + m.group(0))
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(clients, ignore_errors=True)
+
+
+def prepare_cluster():
+    cluster = harness.new_cluster()
+    # 200 requests at once need 200 connections besides pgrest-server's.
+    with open(os.path.join(cluster.dir, "data", "postgresql.conf"), "a") as f:
+        f.write("\nmax_connections = 300\n")
+    cluster.stop()
+    cluster.resume()
+    with open(os.path.join(REPO, "tests", "client", client_run.SCHEMA_FILE)) as f:
+        cluster.psql(f.read())
+    cluster.psql("CREATE FUNCTION api.node_big(n int) RETURNS SETOF int "
+                 "LANGUAGE sql AS 'SELECT generate_series(1, n)'; "
+                 "GRANT EXECUTE ON FUNCTION api.node_big(int) TO web_anon")
+    return cluster
+
+
+def main():
+    if not os.access(harness.SERVER, os.X_OK):
+        print("node: %s not built" % harness.SERVER)
+        print("node: 0 passed, 1 failed, 0 skipped")
+        return 1
+    global WORK
+    work = WORK = tempfile.mkdtemp(prefix="pgrest-node-")
+    cluster = server = node = None
+    try:
+        outcome = install(work)
+        if outcome is not None:
+            if outcome[0] == "skip":
+                return skipped(outcome[1])
+            report(False, "install", outcome[1])
+            return summary()
+        report(True, "install")
+        for name in SCRIPTS:
+            shutil.copy(os.path.join(HERE, name), work)
+        cluster = prepare_cluster()
+        options = {"jwt-secret": JWT_SECRET, "db-tx-end": "commit-allow-override",
+                   "db-aggregates-enabled": "true"}
+        server = harness.Server(cluster, cluster.dir, options)
+        if server.wait_ready(30) is None:
+            report(False, "pgrest-server ready", server.log_tail())
+            return summary()
+        config = {"db-uri": cluster.db_uri, "db-schemas": "api", "db-anon-role": "web_anon",
+                  "db-pool": "4", "db-pool-acquisition-timeout": "5", **options}
+        # the OpenAPI document names the host and port it is served on
+        node, node_port = start_node(work, {**config, "server-host": "127.0.0.1",
+                                            "server-port": str(server.port)})
+        parity(server.port, node_port)
+        identity(server.port, node_port)
+        streaming(server.port, node_port)
+        slow_reader(node_port)
+        reload_on_notify(cluster, node_port)
+        cancel_on_disconnect(cluster, node_port)
+        node.terminate()
+        node.wait(10)
+        node = None
+        client_suite(config)
+        for name, extra in [("errors.mjs", {}),
+                            ("concurrency.mjs", {"db-pool": "200", "db-pool-acquisition-timeout": "20"}),
+                            ("rss.mjs", {"db-pool": "10"})]:
+            result = node_script(work, name, {**config, **extra})
+            print("node: %s %s" % (name, json.dumps(result)))
+            report(result.get("ok") is True, name, json.dumps(result))
+        return summary()
+    finally:
+        if node is not None:
+            node.kill()
+        if server is not None:
+            server.stop()
+        if cluster is not None:
+            cluster.destroy()
+        harness.destroy_template()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def summary():
+    print("node: %d passed, %d failed, %d skipped" % (passed, failed, skipped_count))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

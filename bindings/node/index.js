@@ -1,6 +1,6 @@
 'use strict';
 // pgrest for Node: PostgREST's API mounted in a node:http, Express or
-// Fastify server, on Node's own event loop (docs/bindings-node.md).
+// Fastify server, on Node's own event loop (docs/bindings.md, "Node").
 const native = require('./build/Release/pgrest_node.node');
 const reasonPhrase = require('./reason_phrases');
 

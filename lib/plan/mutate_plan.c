@@ -10,6 +10,7 @@
 #include "plan/embed.h"
 #include "plan/fuzzy.h"
 #include "plan/nested_insert.h"
+#include "plan/per_row_update.h"
 #include "util/error.h"
 
 /* ApiRequest.hs getRanges: limit/offset make no sense for a single-row
@@ -314,7 +315,8 @@ int pgr_plan_mutation(pgrest_ctx *ctx, pgrest_arena *a,
     if (api->action == PGR_ACTION_UPSERT &&
         (rc = check_put_filters(api, t, mp->target, err)) != PGREST_OK)
         return rc;
-    if ((rc = resolve_columns(ctx, a, api, plan, mp, err)) != PGREST_OK)
+    if ((rc = resolve_columns(ctx, a, api, plan, mp, err)) != PGREST_OK ||
+        (rc = pgr_plan_per_row_update(a, api, mp, err)) != PGREST_OK)
         return rc;
     plan_conflict(api, t, mp);
     return PGREST_OK;

@@ -33,6 +33,10 @@ typedef struct pgr_mutate_plan {
     bool singular;                 /* Accept: vnd.pgrst.object: PGRST116 */
     bool check_max_affected;       /* PGRST124 above max_affected */
     long long max_affected;
+    /* PATCH with an array body carrying the whole primary key: each row
+     * joins its own element on these columns (plan/per_row_update.h) */
+    const char *const *row_keys;
+    size_t n_row_keys;
     /* POST: rows nested under body keys that name relationships
      * (plan/nested_insert.h), inserted after this table's */
     struct pgr_nested_insert *nested;

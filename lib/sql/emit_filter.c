@@ -384,10 +384,10 @@ void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
     emit_where_in(q, node, have_where, false);
 }
 
-void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node)
+void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node, bool have_where)
 {
     /* MutatePlan: the root filters are folded onto the logic trees */
-    bool have_where = emit_filters_in(q, node, false, false);
+    have_where = emit_filters_in(q, node, have_where, false);
     emit_logic_trees_in(q, node, have_where, false);
 }
 

@@ -22,8 +22,9 @@ void pgr_emit_logic_tree(pgr_sql *q, const pgr_read_node *node,
  * extra (may be NULL) is AND-ed text such as a join condition. */
 void pgr_emit_where(pgr_sql *q, const pgr_read_node *node, bool have_where);
 /* The WHERE of an UPDATE / DELETE: filters first, then logic trees
- * (PostgREST Plan.mutatePlan combinedLogic). */
-void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node);
+ * (PostgREST Plan.mutatePlan combinedLogic); AND-ed onto a WHERE already
+ * written when have_where. */
+void pgr_emit_mutation_where(pgr_sql *q, const pgr_read_node *node, bool have_where);
 /* pgr_emit_where for count queries (PostgREST readPlanToCountQuery):
  * `embed=is.null` becomes NOT EXISTS (...) as the embed is not joined. */
 void pgr_emit_where_count(pgr_sql *q, const pgr_read_node *node,

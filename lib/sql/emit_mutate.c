@@ -160,6 +160,36 @@ static void emit_insert(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_emit_returning(q, mp);
 }
 
+static bool is_row_key(const pgr_mutate_plan *mp, const char *name)
+{
+    for (size_t i = 0; i < mp->n_row_keys; i++)
+        if (strcmp(mp->row_keys[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* A per-row update (plan/per_row_update.h) joins on the key instead of
+ * setting it; a body of nothing but the key sets it to itself, so the
+ * matched rows are still the ones written (triggers, RETURNING). */
+static bool sets_column(const pgr_mutate_plan *mp, const char *name)
+{
+    return !is_row_key(mp, name) || mp->n_row_keys == mp->n_columns;
+}
+
+/* " WHERE "s"."t"."k" = "pgrst_body"."k" AND ...": each row with its own
+ * element */
+static void row_key_join(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    for (size_t i = 0; i < mp->n_row_keys; i++) {
+        pgr_sql_put(q, i == 0 ? " WHERE " : " AND ");
+        pgr_sql_qualified(q, mp->table->schema, mp->table->name);
+        pgr_sql_put(q, ".");
+        pgr_sql_ident(q, mp->row_keys[i]);
+        pgr_sql_put(q, " = \"pgrst_body\".");
+        pgr_sql_ident(q, mp->row_keys[i]);
+    }
+}
+
 static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
@@ -188,16 +218,20 @@ static void emit_update(pgr_sql *q, const pgrest_query_plan *plan)
     pgr_sql_put(q, "UPDATE ");
     pgr_sql_qualified(q, t->schema, t->name);
     pgr_sql_put(q, " SET ");
+    bool first = true;
     for (size_t i = 0; i < mp->n_columns; i++) {
-        if (i > 0)
-            pgr_sql_put(q, ", ");
+        if (!sets_column(mp, mp->columns[i]->name))
+            continue;
+        pgr_sql_put(q, first ? "" : ", ");
+        first = false;
         pgr_sql_ident(q, mp->columns[i]->name);
         pgr_sql_put(q, " = ");
         pgr_emit_body_value(q, plan->schema, mp->columns[i]);
     }
     pgr_sql_put(q, " ");
     from_json_body(q, plan);
-    pgr_emit_mutation_where(q, mp->target);
+    row_key_join(q, mp);
+    pgr_emit_mutation_where(q, mp->target, mp->n_row_keys > 0);
     pgr_emit_returning(q, mp);
 }
 
@@ -206,7 +240,7 @@ static void emit_delete(pgr_sql *q, const pgrest_query_plan *plan)
     const pgr_mutate_plan *mp = plan->mutate;
     pgr_sql_put(q, "DELETE FROM ");
     pgr_sql_qualified(q, mp->table->schema, mp->table->name);
-    pgr_emit_mutation_where(q, mp->target);
+    pgr_emit_mutation_where(q, mp->target, false);
     pgr_emit_returning(q, mp);
 }
 

@@ -440,7 +440,8 @@ START_TEST(call_post_checks_roll_back)
     expect_error(&r, 406, "PGRST116");
     ck_assert_ptr_nonnull(strstr(r.body, "The result contains 4 rows"));
     harness_free(&r);
-    harness_request(cm, "GET", "/playlist_track", "select=playlist_id", NULL, NULL, &r);
+    harness_request(cm, "GET", "/playlist_track", "select=playlist_id&order=playlist_id", NULL,
+                    NULL, &r);
     ck_assert_str_eq(r.body, "[{\"playlist_id\":1}, \n {\"playlist_id\":1}, \n"
                              " {\"playlist_id\":2}, \n {\"playlist_id\":2}]");
     harness_free(&r);

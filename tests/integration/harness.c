@@ -41,6 +41,63 @@ pgrest_ctx *harness_ctx(const char *const *extra)
     return ctx;
 }
 
+const char *harness_chinook_uri(void)
+{
+    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
+    return uri != NULL && *uri != '\0' ? uri : NULL;
+}
+
+static void set_options(pgrest_ctx *ctx, const char *const *kv)
+{
+    pgrest_error err = {0};
+    for (size_t i = 0; kv != NULL && kv[i] != NULL; i += 2)
+        if (pgrest_ctx_set(ctx, kv[i], kv[i + 1], &err) != PGREST_OK) {
+            fprintf(stderr, "option %s: %s\n", kv[i], err.message);
+            abort();
+        }
+}
+
+pgrest_ctx *harness_chinook_ctx(const char *const *extra)
+{
+    const char *base[] = {"db-uri", harness_chinook_uri(), "db-schemas", "public",
+                          "db-anon-role", "postgres", "db-pool", "2", NULL};
+    pgrest_ctx *ctx = pgrest_ctx_new();
+    set_options(ctx, base);
+    set_options(ctx, extra);
+    pgrest_error err = {0};
+    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
+    return ctx;
+}
+
+PGconn *harness_chinook_connect(void)
+{
+    PGconn *c = PQconnectdb(harness_chinook_uri());
+    ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
+    return c;
+}
+
+json_object *harness_sql_json(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
+    /* json_agg over no rows is NULL: the empty array */
+    json_object *j = json_tokener_parse(PQgetisnull(r, 0, 0) ? "[]" : PQgetvalue(r, 0, 0));
+    PQclear(r);
+    ck_assert_msg(j != NULL, "not JSON: %s", sql);
+    return j;
+}
+
+void harness_assert_same_json(json_object *ours, json_object *theirs, bool sort_arrays)
+{
+    char *a = harness_json_canonical(ours, sort_arrays);
+    char *b = harness_json_canonical(theirs, sort_arrays);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    json_object_put(ours);
+    json_object_put(theirs);
+}
+
 pgrest_request *harness_new_request(pgrest_arena *a, const char *method, const char *path,
                                     const char *query, const char *const *headers,
                                     const char *body)

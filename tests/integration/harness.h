@@ -46,6 +46,21 @@ int harness_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
 /* The database URI (for tests that open their own PGconn). */
 const char *harness_db_uri(void);
 
+/* The Chinook database (../shared/bench/chinook.sql) named by
+ * PGREST_TEST_CHINOOK_URI, or NULL when it is unset (tests skip then). */
+const char *harness_chinook_uri(void);
+/* A context on Chinook as PostgREST's benchmark serves it (schema public,
+ * db-anon-role postgres, pool of 2) plus extra options (key, value pairs
+ * ended by NULL), its schema loaded. */
+pgrest_ctx *harness_chinook_ctx(const char *const *extra);
+/* A direct connection to Chinook. */
+PGconn *harness_chinook_connect(void);
+/* The first column of sql's first row on c, parsed as JSON (NULL, as
+ * json_agg gives over no rows: the empty array). */
+json_object *harness_sql_json(PGconn *c, const char *sql);
+/* ours and theirs have the same canonical text (see below); frees both. */
+void harness_assert_same_json(json_object *ours, json_object *theirs, bool sort_arrays);
+
 /* Canonical text of a JSON value: object keys sorted; with sort_arrays,
  * array elements too (rows compared as a multiset). Free the result. */
 char *harness_json_canonical(json_object *j, bool sort_arrays);

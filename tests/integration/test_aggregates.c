@@ -14,33 +14,20 @@
 #include "harness.h"
 #include "pgrest/pgrest.h"
 
-static const char *chinook_uri(void)
-{
-    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
-    return uri != NULL && *uri != '\0' ? uri : NULL;
-}
-
 static pgrest_ctx *ctx;
 static PGconn *direct;
 
+static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
+
 static void setup(void)
 {
-    ctx = pgrest_ctx_new();
-    pgrest_error err = {0};
-    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
-                             {"db-aggregates-enabled", "true"}};
-    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
-    direct = PQconnectdb(chinook_uri());
-    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+    ctx = harness_chinook_ctx(gate_open);
+    direct = harness_chinook_connect();
 }
 
 /* the test schema (tests/fixtures/test_schema.sql), aggregates enabled */
 static void schema_setup(void)
 {
-    static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
     ctx = harness_ctx(gate_open);
     direct = harness_admin_connect();
 }
@@ -67,16 +54,6 @@ static int get(const char *path, const char *query, json_object **body)
     return status;
 }
 
-static json_object *sql_json(const char *sql)
-{
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    json_object *j = json_tokener_parse(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    ck_assert_ptr_nonnull(j);
-    return j;
-}
-
 /* pgrest's answer to path?query equals the rows of sql, in their order. */
 static void assert_answer(const char *path, const char *query, const char *sql)
 {
@@ -86,15 +63,10 @@ static void assert_answer(const char *path, const char *query, const char *sql)
                   ours ? json_object_to_json_string(ours) : "(not JSON)");
     char *want_sql = NULL;
     ck_assert_int_gt(asprintf(&want_sql, "SELECT coalesce(json_agg(x), '[]') FROM (%s) x", sql), 0);
-    json_object *theirs = sql_json(want_sql);
+    json_object *theirs = harness_sql_json(direct, want_sql);
     free(want_sql);
     ck_assert_int_gt((int)json_object_array_length(theirs), 1);
-    char *a = harness_json_canonical(ours, false), *b = harness_json_canonical(theirs, false);
-    ck_assert_str_eq(a, b);
-    free(a);
-    free(b);
-    json_object_put(ours);
-    json_object_put(theirs);
+    harness_assert_same_json(ours, theirs, false);
 }
 
 static void assert_error(const char *path, const char *query, int status, const char *code)
@@ -323,7 +295,7 @@ int main(void)
     tcase_add_checked_fixture(schema, schema_setup, teardown);
     tcase_add_test(schema, order_and_having_on_the_test_schema);
     suite_add_tcase(s, schema);
-    if (chinook_uri() != NULL)
+    if (harness_chinook_uri() != NULL)
         add_chinook_cases(s);
     else
         fprintf(stderr, "PGREST_TEST_CHINOOK_URI not set: skipping the Chinook cases\n");

@@ -18,12 +18,6 @@
 static pgrest_ctx *ctx;
 static PGconn *direct;
 
-static const char *chinook_uri(void)
-{
-    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
-    return uri != NULL && *uri != '\0' ? uri : NULL;
-}
-
 static void sql_exec(const char *sql)
 {
     PGresult *r = PQexec(direct, sql);
@@ -43,15 +37,8 @@ static long sql_long(const char *sql)
 
 static void chinook_setup(void)
 {
-    ctx = pgrest_ctx_new();
-    pgrest_error err = {0};
-    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"}};
-    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
-    direct = PQconnectdb(chinook_uri());
-    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+    ctx = harness_chinook_ctx(NULL);
+    direct = harness_chinook_connect();
     sql_exec("DROP TABLE IF EXISTS pgrest_track_copy;"
              "CREATE TABLE pgrest_track_copy AS SELECT track_id, composer, name FROM track");
 }
@@ -253,7 +240,7 @@ int main(void)
     tcase_add_checked_fixture(schema, schema_setup, schema_teardown);
     tcase_add_test(schema, composite_key_on_the_test_schema);
     suite_add_tcase(s, schema);
-    if (chinook_uri() != NULL) {
+    if (harness_chinook_uri() != NULL) {
         TCase *tc = tcase_create("chinook");
         tcase_set_timeout(tc, 60);
         tcase_add_checked_fixture(tc, chinook_setup, chinook_teardown);

@@ -15,8 +15,8 @@
 
 static const char *chinook_uri(void)
 {
-    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
-    if (uri == NULL || *uri == '\0') {
+    const char *uri = harness_chinook_uri();
+    if (uri == NULL) {
         fprintf(stderr, "PGREST_TEST_CHINOOK_URI not set: skipping Chinook tests\n");
         exit(77);
     }
@@ -28,15 +28,8 @@ static PGconn *direct;
 
 static void setup(void)
 {
-    ctx = pgrest_ctx_new();
-    pgrest_error err = {0};
-    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"}};
-    for (size_t i = 0; i < 4; i++)
-        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
-    direct = PQconnectdb(chinook_uri());
-    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+    ctx = harness_chinook_ctx(NULL);
+    direct = harness_chinook_connect();
 }
 
 static void teardown(void)
@@ -64,22 +57,12 @@ static json_object *get_json(const char *path, const char *query)
 
 static json_object *sql_json(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    json_object *j = json_tokener_parse(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    ck_assert_ptr_nonnull(j);
-    return j;
+    return harness_sql_json(direct, sql);
 }
 
 static void assert_same(json_object *ours, json_object *theirs)
 {
-    char *a = harness_json_canonical(ours, true), *b = harness_json_canonical(theirs, true);
-    ck_assert_str_eq(a, b);
-    free(a);
-    free(b);
-    json_object_put(ours);
-    json_object_put(theirs);
+    harness_assert_same_json(ours, theirs, true);
 }
 
 /* Issue 4: GET /album?select=*,track(*,genre(*))&artist_id=eq.127 */

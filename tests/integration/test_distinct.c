@@ -17,8 +17,8 @@
 
 static const char *chinook_uri(void)
 {
-    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
-    if (uri == NULL || *uri == '\0') {
+    const char *uri = harness_chinook_uri();
+    if (uri == NULL) {
         fprintf(stderr, "PGREST_TEST_CHINOOK_URI not set: skipping distinct tests\n");
         exit(77);
     }
@@ -42,18 +42,11 @@ static void sql_exec(const char *sql)
 
 static void setup(void)
 {
-    direct = PQconnectdb(chinook_uri());
-    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+    direct = harness_chinook_connect();
     sql_exec("SET client_min_messages = warning");
     sql_exec(WORDS_TABLE);
-    ctx = pgrest_ctx_new();
-    pgrest_error err = {0};
-    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
-                             {"db-aggregates-enabled", "true"}};
-    for (size_t i = 0; i < 5; i++)
-        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
+    static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
+    ctx = harness_chinook_ctx(gate_open);
 }
 
 static void teardown(void)
@@ -81,12 +74,7 @@ static void get(const char *path, const char *query, const char *const *headers,
 
 static json_object *sql_json(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    json_object *j = json_tokener_parse(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    ck_assert_ptr_nonnull(j);
-    return j;
+    return harness_sql_json(direct, sql);
 }
 
 static int sql_int(const char *sql)
@@ -101,12 +89,7 @@ static int sql_int(const char *sql)
 /* Rows compared in order: every question here fixes it. */
 static void assert_same(json_object *ours, json_object *theirs)
 {
-    char *a = harness_json_canonical(ours, false), *b = harness_json_canonical(theirs, false);
-    ck_assert_str_eq(a, b);
-    free(a);
-    free(b);
-    json_object_put(ours);
-    json_object_put(theirs);
+    harness_assert_same_json(ours, theirs, false);
 }
 
 static void assert_answer(const char *path, const char *query, const char *sql)
@@ -310,12 +293,7 @@ END_TEST
  * a column named distinct is PostgREST's and needs no gate */
 START_TEST(closed_gate)
 {
-    pgrest_ctx *closed = pgrest_ctx_new();
-    pgrest_error err = {0};
-    ck_assert_int_eq(pgrest_ctx_set(closed, "db-uri", chinook_uri(), &err), PGREST_OK);
-    ck_assert_int_eq(pgrest_ctx_set(closed, "db-schemas", "public", &err), PGREST_OK);
-    ck_assert_int_eq(pgrest_ctx_set(closed, "db-anon-role", "postgres", &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(closed, &err) == PGREST_OK, "%s", err.message);
+    pgrest_ctx *closed = harness_chinook_ctx(NULL);
     pgrest_ctx *open = ctx;
     ctx = closed;
     assert_error("GET", "select=country&distinct=*", 400, "PGRST123",

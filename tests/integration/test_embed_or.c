@@ -18,22 +18,12 @@ static PGconn *direct;
 
 static void assert_same(json_object *ours, json_object *theirs)
 {
-    char *a = harness_json_canonical(ours, true), *b = harness_json_canonical(theirs, true);
-    ck_assert_str_eq(a, b);
-    free(a);
-    free(b);
-    json_object_put(ours);
-    json_object_put(theirs);
+    harness_assert_same_json(ours, theirs, true);
 }
 
 static json_object *sql_json(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    json_object *j = json_tokener_parse(PQgetisnull(r, 0, 0) ? "[]" : PQgetvalue(r, 0, 0));
-    PQclear(r);
-    ck_assert_ptr_nonnull(j);
-    return j;
+    return harness_sql_json(direct, sql);
 }
 
 static long sql_long(const char *sql)
@@ -98,24 +88,14 @@ static void expect_error(const char *method, const char *path, const char *query
 
 /* ------------------------------------------------------------ Chinook */
 
-static const char *chinook_uri(void)
-{
-    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
-    return uri != NULL && *uri != '\0' ? uri : NULL;
-}
+
+/* the extension shares the aggregates' gate (docs/embed-or.md) */
+static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
 
 static void chinook_setup(void)
 {
-    ctx = pgrest_ctx_new();
-    pgrest_error err = {0};
-    const char *opts[][2] = {{"db-uri", chinook_uri()}, {"db-schemas", "public"},
-                             {"db-anon-role", "postgres"}, {"db-pool", "2"},
-                             {"db-aggregates-enabled", "true"}};
-    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-        ck_assert_int_eq(pgrest_ctx_set(ctx, opts[i][0], opts[i][1], &err), PGREST_OK);
-    ck_assert_msg(pgrest_ctx_load_schema(ctx, &err) == PGREST_OK, "%s", err.message);
-    direct = PQconnectdb(chinook_uri());
-    ck_assert_int_eq(PQstatus(direct), CONNECTION_OK);
+    ctx = harness_chinook_ctx(gate_open);
+    direct = harness_chinook_connect();
 }
 
 static void teardown(void)
@@ -227,9 +207,6 @@ END_TEST
 
 /* ------------------------------------------------------------ test schema */
 
-/* the extension shares the aggregates' gate (docs/embed-or.md) */
-static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
-
 static void schema_setup(void)
 {
     ctx = harness_ctx(gate_open);
@@ -332,7 +309,7 @@ int main(void)
     tcase_add_test(schema, closed_gate);
     tcase_add_test(schema, relation_name_of_an_aliased_embed);
     suite_add_tcase(s, schema);
-    if (chinook_uri() != NULL) {
+    if (harness_chinook_uri() != NULL) {
         TCase *tc = tcase_create("chinook");
         tcase_set_timeout(tc, 60);
         tcase_add_checked_fixture(tc, chinook_setup, teardown);

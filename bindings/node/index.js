@@ -172,4 +172,8 @@ class Context extends native.Context {
   }
 }
 
-module.exports = { Context, PgrestError, version: native.version, postgrestVersion: native.postgrestVersion };
+// Plain names only: Node finds a CommonJS module's named exports for ESM
+// `import { version } from 'pgrest'` (as index.d.ts declares them) by
+// scanning this line, and it does not follow `version: native.version`.
+const { version, postgrestVersion } = native;
+module.exports = { Context, PgrestError, version, postgrestVersion };

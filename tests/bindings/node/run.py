@@ -19,9 +19,10 @@ pkg-config -- and then:
   client       the postgrest-js / supabase-js suite (tests/client/*.test.mjs,
                installed as tests/client/run.py does) against the node:http
                server (skipped, with the reason, when it cannot be installed)
-  frameworks   parity, identity, streaming and the empty header again with
-               the handler mounted in Express (app.use('/rest', ...)) and in
-               Fastify (prefix option, body parsers off), both installed by
+  frameworks   parity, identity, streaming, the empty header and the bare
+               mount (/rest: the root) again with the handler mounted in
+               Express (app.use('/rest', ...)) and in Fastify (prefix
+               option, body parsers off), both installed by
                npm ci from this directory's package-lock.json; and
                index.d.ts checked by tsc --noEmit --strict over typecheck.ts
                (skipped, with the reason, when the registry cannot be reached)
@@ -493,6 +494,10 @@ def frameworks(server_port, config):
             identity(server_port, node)
             streaming(server_port, node)
             empty_header(server_port, node)
+            # the mount itself, without a slash after it, is the root ('/')
+            compare("%s bare mount %s" % (framework, node.mount),
+                    send(server_port, "GET", "/", {}, None),
+                    send(port, "GET", node.mount, {}, None))
         finally:
             proc.kill()
             proc.wait()

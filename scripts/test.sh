@@ -411,7 +411,9 @@ fi
 # tests/bindings/node/run.py: bindings/node installed with npm (node-addon-api
 # from the registry, compiled against build/'s libpgrest) into a temporary
 # directory; requests byte-equal to pgrest-server's, the identity hand-over,
-# streaming, 200 concurrent pg_sleep(0.5) on one event loop, RSS over
+# streaming, with the handler in node:http, Express and Fastify (pinned by
+# tests/bindings/node/package-lock.json), index.d.ts through tsc --strict,
+# 200 concurrent pg_sleep(0.5) on one event loop, RSS over
 # 100,000 requests (own cluster). Skipped without node/npm, Node's headers
 # or the registry. It ends with "node: P passed, F failed, S skipped".
 if [ "$use_server" -eq 1 ] && [ "${build_ok[0]:-}" != build ]; then

@@ -1,4 +1,4 @@
-// TypeScript declarations for the pgrest Node binding (docs/bindings-node.md).
+// TypeScript declarations for the pgrest Node binding (docs/bindings.md, "Node").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** PostgREST's configuration options by name ("db-uri", "db-schemas",

@@ -29,12 +29,16 @@ function rethrowing(fn) {
   }
 }
 
-// Node's writeHead wants repeated header names as one array.
+// Node's writeHead wants repeated header names as one array. An empty
+// value (the trace header of a request without it, or one response.headers
+// sets) goes out as one space, as pgrest-server sends it (libmicrohttpd
+// refuses empty values, server/http.c): the same bytes on the wire, and
+// every reader strips it to the empty value (RFC 9110 5.5).
 function headerObject(flat) {
   const out = {};
   for (let i = 0; i < flat.length; i += 2) {
     const name = flat[i];
-    const value = flat[i + 1];
+    const value = flat[i + 1] === '' ? ' ' : flat[i + 1];
     if (out[name] === undefined) out[name] = value;
     else if (Array.isArray(out[name])) out[name].push(value);
     else out[name] = [out[name], value];
@@ -168,4 +172,8 @@ class Context extends native.Context {
   }
 }
 
-module.exports = { Context, PgrestError, version: native.version, postgrestVersion: native.postgrestVersion };
+// Plain names only: Node finds a CommonJS module's named exports for ESM
+// `import { version } from 'pgrest'` (as index.d.ts declares them) by
+// scanning this line, and it does not follow `version: native.version`.
+const { version, postgrestVersion } = native;
+module.exports = { Context, PgrestError, version, postgrestVersion };

@@ -38,5 +38,13 @@ checks.push({ name: 'loadSchemaAsync', ok: asyncOk });
 checks.push({ name: 'get()', ok: ctx.get('db-schemas') === 'api' });
 ctx.close();
 
+// What index.d.ts declares, imported as ESM: Node derives a CommonJS
+// module's named exports from index.js's source, so tsc accepting the
+// import does not mean Node does.
+const esm = await import('pgrest');
+const declared = ['Context', 'PgrestError', 'version', 'postgrestVersion'];
+const missing = declared.filter((name) => esm[name] === undefined);
+checks.push({ name: 'ESM named exports', ok: missing.length === 0 && esm.Context === Context, missing });
+
 const ok = checks.every((c) => c.ok);
 console.log(JSON.stringify({ ok, checks }));

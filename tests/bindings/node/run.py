@@ -6,6 +6,8 @@ pkg-config -- and then:
   parity       each request of REQUESTS sent to pgrest-server and to a
                node:http server using the addon (same cluster, same
                configuration): status, PostgREST's headers and body bytes equal
+  empty header a header pgrest returns empty has the same raw bytes as
+               pgrest-server's (one space)
   identity     the host's identity handed over (handler identity option)
                answers as pgrest-server does for a JWT of the same claims
   streaming    a body over the threshold comes streamed, bytes equal
@@ -17,6 +19,13 @@ pkg-config -- and then:
   client       the postgrest-js / supabase-js suite (tests/client/*.test.mjs,
                installed as tests/client/run.py does) against the node:http
                server (skipped, with the reason, when it cannot be installed)
+  frameworks   parity, identity, streaming, the empty header and the bare
+               mount (/rest: the root) again with the handler mounted in
+               Express (app.use('/rest', ...)) and in Fastify (prefix
+               option, body parsers off), both installed by
+               npm ci from this directory's package-lock.json; and
+               index.d.ts checked by tsc --noEmit --strict over typecheck.ts
+               (skipped, with the reason, when the registry cannot be reached)
   concurrency  200 requests on pg_sleep(0.5) at once on the one event loop,
                a 10 ms setInterval's lateness measured meanwhile
   rss          RSS after warm-up flat within 10% over 100,000 requests
@@ -33,6 +42,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -56,6 +66,9 @@ BUILD = os.environ.get("PGREST_BUILD", os.path.join(REPO, "build"))
 TRANSPORT_HEADERS = {"date", "server", "connection", "keep-alive", "transfer-encoding"}
 WORK = None
 SCRIPTS = ["serve.mjs", "errors.mjs", "concurrency.mjs", "rss.mjs"]
+# Mounted under /rest by serve.mjs (see there how).
+FRAMEWORKS = ["express", "fastify"]
+FRAMEWORK_FILES = ["package.json", "package-lock.json", "serve.mjs", "typecheck.ts"]
 
 passed = failed = skipped_count = 0
 
@@ -199,6 +212,16 @@ def send(port, method, path, headers, body):
         conn.close()
 
 
+class Target:
+    """A server using the addon: its port and the prefix it is mounted at."""
+
+    def __init__(self, label, port, mount=""):
+        self.label, self.port, self.mount = label, port, mount
+
+    def send(self, method, path, headers, body):
+        return send(self.port, method, self.mount + path, headers, body)
+
+
 def compare(name, a, b):
     ok = a == b
     detail = ""
@@ -208,31 +231,56 @@ def compare(name, a, b):
     report(ok, name, detail)
 
 
-def parity(server_port, node_port):
+def parity(server_port, node):
     for method, path, headers, body in REQUESTS:
-        compare("parity %s %s %s" % (method, path, sorted(headers)),
+        compare("%s parity %s %s %s" % (node.label, method, path, sorted(headers)),
                 send(server_port, method, path, headers, body),
-                send(node_port, method, path, headers, body))
-    print("node: parity: %d requests compared" % len(REQUESTS))
+                node.send(method, path, headers, body))
+    print("node: %s parity: %d requests compared" % (node.label, len(REQUESTS)))
 
 
-def identity(server_port, node_port):
+def identity(server_port, node):
     claims = {"role": "web_user", "sub": "node-host"}
     for method, path, body in [("GET", "/artists?limit=1", None),
                                ("POST", "/rpc/echo_json", {"doc": 1}),
                                ("PATCH", "/artists?id=eq.1", {"genre": "jazz"})]:
         hdrs = {**JSON_BODY, "Prefer": "tx=rollback,return=representation"}
-        compare("identity %s %s" % (method, path),
+        compare("%s identity %s %s" % (node.label, method, path),
                 send(server_port, method, path, {**hdrs, "Authorization": token(claims)}, body),
-                send(node_port, method, "/as-user" + path, hdrs, body))
+                node.send(method, "/as-user" + path, hdrs, body))
 
 
-def streaming(server_port, node_port):
+def streaming(server_port, node):
     path = "/rpc/node_big?n=60000"
     a = send(server_port, "GET", path, {}, None)
-    b = send(node_port, "GET", path, {}, None)
-    report(len(b[3]) > 65536 and a == b, "streaming %s (%d bytes)" % (path, len(b[3])),
+    b = node.send("GET", path, {}, None)
+    report(len(b[3]) > 65536 and a == b, "%s streaming %s (%d bytes)" % (node.label, path, len(b[3])),
            "" if a == b else "status %s/%s lengths %d/%d" % (a[0], b[0], len(a[3]), len(b[3])))
+
+
+def raw_head(port, path):
+    """The response head's header lines as sent, transport headers left out:
+    http.client strips the values, which would hide a difference."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                     % path.encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            part = sock.recv(65536)
+            if not part:
+                break
+            data += part
+    lines = data.split(b"\r\n\r\n", 1)[0].split(b"\r\n")
+    return [lines[0]] + sorted(l for l in lines[1:]
+                               if l.split(b":", 1)[0].decode().lower() not in TRANSPORT_HEADERS)
+
+
+def empty_header(server_port, node):
+    path = "/rpc/node_empty_header"
+    a = raw_head(server_port, path)
+    b = raw_head(node.port, node.mount + path)
+    report(a == b and b"X-Empty:  " in b, "%s empty header value" % node.label,
+           "\n  pgrest-server: %r\n  node:          %r" % (a, b))
 
 
 def read_slowly(port, path):
@@ -313,6 +361,22 @@ def node_script(work, name, config, timeout=600):
     return result
 
 
+def npm(args, cwd, env=None):
+    """Runs npm: (output, None), (output, ("skip", why)) or (output, ("fail", why))."""
+    try:
+        r = subprocess.run(["npm"] + args + ["--no-audit", "--no-fund", "--loglevel=error"],
+                           cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return "", ("skip", "npm %s timed out" % args[0])
+    out = r.stdout
+    if r.returncode == 0:
+        return out, None
+    if "ENOTFOUND" in out or "EAI_AGAIN" in out or "ECONNREFUSED" in out or "ETIMEDOUT" in out:
+        return out, ("skip", "the npm registry cannot be reached")
+    return out, ("fail", "npm %s failed:\n%s" % (args[0], out[-3000:]))
+
+
 def install(work):
     """npm install of bindings/node into work: None, ("skip", why) or ("fail", why)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
@@ -323,29 +387,20 @@ def install(work):
     with open(os.path.join(work, "package.json"), "w") as f:
         f.write('{"name": "pgrest-node-test", "private": true}\n')
     env = dict(os.environ, PKG_CONFIG_PATH=pc_dir + os.pathsep + os.environ.get("PKG_CONFIG_PATH", ""))
-    try:
-        r = subprocess.run(["npm", "install", "--install-links", "--foreground-scripts",
-                            "--no-audit", "--no-fund", "--loglevel=error",
-                            os.path.join(REPO, "bindings", "node")],
-                           cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        return ("skip", "npm install timed out")
-    if r.returncode == 0:
-        warnings = [l for l in r.stdout.splitlines() if "warning:" in l and "node-addon-api" not in l]
+    out, outcome = npm(["install", "--install-links", "--foreground-scripts",
+                        os.path.join(REPO, "bindings", "node")], work, env)
+    if outcome is None:
+        warnings = [l for l in out.splitlines() if "warning:" in l and "node-addon-api" not in l]
         if warnings:
             return ("fail", "compiler warnings:\n" + "\n".join(warnings[:20]))
         return None
-    out = r.stdout
     if "no Node headers" in out or "node-gyp not found" in out:
         return ("skip", out.strip().splitlines()[-1])
-    if "ENOTFOUND" in out or "EAI_AGAIN" in out or "ECONNREFUSED" in out or "ETIMEDOUT" in out:
-        return ("skip", "the npm registry cannot be reached")
-    return ("fail", "npm install failed:\n" + out[-3000:])
+    return outcome
 
 
-def start_node(work, config):
-    proc = subprocess.Popen(["node", "serve.mjs", json.dumps(config)], cwd=work,
+def start_node(work, config, framework="http"):
+    proc = subprocess.Popen(["node", "serve.mjs", json.dumps(config), framework], cwd=work,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = proc.stdout.readline()
     if not line.startswith("listening "):
@@ -412,6 +467,47 @@ def client_suite(config):
         shutil.rmtree(clients, ignore_errors=True)
 
 
+def frameworks(server_port, config):
+    """The handler in Express and Fastify (see serve.mjs), and index.d.ts
+    through tsc: the packages pinned in package-lock.json, installed into a
+    directory of their own so that the binding's install stays as a user's."""
+    global skipped_count
+    fw = os.path.join(WORK, "frameworks")
+    os.mkdir(fw)
+    for name in FRAMEWORK_FILES:
+        shutil.copy(os.path.join(HERE, name), fw)
+    _, outcome = npm(["ci"], fw)
+    if outcome is not None:
+        if outcome[0] == "fail":
+            report(False, "frameworks install", outcome[1])
+        else:
+            print("node: Express, Fastify and tsc skipped (%s)" % outcome[1])
+            skipped_count += 1
+        return
+    # serve.mjs and typecheck.ts require 'pgrest' from this directory
+    os.symlink(os.path.join(WORK, "node_modules", "pgrest"), os.path.join(fw, "node_modules", "pgrest"))
+    for framework in FRAMEWORKS:
+        proc, port = start_node(fw, config, framework)
+        try:
+            node = Target(framework, port, "/rest")
+            parity(server_port, node)
+            identity(server_port, node)
+            streaming(server_port, node)
+            empty_header(server_port, node)
+            # the mount itself, without a slash after it, is the root ('/')
+            compare("%s bare mount %s" % (framework, node.mount),
+                    send(server_port, "GET", "/", {}, None),
+                    send(port, "GET", node.mount, {}, None))
+        finally:
+            proc.kill()
+            proc.wait()
+    r = subprocess.run([os.path.join(fw, "node_modules", ".bin", "tsc"), "--noEmit", "--strict",
+                        "--module", "nodenext", "--target", "es2022", "--types", "node",
+                        "typecheck.ts"], cwd=fw, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=300)
+    report(r.returncode == 0, "tsc --noEmit --strict typecheck.ts (index.d.ts)", r.stdout[-3000:])
+
+
 def prepare_cluster():
     cluster = harness.new_cluster()
     # 200 requests at once need 200 connections besides pgrest-server's.
@@ -423,7 +519,12 @@ def prepare_cluster():
         cluster.psql(f.read())
     cluster.psql("CREATE FUNCTION api.node_big(n int) RETURNS SETOF int "
                  "LANGUAGE sql AS 'SELECT generate_series(1, n)'; "
-                 "GRANT EXECUTE ON FUNCTION api.node_big(int) TO web_anon")
+                 "GRANT EXECUTE ON FUNCTION api.node_big(int) TO web_anon; "
+                 # a header pgrest answers with an empty value
+                 "CREATE FUNCTION api.node_empty_header() RETURNS int LANGUAGE plpgsql AS $$BEGIN "
+                 "PERFORM set_config('response.headers', '[{\"X-Empty\": \"\"}]', true); "
+                 "RETURN 1; END$$; "
+                 "GRANT EXECUTE ON FUNCTION api.node_empty_header() TO web_anon")
     return cluster
 
 
@@ -457,9 +558,11 @@ def main():
         # the OpenAPI document names the host and port it is served on
         node, node_port = start_node(work, {**config, "server-host": "127.0.0.1",
                                             "server-port": str(server.port)})
-        parity(server.port, node_port)
-        identity(server.port, node_port)
-        streaming(server.port, node_port)
+        target = Target("node:http", node_port)
+        parity(server.port, target)
+        identity(server.port, target)
+        streaming(server.port, target)
+        empty_header(server.port, target)
         slow_reader(node_port)
         reload_on_notify(cluster, node_port)
         cancel_on_disconnect(cluster, node_port)
@@ -467,6 +570,7 @@ def main():
         node.wait(10)
         node = None
         client_suite(config)
+        frameworks(server.port, {**config, "server-host": "127.0.0.1", "server-port": str(server.port)})
         for name, extra in [("errors.mjs", {}),
                             ("concurrency.mjs", {"db-pool": "200", "db-pool-acquisition-timeout": "20"}),
                             ("rss.mjs", {"db-pool": "10"})]:

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <json-c/json.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,26 @@ static void cleanup(void)
                               "DELETE FROM api.private_notes WHERE body LIKE 'batch %'");
 }
 
+/* Functions of this test only, created before the schema cache loads:
+ * one sets the response GUCs, one raises SQLSTATE 'PGRST'. */
+static void create_functions(void)
+{
+    harness_admin_exec(admin,
+        "CREATE OR REPLACE FUNCTION api.batch_gucs() RETURNS integer LANGUAGE sql AS $$"
+        " SELECT set_config('response.headers', '[{\"X-Batch\": \"set\"}]', true),"
+        "        set_config('response.status', '202', true); SELECT 1 $$;"
+        "CREATE OR REPLACE FUNCTION api.batch_raise() RETURNS integer LANGUAGE plpgsql AS $$"
+        " BEGIN RAISE SQLSTATE 'PGRST' USING"
+        "  MESSAGE = '{\"code\":\"123\",\"message\":\"raised\",\"details\":\"why\"}',"
+        "  DETAIL = '{\"status\":409,\"headers\":{\"X-Raised\":\"yes\"}}'; END $$;"
+        "GRANT EXECUTE ON FUNCTION api.batch_gucs(), api.batch_raise() TO web_user");
+}
+
 static void setup_with(const char *const *options)
 {
-    ctx = harness_ctx(options);
     admin = harness_admin_connect();
+    create_functions();
+    ctx = harness_ctx(options);
     cleanup();
 }
 
@@ -58,6 +75,7 @@ static void setup_overridable(void)
 static void teardown(void)
 {
     cleanup();
+    harness_admin_exec(admin, "DROP FUNCTION api.batch_gucs(); DROP FUNCTION api.batch_raise()");
     PQfinish(admin);
     pgrest_ctx_free(ctx);
 }
@@ -347,6 +365,155 @@ START_TEST(other_media_types_unchanged)
 }
 END_TEST
 
+/* response.headers and response.status set by one item are not the next
+ * item's: each starts as its own transaction would. */
+START_TEST(response_gucs_stay_with_their_item)
+{
+    test_response r;
+    batch(WEB_USER, NULL,
+          "[{\"method\":\"POST\",\"path\":\"/rpc/batch_gucs\",\"body\":{}},"
+          " {\"method\":\"GET\",\"path\":\"/rpc/add\",\"query\":\"a=1&b=2\"}]",
+          &r);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    json_object *answer = json_tokener_parse(r.body);
+    ck_assert_int_eq(item_status(answer_item(answer, 0)), 202);
+    ck_assert_str_eq(item_header(answer_item(answer, 0), "X-Batch"), "set");
+    ck_assert_int_eq(item_status(answer_item(answer, 1)), 200);
+    ck_assert_ptr_null(item_header(answer_item(answer, 1), "X-Batch"));
+    ck_assert_str_eq(item_body(answer_item(answer, 1)), "3");
+    json_object_put(answer);
+    harness_free(&r);
+}
+END_TEST
+
+/* RAISE SQLSTATE 'PGRST' keeps its status and headers; its details get
+ * the index. */
+START_TEST(raised_error_keeps_its_status)
+{
+    test_response r;
+    batch(WEB_USER, NULL,
+          "[{\"method\":\"POST\",\"path\":\"/artists\",\"body\":{\"id\":9008,\"name\":\"x\"}},"
+          " {\"method\":\"POST\",\"path\":\"/rpc/batch_raise\",\"body\":{}}]",
+          &r);
+    assert_refused(&r, 409, "123", "batch item 1: why");
+    ck_assert_str_eq(harness_header(&r, "X-Raised"), "yes");
+    harness_free(&r);
+    ck_assert_int_eq(sql_long("SELECT count(*) FROM api.artists WHERE id >= 9000"), 0);
+}
+END_TEST
+
+/* A post-check that rolls back (max-affected under handling=strict) rolls
+ * back the whole batch. */
+START_TEST(post_check_rolls_back_the_batch)
+{
+    char *before = sql_text("SELECT string_agg(id || ':' || coalesce(formed, 0), ',' ORDER BY id)"
+                            " FROM api.artists");
+    test_response r;
+    batch(WEB_USER, NULL,
+          "[{\"method\":\"POST\",\"path\":\"/artists\",\"body\":{\"id\":9009,\"name\":\"x\"}},"
+          " {\"method\":\"PATCH\",\"path\":\"/artists\",\"query\":\"id=lt.100\","
+          "  \"headers\":{\"Prefer\":\"handling=strict, max-affected=1\"},\"body\":{\"formed\":1}},"
+          " {\"method\":\"GET\",\"path\":\"/artists\"}]",
+          &r);
+    assert_refused(&r, 400, "PGRST124", "batch item 1: ");
+    harness_free(&r);
+    char *after = sql_text("SELECT string_agg(id || ':' || coalesce(formed, 0), ',' ORDER BY id)"
+                           " FROM api.artists");
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+}
+END_TEST
+
+/* The task API runs a batch like any request (pgrest_handle is a loop
+ * over it; here the host drives it without blocking). */
+START_TEST(task_api_runs_a_batch)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    const char *h[] = {"Content-Type", BATCH_TYPE, "Authorization", WEB_USER, NULL};
+    pgrest_request *req = harness_new_request(
+        a, "POST", "/", NULL, h,
+        "[{\"method\":\"POST\",\"path\":\"/artists\",\"body\":{\"id\":9010,\"name\":\"t\"}},"
+        " {\"method\":\"GET\",\"path\":\"/artists\",\"query\":\"id=eq.9010&select=name\"}]");
+    pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
+    ck_assert_ptr_nonnull(t);
+    int w;
+    while ((w = pgrest_task_advance(t)) != PGREST_TASK_DONE) {
+        struct pollfd pfd = {.fd = pgrest_task_socket(t),
+                             .events = w == PGREST_TASK_WAIT_WRITE ? POLLOUT : POLLIN};
+        long ms = pgrest_task_timeout_ms(t);
+        if (pfd.fd >= 0)
+            poll(&pfd, 1, ms < 0 ? 1000 : (int)ms);
+        else
+            poll(NULL, 0, 1);
+    }
+    pgrest_response *resp = pgrest_task_response(t);
+    ck_assert_int_eq(pgrest_response_status(resp), 200);
+    size_t len;
+    const char *body = pgrest_response_body(resp, &len);
+    ck_assert_msg(strstr(body, "\"body\":[{\"name\":\"t\"}]") != NULL, "%s", body);
+    pgrest_arena_free(a);
+    ck_assert_int_eq(sql_long("SELECT count(*) FROM api.artists WHERE id = 9010"), 1);
+}
+END_TEST
+
+/* Chinook: a playlist and its tracks in one batch; the read sees them. */
+START_TEST(chinook_playlist_with_tracks)
+{
+    const char *uri = getenv("PGREST_TEST_CHINOOK_URI");
+    if (uri == NULL || *uri == '\0')
+        return;
+    pgrest_ctx *c = pgrest_ctx_new();
+    pgrest_error err = {0};
+    const char *opts[][2] = {{"db-uri", uri}, {"db-schemas", "public"},
+                             {"db-anon-role", "postgres"}, {"db-pool", "2"}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        ck_assert_int_eq(pgrest_ctx_set(c, opts[i][0], opts[i][1], &err), PGREST_OK);
+    ck_assert_msg(pgrest_ctx_load_schema(c, &err) == PGREST_OK, "%s", err.message);
+    PGconn *db = PQconnectdb(uri);
+    ck_assert_int_eq(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "DELETE FROM playlist_track WHERE playlist_id = 9900;"
+                       "DELETE FROM playlist WHERE playlist_id = 9900"));
+    const char *h[] = {"Content-Type", BATCH_TYPE, NULL};
+    test_response r;
+    harness_request(c, "POST", "/", NULL, h,
+        "[{\"method\":\"POST\",\"path\":\"/playlist\",\"body\":{\"playlist_id\":9900,\"name\":\"batch\"}},"
+        " {\"method\":\"POST\",\"path\":\"/playlist_track\","
+        "  \"body\":[{\"playlist_id\":9900,\"track_id\":1},{\"playlist_id\":9900,\"track_id\":2}]},"
+        " {\"method\":\"GET\",\"path\":\"/playlist\","
+        "  \"query\":\"playlist_id=eq.9900&select=name,track(track_id)&track.order=track_id\"},"
+        " {\"method\":\"POST\",\"path\":\"/playlist_track\",\"body\":{\"playlist_id\":9900,\"track_id\":999999}}]",
+        &r);
+    /* the last item breaks a foreign key: nothing stays */
+    assert_refused(&r, 409, "23503", "batch item 3: ");
+    harness_free(&r);
+    PGresult *n = PQexec(db, "SELECT count(*) FROM playlist WHERE playlist_id = 9900");
+    ck_assert_str_eq(PQgetvalue(n, 0, 0), "0");
+    PQclear(n);
+    harness_request(c, "POST", "/", NULL, h,
+        "[{\"method\":\"POST\",\"path\":\"/playlist\",\"body\":{\"playlist_id\":9900,\"name\":\"batch\"}},"
+        " {\"method\":\"POST\",\"path\":\"/playlist_track\","
+        "  \"body\":[{\"playlist_id\":9900,\"track_id\":1},{\"playlist_id\":9900,\"track_id\":2}]},"
+        " {\"method\":\"GET\",\"path\":\"/playlist\","
+        "  \"query\":\"playlist_id=eq.9900&select=name,track(track_id)&track.order=track_id\"}]",
+        &r);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    json_object *answer = json_tokener_parse(r.body);
+    ck_assert_str_eq(item_body(answer_item(answer, 2)),
+                     "[{\"name\":\"batch\",\"track\":[{\"track_id\":1},{\"track_id\":2}]}]");
+    json_object_put(answer);
+    harness_free(&r);
+    n = PQexec(db, "SELECT string_agg(track_id::text, ',' ORDER BY track_id) FROM playlist_track"
+                   " WHERE playlist_id = 9900");
+    ck_assert_str_eq(PQgetvalue(n, 0, 0), "1,2");
+    PQclear(n);
+    PQclear(PQexec(db, "DELETE FROM playlist_track WHERE playlist_id = 9900;"
+                       "DELETE FROM playlist WHERE playlist_id = 9900"));
+    PQfinish(db);
+    pgrest_ctx_free(c);
+}
+END_TEST
+
 int main(void)
 {
     if (getenv("PGREST_TEST_DB_URI") == NULL)
@@ -361,6 +528,11 @@ int main(void)
     tcase_add_test(tc, row_level_security_refuses_item_1);
     tcase_add_test(tc, tx_rollback_ignored_without_override);
     tcase_add_test(tc, other_media_types_unchanged);
+    tcase_add_test(tc, response_gucs_stay_with_their_item);
+    tcase_add_test(tc, raised_error_keeps_its_status);
+    tcase_add_test(tc, post_check_rolls_back_the_batch);
+    tcase_add_test(tc, task_api_runs_a_batch);
+    tcase_add_test(tc, chinook_playlist_with_tracks);
     suite_add_tcase(s, tc);
     TCase *capped = tcase_create("capped");
     tcase_add_checked_fixture(capped, setup_capped, teardown);

@@ -40,8 +40,10 @@ struct pgr_batch {
  * failure sends ROLLBACK, which ends the batch). */
 #define NO_END "SELECT 1"
 
-bool pgr_batch_requested(const pgrest_request *req)
+bool pgr_batch_requested(const pgr_config *cfg, const pgrest_request *req)
 {
+    if (cfg->limits.max_batch_items <= 0)
+        return false;
     if (strcmp(req->method, "POST") != 0 || (strcmp(req->path, "/") != 0 && req->path[0] != '\0'))
         return false;
     const char *ct = pgr_request_header(req, "Content-Type");
@@ -233,6 +235,10 @@ static int prepare_item(pgrest_ctx *ctx, pgrest_arena *a, json_object *item,
         (rc = pgrest_plan(ctx, a, api, &plan, err)) != PGREST_OK)
         return rc;
     plan->in_batch = true;
+    /* the batch's Prefer: tx decides; an item's is not applied, so not
+     * reported in its Preference-Applied either */
+    plan->commit = true;
+    plan->tx_override_applied = false;
     if ((rc = pgrest_emit_sql(ctx, a, plan, &emitted, err)) != PGREST_OK)
         return rc;
     *st = emitted;

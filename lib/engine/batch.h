@@ -18,9 +18,11 @@
 
 typedef struct pgr_batch pgr_batch;
 
-/* POST / with the batch media type (parameters ignored); any other
- * request to / keeps PostgREST's meaning. */
-bool pgr_batch_requested(const pgrest_request *req);
+/* POST / with the batch media type (parameters ignored), unless
+ * server-max-batch-items is 0; any other request to / keeps PostgREST's
+ * meaning. */
+struct pgr_config;
+bool pgr_batch_requested(const struct pgr_config *cfg, const pgrest_request *req);
 
 /* Reads the batch body and prepares every item with auth (the batch's
  * authentication outcome). The first failing item fails the batch with

@@ -230,7 +230,7 @@ static int prepare(pgrest_task *t)
         t->role = auth->role;
     if ((rc = require_schema_cache(ctx, &t->err)) != PGREST_OK)
         return rc;
-    if (pgr_batch_requested(t->req))
+    if (pgr_batch_requested(pgr_cfg(ctx, arena), t->req))
         return prepare_batch(t, auth);
     rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
     if (api != NULL)

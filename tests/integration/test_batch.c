@@ -66,6 +66,12 @@ static void setup_capped(void)
     setup_with(opts);
 }
 
+static void setup_disabled(void)
+{
+    static const char *const opts[] = {"server-max-batch-items", "0", NULL};
+    setup_with(opts);
+}
+
 static void setup_overridable(void)
 {
     static const char *const opts[] = {"db-tx-end", "commit-allow-override", NULL};
@@ -457,6 +463,22 @@ START_TEST(task_api_runs_a_batch)
 }
 END_TEST
 
+/* server-max-batch-items=0: no batches, POST / is PostgREST's. */
+START_TEST(batches_off)
+{
+    test_response plain, r;
+    const char *h[] = {"Content-Type", "application/json", "Authorization", WEB_USER, NULL};
+    harness_request(ctx, "POST", "/", NULL, h, "[]", &plain);
+    batch(WEB_USER, NULL, "[{\"method\":\"POST\",\"path\":\"/artists\",\"body\":{\"id\":9011,\"name\":\"x\"}}]",
+          &r);
+    ck_assert_int_eq(r.status, plain.status);
+    ck_assert_str_eq(r.body, plain.body);
+    harness_free(&plain);
+    harness_free(&r);
+    ck_assert_int_eq(sql_long("SELECT count(*) FROM api.artists WHERE id >= 9000"), 0);
+}
+END_TEST
+
 /* Chinook: a playlist and its tracks in one batch; the read sees them. */
 START_TEST(chinook_playlist_with_tracks)
 {
@@ -538,6 +560,10 @@ int main(void)
     tcase_add_checked_fixture(capped, setup_capped, teardown);
     tcase_add_test(capped, cap_on_items);
     suite_add_tcase(s, capped);
+    TCase *disabled = tcase_create("disabled");
+    tcase_add_checked_fixture(disabled, setup_disabled, teardown);
+    tcase_add_test(disabled, batches_off);
+    suite_add_tcase(s, disabled);
     TCase *overridable = tcase_create("overridable");
     tcase_add_checked_fixture(overridable, setup_overridable, teardown);
     tcase_add_test(overridable, tx_rollback_answers_then_rolls_back);

@@ -455,6 +455,7 @@ static const pgr_option pgr_options[] = {
     LIMIT(OWN("request-max-depth", "PGRST_REQUEST_MAX_DEPTH", I, "32"), read_int, limits.max_depth, 1, 1000),
     LIMIT(OWN("request-max-filters", "PGRST_REQUEST_MAX_FILTERS", I, "256"), read_int, limits.max_filters, 1, 1000000),
     LIMIT(OWN("request-max-json-depth", "PGRST_REQUEST_MAX_JSON_DEPTH", I, "128"), read_int, limits.max_json_depth, 1, 100000),
+    LIMIT(OWN("server-max-batch-items", "PGRST_SERVER_MAX_BATCH_ITEMS", I, "100"), read_int, limits.max_batch_items, 0, 10000),
     LIMIT(OWN("server-max-body-size", "PGRST_SERVER_MAX_BODY_SIZE", I, "10485760"), read_long, limits.max_body_size, 1, (long long)1 << 40),
     /* ... and pgrest-server's, kept as text for it (server/main.c) */
     KEPT(OWN("server-cancel-on-disconnect", "PGRST_SERVER_CANCEL_ON_DISCONNECT", B, "false")),

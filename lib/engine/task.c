@@ -11,6 +11,7 @@
 
 #include "auth/auth.h"
 #include "auth/jwt.h"
+#include "engine/batch.h"
 #include "engine/context.h"
 #include "engine/db_events.h"
 #include "engine/decorate.h"
@@ -75,6 +76,8 @@ struct pgrest_task {
     pgr_stream *stream;            /* a streamed read's body, or NULL */
     bool committed;                /* its head is out: resp is the head */
     bool stream_failed;            /* ... and its body ended abnormally */
+    pgr_batch *batch;              /* a batch (docs/batch.md), or NULL */
+    size_t batch_item;             /* ... the item whose pipeline is out */
 };
 
 static void consume(pgrest_task *t);
@@ -196,6 +199,18 @@ static int require_schema_cache(pgrest_ctx *ctx, pgrest_error *err)
     return PGREST_OK;
 }
 
+/* A batch's items are all parsed, planned and emitted before any runs:
+ * an item the single request path refuses fails the batch here. */
+static int prepare_batch(pgrest_task *t, const pgrest_auth *auth)
+{
+    int rc = pgr_batch_prepare(t->ctx, t->arena, t->req, auth, &t->batch, &t->err);
+    if (rc != PGREST_OK)
+        return rc;
+    t->tx_start = now_ms();
+    t->st = pgr_batch_statements(t->batch, 0);
+    return PGREST_OK;
+}
+
 static int prepare(pgrest_task *t)
 {
     pgrest_ctx *ctx = t->ctx;
@@ -215,6 +230,8 @@ static int prepare(pgrest_task *t)
         t->role = auth->role;
     if ((rc = require_schema_cache(ctx, &t->err)) != PGREST_OK)
         return rc;
+    if (pgr_batch_requested(pgr_cfg(ctx, arena), t->req))
+        return prepare_batch(t, auth);
     rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
     if (api != NULL)
         t->role = api->role;
@@ -353,6 +370,21 @@ static void check_cleared(pgrest_task *t)
         give_up(t);
 }
 
+/* A batch item's pipeline is read: the next item goes out on the same
+ * connection, inside the same transaction, or the batch is answered. */
+static void send_pipeline(pgrest_task *t);
+
+static bool next_batch_item(pgrest_task *t, int *rc)
+{
+    if (!pgr_batch_item_done(t->batch, t->batch_item, rc, &t->resp, &t->err))
+        return false;
+    t->batch_item++;
+    t->st = pgr_batch_statements(t->batch, t->batch_item);
+    t->resp = NULL;
+    send_pipeline(t);
+    return true;
+}
+
 static void consume(pgrest_task *t)
 {
     if (t->cancel != NULL && now_ms() >= t->cancel_deadline) {
@@ -370,6 +402,8 @@ static void consume(pgrest_task *t)
         return;
     }
     t->resp = resp;
+    if (t->batch != NULL && next_batch_item(t, &rc))
+        return;
     drained(t, rc);
 }
 
@@ -529,7 +563,8 @@ static pgr_pool *route(pgrest_task *t)
     pgr_replica_set *set = pgr_ctx_replicas(t->ctx);
     const pgrest_query_plan *plan = t->st->plan;
     t->replica = NULL;
-    if (primary == NULL || set == NULL)
+    /* a batch writes, whatever its first item does */
+    if (primary == NULL || set == NULL || t->batch != NULL)
         return primary;
     if (!replica_eligible(plan)) {
         t->wants_lsn = !plan->read_only && plan->commit;

@@ -50,6 +50,9 @@ typedef struct doc_ctx {
     /* db-aggregates-enabled: pgrest's having= and distinct= are listed
      * (docs/aggregates.md); off, the document is PostgREST's */
     bool query_extensions;
+    /* server-max-batch-items > 0: POST / takes pgrest's batches
+     * (docs/batch.md); 0, the document is PostgREST's */
+    bool batches;
 } doc_ctx;
 
 /* ------------------------------------------------------------ json helpers */
@@ -747,8 +750,73 @@ static json_object *routine_path(const doc_ctx *d, const pgr_routine *r)
     return item;
 }
 
-/* OpenAPI.hs makeRootPathItem */
-static json_object *root_path(void)
+/* pgrest's batch (docs/batch.md): POST / with a JSON array of requests. */
+static json_object *batch_item_schema(void)
+{
+    static const char *const methods[] = {"GET", "POST", "PATCH", "PUT", "DELETE"};
+    static const char *const required[] = {"method", "path"};
+    json_object *props = json_object_new_object();
+    json_object *method = json_object_new_object();
+    put_str(method, "type", "string");
+    put(method, "enum", str_array(methods, 5));
+    put(props, "method", method);
+    json_object *path = json_object_new_object();
+    put_str(path, "type", "string");
+    put_str(path, "description", "/table, /view or /rpc/function, percent-encoded");
+    put(props, "path", path);
+    json_object *query = json_object_new_object();
+    put_str(query, "type", "string");
+    put_str(query, "description", "the query string, without ?");
+    put(props, "query", query);
+    json_object *headers = json_object_new_object();
+    json_object *value = json_object_new_object();
+    put_str(value, "type", "string");
+    put_str(headers, "type", "object");
+    put(headers, "additionalProperties", value);
+    put(props, "headers", headers);
+    json_object *body = json_object_new_object();
+    put_str(body, "description", "any JSON value, the item's JSON body");
+    put(props, "body", body);
+    json_object *item = json_object_new_object();
+    put_str(item, "type", "object");
+    put(item, "required", str_array(required, 2));
+    put(item, "properties", props);
+    return item;
+}
+
+static json_object *batch_op(pgrest_arena *a)
+{
+    static const char *const consumes[] = {"application/vnd.pgrest.batch+json"};
+    static const char *const produces[] = {"application/json"};
+    const char *tags[] = {"Batch"};
+    const char *codes[] = {"200"}, *texts[] = {"OK"};
+    json_object *op = json_object_new_object();
+    put(op, "tags", str_array(tags, 1));
+    put_str(op, "summary", "Transactional batch (pgrest)");
+    put_str(op, "description",
+            "Runs the requests in order in one transaction; answers an array of "
+            "{status, headers, body}, or the first failing request's error with "
+            "\"batch item <index>\" in its details, everything rolled back");
+    put(op, "consumes", str_array(consumes, 1));
+    put(op, "produces", str_array(produces, 1));
+    json_object *schema = json_object_new_object();
+    put_str(schema, "type", "array");
+    put(schema, "items", batch_item_schema());
+    json_object *param = json_object_new_object();
+    put_str(param, "name", "batch");
+    put(param, "required", json_object_new_boolean(1));
+    put_str(param, "in", "body");
+    put(param, "schema", schema);
+    json_object *params = json_object_new_array();
+    json_object_array_add(params, param);
+    json_object_array_add(params, ref_to(a, "#/parameters/", "preferParams"));
+    put(op, "parameters", params);
+    put(op, "responses", responses(codes, texts, 1));
+    return op;
+}
+
+/* OpenAPI.hs makeRootPathItem, and pgrest's batch when batches are on */
+static json_object *root_path(const doc_ctx *d)
 {
     static const char *const produces[] = {"application/openapi+json", "application/json"};
     const char *tags[] = {"Introspection"};
@@ -760,6 +828,8 @@ static json_object *root_path(void)
     put(op, "responses", responses(codes, texts, 1));
     json_object *item = json_object_new_object();
     put(item, "get", op);
+    if (d->batches)
+        put(item, "post", batch_op(d->a));
     return item;
 }
 
@@ -948,7 +1018,7 @@ static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
     json_object *paths = json_object_new_object();
     json_object *defs = json_object_new_object();
     json_object *params = json_object_new_object();
-    put(paths, "/", root_path());
+    put(paths, "/", root_path(d));
     add_common_params(params);
     if (d->query_extensions)
         add_extension_params(params);
@@ -973,7 +1043,8 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
         return NULL;
     }
     doc_ctx d = {.a = a, .sc = sc, .schema = schema,
-                 .query_extensions = pgr_cfg(ctx, a)->db_aggregates_enabled};
+                 .query_extensions = pgr_cfg(ctx, a)->db_aggregates_enabled,
+                 .batches = pgr_cfg(ctx, a)->limits.max_batch_items > 0};
     json_object *desc;
     const char *comment = NULL;
     if (json_object_object_get_ex(in, "description", &desc) &&

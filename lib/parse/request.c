@@ -66,7 +66,7 @@ const pgr_parse_limits *pgr_parse_limits_default(void)
 {
     static const pgr_parse_limits defaults = {
         PGR_DEFAULT_MAX_BODY_SIZE, PGR_DEFAULT_MAX_DEPTH,
-        PGR_DEFAULT_MAX_FILTERS, PGR_DEFAULT_MAX_JSON_DEPTH};
+        PGR_DEFAULT_MAX_FILTERS, PGR_DEFAULT_MAX_JSON_DEPTH, PGR_DEFAULT_MAX_BATCH_ITEMS};
     return &defaults;
 }
 

@@ -39,12 +39,14 @@ typedef struct pgr_parse_limits {
     int max_depth;           /* request-max-depth: select embeds, logic trees */
     int max_filters;         /* request-max-filters: filters + logic leaves */
     int max_json_depth;      /* request-max-json-depth: JSON body nesting */
+    int max_batch_items;     /* server-max-batch-items: items of one batch (docs/batch.md) */
 } pgr_parse_limits;
 
 #define PGR_DEFAULT_MAX_BODY_SIZE (10LL * 1024 * 1024)
 #define PGR_DEFAULT_MAX_DEPTH 32
 #define PGR_DEFAULT_MAX_FILTERS 256
 #define PGR_DEFAULT_MAX_JSON_DEPTH 128
+#define PGR_DEFAULT_MAX_BATCH_ITEMS 100
 
 /* The defaults above, for callers without a context (tests, tools). */
 const pgr_parse_limits *pgr_parse_limits_default(void);

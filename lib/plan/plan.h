@@ -123,6 +123,8 @@ struct pgrest_query_plan {
     const char *explain_options;       /* ", VERBOSE, SETTINGS" or "" */
     bool read_only;                /* READ ONLY transaction */
     bool commit;                   /* end with COMMIT (else ROLLBACK) */
+    bool in_batch;                 /* a batch item (docs/batch.md): always an explicit
+                                    * transaction, which the batch owns */
     bool tx_override_applied;      /* Prefer: tx honoured */
     pgr_pref_count count;          /* count that will be computed */
     bool count_applied;
@@ -138,6 +140,11 @@ struct pgrest_query_plan {
 const char *pgr_plan_legacy_hint(pgrest_arena *a, const pgrest_query_plan *plan);
 
 /* Builds the read tree for a GET/HEAD on a relation. */
+struct pgr_config;
+/* Whether a transaction ends with COMMIT: db-tx-end, and Prefer: tx only
+ * with its *-allow-override values (*override_applied then true). */
+bool pgr_plan_commits(const struct pgr_config *cfg, pgr_pref_tx tx, bool *override_applied);
+
 int pgr_plan_read(pgrest_ctx *ctx, pgrest_arena *a,
                   const pgrest_api_request *api, pgrest_query_plan *plan,
                   pgrest_error *err);

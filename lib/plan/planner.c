@@ -18,18 +18,20 @@ static void release_schema(void *sc)
 }
 
 /* Prefer: tx is honoured only with the *-allow-override settings. */
-static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
-                        pgrest_query_plan *plan)
+bool pgr_plan_commits(const pgr_config *cfg, pgr_pref_tx tx, bool *override_applied)
 {
     bool commit = cfg->db_tx_end == PGR_TX_COMMIT ||
                   cfg->db_tx_end == PGR_TX_COMMIT_ALLOW_OVERRIDE;
     bool overridable = cfg->db_tx_end == PGR_TX_COMMIT_ALLOW_OVERRIDE ||
                        cfg->db_tx_end == PGR_TX_ROLLBACK_ALLOW_OVERRIDE;
-    if (overridable && api->prefs.tx != PGR_PREF_TX_NONE) {
-        commit = api->prefs.tx == PGR_PREF_TX_COMMIT;
-        plan->tx_override_applied = true;
-    }
-    plan->commit = commit;
+    *override_applied = overridable && tx != PGR_PREF_TX_NONE;
+    return *override_applied ? tx == PGR_PREF_TX_COMMIT : commit;
+}
+
+static void plan_tx_end(const pgr_config *cfg, const pgrest_api_request *api,
+                        pgrest_query_plan *plan)
+{
+    plan->commit = pgr_plan_commits(cfg, api->prefs.tx, &plan->tx_override_applied);
 }
 
 /* Plan.hs findTable comes first (PGRST205), before media negotiation.

@@ -394,6 +394,29 @@ START_TEST(follow_privileges)
 }
 END_TEST
 
+#define ROOT_GET "{\"tags\":[\"Introspection\"],\"summary\":\"OpenAPI description (this document)\"," \
+                 "\"produces\":[\"application/openapi+json\",\"application/json\"]," \
+                 "\"responses\":{\"200\":{\"description\":\"OK\"}}}"
+
+/* pgrest's batch (docs/batch.md) is POST / while server-max-batch-items
+ * allows batches; with 0, "/" is PostgREST's alone. */
+START_TEST(batch_listed_on_root)
+{
+    ignore_privileges(NULL);
+    json_object *post = at(doc, "paths", "/", "post", NULL);
+    ck_assert_ptr_nonnull(post);
+    ck_json(at(post, "consumes", NULL), "[\"application/vnd.pgrest.batch+json\"]");
+    ck_json(at(post, "tags", NULL), "[\"Batch\"]");
+    json_object *items = at(post, "parameters", NULL);
+    ck_json(at(json_object_array_get_idx(items, 0), "schema", "items", "required", NULL),
+            "[\"method\",\"path\"]");
+    teardown();
+    static const char *const off[] = {"server-max-batch-items", "0", NULL};
+    ignore_privileges(off);
+    ck_json(at(doc, "paths", "/", NULL), "{\"get\":" ROOT_GET "}");
+}
+END_TEST
+
 /* postgrestSpec info: the schema comment's first line is the title, the
  * rest (leading newlines dropped) the description; defaults otherwise. */
 START_TEST(info_from_schema_comment)
@@ -409,10 +432,7 @@ START_TEST(info_from_schema_comment)
     ck_json(at(doc, "externalDocs", NULL),
             "{\"description\":\"PostgREST Documentation\","
             "\"url\":\"https://postgrest.org/en/v16/references/api.html\"}");
-    ck_json(at(doc, "paths", "/", NULL),
-            "{\"get\":{\"tags\":[\"Introspection\"],\"summary\":\"OpenAPI description (this document)\","
-            "\"produces\":[\"application/openapi+json\",\"application/json\"],"
-            "\"responses\":{\"200\":{\"description\":\"OK\"}}}}");
+    ck_json(at(doc, "paths", "/", "get", NULL), ROOT_GET);
     ck_json(at(doc, "consumes", NULL),
             "[\"application/json\",\"application/vnd.pgrst.object+json;nulls=stripped\","
             "\"application/vnd.pgrst.object+json\",\"text/csv\"]");
@@ -548,6 +568,7 @@ static Suite *suite(void)
     tcase_add_test(tc, function_types_ignore_privileges);
     tcase_add_test(tc, follow_privileges);
     tcase_add_test(tc, info_from_schema_comment);
+    tcase_add_test(tc, batch_listed_on_root);
     tcase_add_test(tc, host_from_server_settings);
     tcase_add_test(tc, proxy_uri);
     tcase_add_test(tc, malformed_proxy_uri_refused);

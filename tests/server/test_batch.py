@@ -4,8 +4,11 @@ application/vnd.pgrest.batch+json. Each test compares the database
 afterwards with the responses. The library's own tests are
 tests/integration/test_batch.c."""
 import json
+import random
+import threading
+import time
 
-from harness import ServerTestCase
+from harness import ServerTestCase, http, log
 from test_admin_logs import JWT_SECRET, jwt
 
 BATCH = "application/vnd.pgrest.batch+json"
@@ -68,3 +71,119 @@ class BatchServerTest(ServerTestCase):
     def test_other_content_types_keep_postgrest_answer(self):
         plain = self.server.post("/", b"[]", headers={"Content-Type": "application/json"})
         self.assertNotEqual(plain.status, 200)
+
+
+SLOTS = 20
+SLOTS_SQL = """
+CREATE TABLE api.slots (id int PRIMARY KEY, v text NOT NULL CHECK (v <> 'bad'));
+INSERT INTO api.slots SELECT g, 'init' FROM generate_series(1, %d) g;
+CREATE TABLE api.slot_log (n bigserial PRIMARY KEY, slot int NOT NULL, v text NOT NULL);
+CREATE FUNCTION api.log_slot() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN INSERT INTO api.slot_log (slot, v) VALUES (NEW.id, NEW.v); RETURN NEW; END $$;
+CREATE TRIGGER slot_log AFTER UPDATE ON api.slots FOR EACH ROW EXECUTE FUNCTION api.log_slot();
+CREATE TABLE api.slot_notes (tag text PRIMARY KEY);
+GRANT SELECT, UPDATE ON api.slots TO web_user;
+GRANT SELECT, INSERT ON api.slot_notes TO web_user;
+""" % SLOTS
+
+
+class ConcurrentBatchTest(ServerTestCase):
+    """Eight clients for 20 s, half their requests batches (a note, a bulk
+    PATCH of some slots, a read) and half bulk PATCHes alone, on the same
+    20 rows; every 10th fails on purpose (a batch's duplicate note, a
+    PATCH's 'bad' value). Afterwards the database holds exactly what the
+    2xx responses describe: the notes of the 2xx batches, an audit row for
+    each (slot, value) a 2xx response wrote and no other, and each slot
+    holding the value its last audited write gave it."""
+
+    START_SERVER = False
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET, "db-pool": "8"}
+    THREADS = 8
+    SECONDS = 20
+
+    def setUp(self):
+        super().setUp()
+        self.cluster.psql(SLOTS_SQL)
+        self.start_server()
+
+    def request(self, n, i, rng):
+        tag = "c%d-%d" % (n, i)
+        bad = i % 10 == 0
+        ids = sorted(rng.sample(range(1, SLOTS + 1), rng.randint(2, 5)))
+        rows = [{"id": s, "v": tag} for s in ids]
+        if i % 2 == 0:
+            # on purpose: another slot given a value its CHECK refuses
+            other = next(s for s in range(1, SLOTS + 1) if s not in ids)
+            body = rows + ([{"id": other, "v": "bad"}] if bad else [])
+            r = http("PATCH", self.server.url("/slots?select=id,v"), body=body,
+                     headers=dict(USER, **{"Content-Type": "application/json",
+                                            "Prefer": "return=representation"}))
+            wrote = [(row["id"], row["v"]) for row in r.json()] if r.status == 200 else []
+            return bad, r, wrote, None
+        items = [{"method": "POST", "path": "/slot_notes", "body": {"tag": tag}},
+                 {"method": "PATCH", "path": "/slots", "query": "select=id,v",
+                  "headers": {"Prefer": "return=representation"}, "body": rows},
+                 {"method": "GET", "path": "/slots",
+                  "query": "select=id,v&id=in.(%s)" % ",".join(map(str, ids))}]
+        if bad:
+            items.append({"method": "POST", "path": "/slot_notes", "body": {"tag": tag}})
+        r = self.batch(items)
+        if r.status != 200:
+            return bad, r, [], None
+        answer = r.json()
+        by_id = lambda rows: sorted(rows, key=lambda row: row["id"])
+        self.assertEqual(by_id(answer[1]["body"]), by_id(answer[2]["body"]), r)  # read sees write
+        return bad, r, [(row["id"], row["v"]) for row in answer[1]["body"]], tag
+
+    batch = BatchServerTest.batch
+
+    def test_the_database_holds_exactly_what_the_2xx_responses_describe(self):
+        results, errors = [], []
+        lock = threading.Lock()
+        deadline = time.monotonic() + self.SECONDS
+
+        def client(n):
+            rng = random.Random(n)
+            i = 0
+            while time.monotonic() < deadline:
+                i += 1
+                try:
+                    out = self.request(n, i, rng)
+                except Exception as e:   # reported below
+                    with lock:
+                        errors.append(repr(e))
+                    continue
+                with lock:
+                    results.append(out)
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(self.THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        ok = [res for res in results if res[1].status < 300]
+        failed = [res for res in results if res[1].status >= 300]
+        self.assertTrue(all(not bad for bad, *_ in ok))
+        # besides those failing on purpose, only PostgreSQL's deadlock
+        # victims may fail (rows locked in different orders)
+        unexpected = [r for bad, r, *_ in failed if not bad and r.json().get("code") != "40P01"]
+        self.assertEqual(unexpected, [])
+        self.assertGreater(len(ok), 0)
+        self.assertGreater(sum(1 for bad, *_ in failed if bad), 0)
+        said_notes = sorted(tag for *_, tag in ok if tag is not None)
+        in_db_notes = sorted(self.cluster.psql(
+            "SELECT tag FROM api.slot_notes ORDER BY tag").split())
+        self.assertEqual(in_db_notes, said_notes)
+        said_writes = sorted(w for _, _, wrote, _ in ok for w in wrote)
+        log_rows = [line.split("|") for line in self.cluster.psql(
+            "SELECT slot || '|' || v FROM api.slot_log").split()]
+        self.assertEqual(sorted((int(s), v) for s, v in log_rows), said_writes)
+        mismatched = self.cluster.psql(
+            "SELECT count(*) FROM api.slots s WHERE s.v IS DISTINCT FROM coalesce("
+            "(SELECT l.v FROM api.slot_log l WHERE l.slot = s.id ORDER BY l.n DESC LIMIT 1),"
+            " 'init')")
+        self.assertEqual(int(mismatched), 0)
+        log("%d batches and bulk PATCHes acknowledged (%d row writes), %d failed "
+            "(%d on purpose)" % (len(ok), len(said_writes), len(failed),
+                                 sum(1 for bad, *_ in failed if bad)))

@@ -198,13 +198,9 @@ static int rewrite_for_batch(pgrest_arena *a, const pgrest_statements *st, size_
                              size_t n, bool commit, const pgrest_statements **out,
                              pgrest_error *err)
 {
-    pgrest_statements *copy = PGR_NEW(a, pgrest_statements);
-    pgr_stmt *items = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 1);
-    if (copy == NULL || items == NULL)
+    pgrest_statements *copy = pgr_statements_rewrite(a, st, 0);
+    if (copy == NULL)
         return pgr_error_oom(err);
-    *copy = *st;
-    copy->items = items;
-    copy->n = 0;
     for (size_t k = 0; k < st->n; k++) {
         pgr_stmt s = st->items[k];
         if (s.role == PGR_STMT_BEGIN) {
@@ -213,7 +209,7 @@ static int rewrite_for_batch(pgrest_arena *a, const pgrest_statements *st, size_
         } else if (s.role == PGR_STMT_END) {
             s.sql = i + 1 < n ? NO_END : commit ? "COMMIT" : "ROLLBACK";
         }
-        items[copy->n++] = s;
+        copy->items[copy->n++] = s;
     }
     *out = copy;
     return PGREST_OK;

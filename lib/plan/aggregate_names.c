@@ -26,7 +26,11 @@ static bool is_row_function(const char *name)
     return false;
 }
 
-bool pgr_name_reads_as_column(const pgr_read_node *node, const char *name)
+/* PostgREST reads an order term as "relation"."name", which means
+ * something when name is a column of node's relation, a computed field or
+ * another function of the row in the schema cache, or one of the built-ins
+ * above. Unknown columns (a call's record rows) count as readable. */
+static bool reads_as_column(const pgr_read_node *node, const char *name)
 {
     const pgr_table *t = node->table;
     if (t == NULL || pgr_find_column(t, name) != NULL || is_row_function(name))
@@ -71,7 +75,7 @@ static bool names_aggregate(const pgr_read_node *node, const pgr_order_term *t)
 {
     return t->relation == NULL && t->field.json_path == NULL &&
            pgr_find_aggregate_output(node, t->field.name) != NULL &&
-           !pgr_name_reads_as_column(node, t->field.name);
+           !reads_as_column(node, t->field.name);
 }
 
 static bool any_names_aggregate(const pgr_read_node *node)

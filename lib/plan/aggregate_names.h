@@ -14,13 +14,6 @@
 const pgr_plan_field *pgr_find_aggregate_output(const pgr_read_node *node,
                                                 const char *name);
 
-/* True when PostgREST's reading of name as "relation"."name" means
- * something: a column of node's relation, a computed field or another
- * function of the row in the schema cache, or one of PostgreSQL's built-in
- * functions that take any row (`"t"."count"` is count("t"): it counts the
- * rows). Unknown columns (a call's record rows) count as readable. */
-bool pgr_name_reads_as_column(const pgr_read_node *node, const char *name);
-
 /* In every node of the tree: marks the order terms that name an
  * aggregate of the node's select and nothing PostgREST could read
  * (by_aggregate, on a copy of the term list), and checks that every field

@@ -218,6 +218,19 @@ int pgrest_emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,
     return rc;
 }
 
+pgrest_statements *pgr_statements_rewrite(pgrest_arena *a, const pgrest_statements *st,
+                                          size_t extra)
+{
+    pgrest_statements *copy = PGR_NEW(a, pgrest_statements);
+    pgr_stmt *items = PGR_NEW_ARRAY(a, pgr_stmt, st->n + extra);
+    if (copy == NULL || items == NULL)
+        return NULL;
+    *copy = *st;
+    copy->items = items;
+    copy->n = 0;
+    return copy;
+}
+
 size_t pgrest_statements_count(const pgrest_statements *st)
 {
     return st ? st->n : 0;

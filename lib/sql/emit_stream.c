@@ -93,13 +93,11 @@ static pgr_stmt finished_stmt(pgr_stmt_role role, pgr_sql *q, bool prepare)
 int pgr_emit_stream_statements(pgrest_arena *a, const pgrest_statements *st,
                                pgrest_statements **out, pgrest_error *err)
 {
-    pgrest_statements *copy = PGR_NEW(a, pgrest_statements);
-    pgr_stmt *items = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 1);
-    if (copy == NULL || items == NULL)
+    /* the main statement becomes two: the rows, then the response GUCs */
+    pgrest_statements *copy = pgr_statements_rewrite(a, st, 1);
+    if (copy == NULL)
         return pgr_error_oom(err);
-    *copy = *st;
-    copy->items = items;
-    copy->n = 0;
+    pgr_stmt *items = copy->items;
     for (size_t i = 0; i < st->n; i++) {
         const pgr_stmt *s = &st->items[i];
         if (s->role != PGR_STMT_MAIN) {

@@ -39,4 +39,10 @@ struct pgrest_statements {
     bool embed_text;
 };
 
+/* An empty statement list carrying st's plan and flags, with room for
+ * st->n + extra statements: what a rewrite of st fills (the streamed form,
+ * a batch item's). NULL when the arena is exhausted. */
+pgrest_statements *pgr_statements_rewrite(pgrest_arena *a, const pgrest_statements *st,
+                                          size_t extra);
+
 #endif

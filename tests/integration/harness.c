@@ -87,6 +87,15 @@ json_object *harness_sql_json(PGconn *c, const char *sql)
     return j;
 }
 
+long harness_sql_long(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
+    long n = strtol(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return n;
+}
+
 void harness_assert_same_json(json_object *ours, json_object *theirs, bool sort_arrays)
 {
     char *a = harness_json_canonical(ours, sort_arrays);

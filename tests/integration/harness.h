@@ -58,6 +58,8 @@ PGconn *harness_chinook_connect(void);
 /* The first column of sql's first row on c, parsed as JSON (NULL, as
  * json_agg gives over no rows: the empty array). */
 json_object *harness_sql_json(PGconn *c, const char *sql);
+/* The first column of sql's first row on c, as an integer (a count). */
+long harness_sql_long(PGconn *c, const char *sql);
 /* ours and theirs have the same canonical text (see below); frees both. */
 void harness_assert_same_json(json_object *ours, json_object *theirs, bool sort_arrays);
 

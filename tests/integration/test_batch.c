@@ -88,11 +88,7 @@ static void teardown(void)
 
 static long sql_long(const char *sql)
 {
-    PGresult *r = PQexec(admin, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(admin));
-    long n = atol(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return n;
+    return harness_sql_long(admin, sql);
 }
 
 static char *sql_text(const char *sql)

@@ -20,19 +20,12 @@ static PGconn *direct;
 
 static void sql_exec(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
-                  "%s: %s", sql, PQerrorMessage(direct));
-    PQclear(r);
+    harness_admin_exec(direct, sql);
 }
 
 static long sql_long(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(direct));
-    long n = atol(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return n;
+    return harness_sql_long(direct, sql);
 }
 
 static void chinook_setup(void)

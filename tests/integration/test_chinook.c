@@ -146,18 +146,12 @@ static json_object *post_json(const char *path, const char *query, const char *b
 
 static void sql_exec(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(direct));
-    PQclear(r);
+    harness_admin_exec(direct, sql);
 }
 
 static int sql_int(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    int n = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return n;
+    return (int)harness_sql_long(direct, sql);
 }
 
 #define NESTED_SELECT "select=album_id,title,artist_id,track(name,milliseconds,album_id)"

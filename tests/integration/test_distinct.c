@@ -30,9 +30,7 @@ static PGconn *direct;
 
 static void sql_exec(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(direct));
-    PQclear(r);
+    harness_admin_exec(direct, sql);
 }
 
 #define WORDS_TABLE                                                                   \
@@ -79,11 +77,7 @@ static json_object *sql_json(const char *sql)
 
 static int sql_int(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    int n = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return n;
+    return (int)harness_sql_long(direct, sql);
 }
 
 /* Rows compared in order: every question here fixes it. */

@@ -28,11 +28,7 @@ static json_object *sql_json(const char *sql)
 
 static long sql_long(const char *sql)
 {
-    PGresult *r = PQexec(direct, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(direct));
-    long n = strtol(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    return n;
+    return harness_sql_long(direct, sql);
 }
 
 /* GET path?query (headers: name, value pairs ended by NULL, may be NULL);

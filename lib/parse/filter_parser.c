@@ -908,9 +908,28 @@ int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
     return pgr_parse_logic_tree_ext(a, op, value, len, max_depth, false, out, err);
 }
 
+static int parse_tree(pgrest_arena *a, const char *op, const char *value, size_t len,
+                      int max_depth, bool related_leaves, bool whole,
+                      pgr_logic_tree **out, pgrest_error *err);
+
 int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
                              size_t len, int max_depth, bool related_leaves,
                              pgr_logic_tree **out, pgrest_error *err)
+{
+    return parse_tree(a, op, value, len, max_depth, related_leaves, false, out, err);
+}
+
+int pgr_parse_having_tree(pgrest_arena *a, const char *value, size_t len, int max_depth,
+                          pgr_logic_tree **out, pgrest_error *err)
+{
+    return parse_tree(a, "and", value, len, max_depth, false, true, out, err);
+}
+
+/* whole: the tree must be all of value (pgrest's own grammars end with
+ * eof; PostgREST's and=/or= ignore what follows the tree) */
+static int parse_tree(pgrest_arena *a, const char *op, const char *value, size_t len,
+                      int max_depth, bool related_leaves, bool whole,
+                      pgr_logic_tree **out, pgrest_error *err)
 {
     /* PostgREST parses op <> value ("or(a.eq.1)") so columns count the
      * operator too (pRequestLogicTree). */
@@ -930,9 +949,13 @@ int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
     /* a tree that fails anyway fails with PostgREST's error, wherever a
      * related leaf moved the failure to */
     if (related_leaves && (rc != PGR_P_OK || ps.too_deep) && !ps.oom)
-        return pgr_parse_logic_tree_ext(a, op, value, len, max_depth, false, out, err);
+        return parse_tree(a, op, value, len, max_depth, false, whole, out, err);
     if (ps.too_deep && !ps.oom)
         return pgr_ps_depth_error(&ps, "logic tree", err);
+    if (rc == PGR_P_OK && whole && ps.pos < ps.len) {
+        pgr_ps_expect_eof(&ps, ps.pos);
+        rc = PGR_P_FAIL;
+    }
     if (rc != PGR_P_OK || ps.oom)
         return pgr_ps_error_n(&ps, "logic tree", value, len, err);
     /* P.parse without eof: text after the tree is ignored */

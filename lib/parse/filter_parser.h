@@ -33,6 +33,10 @@ int pgr_parse_logic_tree_op(pgrest_arena *a, const char *op, const char *value,
 int pgr_parse_logic_tree_ext(pgrest_arena *a, const char *op, const char *value,
                              size_t len, int max_depth, bool related_leaves,
                              pgr_logic_tree **out, pgrest_error *err);
+/* pgrest's having=(...) (docs/aggregates.md): an and=(...) tree that must
+ * be the whole value (PGRST100 "failed to parse logic tree" otherwise). */
+int pgr_parse_having_tree(pgrest_arena *a, const char *value, size_t len, int max_depth,
+                          pgr_logic_tree **out, pgrest_error *err);
 int pgr_parse_logic_tree_n(pgrest_arena *a, bool is_or, bool negated,
                            const char *value, size_t len, int max_depth,
                            pgr_logic_tree **out, pgrest_error *err);

@@ -328,8 +328,8 @@ static int add_having(qp_state *st, const pgr_kv *p, const pgr_embed_path *path,
     if (h == NULL)
         return pgr_error_oom(err);
     h->path = *path;
-    int rc = pgr_parse_logic_tree_n(st->a, false, false, p->value, p->value_len,
-                                    st->lim->max_depth, &h->tree, err);
+    int rc = pgr_parse_having_tree(st->a, p->value, p->value_len, st->lim->max_depth,
+                                   &h->tree, err);
     if (rc == PGREST_OK)
         rc = count_filters(st, logic_leaves(h->tree), err);
     if (rc != PGREST_OK)

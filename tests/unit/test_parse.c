@@ -473,6 +473,24 @@ START_TEST(test_logic_tree_errors)
 }
 END_TEST
 
+/* pgrest's having=(...) (docs/aggregates.md) is its own grammar: unlike
+ * PostgREST's and=, it must be the whole value. */
+START_TEST(test_having_tree_whole_value)
+{
+    pgr_logic_tree *t;
+    pgrest_error err = {0};
+    const char *ok = "(n.gt.1,or(sum.lt.3,max.is.null))";
+    ck_assert_int_eq(pgr_parse_having_tree(arena, ok, strlen(ok), 8, &t, &err), PGREST_OK);
+    const char *bad = "(n.gt.1)junk";
+    err_case c = {bad, "\"failed to parse logic tree ((n.gt.1)junk)\" (line 1, column 12)",
+                  "unexpected 'j' expecting end of input"};
+    check_error(&err, pgr_parse_having_tree(arena, bad, strlen(bad), 8, &t, &err), &c);
+    /* and=(...) keeps PostgREST's P.parse without eof */
+    ck_assert_int_eq(pgr_parse_logic_tree_n(arena, false, false, bad, strlen(bad), 8, &t, &err),
+                     PGREST_OK);
+}
+END_TEST
+
 /* pgrest's related leaves (docs/embed-or.md): parsed only where
  * PostgREST's grammar fails; what it accepts parses alike, and where the
  * related reading fails too the error is PostgREST's, byte for byte. */
@@ -1140,6 +1158,7 @@ static Suite *parse_suite(void)
     tcase_add_test(tc, test_field);
     tcase_add_loop_test(tc, test_logic_tree, 0, N(tree_cases));
     tcase_add_loop_test(tc, test_logic_tree_errors, 0, N(tree_errors));
+    tcase_add_test(tc, test_having_tree_whole_value);
     tcase_add_loop_test(tc, test_logic_tree_related, 0, N(related_cases));
     tcase_add_loop_test(tc, test_select, 0, N(select_cases));
     tcase_add_test(tc, test_select_structure);

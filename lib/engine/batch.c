@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/decorate.h"
 #include "engine/stage_view.h"
 #include "exec/response_record.h"
 #include "parse/api_request.h"
@@ -18,13 +19,14 @@
 #include "util/strbuf.h"
 
 typedef struct batch_item {
-    const pgrest_statements *st;
     pgrest_response *resp;
+    const char *warning;       /* its legacy-name Warning header, or NULL */
 } batch_item;
 
 struct pgr_batch {
     pgrest_arena *arena;
     batch_item *items;
+    const pgrest_statements **units;  /* item i's statements, rewritten */
     size_t n;
     bool commit;               /* the batch's own tx end (db-tx-end, Prefer: tx) */
     bool tx_override_applied;
@@ -35,10 +37,6 @@ struct pgr_batch {
  * statement reads '' as unset). */
 #define RESET_RESPONSE_GUCS "SELECT set_config('response.headers', '', true), " \
                             "set_config('response.status', '', true)"
-/* What stands in for an item's own COMMIT or ROLLBACK: the transaction
- * goes on. A post-checked item still sends it after its check (its
- * failure sends ROLLBACK, which ends the batch). */
-#define NO_END "SELECT 1"
 
 bool pgr_batch_requested(const pgr_config *cfg, const pgrest_request *req)
 {
@@ -193,32 +191,45 @@ static int item_request(pgrest_arena *a, json_object *item, pgrest_request **out
 /* The item's statements with the transaction handed to the batch: the
  * first item's BEGIN opens it (read-write, whatever the item), later
  * items begin nothing and reset the response GUCs, and only the last
- * item's END ends it, with the batch's COMMIT or ROLLBACK. */
+ * item ends it, with the batch's COMMIT or ROLLBACK. All items go out in
+ * one pipeline, so that end waits for every item's answer: an item whose
+ * post-check fails (or whose answer cannot be built) after later items
+ * ran must still be able to roll them all back. A rollback checks the
+ * deferred constraints first, as PostgREST's does. */
 static int rewrite_for_batch(pgrest_arena *a, const pgrest_statements *st, size_t i,
                              size_t n, bool commit, const pgrest_statements **out,
                              pgrest_error *err)
 {
-    pgrest_statements *copy = pgr_statements_rewrite(a, st, 0);
+    bool last = i + 1 == n;
+    pgrest_statements *copy = pgr_statements_rewrite(a, st, 1);
     if (copy == NULL)
         return pgr_error_oom(err);
     for (size_t k = 0; k < st->n; k++) {
         pgr_stmt s = st->items[k];
         if (s.role == PGR_STMT_BEGIN) {
+            /* the reset keeps BEGIN's role: the batch's frame, not the
+             * item's main query (which log-query shows) */
             s.sql = i == 0 ? "BEGIN ISOLATION LEVEL READ COMMITTED" : RESET_RESPONSE_GUCS;
-            s.role = i == 0 ? PGR_STMT_BEGIN : PGR_STMT_SETTINGS;
         } else if (s.role == PGR_STMT_END) {
-            s.sql = i + 1 < n ? NO_END : commit ? "COMMIT" : "ROLLBACK";
+            if (!last)
+                continue;
+            if (!commit)
+                copy->items[copy->n++] = (pgr_stmt){PGR_STMT_CHECK_CONSTRAINTS,
+                                                    "SET CONSTRAINTS ALL IMMEDIATE", NULL, 0,
+                                                    s.prepare};
+            s.sql = commit ? "COMMIT" : "ROLLBACK";
         }
         copy->items[copy->n++] = s;
     }
+    copy->end_after_check = last;
     *out = copy;
     return PGREST_OK;
 }
 
 /* One item through the single request's stages. */
 static int prepare_item(pgrest_ctx *ctx, pgrest_arena *a, json_object *item,
-                        const pgrest_auth *auth, const pgrest_statements **st,
-                        pgrest_error *err)
+                        const pgrest_auth *auth, batch_item *bi,
+                        const pgrest_statements **st, pgrest_error *err)
 {
     pgrest_request *ireq = NULL;
     pgrest_api_request *api;
@@ -231,6 +242,7 @@ static int prepare_item(pgrest_ctx *ctx, pgrest_arena *a, json_object *item,
         (rc = pgrest_plan(ctx, a, api, &plan, err)) != PGREST_OK)
         return rc;
     plan->in_batch = true;
+    bi->warning = pgr_legacy_warning(ctx, a, ireq, plan);
     /* the batch's Prefer: tx decides; an item's is not applied, so not
      * reported in its Preference-Applied either */
     plan->commit = true;
@@ -287,22 +299,25 @@ int pgr_batch_prepare(pgrest_ctx *ctx, pgrest_arena *arena, const pgrest_request
     }
     size_t n = json_object_array_length(doc);
     pgr_batch *b = PGR_NEW(arena, pgr_batch);
-    if (b == NULL || (b->items = PGR_NEW_ARRAY(arena, batch_item, n)) == NULL)
+    batch_item *items = PGR_NEW_ARRAY(arena, batch_item, n);
+    const pgrest_statements **units = PGR_NEW_ARRAY(arena, const pgrest_statements *, n);
+    if (b == NULL || items == NULL || units == NULL)
         return pgr_error_oom(err);
-    *b = (pgr_batch){.arena = arena, .items = b->items, .n = n};
+    *b = (pgr_batch){.arena = arena, .items = items, .units = units, .n = n};
     pgr_preferences prefs;
     pgr_parse_preferences(arena, req, &prefs);
     b->commit = pgr_plan_commits(cfg, prefs.tx, &b->tx_override_applied);
     for (size_t i = 0; i < n; i++) {
         const pgrest_statements *st;
-        rc = prepare_item(ctx, arena, json_object_array_get_idx(doc, i), auth, &st, err);
+        items[i] = (batch_item){0};
+        rc = prepare_item(ctx, arena, json_object_array_get_idx(doc, i), auth, &items[i], &st,
+                          err);
         if (rc == PGREST_OK)
-            rc = rewrite_for_batch(arena, st, i, n, b->commit, &b->items[i].st, err);
+            rc = rewrite_for_batch(arena, st, i, n, b->commit, &units[i], err);
         if (rc != PGREST_OK) {
             name_item(arena, i, err);
             return rc;
         }
-        b->items[i].resp = NULL;
     }
     *out = b;
     return PGREST_OK;
@@ -315,7 +330,12 @@ size_t pgr_batch_count(const pgr_batch *b)
 
 const pgrest_statements *pgr_batch_statements(const pgr_batch *b, size_t i)
 {
-    return b->items[i].st;
+    return b->units[i];
+}
+
+const pgrest_statements *const *pgr_batch_units(const pgr_batch *b)
+{
+    return b->units;
 }
 
 /* ------------------------------------------------------------ the answer */
@@ -384,6 +404,9 @@ bool pgr_batch_item_done(pgr_batch *b, size_t i, int *rc, pgrest_response **resp
         return false;
     }
     b->items[i].resp = *resp;
+    /* what decorating the item's own response would have added */
+    if (b->items[i].warning != NULL)
+        pgr_response_add_header(b->arena, *resp, "Warning", b->items[i].warning);
     if (i + 1 < b->n)
         return true;
     *rc = batch_response(b, resp, err);

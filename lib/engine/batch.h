@@ -33,11 +33,14 @@ int pgr_batch_prepare(pgrest_ctx *ctx, pgrest_arena *arena, const pgrest_request
 size_t pgr_batch_count(const pgr_batch *b);
 /* Item i's statements, rewritten for the batch's transaction. */
 const pgrest_statements *pgr_batch_statements(const pgr_batch *b, size_t i);
+/* All of them, in order: the units of the batch's one pipeline. */
+const pgrest_statements *const *pgr_batch_units(const pgr_batch *b);
 
-/* Item i ran: rc and its response as pgrest_execute_consume gave them.
- * Returns true when the batch goes on with item i + 1; otherwise the
- * batch is over and *resp, *err, *rc hold its answer (the array of
- * responses, or item i's error with its index in the details). */
+/* Item i's answer came (exec/execute.h pgr_unit_done): rc and its
+ * response as the single request path built them. Returns true when the
+ * batch goes on with item i + 1; otherwise the batch is over and *resp,
+ * *err, *rc hold its answer (the array of responses, or item i's error
+ * with its index in the details). */
 bool pgr_batch_item_done(pgr_batch *b, size_t i, int *rc, pgrest_response **resp,
                          pgrest_error *err);
 

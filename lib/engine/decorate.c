@@ -87,14 +87,41 @@ static bool in_main_query(pgr_stmt_role role)
            role == PGR_STMT_MAIN || role == PGR_STMT_EXPLAIN_COUNT;
 }
 
+void pgr_log_queries(pgrest_ctx *ctx, int status, const pgrest_statements *st)
+{
+    if (ctx->query_logger != NULL && st != NULL)
+        for (size_t i = 0; i < st->n; i++)
+            if (in_main_query(st->items[i].role))
+                ctx->query_logger(ctx->query_logger_arg, status, st->items[i].sql);
+}
+
 void pgr_account(pgrest_ctx *ctx, pgrest_response *resp, const char *role,
                  const pgrest_statements *st)
 {
     resp->role = role;
     int cls = resp->status / 100;
     atomic_fetch_add(&ctx->metrics.requests[cls >= 1 && cls <= 5 ? cls : 0], 1);
-    if (ctx->query_logger != NULL && st != NULL)
-        for (size_t i = 0; i < st->n; i++)
-            if (in_main_query(st->items[i].role))
-                ctx->query_logger(ctx->query_logger_arg, resp->status, st->items[i].sql);
+    pgr_log_queries(ctx, resp->status, st);
+}
+
+#define LEGACY_NAME_WARNING "Embedded resource was referenced by relation name even " \
+    "though it has an alias. This is deprecated and will stop working in a future release."
+
+/* App.hs: with url-use-legacy-target-names, a relation name used for an
+ * aliased embed is logged (LegacyTargetNameWarningObs) and answered with
+ * a Warning header (warningHeaders: "PostgRESTv" and the version without
+ * spaces). */
+const char *pgr_legacy_warning(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                               const pgrest_query_plan *plan)
+{
+    const char *hint = pgr_plan_legacy_hint(a, plan);
+    if (hint == NULL)
+        return NULL;
+    pgr_observe(ctx, PGREST_EVENT_LEGACY_TARGET_NAME, "WARNING: " LEGACY_NAME_WARNING);
+    pgr_observef(ctx, PGREST_EVENT_LEGACY_TARGET_NAME,
+                 "Update filters, orders or limits that use %s in `%s %s%s%s`", hint,
+                 req->method, req->path, req->query[0] != '\0' ? "?" : "", req->query);
+    return pgr_asprintf(a, "299 PostgRESTv" PGREST_POSTGREST_VERSION "(pgrest" PGREST_VERSION_STRING
+                           ") \"" LEGACY_NAME_WARNING " Update %s in query string filters, "
+                           "orders or limits.\"", hint);
 }

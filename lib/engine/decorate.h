@@ -31,5 +31,13 @@ void pgr_observe_high_error(pgrest_ctx *ctx, int rc, const pgrest_response *resp
  * query's statements st (NULL: none ran) to the query logger. */
 void pgr_account(pgrest_ctx *ctx, pgrest_response *resp, const char *role,
                  const pgrest_statements *st);
+/* The query logger's part of pgr_account, for each statement list of a
+ * request that ran several (a batch). */
+void pgr_log_queries(pgrest_ctx *ctx, int status, const pgrest_statements *st);
+
+/* The legacy-names Warning header's value for plan (logged as PostgREST
+ * does), or NULL when plan names no embed that way. */
+const char *pgr_legacy_warning(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req,
+                               const pgrest_query_plan *plan);
 
 #endif

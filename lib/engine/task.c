@@ -77,7 +77,6 @@ struct pgrest_task {
     bool committed;                /* its head is out: resp is the head */
     bool stream_failed;            /* ... and its body ended abnormally */
     pgr_batch *batch;              /* a batch (docs/batch.md), or NULL */
-    size_t batch_item;             /* ... the item whose pipeline is out */
 };
 
 static void consume(pgrest_task *t);
@@ -89,9 +88,16 @@ static double now_ms(void)
     return pgr_monotonic_seconds() * 1e3;
 }
 
+/* A batch is one request, and its items' statements all ran. */
 static void account(pgrest_task *t, pgrest_response *resp)
 {
-    pgr_account(t->ctx, resp, t->role, t->st);
+    if (t->batch == NULL) {
+        pgr_account(t->ctx, resp, t->role, t->st);
+        return;
+    }
+    pgr_account(t->ctx, resp, t->role, NULL);
+    for (size_t i = 0; i < pgr_batch_count(t->batch); i++)
+        pgr_log_queries(t->ctx, resp->status, pgr_batch_statements(t->batch, i));
 }
 
 /* The response as pgrest_handle always gave it: the stage's, or the
@@ -164,29 +170,6 @@ static int authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
 }
 
 /* Authenticate, parse, plan, emit; OPTIONS answers here. */
-#define LEGACY_NAME_WARNING "Embedded resource was referenced by relation name even " \
-    "though it has an alias. This is deprecated and will stop working in a future release."
-
-/* App.hs: with url-use-legacy-target-names, a relation name used for an
- * aliased embed is logged (LegacyTargetNameWarningObs) and answered with
- * a Warning header (warningHeaders: "PostgRESTv" and the version without
- * spaces). */
-static void warn_legacy_names(pgrest_task *t, const pgrest_query_plan *plan)
-{
-    const char *hint = pgr_plan_legacy_hint(t->arena, plan);
-    if (hint == NULL)
-        return;
-    const pgrest_request *req = t->req;
-    pgr_observe(t->ctx, PGREST_EVENT_LEGACY_TARGET_NAME, "WARNING: " LEGACY_NAME_WARNING);
-    pgr_observef(t->ctx, PGREST_EVENT_LEGACY_TARGET_NAME,
-                 "Update filters, orders or limits that use %s in `%s %s%s%s`", hint,
-                 req->method, req->path, req->query[0] != '\0' ? "?" : "", req->query);
-    t->legacy_warning = pgr_asprintf(
-        t->arena, "299 PostgRESTv" PGREST_POSTGREST_VERSION "(pgrest" PGREST_VERSION_STRING
-                  ") \"" LEGACY_NAME_WARNING " Update %s in query string filters, orders "
-                  "or limits.\"", hint);
-}
-
 /* App.hs postgrestResponse: a request that comes before any schema cache
  * is answered NoSchemaCacheError before its body is read or parsed (only
  * authentication, and CORS preflights, come first) */
@@ -254,7 +237,7 @@ static int prepare(pgrest_task *t)
     t->tx_start = now_ms();
     t->tm.plan = t->tx_start - t2;
     t->st = st;
-    warn_legacy_names(t, plan);
+    t->legacy_warning = pgr_legacy_warning(ctx, arena, t->req, plan);
     return PGREST_OK;
 }
 
@@ -370,21 +353,6 @@ static void check_cleared(pgrest_task *t)
         give_up(t);
 }
 
-/* A batch item's pipeline is read: the next item goes out on the same
- * connection, inside the same transaction, or the batch is answered. */
-static void send_pipeline(pgrest_task *t);
-
-static bool next_batch_item(pgrest_task *t, int *rc)
-{
-    if (!pgr_batch_item_done(t->batch, t->batch_item, rc, &t->resp, &t->err))
-        return false;
-    t->batch_item++;
-    t->st = pgr_batch_statements(t->batch, t->batch_item);
-    t->resp = NULL;
-    send_pipeline(t);
-    return true;
-}
-
 static void consume(pgrest_task *t)
 {
     if (t->cancel != NULL && now_ms() >= t->cancel_deadline) {
@@ -402,8 +370,6 @@ static void consume(pgrest_task *t)
         return;
     }
     t->resp = resp;
-    if (t->batch != NULL && next_batch_item(t, &rc))
-        return;
     drained(t, rc);
 }
 
@@ -467,14 +433,25 @@ static void finish_stream(pgrest_task *t, int rc)
     t->wait = PGREST_TASK_DONE;
 }
 
-/* The connection is open: put the pipeline on it. */
+static bool batch_item_done(void *batch, size_t i, int *rc, pgrest_response **resp,
+                            pgrest_error *err)
+{
+    return pgr_batch_item_done(batch, i, rc, resp, err);
+}
+
+/* The connection is open: put the pipeline on it (a batch's items all in
+ * one, docs/batch.md). */
 static void send_pipeline(pgrest_task *t)
 {
     pgr_conn *c = t->conn;
     t->phase = PHASE_RUNNING;
-    int rc = pgr_stage_end(t->arena,
-                           pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts,
-                                               &t->pending, &t->err), &t->err);
+    int rc = t->batch == NULL
+                 ? pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts, &t->pending,
+                                       &t->err)
+                 : pgr_execute_send_units_on(t->ctx, t->arena, pgr_batch_units(t->batch),
+                                             pgr_batch_count(t->batch), batch_item_done,
+                                             t->batch, c->pg, c->stmts, &t->pending, &t->err);
+    rc = pgr_stage_end(t->arena, rc, &t->err);
     if (rc != PGREST_OK) {
         t->pending = NULL;
         executed(t, rc);

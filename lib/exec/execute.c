@@ -126,24 +126,6 @@ static bool stale_statements(pgrest_ctx *ctx, pgr_stmt_cache *cache)
     return any;
 }
 
-static int send_all(PGconn *pg, pgr_stmt_cache *cache, bool deallocate,
-                    const pgrest_statements *st, sent *sn, size_t *n_sent)
-{
-    *n_sent = 0;
-    if (deallocate) {
-        if (!send_one(pg, NULL, &deallocate_all, &sn[0]))
-            return -1;
-        (*n_sent)++;
-    }
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->items[i].role == PGR_STMT_END && st->end_after_check)
-            continue;
-        if (!send_one(pg, cache, &st->items[i], &sn[*n_sent]))
-            return -1;
-        (*n_sent)++;
-    }
-    return PQpipelineSync(pg) == 1 ? 0 : -1;
-}
 
 /* A count column: NULL or '' (Statements.hs writes '' where it has no
  * count) is absent. */
@@ -313,11 +295,48 @@ struct pgrest_pending {
     bool prepared;         /* that Parse succeeded */
     stage stage;
     pgr_stream *sink;      /* streamed read: the main statement's rows go here */
+    /* A batch's items are units of one pipeline, a Sync after each; a
+     * single request is one unit. st is units[unit]. */
+    const pgrest_statements *const *units;
+    size_t n_units;
+    size_t unit;           /* the unit whose results are being read */
+    size_t *unit_end;      /* index in sn past each unit's statements */
+    pgr_unit_done unit_done;
+    void *unit_data;
+    bool failed;           /* a unit failed: the rest is read and ignored */
+    bool unit_reported;    /* unit_done has seen the last unit */
     run_state rs;
     int rc;
     pgrest_response *resp;
     pgrest_error err;
 };
+
+/* Every unit's statements, each unit followed by a Sync: PostgreSQL runs
+ * them back to back while the results come in. An END the post-check
+ * decides is held back (send_end). */
+static int send_all(pgrest_pending *p, bool deallocate)
+{
+    p->n_sent = 0;
+    if (deallocate) {
+        if (!send_one(p->pg, NULL, &deallocate_all, &p->sn[0]))
+            return -1;
+        p->n_sent++;
+    }
+    for (size_t u = 0; u < p->n_units; u++) {
+        const pgrest_statements *st = p->units[u];
+        for (size_t i = 0; i < st->n; i++) {
+            if (st->items[i].role == PGR_STMT_END && st->end_after_check)
+                continue;
+            if (!send_one(p->pg, p->cache, &st->items[i], &p->sn[p->n_sent]))
+                return -1;
+            p->n_sent++;
+        }
+        if (PQpipelineSync(p->pg) != 1)
+            return -1;
+        p->unit_end[u] = p->n_sent;
+    }
+    return 0;
+}
 
 /* A streamed main statement comes row by row: single-row mode is set
  * for it once it heads libpq's queue, before any of its results is
@@ -349,7 +368,7 @@ static void end_of_command(pgrest_pending *p)
         return;
     }
     p->cur++;
-    if (p->cur >= p->n_sent)
+    if (p->cur >= p->unit_end[p->unit])
         p->stage = STAGE_SYNC;
     else
         begin_command(p);
@@ -379,6 +398,10 @@ static void take_result(pgrest_pending *p, PGresult *r)
         return;
     if (p->in_prepare && t == PGRES_COMMAND_OK)
         p->prepared = true;
+    if (p->failed) {
+        PQclear(r);
+        return;
+    }
     if (t == PGRES_FATAL_ERROR && rs->error == NULL) {
         if (keep_result(rs, r)) {
             rs->error = r;
@@ -419,20 +442,11 @@ static void send_end(pgrest_pending *p, const char *command)
     p->stage = STAGE_END;
 }
 
-/* The pipeline is complete: build the response or the error, and decide
- * whether the transaction still needs an end. */
-static void after_pipeline(pgrest_pending *p)
+/* The unit's results are all in: its response, or its error. */
+static int unit_outcome(pgrest_pending *p)
 {
-    if (p->rs.error != NULL) {
-        int rc = pg_error(p->ctx, p->arena, p->st->plan, p->rs.error,
-                          &p->resp, &p->err);
-        p->rc = rc;
-        if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
-            send_end(p, "ROLLBACK");
-        else
-            finish(p, rc);
-        return;
-    }
+    if (p->rs.error != NULL)
+        return pg_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
     pgr_main_row row;
     if (p->sink != NULL)
         read_stream_row(p->sink, p->rs.gucs, &row);
@@ -444,12 +458,67 @@ static void after_pipeline(pgrest_pending *p)
     int rc = pgr_build_response(p->ctx, p->arena, p->st->plan, &row, &p->resp, &p->err);
     /* a response the arena could not hold must not commit a post-checked
      * write it cannot report */
-    rc = pgr_stage_end(p->arena, rc, &p->err);
-    p->rc = rc;
+    return pgr_stage_end(p->arena, rc, &p->err);
+}
+
+/* The last unit is complete: build the response or the error, and decide
+ * whether the transaction still needs an end. */
+static void after_pipeline(pgrest_pending *p)
+{
+    bool db_error = p->rs.error != NULL;
+    int rc = p->rc = unit_outcome(p);
+    if (db_error) {
+        if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
+            send_end(p, "ROLLBACK");
+        else
+            finish(p, rc);
+        return;
+    }
     if (p->st->end_after_check)
         send_end(p, rc == PGREST_OK ? end_command(p->st) : "ROLLBACK");
     else
         finish(p, rc);
+}
+
+/* A unit before the last is complete: its answer goes to unit_done,
+ * which may end the batch (the unit failed: its answer is the batch's,
+ * the later units' results are read and ignored). */
+static void unit_answered(pgrest_pending *p)
+{
+    int rc = unit_outcome(p);
+    if (p->unit_done(p->unit_data, p->unit, &rc, &p->resp, &p->err)) {
+        p->resp = NULL;
+        p->rs = (run_state){.arena = p->arena};
+        return;
+    }
+    p->failed = true;
+    p->rc = rc != PGREST_OK ? rc : pgr_error_internal(&p->err, "batch ended early");
+}
+
+static void next_unit(pgrest_pending *p)
+{
+    p->unit++;
+    p->st = p->units[p->unit];
+    p->stage = p->cur < p->unit_end[p->unit] ? STAGE_RESULTS : STAGE_SYNC;
+    begin_command(p);
+}
+
+/* A unit's Sync: the next unit's results follow; after the last, a
+ * failed batch rolls back what the later units did. */
+static void unit_synced(pgrest_pending *p)
+{
+    bool last = p->unit + 1 == p->n_units;
+    if (!last) {
+        if (!p->failed)
+            unit_answered(p);
+        next_unit(p);
+    } else if (!p->failed) {
+        after_pipeline(p);
+    } else if (PQtransactionStatus(p->pg) != PQTRANS_IDLE) {
+        send_end(p, "ROLLBACK");
+    } else {
+        finish(p, p->rc);
+    }
 }
 
 /* The COMMIT after a post-check failed (a deferred constraint): the
@@ -476,7 +545,7 @@ static void feed(pgrest_pending *p, PGresult *r)
         /* the implicit transaction commits at the Sync: a deferred
          * constraint fails there, and that error is the answer */
         if (r != NULL && PQresultStatus(r) == PGRES_FATAL_ERROR &&
-            p->rs.error == NULL) {
+            p->rs.error == NULL && !p->failed) {
             if (keep_result(&p->rs, r))
                 p->rs.error = r;
             return;
@@ -487,7 +556,7 @@ static void feed(pgrest_pending *p, PGresult *r)
             if (end)
                 finish(p, p->rc);
             else
-                after_pipeline(p);
+                unit_synced(p);
             return;
         }
         PQclear(r);
@@ -513,17 +582,24 @@ static void leave_pipeline(pgrest_pending *p)
         PQsetnonblocking(p->pg, 0);
 }
 
-static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
-                 PGconn *pg, pgr_stmt_cache *cache, bool blocking,
+static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *const *units,
+                 size_t n_units, PGconn *pg, pgr_stmt_cache *cache, bool blocking,
                  pgrest_pending **out, pgrest_error *err)
 {
+    size_t n = 1;
+    for (size_t u = 0; u < n_units; u++)
+        n += units[u]->n;
     pgrest_pending *p = PGR_NEW(a, pgrest_pending);
-    sent *sn = PGR_NEW_ARRAY(a, sent, st->n + 1);
-    if (p == NULL || sn == NULL)
+    sent *sn = PGR_NEW_ARRAY(a, sent, n);
+    size_t *unit_end = PGR_NEW_ARRAY(a, size_t, n_units);
+    if (p == NULL || sn == NULL || unit_end == NULL)
         return pgr_error_oom(err);
-    *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = st, .pg = pg,
+    *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = units[0], .pg = pg,
                           .cache = cache, .blocking = blocking, .sn = sn,
-                          .rs = {.arena = a}};
+                          .n_units = n_units, .unit_end = unit_end, .rs = {.arena = a}};
+    /* units is the caller's for a single request (its own statements'
+     * address): the pending keeps its own pointer, which never moves */
+    p->units = n_units == 1 ? &p->st : units;
     /* a connection returned lost after a server error (hasql-pool keeps
      * it): its session fails at the first send, in libpq's words for
      * that (PQsendQueryStart), with nothing older in them */
@@ -536,14 +612,14 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *st,
     if ((!blocking && PQsetnonblocking(pg, 1) != 0) || PQenterPipelineMode(pg) != 1)
         return connection_error(a, pg, err);
     bool deallocate = stale_statements(ctx, cache);
-    if (send_all(pg, cache, deallocate, st, sn, &p->n_sent) != 0) {
+    if (send_all(p, deallocate) != 0) {
         leave_pipeline(p);
         if (cache != NULL)
             pgr_stmt_cache_clear(cache);
         return connection_error(a, pg, err);
     }
     begin_command(p);
-    p->stage = p->n_sent > 0 ? STAGE_RESULTS : STAGE_SYNC;
+    p->stage = p->unit_end[0] > 0 ? STAGE_RESULTS : STAGE_SYNC;
     *out = p;
     return PGREST_OK;
 }
@@ -618,6 +694,10 @@ static int complete(pgrest_pending *p, int rc, pgrest_response **out,
         *out = NULL;
         return pgr_error_oom(err);
     }
+    if (p->unit_done != NULL && !p->failed && !p->unit_reported) {
+        p->unit_reported = true;
+        p->unit_done(p->unit_data, p->unit, &rc, &p->resp, &p->err);
+    }
     *out = p->resp;
     if (err != NULL && rc != PGREST_OK)
         *err = p->err;
@@ -631,7 +711,7 @@ int pgr_execute_on(pgrest_ctx *ctx, pgrest_arena *a,
                    pgrest_response **out, pgrest_error *err)
 {
     pgrest_pending *p;
-    int rc = start(ctx, a, st, pg, pgr_conn_stmt_cache(pg), true, &p, err);
+    int rc = start(ctx, a, &st, 1, pg, pgr_conn_stmt_cache(pg), true, &p, err);
     if (rc != PGREST_OK)
         return rc;
     return complete(p, advance(p), out, err);
@@ -642,7 +722,21 @@ int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         pgr_stmt_cache *cache, pgrest_pending **out,
                         pgrest_error *err)
 {
-    return start(ctx, a, st, pg, cache, false, out, err);
+    return start(ctx, a, &st, 1, pg, cache, false, out, err);
+}
+
+int pgr_execute_send_units_on(pgrest_ctx *ctx, pgrest_arena *a,
+                              const pgrest_statements *const *units, size_t n_units,
+                              pgr_unit_done done, void *data, PGconn *pg,
+                              pgr_stmt_cache *cache, pgrest_pending **out,
+                              pgrest_error *err)
+{
+    int rc = start(ctx, a, units, n_units, pg, cache, false, out, err);
+    if (rc == PGREST_OK) {
+        (*out)->unit_done = done;
+        (*out)->unit_data = data;
+    }
+    return rc;
 }
 
 bool pgr_pending_done(const pgrest_pending *p)
@@ -657,7 +751,7 @@ int pgrest_execute_send(pgrest_ctx *ctx, pgrest_arena *arena,
     if (ctx == NULL || arena == NULL || st == NULL || conn == NULL || out == NULL)
         return pgr_error_misuse(err, "pgrest_execute_send");
     int rc = pgr_stage_end(arena, PGREST_OK, err);
-    return rc == PGREST_OK ? start(ctx, arena, st, conn, pgr_conn_stmt_cache(conn), false,
+    return rc == PGREST_OK ? start(ctx, arena, &st, 1, conn, pgr_conn_stmt_cache(conn), false,
                                    out, err)
                            : rc;
 }

@@ -21,6 +21,21 @@ int pgr_execute_send_on(pgrest_ctx *ctx, pgrest_arena *a,
                         const pgrest_statements *st, PGconn *pg,
                         pgr_stmt_cache *cache, pgrest_pending **out,
                         pgrest_error *err);
+/* A batch unit is complete (docs/batch.md): rc, resp and err are its
+ * answer, which the callee may replace. true: the batch goes on; false:
+ * the batch's answer is rc, resp, err, and what the later units do is
+ * rolled back. The last unit is reported when the execution completes,
+ * before pgrest_execute_consume returns. */
+typedef bool (*pgr_unit_done)(void *data, size_t unit, int *rc, pgrest_response **resp,
+                              pgrest_error *err);
+/* pgr_execute_send_on for several statement lists in one pipeline, a Sync
+ * after each (a batch's items: the first opens the transaction, the last
+ * ends it, and none depends on an earlier one's result). */
+int pgr_execute_send_units_on(pgrest_ctx *ctx, pgrest_arena *a,
+                              const pgrest_statements *const *units, size_t n_units,
+                              pgr_unit_done done, void *data, PGconn *pg,
+                              pgr_stmt_cache *cache, pgrest_pending **out,
+                              pgrest_error *err);
 /* pgrest_execute_consume's answer while a streamed body's buffer is full
  * (exec/stream.h): it reads nothing more until the host has taken some. */
 #define PGR_PAUSED 2

@@ -778,6 +778,19 @@ class LogQueryStatementsTest(ServerTestCase):
         self.assertEqual(self.logged(srv, logs, "GET", "/artists?id=zz.1", 400), [])
         self.assertEqual(self.logged(srv, logs, "OPTIONS", "/artists", 200), [])
 
+    def test_a_batch_logs_every_item(self):
+        """One request, so one QueryObs under the batch's status; each
+        item's main query in it, the batch's own frame (BEGIN, the reset
+        of the response GUCs between items, COMMIT) not."""
+        srv, logs = self.start("info")
+        items = [{"method": "GET", "path": "/artists", "query": "select=id&id=eq.1"},
+                 {"method": "GET", "path": "/albums", "query": "select=id&id=eq.1"}]
+        self.assertEqual(self.logged(srv, logs, "POST", "/", 200,
+                                     {"Content-Type": "application/vnd.pgrest.batch+json"},
+                                     items),
+                         ["txvars", "prereq", "main"] * 2)
+        self.assertTrue(any('"api"."albums"' in m for m in logs.messages()))
+
     def test_level_error_logs_only_5xx_statements(self):
         srv, logs = self.start("error")
         self.assertEqual(self.logged(srv, logs, "GET", "/artists?select=id&id=eq.1", 200), [])

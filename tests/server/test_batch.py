@@ -5,6 +5,7 @@ afterwards with the responses. The library's own tests are
 tests/integration/test_batch.c."""
 import json
 import random
+import socket
 import threading
 import time
 
@@ -71,6 +72,125 @@ class BatchServerTest(ServerTestCase):
     def test_other_content_types_keep_postgrest_answer(self):
         plain = self.server.post("/", b"[]", headers={"Content-Type": "application/json"})
         self.assertNotEqual(plain.status, 200)
+
+
+class TurnCountingProxy:
+    """A TCP proxy in front of PostgreSQL that counts, per connection,
+    the client's turns: each time the client sends after PostgreSQL has
+    answered since its last send. A pipeline is one turn, however many
+    statements it carries."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.turns = 0
+        self.answered = {}
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            with self.lock:
+                self.answered[client] = True
+            threading.Thread(target=self.pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self.pump, args=(server, client, False), daemon=True).start()
+
+    def pump(self, src, dst, from_client):
+        key = src if from_client else dst
+        while True:
+            try:
+                data = src.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                for sock in (src, dst):
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                return
+            with self.lock:
+                if from_client and self.answered.get(key):
+                    self.turns += 1
+                self.answered[key] = not from_client
+            dst.sendall(data)
+
+    def close(self):
+        self.listener.close()
+
+
+class BatchPipelineTest(ServerTestCase):
+    """All of a batch's items go to PostgreSQL in one pipeline; its end
+    follows once every item's answer is known, so that an item whose
+    post-check fails still rolls back the items after it."""
+
+    START_SERVER = False
+    SERVER_CONFIG = {"jwt-secret": JWT_SECRET, "db-pool": "1", "db-channel-enabled": "false",
+                     "server-max-batch-items": "20"}
+
+    def setUp(self):
+        super().setUp()
+        self.proxy = TurnCountingProxy(self.cluster.port)
+        self.addCleanup(self.proxy.close)
+        uri = "postgresql://authenticator@127.0.0.1:%d/pgrest_test" % self.proxy.port
+        self.start_server(**{"db-uri": uri})
+
+    batch = BatchServerTest.batch
+    count = BatchServerTest.count
+
+    def turns_of(self, send):
+        send()   # the connection is open and its statements prepared
+        with self.proxy.lock:
+            before = self.proxy.turns
+        r = send()
+        with self.proxy.lock:
+            return r, self.proxy.turns - before
+
+    def test_ten_items_take_two_round_trips(self):
+        items = [{"method": "POST", "path": "/artists", "body": {"id": 9100 + i, "name": "p"}}
+                 for i in range(5)]
+        items += [{"method": "GET", "path": "/artists", "query": "id=gte.9100&select=id"}] * 4
+        items += [{"method": "DELETE", "path": "/artists", "query": "id=gte.9100"}]
+        r, turns = self.turns_of(lambda: self.batch(items))
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual([len(i["body"]) for i in r.json()[5:9]], [5] * 4)
+        # the items in one pipeline, then the COMMIT
+        self.assertEqual(turns, 2)
+        # what the same requests alone take: one round trip each
+        singles = [lambda i=i: http(i["method"], self.server.url(i["path"] + "?" + i.get("query", "")),
+                                    body=i.get("body"), headers=dict(USER, **{"Content-Type": "application/json"}))
+                   for i in items]
+        _, alone = self.turns_of(lambda: [send() for send in singles])
+        self.assertGreaterEqual(alone, len(items))
+
+    def test_a_post_check_failure_rolls_back_the_items_after_it(self):
+        self.assertEqual(self.batch([{"method": "POST", "path": "/artists",
+                                      "body": [{"id": 9200, "name": "x"},
+                                               {"id": 9201, "name": "x"}]}]).status, 200)
+        items = [
+            {"method": "POST", "path": "/artists", "body": {"id": 9202, "name": "before"}},
+            {"method": "PATCH", "path": "/artists", "query": "name=eq.x",
+             "headers": {"Prefer": "handling=strict, max-affected=1"}, "body": {"name": "y"}},
+            {"method": "POST", "path": "/artists", "body": {"id": 9203, "name": "after"}}]
+        # the items after the failing one ran (same pipeline) and succeeded;
+        # with a later item failing too, the first failure is the answer
+        for tail in ([], [{"method": "POST", "path": "/artists",
+                           "body": {"id": 9202, "name": "dup"}}]):
+            r = self.batch(items + tail)
+            self.assertEqual(r.status, 400, r)
+            body = r.json()
+            self.assertEqual(body["code"], "PGRST124", body)
+            self.assertTrue(body["details"].startswith("batch item 1"), body)
+            self.assertEqual(self.count("id >= 9202"), 0)
+            self.assertEqual(self.count("id >= 9200 AND name = 'x'"), 2)
 
 
 SLOTS = 20

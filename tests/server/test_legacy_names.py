@@ -2,6 +2,7 @@
 order or limit that names an aliased embed by its relation name still
 works, answered with PostgREST's deprecation Warning header and logged as
 LegacyTargetNameWarningObs (at every log level)."""
+import json
 import re
 
 from harness import ServerTestCase
@@ -38,6 +39,26 @@ class LegacyTargetNamesTest(ServerTestCase):
         m = WARNING.match(r.headers.get("Warning") or "")
         self.assertIsNotNone(m, r.headers.get("Warning"))
         self.assertIn("Update `albums` to `a`, `tracks` to `t` in query", m.group(1))
+
+    def test_a_batch_item_gets_its_warning(self):
+        """The item's own answer carries the header a single request
+        would get; the batch's answer does not."""
+        path, query = "/artists", "select=id,a:albums(id)&albums.id=eq.1&limit=1"
+        r = self.server.post("/", json.dumps([
+            {"method": "GET", "path": "/artists", "query": "select=id&limit=1"},
+            {"method": "GET", "path": path, "query": query}]).encode(),
+            headers={"Content-Type": "application/vnd.pgrest.batch+json"})
+        self.assertEqual(r.status, 200, r)
+        self.assertIsNone(r.headers.get("Warning"))
+        first, second = r.json()
+        self.assertNotIn("Warning", first["headers"])
+        m = WARNING.match(second["headers"].get("Warning") or "")
+        self.assertIsNotNone(m, second)
+        self.assertEqual(m.group(1), MSG + " Update `albums` to `a` in query string filters, "
+                                           "orders or limits.")
+        LogReader(self.server).wait_message(
+            "^" + re.escape("Update filters, orders or limits that use `albums` to `a` in `GET "
+                            + path + "?" + query + "`") + "$")
 
     def test_no_warning_by_alias_or_without_alias(self):
         for path in ("/artists?select=id,a:albums(id)&a.id=eq.1",

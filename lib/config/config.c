@@ -295,6 +295,20 @@ static int read_openapi_mode(pgr_config *cfg, pgrest_arena *a, const pgr_option 
     return PGREST_OK;
 }
 
+static int read_openapi_version(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                                const char *value, pgrest_error *err)
+{
+    (void)o;
+    if (strcmp(value, "2.0") == 0)
+        cfg->openapi_version = PGR_OPENAPI_V2;
+    else if (strcmp(value, "3.1") == 0)
+        cfg->openapi_version = PGR_OPENAPI_V3_1;
+    else
+        return config_error(err, a, "Invalid openapi-version: 2.0 or 3.1. Check your configuration.",
+                            NULL);
+    return PGREST_OK;
+}
+
 static int read_verbosity(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
                           const char *value, pgrest_error *err)
 {
@@ -452,6 +466,8 @@ static const pgr_option pgr_options[] = {
     INTO(OWN_DUMPED("db-channel-uri", "PGRST_DB_CHANNEL_URI", T, NULL, PGREST_DUMP_IF_SET), read_text, db_channel_uri),
     RANGE(OWN("db-replica-max-lag", "PGRST_DB_REPLICA_MAX_LAG", I, "5"), read_int, db_replica_max_lag, 0, INT_MAX, true),
     READ(OWN("db-replica-uris", "PGRST_DB_REPLICA_URIS", L, NULL), read_replicas),
+    READ(OWN_DUMPED("openapi-version", "PGRST_OPENAPI_VERSION", C, "2.0", PGREST_DUMP_IF_SET),
+         read_openapi_version),
     LIMIT(OWN("request-max-depth", "PGRST_REQUEST_MAX_DEPTH", I, "32"), read_int, limits.max_depth, 1, 1000),
     LIMIT(OWN("request-max-filters", "PGRST_REQUEST_MAX_FILTERS", I, "256"), read_int, limits.max_filters, 1, 1000000),
     LIMIT(OWN("request-max-json-depth", "PGRST_REQUEST_MAX_JSON_DEPTH", I, "128"), read_int, limits.max_json_depth, 1, 100000),

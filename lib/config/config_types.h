@@ -22,6 +22,13 @@ typedef enum pgr_openapi_mode {
     PGR_OPENAPI_DISABLED
 } pgr_openapi_mode;
 
+/* The root's document: PostgREST's Swagger 2.0, or pgrest's OpenAPI 3.1
+ * (openapi-version, Accept: application/openapi+json;version=3.1). */
+typedef enum pgr_openapi_version {
+    PGR_OPENAPI_V2,
+    PGR_OPENAPI_V3_1
+} pgr_openapi_version;
+
 struct pgr_jwt_cache;
 
 /* Parsed configuration: the values of one snapshot (config_snapshot.h);
@@ -64,6 +71,7 @@ typedef struct pgr_config {
     bool client_error_minimal;
     bool server_timing_enabled;
     pgr_openapi_mode openapi_mode;
+    pgr_openapi_version openapi_version;
     const char *server_cors_allowed_origins;
     const char *server_trace_header;
     bool url_use_legacy_target_names;

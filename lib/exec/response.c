@@ -150,7 +150,7 @@ static int openapi_row(pgrest_ctx *ctx, pgrest_arena *a,
     if (plan->api->is_head)
         return PGREST_OK;
     doc->body = pgr_openapi_document(ctx, a, plan->schema, plan->api->schema,
-                                     row->body, &doc->body_len, err);
+                                     plan->openapi_version, row->body, &doc->body_len, err);
     return doc->body != NULL ? PGREST_OK : PGREST_ERR_INTERNAL;
 }
 

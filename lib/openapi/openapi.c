@@ -1,6 +1,10 @@
-/* The OpenAPI 2.0 document (PostgREST Response/OpenAPI.hs). Built with
- * json-c; like the Haskell swagger2 encoder, empty lists and objects are
- * left out rather than written as [] or {}. */
+/* The OpenAPI 2.0 document (PostgREST Response/OpenAPI.hs), and pgrest's
+ * OpenAPI 3.1 rendering of the same walk (docs/openapi.md): one pass over
+ * the schema cache, where the two versions differ only in how a part is
+ * written (where components live, parameters' schemas, request bodies and
+ * response content instead of body parameters and produces, nullable
+ * types). Built with json-c; like the Haskell swagger2 encoder, empty
+ * lists and objects are left out rather than written as [] or {}. */
 #include "openapi/openapi.h"
 
 #include <errno.h>
@@ -53,6 +57,8 @@ typedef struct doc_ctx {
     /* server-max-batch-items > 0: POST / takes pgrest's batches
      * (docs/batch.md); 0, the document is PostgREST's */
     bool batches;
+    /* OpenAPI 3.1 rather than PostgREST's Swagger 2.0 */
+    bool v31;
 } doc_ctx;
 
 /* ------------------------------------------------------------ json helpers */
@@ -93,6 +99,46 @@ static json_object *ref_to(pgrest_arena *a, const char *prefix, const char *name
     json_object *o = json_object_new_object();
     put_str(o, "$ref", pgr_asprintf(a, "%s%s", prefix, name));
     return o;
+}
+
+/* ------------------------------------------------------------ 2.0 or 3.1 */
+
+typedef enum component {
+    COMPONENT_SCHEMA,
+    COMPONENT_PARAMETER,
+    COMPONENT_BODY          /* 3.1 only: 2.0 has body parameters */
+} component;
+
+static bool key_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '.' || c == '_';
+}
+
+/* 3.1 component names match ^[a-zA-Z0-9.\-_]+$: any other byte (and '-',
+ * the escape) is written -XX, so distinct names stay distinct. 2.0 keeps
+ * PostgREST's names as they are. */
+static const char *component_key(const doc_ctx *d, const char *name)
+{
+    if (!d->v31)
+        return name;
+    pgr_sb sb;
+    pgr_sb_init(&sb, d->a, strlen(name) + 8);
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++) {
+        if (key_char(*c))
+            pgr_sb_putc(&sb, (char)*c);
+        else
+            pgr_sb_puts(&sb, pgr_asprintf(d->a, "-%02X", *c));
+    }
+    return pgr_sb_finish(&sb);
+}
+
+static json_object *component_ref(const doc_ctx *d, component kind, const char *name)
+{
+    static const char *const v2[] = {"#/definitions/", "#/parameters/", NULL};
+    static const char *const v31[] = {"#/components/schemas/", "#/components/parameters/",
+                                      "#/components/requestBodies/"};
+    return ref_to(d->a, d->v31 ? v31[kind] : v2[kind], component_key(d, name));
 }
 
 /* ------------------------------------------------------------ types */
@@ -149,6 +195,20 @@ static void put_type(json_object *o, sw_type t)
 {
     if (t != SW_NONE)
         put_str(o, "type", swagger_type_name(t));
+}
+
+/* A column's type: in 3.1 (JSON Schema 2020-12) a nullable column also
+ * takes null, ["string", "null"]; 2.0 has no way to say so. */
+static void put_column_type(const doc_ctx *d, json_object *o, sw_type t, bool nullable)
+{
+    if (t == SW_NONE || !d->v31 || !nullable) {
+        put_type(o, t);
+        return;
+    }
+    json_object *types = json_object_new_array();
+    json_object_array_add(types, json_object_new_string(swagger_type_name(t)));
+    json_object_array_add(types, json_object_new_string("null"));
+    put(o, "type", types);
 }
 
 /* "items" of an array property: the element's Swagger type. */
@@ -453,12 +513,16 @@ static json_object *column_property(const doc_ctx *d, const pgr_table *t,
     if (def != NULL)
         put(p, "default", def);
     put_str(p, "description", column_description(d, t, rels, c));
-    if (c->n_enum_values > 0)
-        put(p, "enum", str_array(c->enum_values, c->n_enum_values));
+    if (c->n_enum_values > 0) {
+        json_object *values = str_array(c->enum_values, c->n_enum_values);
+        if (d->v31 && c->nullable)
+            json_object_array_add(values, NULL);
+        put(p, "enum", values);
+    }
     put_str(p, "format", swagger_format(c->type));
     if (c->max_length >= 0)
         put(p, "maxLength", json_object_new_int(c->max_length));
-    put_type(p, st);
+    put_column_type(d, p, st, c->nullable);
     if (st == SW_ARRAY)
         put_items(d->a, p, c->type);
     return p;
@@ -486,7 +550,21 @@ static json_object *table_definition(const doc_ctx *d, const pgr_table *t)
 
 /* ------------------------------------------------------------ parameters */
 
-static json_object *query_param(const char *name, const char *description,
+/* A parameter's value constraints: on the parameter in 2.0, in its
+ * "schema" in 3.1. */
+static json_object *param_schema(const doc_ctx *d, json_object *p)
+{
+    if (!d->v31)
+        return p;
+    json_object *schema = NULL;
+    if (!json_object_object_get_ex(p, "schema", &schema)) {
+        schema = json_object_new_object();
+        put(p, "schema", schema);
+    }
+    return schema;
+}
+
+static json_object *query_param(const doc_ctx *d, const char *name, const char *description,
                                 const char *in)
 {
     json_object *p = json_object_new_object();
@@ -494,21 +572,21 @@ static json_object *query_param(const char *name, const char *description,
     put_str(p, "description", description);
     put(p, "required", json_object_new_boolean(0));
     put_str(p, "in", in);
-    put_str(p, "type", "string");
+    put_str(param_schema(d, p), "type", "string");
     return p;
 }
 
 /* OpenAPI.hs makePreferParam: no "enum" when no value is known (the
  * "params" preference has none since params=single-object was removed). */
-static json_object *prefer_param(const char *const *values, size_t n)
+static json_object *prefer_param(const doc_ctx *d, const char *const *values, size_t n)
 {
-    json_object *p = query_param("Prefer", "Preference", "header");
+    json_object *p = query_param(d, "Prefer", "Preference", "header");
     if (n > 0)
-        put(p, "enum", str_array(values, n));
+        put(param_schema(d, p), "enum", str_array(values, n));
     return p;
 }
 
-static void add_common_params(json_object *params)
+static void add_common_params(const doc_ctx *d, json_object *params)
 {
     static const char *const return_v[] = {"return=representation", "return=minimal",
                                            "return=none"};
@@ -516,45 +594,121 @@ static void add_common_params(json_object *params)
     static const char *const post_v[] = {"return=representation", "return=minimal",
                                          "return=none", "resolution=ignore-duplicates",
                                          "resolution=merge-duplicates"};
-    put(params, "preferParams", prefer_param(NULL, 0));
-    put(params, "preferReturn", prefer_param(return_v, 3));
-    put(params, "preferCount", prefer_param(count_v, 1));
-    put(params, "preferPost", prefer_param(post_v, 5));
-    put(params, "select", query_param("select", "Filtering Columns", "query"));
-    put(params, "on_conflict", query_param("on_conflict", "On Conflict", "query"));
-    put(params, "order", query_param("order", "Ordering", "query"));
-    put(params, "range", query_param("Range", "Limiting and Pagination", "header"));
-    json_object *unit = query_param("Range-Unit", "Limiting and Pagination", "header");
-    put_str(unit, "default", "items");
+    put(params, "preferParams", prefer_param(d, NULL, 0));
+    put(params, "preferReturn", prefer_param(d, return_v, 3));
+    put(params, "preferCount", prefer_param(d, count_v, 1));
+    put(params, "preferPost", prefer_param(d, post_v, 5));
+    put(params, "select", query_param(d, "select", "Filtering Columns", "query"));
+    put(params, "on_conflict", query_param(d, "on_conflict", "On Conflict", "query"));
+    put(params, "order", query_param(d, "order", "Ordering", "query"));
+    put(params, "range", query_param(d, "Range", "Limiting and Pagination", "header"));
+    json_object *unit = query_param(d, "Range-Unit", "Limiting and Pagination", "header");
+    put_str(param_schema(d, unit), "default", "items");
     put(params, "rangeUnit", unit);
-    put(params, "offset", query_param("offset", "Limiting and Pagination", "query"));
-    put(params, "limit", query_param("limit", "Limiting and Pagination", "query"));
+    put(params, "offset", query_param(d, "offset", "Limiting and Pagination", "query"));
+    put(params, "limit", query_param(d, "limit", "Limiting and Pagination", "query"));
 }
 
 /* pgrest's reads beyond PostgREST, beside the parameters it lists */
-static void add_extension_params(json_object *params)
+static void add_extension_params(const doc_ctx *d, json_object *params)
 {
-    put(params, "having", query_param("having", "Filtering Aggregates (pgrest)", "query"));
-    put(params, "distinct", query_param("distinct", "Distinct Rows (pgrest)", "query"));
+    put(params, "having", query_param(d, "having", "Filtering Aggregates (pgrest)", "query"));
+    put(params, "distinct", query_param(d, "distinct", "Distinct Rows (pgrest)", "query"));
+}
+
+/* ------------------------------------------------------------ 3.1 content */
+
+/* What a table's rows are written as (the 2.0 document's "produces" and
+ * "consumes"): JSON arrays of the row object, one object, CSV text. */
+static const char *const row_media[] = {
+    "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
+    "application/vnd.pgrst.object+json", "text/csv"};
+
+static json_object *media_schema(json_object *schema)
+{
+    json_object *m = json_object_new_object();
+    put(m, "schema", schema);
+    return m;
+}
+
+static json_object *string_schema(void)
+{
+    json_object *s = json_object_new_object();
+    put_str(s, "type", "string");
+    return s;
+}
+
+static json_object *array_of(json_object *items)
+{
+    json_object *s = json_object_new_object();
+    put_str(s, "type", "array");
+    put(s, "items", items);
+    return s;
+}
+
+/* A table's rows by media type: many for application/json (many is
+ * false: a body, which may be one row or many), one for the
+ * vnd.pgrst.object types, text for CSV; a form body is one row. */
+static json_object *row_content(const doc_ctx *d, const pgr_table *t, bool many, bool form)
+{
+    json_object *content = json_object_new_object();
+    json_object *row_or_rows = json_object_new_object();
+    json_object *alts = json_object_new_array();
+    json_object_array_add(alts, component_ref(d, COMPONENT_SCHEMA, t->name));
+    json_object_array_add(alts, array_of(component_ref(d, COMPONENT_SCHEMA, t->name)));
+    put(row_or_rows, "oneOf", alts);
+    put(content, row_media[0],
+        media_schema(many ? array_of(component_ref(d, COMPONENT_SCHEMA, t->name))
+                          : row_or_rows));
+    if (many)
+        json_object_put(row_or_rows);
+    put(content, row_media[1], media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
+    put(content, row_media[2], media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
+    put(content, row_media[3], media_schema(string_schema()));
+    if (form)
+        put(content, "application/x-www-form-urlencoded",
+            media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
+    return content;
+}
+
+/* The same schema under each media type. */
+static json_object *content_of(const char *const *media, size_t n, json_object *schema)
+{
+    json_object *content = json_object_new_object();
+    for (size_t i = 0; i < n; i++)
+        put(content, media[i], media_schema(i + 1 < n ? json_object_get(schema) : schema));
+    return content;
 }
 
 /* body.<table> and rowFilter.<table>.<column> (makeObjectBody,
  * makeRowFilter). */
-static void add_table_params(const doc_ctx *d, json_object *params,
+static void add_table_params(const doc_ctx *d, json_object *params, json_object *bodies,
                              const pgr_table *t)
 {
     json_object *body = json_object_new_object();
-    put_str(body, "name", t->name);
-    put_str(body, "description", t->name);
-    put(body, "required", json_object_new_boolean(0));
-    put_str(body, "in", "body");
-    put(body, "schema", ref_to(d->a, "#/definitions/", t->name));
-    put(params, pgr_asprintf(d->a, "body.%s", t->name), body);
+    const char *body_key = component_key(d, pgr_asprintf(d->a, "body.%s", t->name));
+    if (d->v31 && !(t->insertable || t->updatable || t->deletable)) {
+        /* no operation of the path takes it (table_path) */
+        json_object_put(body);
+    } else if (d->v31) {
+        put_str(body, "description", t->name);
+        put(body, "required", json_object_new_boolean(0));
+        put(body, "content", row_content(d, t, false, true));
+        put(bodies, body_key, body);
+    } else {
+        put_str(body, "name", t->name);
+        put_str(body, "description", t->name);
+        put(body, "required", json_object_new_boolean(0));
+        put_str(body, "in", "body");
+        put(body, "schema", component_ref(d, COMPONENT_SCHEMA, t->name));
+        put(params, body_key, body);
+    }
     for (size_t i = 0; i < t->n_columns; i++) {
         const pgr_column *c = &t->columns[i];
         /* OpenAPI.hs makeRowFilter: a plain string, no format */
-        json_object *p = query_param(c->name, c->description, "query");
-        put(params, pgr_asprintf(d->a, "rowFilter.%s.%s", t->name, c->name), p);
+        json_object *p = query_param(d, c->name, c->description, "query");
+        put(params, component_key(d, pgr_asprintf(d->a, "rowFilter.%s.%s", t->name, c->name)),
+            p);
     }
 }
 
@@ -586,30 +740,46 @@ static json_object *operation(const char *tag, const char *comment,
     return op;
 }
 
+/* The row filters, the body (2.0: a parameter after the filters), the
+ * named parameters. */
 static json_object *param_refs(const doc_ctx *d, const pgr_table *t,
-                               bool row_filters, const char *const *names,
+                               bool row_filters, bool body, const char *const *names,
                                size_t n)
 {
     json_object *arr = json_object_new_array();
     for (size_t i = 0; row_filters && i < t->n_columns; i++)
-        json_object_array_add(arr, ref_to(d->a, "#/parameters/",
-                                          pgr_asprintf(d->a, "rowFilter.%s.%s",
-                                                       t->name, t->columns[i].name)));
+        json_object_array_add(arr, component_ref(d, COMPONENT_PARAMETER,
+                                                 pgr_asprintf(d->a, "rowFilter.%s.%s",
+                                                              t->name, t->columns[i].name)));
+    if (body && !d->v31)
+        json_object_array_add(arr, component_ref(d, COMPONENT_PARAMETER,
+                                                 pgr_asprintf(d->a, "body.%s", t->name)));
     for (size_t i = 0; i < n; i++)
-        json_object_array_add(arr, ref_to(d->a, "#/parameters/", names[i]));
+        json_object_array_add(arr, component_ref(d, COMPONENT_PARAMETER, names[i]));
     return arr;
 }
 
+typedef struct table_op {
+    const char *method;
+    bool row_filters;
+    bool body;
+    const char *const *refs;
+    size_t n_refs;
+    const char *const *codes;
+    const char *const *texts;
+    size_t n_codes;
+} table_op;
+
 static void add_table_op(const doc_ctx *d, json_object *item, const pgr_table *t,
-                         const char *method, bool row_filters,
-                         const char *const *refs, size_t n_refs,
-                         const char *const *codes, const char *const *texts,
-                         size_t n_codes)
+                         const table_op *o)
 {
     json_object *op = operation(t->name, t->description, d->a);
-    put_nonempty(op, "parameters", param_refs(d, t, row_filters, refs, n_refs));
-    put(op, "responses", responses(codes, texts, n_codes));
-    put(item, method, op);
+    put_nonempty(op, "parameters", param_refs(d, t, o->row_filters, o->body, o->refs, o->n_refs));
+    if (o->body && d->v31)
+        put(op, "requestBody", component_ref(d, COMPONENT_BODY,
+                                             pgr_asprintf(d->a, "body.%s", t->name)));
+    put(op, "responses", responses(o->codes, o->texts, o->n_codes));
+    put(item, o->method, op);
 }
 
 static json_object *at_key(json_object *o, const char *key)
@@ -619,13 +789,19 @@ static json_object *at_key(json_object *o, const char *key)
     return v;
 }
 
-/* OpenAPI.hs makePathItem getOp: the 200 response is an array of rows. */
-static void add_rows_schema(const doc_ctx *d, json_object *response, const pgr_table *t)
+/* OpenAPI.hs makePathItem getOp: the 200 response is an array of rows
+ * (3.1: as each media type writes them, 206 too). */
+static void add_rows_schema(const doc_ctx *d, json_object *responses, const pgr_table *t)
 {
+    if (d->v31) {
+        put(at_key(responses, "200"), "content", row_content(d, t, true, false));
+        put(at_key(responses, "206"), "content", row_content(d, t, true, false));
+        return;
+    }
     json_object *schema = json_object_new_object();
-    put(schema, "items", ref_to(d->a, "#/definitions/", t->name));
+    put(schema, "items", component_ref(d, COMPONENT_SCHEMA, t->name));
     put_str(schema, "type", "array");
-    put(response, "schema", schema);
+    put(at_key(responses, "200"), "schema", schema);
 }
 
 /* OpenAPI.hs makePathItem: get always; post/patch/delete when the
@@ -633,23 +809,22 @@ static void add_rows_schema(const doc_ctx *d, json_object *response, const pgr_t
 static json_object *table_path(const doc_ctx *d, const pgr_table *t)
 {
     json_object *item = json_object_new_object();
-    const char *body = pgr_asprintf(d->a, "body.%s", t->name);
-    const char *get_refs[] = {"select", "order", "range", "rangeUnit",
-                              "offset", "limit", "preferCount", "having", "distinct"};
-    const char *get_codes[] = {"200", "206"}, *get_texts[] = {"OK", "Partial Content"};
-    add_table_op(d, item, t, "get", true, get_refs, d->query_extensions ? 9 : 7,
-                 get_codes, get_texts, 2);
-    add_rows_schema(d, at_key(at_key(at_key(item, "get"), "responses"), "200"), t);
+    static const char *const get_refs[] = {"select", "order", "range", "rangeUnit", "offset",
+                                           "limit", "preferCount", "having", "distinct"};
+    static const char *const get_codes[] = {"200", "206"},
+                             *const get_texts[] = {"OK", "Partial Content"};
+    add_table_op(d, item, t, &(table_op){"get", true, false, get_refs,
+                                         d->query_extensions ? 9 : 7, get_codes, get_texts, 2});
+    add_rows_schema(d, at_key(at_key(item, "get"), "responses"), t);
     if (!(t->insertable || t->updatable || t->deletable))
         return item;
-    const char *post_refs[] = {body, "select", "preferPost"};
-    const char *created[] = {"201"}, *created_t[] = {"Created"};
-    add_table_op(d, item, t, "post", false, post_refs, 3, created, created_t, 1);
-    const char *patch_refs[] = {body, "preferReturn"};
-    const char *nc[] = {"204"}, *nc_t[] = {"No Content"};
-    add_table_op(d, item, t, "patch", true, patch_refs, 2, nc, nc_t, 1);
-    const char *delete_refs[] = {"preferReturn"};
-    add_table_op(d, item, t, "delete", true, delete_refs, 1, nc, nc_t, 1);
+    static const char *const post_refs[] = {"select", "preferPost"};
+    static const char *const created[] = {"201"}, *const created_t[] = {"Created"};
+    add_table_op(d, item, t, &(table_op){"post", false, true, post_refs, 2, created, created_t, 1});
+    static const char *const patch_refs[] = {"preferReturn"};
+    static const char *const nc[] = {"204"}, *const nc_t[] = {"No Content"};
+    add_table_op(d, item, t, &(table_op){"patch", true, true, patch_refs, 1, nc, nc_t, 1});
+    add_table_op(d, item, t, &(table_op){"delete", true, false, patch_refs, 1, nc, nc_t, 1});
     return item;
 }
 
@@ -671,19 +846,26 @@ static json_object *routine_get_param(const doc_ctx *d, const pgr_routine_param 
     put_str(o, "name", p->name);
     put(o, "required", json_object_new_boolean(p->required));
     put_str(o, "in", "query");
+    json_object *schema = param_schema(d, o);
     if (p->variadic) {
         const char *elem = element_type(d->a, type);
         sw_type st = swagger_type(type);
         json_object *items = json_object_new_object();
         put_str(items, "format", swagger_format(elem));
         put_type(items, swagger_type(elem));
-        put_str(o, "type", swagger_type_name(st == SW_NONE ? SW_STRING : st));
-        put(o, "items", items);
-        put_str(o, "collectionFormat", "multi");
+        put_str(schema, "type", swagger_type_name(st == SW_NONE ? SW_STRING : st));
+        put(schema, "items", items);
+        if (d->v31) {
+            /* 2.0's collectionFormat multi: ?v=1&v=2 */
+            put_str(o, "style", "form");
+            put(o, "explode", json_object_new_boolean(1));
+        } else {
+            put_str(o, "collectionFormat", "multi");
+        }
         return o;
     }
-    put_str(o, "format", swagger_format(type));
-    put_str(o, "type", query_param_type(swagger_type(type)));
+    put_str(schema, "format", swagger_format(type));
+    put_str(schema, "type", query_param_type(swagger_type(type)));
     return o;
 }
 
@@ -713,40 +895,66 @@ static json_object *routine_schema(const doc_ctx *d, const pgr_routine *r)
     return s;
 }
 
-static json_object *routine_op(pgrest_arena *a, const pgr_routine *r,
-                               json_object *params)
+/* The body's schema: a body parameter in 2.0, a request body in 3.1. */
+static void put_body(const doc_ctx *d, json_object *op, json_object *params, const char *name,
+                     const char *const *media, size_t n, json_object *schema)
+{
+    if (d->v31) {
+        json_object *body = json_object_new_object();
+        put(body, "required", json_object_new_boolean(1));
+        put(body, "content", content_of(media, n, schema));
+        put(op, "requestBody", body);
+        return;
+    }
+    json_object *p = json_object_new_object();
+    put_str(p, "name", name);
+    put(p, "required", json_object_new_boolean(1));
+    put_str(p, "in", "body");
+    put(p, "schema", schema);
+    json_object_array_add(params, p);
+}
+
+/* params: the parameters after the body (args, NULL: none). */
+static json_object *routine_op(const doc_ctx *d, const pgr_routine *r, json_object *params,
+                               json_object *args)
 {
     static const char *const produces[] = {
         "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
         "application/vnd.pgrst.object+json"};
+    static const char *const consumes[] = {"application/json",
+                                           "application/x-www-form-urlencoded"};
     const char *codes[] = {"200"}, *texts[] = {"OK"};
-    json_object *op = operation(pgr_asprintf(a, "(rpc) %s", r->name), r->description, a);
-    put(op, "produces", str_array(produces, 3));
-    put_nonempty(op, "parameters", params);
-    put(op, "responses", responses(codes, texts, 1));
+    json_object *op = operation(pgr_asprintf(d->a, "(rpc) %s", r->name), r->description, d->a);
+    if (!d->v31)
+        put(op, "produces", str_array(produces, 3));
+    json_object *all = json_object_new_array();
+    if (args != NULL)
+        put_body(d, op, all, "args", consumes, 2, args);
+    for (size_t i = 0; i < json_object_array_length(params); i++)
+        json_object_array_add(all, json_object_get(json_object_array_get_idx(params, i)));
+    json_object_put(params);
+    put_nonempty(op, "parameters", all);
+    json_object *resp = responses(codes, texts, 1);
+    /* 3.1: the answer is any JSON value, in each type 2.0 produces */
+    if (d->v31)
+        put(at_key(resp, "200"), "content", content_of(produces, 3, json_object_new_object()));
+    put(op, "responses", resp);
     return op;
 }
 
 /* OpenAPI.hs makeProcPathItem: GET only for STABLE/IMMUTABLE functions. */
 static json_object *routine_path(const doc_ctx *d, const pgr_routine *r)
 {
-    pgrest_arena *a = d->a;
     json_object *item = json_object_new_object();
     if (r->volatility != 'v') {
         json_object *params = json_object_new_array();
         for (size_t i = 0; i < r->n_params; i++)
             json_object_array_add(params, routine_get_param(d, &r->params[i]));
-        put(item, "get", routine_op(a, r, params));
+        put(item, "get", routine_op(d, r, params, NULL));
     }
-    json_object *args = json_object_new_object();
-    put_str(args, "name", "args");
-    put(args, "required", json_object_new_boolean(1));
-    put_str(args, "in", "body");
-    put(args, "schema", routine_schema(d, r));
     json_object *post_params = json_object_new_array();
-    json_object_array_add(post_params, args);
-    json_object_array_add(post_params, ref_to(a, "#/parameters/", "preferParams"));
-    put(item, "post", routine_op(a, r, post_params));
+    json_object_array_add(post_params, component_ref(d, COMPONENT_PARAMETER, "preferParams"));
+    put(item, "post", routine_op(d, r, post_params, routine_schema(d, r)));
     return item;
 }
 
@@ -784,7 +992,7 @@ static json_object *batch_item_schema(void)
     return item;
 }
 
-static json_object *batch_op(pgrest_arena *a)
+static json_object *batch_op(const doc_ctx *d)
 {
     static const char *const consumes[] = {"application/vnd.pgrest.batch+json"};
     static const char *const produces[] = {"application/json"};
@@ -797,21 +1005,21 @@ static json_object *batch_op(pgrest_arena *a)
             "Runs the requests in order in one transaction; answers an array of "
             "{status, headers, body}, or the first failing request's error with "
             "\"batch item <index>\" in its details, everything rolled back");
-    put(op, "consumes", str_array(consumes, 1));
-    put(op, "produces", str_array(produces, 1));
+    if (!d->v31) {
+        put(op, "consumes", str_array(consumes, 1));
+        put(op, "produces", str_array(produces, 1));
+    }
     json_object *schema = json_object_new_object();
     put_str(schema, "type", "array");
     put(schema, "items", batch_item_schema());
-    json_object *param = json_object_new_object();
-    put_str(param, "name", "batch");
-    put(param, "required", json_object_new_boolean(1));
-    put_str(param, "in", "body");
-    put(param, "schema", schema);
     json_object *params = json_object_new_array();
-    json_object_array_add(params, param);
-    json_object_array_add(params, ref_to(a, "#/parameters/", "preferParams"));
+    put_body(d, op, params, "batch", consumes, 1, schema);
+    json_object_array_add(params, component_ref(d, COMPONENT_PARAMETER, "preferParams"));
     put(op, "parameters", params);
-    put(op, "responses", responses(codes, texts, 1));
+    json_object *resp = responses(codes, texts, 1);
+    if (d->v31)
+        put(at_key(resp, "200"), "content", content_of(produces, 1, json_object_new_object()));
+    put(op, "responses", resp);
     return op;
 }
 
@@ -824,12 +1032,19 @@ static json_object *root_path(const doc_ctx *d)
     json_object *op = json_object_new_object();
     put(op, "tags", str_array(tags, 1));
     put_str(op, "summary", "OpenAPI description (this document)");
-    put(op, "produces", str_array(produces, 2));
-    put(op, "responses", responses(codes, texts, 1));
+    json_object *resp = responses(codes, texts, 1);
+    if (d->v31) {
+        json_object *doc = json_object_new_object();
+        put_str(doc, "type", "object");
+        put(at_key(resp, "200"), "content", content_of(produces, 2, doc));
+    } else {
+        put(op, "produces", str_array(produces, 2));
+    }
+    put(op, "responses", resp);
     json_object *item = json_object_new_object();
     put(item, "get", op);
     if (d->batches)
-        put(item, "post", batch_op(d->a));
+        put(item, "post", batch_op(d));
     return item;
 }
 
@@ -925,17 +1140,26 @@ static bool security_active(const pgrest_ctx *ctx, pgrest_arena *a)
                          strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
 }
 
-static void add_security(json_object *doc)
+/* 2.0 (OpenAPI.hs securityDefinitions): an API key in Authorization;
+ * 3.1 says what it is, an HTTP bearer token that is a JWT. */
+static void add_security(const doc_ctx *d, json_object *doc, json_object *components)
 {
     json_object *jwt = json_object_new_object();
-    put_str(jwt, "type", "apiKey");
-    put_str(jwt, "in", "header");
-    put_str(jwt, "name", "Authorization");
-    put_str(jwt, "description",
-            "Add the token prepending \"Bearer \" (without quotes) to it");
     json_object *defs = json_object_new_object();
     put(defs, "JWT", jwt);
-    put(doc, "securityDefinitions", defs);
+    if (d->v31) {
+        put_str(jwt, "type", "http");
+        put_str(jwt, "scheme", "bearer");
+        put_str(jwt, "bearerFormat", "JWT");
+        put(components, "securitySchemes", defs);
+    } else {
+        put_str(jwt, "type", "apiKey");
+        put_str(jwt, "in", "header");
+        put_str(jwt, "name", "Authorization");
+        put_str(jwt, "description",
+                "Add the token prepending \"Bearer \" (without quotes) to it");
+        put(doc, "securityDefinitions", defs);
+    }
     json_object *req = json_object_new_object();
     put(req, "JWT", json_object_new_array());
     json_object *sec = json_object_new_array();
@@ -973,14 +1197,14 @@ static bool overload_shown(const pgr_routine *fns, size_t n, size_t i)
 }
 
 static void add_relations(const doc_ctx *d, json_object *paths,
-                          json_object *defs, json_object *params)
+                          json_object *defs, json_object *params, json_object *bodies)
 {
     for (size_t i = 0; i < d->sc->n_tables; i++) {
         const pgr_table *t = &d->sc->tables[i];
         if (!table_included(d, t))
             continue;
-        put(defs, t->name, table_definition(d, t));
-        add_table_params(d, params, t);
+        put(defs, component_key(d, t->name), table_definition(d, t));
+        add_table_params(d, params, bodies, t);
         put(paths, pgr_asprintf(d->a, "/%s", t->name), table_path(d, t));
     }
     const pgr_routine *fns = d->live_functions ? d->functions : d->sc->routines;
@@ -995,9 +1219,53 @@ static void add_relations(const doc_ctx *d, json_object *paths,
     }
 }
 
+/* 3.1: the 2.0 document's host, basePath and scheme as one URL. */
+static void add_server(pgrest_arena *a, json_object *doc, const endpoint *e)
+{
+    json_object *server = json_object_new_object();
+    put_str(server, "url", pgr_asprintf(a, "%s://%s%s", e->scheme, e->host, e->base_path));
+    json_object *servers = json_object_new_array();
+    json_object_array_add(servers, server);
+    put(doc, "servers", servers);
+}
+
+static json_object *build_v31(const pgrest_ctx *ctx, const doc_ctx *d,
+                              const char *schema_comment)
+{
+    endpoint e = server_endpoint(ctx, d->a);
+    json_object *doc = json_object_new_object();
+    put_str(doc, "openapi", "3.1.0");
+    put(doc, "info", info(d->a, schema_comment));
+    json_object *docs = json_object_new_object();
+    put_str(docs, "description", "PostgREST Documentation");
+    put_str(docs, "url", PGR_DOCS_URL);
+    put(doc, "externalDocs", docs);
+    add_server(d->a, doc, &e);
+    json_object *paths = json_object_new_object();
+    json_object *components = json_object_new_object();
+    json_object *schemas = json_object_new_object();
+    json_object *params = json_object_new_object();
+    json_object *bodies = json_object_new_object();
+    put(paths, "/", root_path(d));
+    add_common_params(d, params);
+    if (d->query_extensions)
+        add_extension_params(d, params);
+    add_relations(d, paths, schemas, params, bodies);
+    put(doc, "paths", paths);
+    put_nonempty(components, "schemas", schemas);
+    put(components, "parameters", params);
+    put_nonempty(components, "requestBodies", bodies);
+    put(doc, "components", components);
+    if (security_active(ctx, d->a))
+        add_security(d, doc, components);
+    return doc;
+}
+
 static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
                           const char *schema_comment)
 {
+    if (d->v31)
+        return build_v31(ctx, d, schema_comment);
     static const char *const mimes[] = {
         "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
         "application/vnd.pgrst.object+json", "text/csv"};
@@ -1019,22 +1287,22 @@ static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
     json_object *defs = json_object_new_object();
     json_object *params = json_object_new_object();
     put(paths, "/", root_path(d));
-    add_common_params(params);
+    add_common_params(d, params);
     if (d->query_extensions)
-        add_extension_params(params);
-    add_relations(d, paths, defs, params);
+        add_extension_params(d, params);
+    add_relations(d, paths, defs, params, NULL);
     put(doc, "paths", paths);
     put_nonempty(doc, "definitions", defs);
     put(doc, "parameters", params);
     if (security_active(ctx, d->a))
-        add_security(doc);
+        add_security(d, doc, NULL);
     return doc;
 }
 
 char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
                            const pgr_schema_cache *sc, const char *schema,
-                           const char *inspect_json, size_t *len,
-                           pgrest_error *err)
+                           pgr_openapi_version version, const char *inspect_json,
+                           size_t *len, pgrest_error *err)
 {
     json_object *in = json_tokener_parse(inspect_json ? inspect_json : "");
     if (in == NULL || !json_object_is_type(in, json_type_object)) {
@@ -1044,7 +1312,8 @@ char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
     }
     doc_ctx d = {.a = a, .sc = sc, .schema = schema,
                  .query_extensions = pgr_cfg(ctx, a)->db_aggregates_enabled,
-                 .batches = pgr_cfg(ctx, a)->limits.max_batch_items > 0};
+                 .batches = pgr_cfg(ctx, a)->limits.max_batch_items > 0,
+                 .v31 = version == PGR_OPENAPI_V3_1};
     json_object *desc;
     const char *comment = NULL;
     if (json_object_object_get_ex(in, "description", &desc) &&

@@ -1,4 +1,5 @@
-/* PostgREST's OpenAPI 2.0 (Swagger) document for the root endpoint
+/* PostgREST's OpenAPI 2.0 (Swagger) document for the root endpoint, or
+ * pgrest's OpenAPI 3.1 rendering of it (docs/openapi.md)
  * (Response/OpenAPI.hs), built from the schema cache plus what the request
  * transaction reported: the schema COMMENT and, with
  * openapi-mode=follow-privileges, the relations and functions the request
@@ -8,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "config/config_types.h"
 #include "engine/stage_view.h"
 #include "schema/schema_cache.h"
 
@@ -19,7 +21,7 @@
  * in arena a, or NULL and fills err. */
 char *pgr_openapi_document(const pgrest_ctx *ctx, pgrest_arena *a,
                            const pgr_schema_cache *sc, const char *schema,
-                           const char *inspect_json, size_t *len,
-                           pgrest_error *err);
+                           pgr_openapi_version version, const char *inspect_json,
+                           size_t *len, pgrest_error *err);
 
 #endif

@@ -251,6 +251,7 @@ typedef struct pgr_media_type {
     bool nulls_stripped;        /* ;nulls=stripped */
     const char *plan_for;       /* vnd.pgrst.plan;for="..." */
     const char *plan_options;   /* vnd.pgrst.plan;options=... */
+    const char *openapi_version;/* openapi+json;version=3.1 (pgrest's, docs/openapi.md) */
     bool plan_text;             /* vnd.pgrst.plan+text (or bare plan) */
     double q;
     struct pgr_media_type *next;

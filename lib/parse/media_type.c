@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -125,7 +126,18 @@ static void parse_params(pgrest_arena *a, pgr_media_type *mt, const char *p, con
             return;
         const char *v = NULL;
         size_t vn = 0;
-        q = param_value(skip_spaces(q + 1, end), end, &v, &vn);
+        q = skip_spaces(q + 1, end);
+        /* pgrest's OpenAPI version ("3.1"): the value's '.' would end
+         * PostgREST's list, which the document type does not read */
+        if (mt->kind == PGR_MEDIA_OPENAPI && kn == 7 && strncasecmp(k, "version", 7) == 0) {
+            const char *e = span_token(q, end, ".");
+            if (e == q)
+                return;
+            mt->openapi_version = pgr_strndup(a, q, (size_t)(e - q));
+            p = e;
+            continue;
+        }
+        q = param_value(q, end, &v, &vn);
         if (q == NULL)
             return;
         apply_param(a, mt, k, kn, v, vn);

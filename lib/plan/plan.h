@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "config/config_types.h"
 #include "parse/api_request.h"
 #include "schema/schema_cache.h"
 
@@ -132,6 +133,7 @@ struct pgrest_query_plan {
     const char *isolation_level;   /* BEGIN ISOLATION LEVEL, NULL = read committed */
     struct pgr_mutate_plan *mutate;/* CREATE/UPDATE/UPSERT/DELETE */
     struct pgr_call_plan *call;    /* CALL */
+    pgr_openapi_version openapi_version; /* GET /: the document's */
 };
 
 /* "`relation` to `alias`, ..." for the embeds a filter, order or limit

@@ -176,6 +176,11 @@ BEGIN
 END
 $$;
 
+-- names OpenAPI 3.1 cannot use as component keys as they are
+-- (openapi31.test.mjs: ^[a-zA-Z0-9._-]+$)
+CREATE TABLE api."order lines" (id int PRIMARY KEY, "unit price" numeric, "größe" text);
+COMMENT ON TABLE api."order lines" IS 'A name with a space';
+
 GRANT SELECT ON ALL TABLES IN SCHEMA api TO web_anon;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA api TO web_user;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA api TO web_user;

@@ -40,7 +40,10 @@ ASGI_REASON_TESTS = ("statusText and response status as PostgREST sends them",
 JWT_SECRET = "reallyreallyreallyreallyverysafe"
 TEST_SUFFIX = ".test.mjs"
 PACKAGES = [("@supabase/postgrest-js", "POSTGREST_JS_VERSION"),
-            ("@supabase/supabase-js", "SUPABASE_JS_VERSION")]
+            ("@supabase/supabase-js", "SUPABASE_JS_VERSION"),
+            # openapi31.test.mjs: the official OpenAPI schemas, a generator
+            ("@seriousme/openapi-schema-validator", "OPENAPI_VALIDATOR_VERSION"),
+            ("openapi-typescript", "OPENAPI_TYPESCRIPT_VERSION")]
 SCHEMA_FILE = "client_schema.sql"   # loaded on top of the fixture
 
 
@@ -76,13 +79,13 @@ def known_asgi_failures(output):
                if line.startswith("not ok - ") and line[9:].startswith(ASGI_REASON_TESTS))
 
 
-def run_files(work, server):
+def run_files(work, server, env=None):
     """Runs every test file, prints their lines and the summed counts."""
     passed = failures = skipped = 0
     for name in sorted(n for n in os.listdir(work) if n.endswith(TEST_SUFFIX)):
         r = subprocess.run(["node", name, server.url(""), JWT_SECRET], cwd=work,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=300)
+                           timeout=300, env=env)
         out = r.stdout.replace("client: ", "client %s: " % name)
         print(out, end="")
         m = re.search(r"^client: (\d+) passed, (\d+) failed", r.stdout, re.M)
@@ -151,13 +154,30 @@ class AsgiServer:
         self.logf.close()
 
 
+def chinook_server(cluster):
+    """pgrest-server on Chinook (the shared benchmark kit's chinook.sql,
+    $PGREST_SHARED/bench; None without it), in the cluster's database
+    chinook, for openapi31.test.mjs."""
+    shared = os.environ.get("PGREST_SHARED") or os.path.join(HERE, "..", "..", "..", "shared")
+    sql = os.path.join(shared, "bench", "chinook.sql")
+    if not os.path.isfile(sql):
+        print("client: no %s (PGREST_SHARED): Chinook's OpenAPI document not checked" % sql)
+        return None
+    cluster.psql_file(sql, db="chinook")
+    uri = "postgresql://postgres@localhost:%d/chinook" % cluster.port
+    directory = os.path.join(cluster.dir, "chinook-server")   # its own config and log
+    os.makedirs(directory, exist_ok=True)
+    return harness.Server(cluster, directory, {"db-uri": uri, "db-schemas": "public",
+                                               "db-anon-role": "postgres"})
+
+
 def main():
     if not os.access(harness.SERVER, os.X_OK):
         print("client: %s not built" % harness.SERVER)
         print("client: 0 passed, 1 failed, 0 skipped")
         return 1
     work = tempfile.mkdtemp(prefix="pgrest-client-")
-    cluster = server = None
+    cluster = server = chinook = None
     try:
         why = install(work)
         if why is not None:
@@ -182,8 +202,19 @@ def main():
             print(server.log_tail())
             print("client: 0 passed, 1 failed, 0 skipped")
             return 1
-        return run_files(work, server)
+        env = dict(os.environ)
+        if not asgi_python:
+            chinook = chinook_server(cluster)
+            if chinook is not None and chinook.wait_ready(30) is None:
+                print(chinook.log_tail())
+                print("client: 0 passed, 1 failed, 0 skipped")
+                return 1
+            if chinook is not None:
+                env["PGREST_CHINOOK_URL"] = chinook.url("")
+        return run_files(work, server, env)
     finally:
+        if chinook is not None:
+            chinook.stop()
         if server is not None:
             server.stop()
         if cluster is not None:

@@ -92,3 +92,70 @@ class OpenApiDocumentTest(ServerTestCase):
         self.assertEqual((doc["host"], doc["basePath"], doc["schemes"]),
                          ("example.org:8443", "/api/v1", ["https"]))
         self.assertEqual(doc["security"], [{"JWT": []}])
+
+
+class OpenApiVersionTest(ServerTestCase):
+    """pgrest's OpenAPI 3.1 (docs/openapi.md): asked for with
+    Accept: application/openapi+json;version=3.1, or made the default by
+    openapi-version = "3.1"; without either, every Accept PostgREST
+    answers gets its Swagger 2.0 document, byte for byte the same. (The
+    3.1 documents are validated against the official schema by
+    tests/client/openapi31.test.mjs.)"""
+    START_SERVER = False
+
+    def body(self, accept=None):
+        r = self.server.get("/", headers={"Accept": accept} if accept else {})
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual(r.headers["Content-Type"], "application/openapi+json; charset=utf-8")
+        return r.body
+
+    def version(self, accept=None):
+        doc = json.loads(self.body(accept))
+        return doc.get("openapi") or doc.get("swagger")
+
+    def test_the_version_asked_for(self):
+        self.start_server()
+        swagger = self.body()
+        for accept in ("application/openapi+json", "application/json", "*/*",
+                       "application/openapi+json;version=2.0",
+                       "text/csv, application/json;q=0.5",
+                       # an unknown version is the default's
+                       "application/openapi+json;version=9"):
+            self.assertEqual(self.body(accept), swagger, accept)
+        for accept in ("application/openapi+json;version=3.1",
+                       "application/openapi+json; version=3.1.0",
+                       "application/openapi+json;version=\"3.1\"".replace('"', ''),
+                       "text/csv;q=0.1, application/openapi+json;version=3.1"):
+            self.assertEqual(self.version(accept), "3.1.0", accept)
+        # the first acceptable type in Accept's order (q, then specificity) decides
+        self.assertEqual(self.version("application/json, application/openapi+json;version=3.1"),
+                         "3.1.0")
+        self.assertEqual(self.version(
+            "application/openapi+json;version=3.1;q=0.5, application/json"), "2.0")
+        r = self.server.get("/", headers={"Accept": "text/csv"})
+        self.assertEqual(r.status, 406)
+
+    def test_openapi_version_makes_3_1_the_default(self):
+        self.start_server(**{"openapi-version": "3.1"})
+        for accept in (None, "application/openapi+json", "application/json", "*/*"):
+            self.assertEqual(self.version(accept), "3.1.0", accept)
+        self.assertEqual(self.version("application/openapi+json;version=2.0"), "2.0")
+
+    def test_modes_apply_to_3_1(self):
+        self.start_server(**{"openapi-version": "3.1", "jwt-secret": JWT_SECRET,
+                             "openapi-security-active": "true"})
+        anon = json.loads(self.body())
+        self.assertIn("/artists", anon["paths"])
+        self.assertNotIn("security", json.loads(self.server.get("/", headers={
+            "Accept": "application/openapi+json;version=2.0"}).body)["paths"])
+        user = json.loads(self.server.get("/", headers={
+            "Authorization": "Bearer " + jwt({"role": "web_user"})}).body)
+        self.assertIn("post", user["paths"]["/artists"])
+        self.assertEqual(user["security"], [{"JWT": []}])
+        self.assertEqual(user["components"]["securitySchemes"]["JWT"]["scheme"], "bearer")
+
+    def test_an_invalid_version_is_a_config_error(self):
+        self.start_server(wait=False, **{"openapi-version": "3.0"})
+        self.server.proc.wait(timeout=20)
+        self.assertEqual(self.server.proc.returncode, 1)
+        self.assertIn("Invalid openapi-version", self.server.log_tail())

@@ -229,6 +229,10 @@ START_TEST(invalid_values_keep_the_configuration)
     ck_assert_int_eq(pgrest_ctx_set(ctx, "openapi-mode", "disabled", &err), PGREST_OK);
     expect_refused("openapi-mode", "off", "Invalid openapi-mode. Check your configuration.");
     ck_assert_str_eq(pgrest_ctx_get(ctx, "openapi-mode"), "disabled");
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "openapi-version", "3.1", &err), PGREST_OK);
+    expect_refused("openapi-version", "3.0",
+                   "Invalid openapi-version: 2.0 or 3.1. Check your configuration.");
+    ck_assert_str_eq(pgrest_ctx_get(ctx, "openapi-version"), "3.1");
     expect_refused("client-error-verbosity", "loud",
                    "Invalid client-error-verbosity. Check your configuration.");
     expect_refused("db-tx-end", "abort",

@@ -112,6 +112,29 @@ START_TEST(accept_q_reads_sign_and_exponent)
 }
 END_TEST
 
+/* pgrest's OpenAPI version parameter (docs/openapi.md): read only on
+ * application/openapi+json, with its '.'; other types keep PostgREST's
+ * parameter list, which a '.' ends. */
+START_TEST(openapi_version_parameter)
+{
+    pgr_media_type *m = pgr_parse_accept(arena, "application/openapi+json;version=3.1");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(m->openapi_version, "3.1");
+    ck_assert_str_eq(pgr_media_type_mime(arena, m), "application/openapi+json");
+    m = pgr_parse_media_type(arena, "application/openapi+json; Version=3.1.0; x=y");
+    ck_assert_str_eq(m->openapi_version, "3.1.0");
+    m = pgr_parse_media_type(arena, "application/openapi+json");
+    ck_assert_ptr_null(m->openapi_version);
+    m = pgr_parse_media_type(arena, "application/openapi+json;version=");
+    ck_assert_ptr_null(m->openapi_version);
+    m = pgr_parse_media_type(arena, "application/json;version=3.1");
+    ck_assert_ptr_null(m->openapi_version);
+    /* the '.' still ends a plan type's list before its for= */
+    m = pgr_parse_media_type(arena, "application/vnd.pgrst.plan;version=3.1;for=\"text/csv\"");
+    ck_assert_ptr_null(m->plan_for);
+}
+END_TEST
+
 /* an empty Accept is no type at all (parseHttpAccept "" == []), unlike a
  * missing one (which accepts anything) */
 START_TEST(accept_empty_accepts_nothing)
@@ -132,6 +155,7 @@ int main(void)
                         (int)(sizeof mime_cases / sizeof mime_cases[0]));
     tcase_add_test(tc, accept_keeps_q_zero_last);
     tcase_add_test(tc, accept_removes_spaces);
+    tcase_add_test(tc, openapi_version_parameter);
     tcase_add_test(tc, accept_q_reads_sign_and_exponent);
     tcase_add_test(tc, accept_empty_accepts_nothing);
     suite_add_tcase(s, tc);

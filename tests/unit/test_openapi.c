@@ -22,6 +22,7 @@ static pgrest_ctx *ctx;
 static pgr_schema_cache *sc;
 static json_object *doc;
 static const char *doc_text;  /* the document as encoded (in arena) */
+static pgr_openapi_version version;  /* the document asked for */
 
 static char *slurp(const char *path)
 {
@@ -55,7 +56,7 @@ static void build(const char *const *options, const char *inspect_json)
     ck_assert_msg(sc != NULL, "snapshot: %s", err.message);
     arena = pgrest_arena_new(0);
     size_t len = 0;
-    char *text = pgr_openapi_document(ctx, arena, sc, "api", inspect_json, &len, &err);
+    char *text = pgr_openapi_document(ctx, arena, sc, "api", version, inspect_json, &len, &err);
     ck_assert_msg(text != NULL, "document: %s", err.message);
     ck_assert_uint_eq(strlen(text), len);
     doc_text = text;
@@ -70,6 +71,7 @@ static void ignore_privileges(const char *const *options)
 
 static void teardown(void)
 {
+    version = PGR_OPENAPI_V2;
     json_object_put(doc);
     doc = NULL;
     if (arena != NULL)
@@ -547,6 +549,176 @@ START_TEST(query_extension_parameters)
 }
 END_TEST
 
+/* ------------------------------------------------------------ 3.1 */
+
+/* pgrest's OpenAPI 3.1 (docs/openapi.md): the same walk, components
+ * where 3.1 keeps them, a server URL for host/basePath/schemes. */
+START_TEST(v31_document_frame)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+    ck_json(at(doc, "openapi", NULL), "\"3.1.0\"");
+    ck_assert_ptr_null(at(doc, "swagger", NULL));
+    ck_assert_ptr_null(at(doc, "definitions", NULL));
+    ck_assert_ptr_null(at(doc, "parameters", NULL));
+    ck_assert_ptr_null(at(doc, "host", NULL));
+    ck_assert_ptr_null(at(doc, "consumes", NULL));
+    ck_json(at(doc, "servers", NULL), "[{\"url\":\"http://0.0.0.0:3000/\"}]");
+    ck_json(at(doc, "info", "title", NULL), "\"PostgREST API\"");
+    ck_assert_ptr_nonnull(at(doc, "components", "schemas", "children", "properties", NULL));
+    /* nothing of 2.0's shape is left anywhere in the document */
+    ck_assert_ptr_null(strstr(doc_text, "#/definitions/"));
+    ck_assert_ptr_null(strstr(doc_text, "\"#/parameters/"));
+    ck_assert_ptr_null(strstr(doc_text, "\"in\":\"body\""));
+    ck_assert_ptr_null(strstr(doc_text, "\"produces\""));
+    ck_assert_ptr_null(strstr(doc_text, "collectionFormat"));
+    teardown();
+    version = PGR_OPENAPI_V3_1;
+    const char *opts[] = {"openapi-server-proxy-uri", "https://api.example.com/v1", NULL};
+    ignore_privileges(opts);
+    ck_json(at(doc, "servers", NULL), "[{\"url\":\"https://api.example.com:443/v1\"}]");
+}
+END_TEST
+
+/* JSON Schema 2020-12 nullability: a nullable column also takes null
+ * (an enum lists it too); NOT NULL columns and untyped json stay as 2.0
+ * writes them. */
+START_TEST(v31_nullable_types)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+#define PROP31(name) at(doc, "components", "schemas", "types", "properties", name, NULL)
+    ck_json(PROP31("a_int"), "{\"format\":\"int32\",\"type\":\"integer\"}");
+    ck_json(PROP31("a_bigint"), "{\"format\":\"int64\",\"type\":[\"integer\",\"null\"]}");
+    ck_json(PROP31("a_jsonb"), "{\"format\":\"jsonb\"}");
+    ck_json(PROP31("a_enum"), "{\"default\":\"happy\",\"enum\":[\"sad\",\"happy\",null],"
+                              "\"format\":\"api.mood\",\"type\":[\"string\",\"null\"]}");
+    ck_json(PROP31("a_int_arr"), "{\"format\":\"integer[]\",\"type\":[\"array\",\"null\"],"
+                                 "\"items\":{\"type\":\"integer\"}}");
+    ck_json(at(doc, "components", "schemas", "types", "required", NULL), "[\"a_int\"]");
+#undef PROP31
+}
+END_TEST
+
+/* Parameters keep their names and places; what 2.0 says on the
+ * parameter (type, enum, default) is in its schema. */
+START_TEST(v31_parameters)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+    json_object *params = at(doc, "components", "parameters", NULL);
+    ck_json(at(params, "preferParams", NULL),
+            "{\"name\":\"Prefer\",\"description\":\"Preference\",\"required\":false,"
+            "\"in\":\"header\",\"schema\":{\"type\":\"string\"}}");
+    ck_json(at(params, "preferReturn", "schema", NULL),
+            "{\"type\":\"string\",\"enum\":[\"return=representation\",\"return=minimal\","
+            "\"return=none\"]}");
+    ck_json(at(params, "rangeUnit", "schema", NULL), "{\"type\":\"string\",\"default\":\"items\"}");
+    ck_json(at(params, "rowFilter.children.parent_id", NULL),
+            "{\"name\":\"parent_id\",\"description\":\"The parent\",\"required\":false,"
+            "\"in\":\"query\",\"schema\":{\"type\":\"string\"}}");
+    ck_assert_ptr_null(at(params, "body.children", NULL));
+    ck_json(at(doc, "paths", "/children", "get", "parameters", "#0", NULL),
+            "{\"$ref\":\"#/components/parameters/rowFilter.children.id\"}");
+}
+END_TEST
+
+/* The rows a table path reads and takes, by media type: GET answers an
+ * array in JSON, one object in the vnd.pgrst.object types, text in CSV;
+ * POST and PATCH take the body from components/requestBodies (one row
+ * or many; a form is one row). */
+START_TEST(v31_table_bodies_and_responses)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+    json_object *ok = at(doc, "paths", "/children", "get", "responses", "200", NULL);
+    ck_json(at(ok, "description", NULL), "\"OK\"");
+    ck_json(at(ok, "content", "application/json", "schema", NULL),
+            "{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/children\"}}");
+    ck_json(at(ok, "content", "application/vnd.pgrst.object+json", "schema", NULL),
+            "{\"$ref\":\"#/components/schemas/children\"}");
+    ck_json(at(ok, "content", "text/csv", "schema", NULL), "{\"type\":\"string\"}");
+    ck_assert_ptr_nonnull(at(doc, "paths", "/children", "get", "responses", "206", "content", NULL));
+    ck_json(at(doc, "paths", "/children", "post", "requestBody", NULL),
+            "{\"$ref\":\"#/components/requestBodies/body.children\"}");
+    ck_json(at(doc, "paths", "/children", "patch", "requestBody", NULL),
+            "{\"$ref\":\"#/components/requestBodies/body.children\"}");
+    ck_assert_ptr_null(at(doc, "paths", "/children", "delete", "requestBody", NULL));
+    ck_json(at(doc, "paths", "/children", "post", "parameters", NULL),
+            "[{\"$ref\":\"#/components/parameters/select\"},"
+            "{\"$ref\":\"#/components/parameters/preferPost\"}]");
+    json_object *body = at(doc, "components", "requestBodies", "body.children", NULL);
+    ck_json(at(body, "required", NULL), "false");
+    ck_json(at(body, "content", "application/json", "schema", NULL),
+            "{\"oneOf\":[{\"$ref\":\"#/components/schemas/children\"},{\"type\":\"array\","
+            "\"items\":{\"$ref\":\"#/components/schemas/children\"}}]}");
+    ck_json(at(body, "content", "application/x-www-form-urlencoded", "schema", NULL),
+            "{\"$ref\":\"#/components/schemas/children\"}");
+    ck_json(at(body, "content", "text/csv", "schema", NULL), "{\"type\":\"string\"}");
+    /* a view PostgREST cannot write has no body */
+    ck_assert_ptr_null(at(doc, "components", "requestBodies", "body.aaa_parents", NULL));
+}
+END_TEST
+
+/* Functions: GET parameters with schemas (VARIADIC: an exploded form
+ * array, 2.0's collectionFormat multi), the POST arguments as a required
+ * request body, the answer in each type 2.0 produces. */
+START_TEST(v31_functions)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+    ck_json(at(doc, "paths", "/rpc/get_things", "get", "parameters", "#0", NULL),
+            "{\"name\":\"a\",\"required\":true,\"in\":\"query\","
+            "\"schema\":{\"format\":\"int32\",\"type\":\"integer\"}}");
+    ck_json(at(doc, "paths", "/rpc/sum_all", "get", "parameters", "#0", NULL),
+            "{\"name\":\"v\",\"required\":true,\"in\":\"query\",\"schema\":{\"type\":\"array\","
+            "\"items\":{\"format\":\"int32\",\"type\":\"integer\"}},\"style\":\"form\","
+            "\"explode\":true}");
+    json_object *post = at(doc, "paths", "/rpc/get_things", "post", NULL);
+    ck_json(at(post, "parameters", NULL), "[{\"$ref\":\"#/components/parameters/preferParams\"}]");
+    ck_json(at(post, "requestBody", "required", NULL), "true");
+    ck_json(at(post, "requestBody", "content", "application/json", "schema", "required", NULL),
+            "[\"a\",\"arr\",\"j\"]");
+    ck_assert_ptr_nonnull(
+        at(post, "requestBody", "content", "application/x-www-form-urlencoded", "schema", NULL));
+    ck_json(at(post, "responses", "200", "content", NULL),
+            "{\"application/json\":{\"schema\":{}},"
+            "\"application/vnd.pgrst.object+json;nulls=stripped\":{\"schema\":{}},"
+            "\"application/vnd.pgrst.object+json\":{\"schema\":{}}}");
+    ck_assert_ptr_null(at(post, "produces", NULL));
+}
+END_TEST
+
+/* openapi-security-active: 3.1 names the scheme, a JWT bearer token. */
+START_TEST(v31_security_scheme)
+{
+    version = PGR_OPENAPI_V3_1;
+    const char *opts[] = {"openapi-security-active", "true", NULL};
+    ignore_privileges(opts);
+    ck_json(at(doc, "components", "securitySchemes", NULL),
+            "{\"JWT\":{\"type\":\"http\",\"scheme\":\"bearer\",\"bearerFormat\":\"JWT\"}}");
+    ck_json(at(doc, "security", NULL), "[{\"JWT\":[]}]");
+    ck_assert_ptr_null(at(doc, "securityDefinitions", NULL));
+}
+END_TEST
+
+/* The batch on POST / (server-max-batch-items > 0) takes its array as a
+ * request body. */
+START_TEST(v31_batch_and_root)
+{
+    version = PGR_OPENAPI_V3_1;
+    ignore_privileges(NULL);
+    json_object *root = at(doc, "paths", "/", NULL);
+    ck_json(at(root, "get", "responses", "200", "content", "application/openapi+json", NULL),
+            "{\"schema\":{\"type\":\"object\"}}");
+    ck_json(at(root, "post", "requestBody", "content", "application/vnd.pgrest.batch+json",
+               "schema", "type", NULL),
+            "\"array\"");
+    ck_json(at(root, "post", "parameters", NULL),
+            "[{\"$ref\":\"#/components/parameters/preferParams\"}]");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -574,6 +746,13 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed_proxy_uri_refused);
     tcase_add_test(tc, security_definitions);
     tcase_add_test(tc, query_extension_parameters);
+    tcase_add_test(tc, v31_document_frame);
+    tcase_add_test(tc, v31_nullable_types);
+    tcase_add_test(tc, v31_parameters);
+    tcase_add_test(tc, v31_table_bodies_and_responses);
+    tcase_add_test(tc, v31_functions);
+    tcase_add_test(tc, v31_security_scheme);
+    tcase_add_test(tc, v31_batch_and_root);
     suite_add_tcase(s, tc);
     return s;
 }

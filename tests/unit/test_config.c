@@ -124,7 +124,8 @@ START_TEST(the_option_table_is_consistent)
         ck_assert_int_eq(pgrest_config_key_known(o->name), 1);
         /* PostgREST's in-database options are PostgREST's */
         ck_assert(o->in_database == NULL || o->postgrest);
-        ck_assert(o->dump == PGREST_DUMP_NONE || o->dump == PGREST_DUMP_IF_SET || o->postgrest);
+        ck_assert(o->dump == PGREST_DUMP_NONE || o->dump == PGREST_DUMP_IF_SET ||
+                  o->dump == PGREST_DUMP_VALUE_IF_SET || o->postgrest);
     }
     ck_assert_uint_gt(n, 50);
     ck_assert_ptr_null(pgrest_option_find("db-schmeas"));

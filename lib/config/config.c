@@ -465,10 +465,12 @@ static const pgr_option pgr_options[] = {
     INTO(OWN_DUMPED("db-channel-uri", "PGRST_DB_CHANNEL_URI", T, NULL, PGREST_DUMP_IF_SET), read_text, db_channel_uri),
     RANGE(OWN("db-replica-max-lag", "PGRST_DB_REPLICA_MAX_LAG", I, "5"), read_int, db_replica_max_lag, 0, INT_MAX, true),
     READ(OWN("db-replica-uris", "PGRST_DB_REPLICA_URIS", L, NULL), read_replicas),
-    INTO(OWN_DUMPED("jwt-jwks-uri", "PGRST_JWT_JWKS_URI", T, NULL, PGREST_DUMP_IF_SET), read_jwks_uri, jwt_jwks_uri),
+    /* the URI after its settings: a server applying the options in this
+     * order starts one fetcher, with its CA file, not two */
     INTO(OWN_DUMPED("jwt-jwks-cafile", "PGRST_JWT_JWKS_CAFILE", T, NULL, PGREST_DUMP_IF_SET), read_text, jwt_jwks_cafile),
     RANGE(OWN_DUMPED("jwt-jwks-min-refresh", "PGRST_JWT_JWKS_MIN_REFRESH", I, "30", PGREST_DUMP_VALUE_IF_SET), read_int, jwt_jwks_min_refresh, 0, 86400, false),
     RANGE(OWN_DUMPED("jwt-jwks-timeout", "PGRST_JWT_JWKS_TIMEOUT", I, "2", PGREST_DUMP_VALUE_IF_SET), read_int, jwt_jwks_timeout, 1, 3600, false),
+    INTO(OWN_DUMPED("jwt-jwks-uri", "PGRST_JWT_JWKS_URI", T, NULL, PGREST_DUMP_IF_SET), read_jwks_uri, jwt_jwks_uri),
     LIMIT(OWN("request-max-depth", "PGRST_REQUEST_MAX_DEPTH", I, "32"), read_int, limits.max_depth, 1, 1000),
     LIMIT(OWN("request-max-filters", "PGRST_REQUEST_MAX_FILTERS", I, "256"), read_int, limits.max_filters, 1, 1000000),
     LIMIT(OWN("request-max-json-depth", "PGRST_REQUEST_MAX_JSON_DEPTH", I, "128"), read_int, limits.max_json_depth, 1, 100000),

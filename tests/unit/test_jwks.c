@@ -300,6 +300,35 @@ START_TEST(a_host_context_fetches_and_rotates)
 }
 END_TEST
 
+/* Unknown kids ask for a fetch at most once per jwt-jwks-min-refresh
+ * (30 s by default): a burst of them after the fetch at start fetches
+ * nothing more, and none of them waits. */
+START_TEST(unknown_kids_are_rate_limited)
+{
+    responder r;
+    responder_start(&r);
+    char body[1024];
+    jwks_of(body, sizeof body, "a", NULL);
+    responder_serve(&r, body);
+    pgrest_ctx *ctx = pgrest_ctx_new();
+    pgrest_error err;
+    char uri[64];
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d/jwks", r.port);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-jwks-timeout", "5", &err), PGREST_OK);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-jwks-uri", uri, &err), PGREST_OK);
+    ck_assert(eventually(ctx, "a", true));
+    ck_assert_int_eq(responder_hits(&r), 1);
+    double t0 = pgr_monotonic_seconds();
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_ne(auth_with(ctx, "zz", &err), PGREST_OK);
+    /* twenty waits of jwt-jwks-timeout would take 100 s */
+    ck_assert(pgr_monotonic_seconds() - t0 < 10);
+    ck_assert_int_eq(responder_hits(&r), 1);
+    pgrest_ctx_free(ctx);
+    responder_stop(&r);
+}
+END_TEST
+
 /* Without jwt-jwks-uri the metrics have no JWKS lines (PostgREST's). */
 START_TEST(no_jwks_no_metrics)
 {
@@ -319,6 +348,7 @@ int main(void)
     tcase_add_test(tc, max_age_of_cache_control);
     tcase_add_test(tc, uris_accepted);
     tcase_add_test(tc, a_host_context_fetches_and_rotates);
+    tcase_add_test(tc, unknown_kids_are_rate_limited);
     tcase_add_test(tc, no_jwks_no_metrics);
     suite_add_tcase(s, tc);
     return check_run(s);

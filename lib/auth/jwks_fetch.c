@@ -124,9 +124,11 @@ static void setup(CURL *h, const char *uri, const char *cafile, int timeout_seco
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 }
 
+/* Why the fetch failed: "<what>[: <detail>]"; the body is dropped. */
 static bool failed(pgr_jwks_fetched *out, const char *what, const char *detail)
 {
-    snprintf(out->error, sizeof out->error, "%s%s", what, detail);
+    snprintf(out->error, sizeof out->error, "%s%s%s", what,
+             detail != NULL && detail[0] != '\0' ? ": " : "", detail != NULL ? detail : "");
     free(out->body);
     out->body = NULL;
     out->len = 0;
@@ -140,7 +142,7 @@ bool pgr_jwks_fetch(const char *uri, const char *cafile, int timeout_seconds,
     out->max_age = -1;
     CURL *h = curl_easy_init();
     if (h == NULL)
-        return failed(out, "out of memory", "");
+        return failed(out, "out of memory", NULL);
     transfer t = {.out = out, .stop = stop};
     char errbuf[CURL_ERROR_SIZE] = "";
     setup(h, uri, cafile, timeout_seconds, &t, errbuf);
@@ -149,19 +151,16 @@ bool pgr_jwks_fetch(const char *uri, const char *cafile, int timeout_seconds,
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(h);
     if (t.too_big)
-        return failed(out, "the response is larger than 1 MiB", "");
-    if (rc != CURLE_OK) {
-        failed(out, "", "");
-        snprintf(out->error, sizeof out->error, "%s%s%s", curl_easy_strerror(rc),
-                 errbuf[0] ? ": " : "", errbuf);
-        return false;
-    }
+        return failed(out, "the response is larger than 1 MiB", NULL);
+    /* libcurl's own words, then its details (the TLS error, say) */
+    if (rc != CURLE_OK)
+        return failed(out, curl_easy_strerror(rc), errbuf);
     if (status != 200) {
         char text[32];
         snprintf(text, sizeof text, "%ld", status);
-        return failed(out, "HTTP status ", text);
+        return failed(out, "HTTP status", text);
     }
     if (out->body == NULL)
-        return failed(out, "empty response", "");
+        return failed(out, "empty response", NULL);
     return true;
 }

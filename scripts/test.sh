@@ -56,6 +56,7 @@ pg_sh="$repo/tests/harness/pg.sh"
 # tests/bindings/python).
 DEPS=(meson ninja-build pkg-config gcc libc6-dev
       libpq-dev libjson-c-dev libjwt-dev libssl-dev libmicrohttpd-dev
+      libcurl4-openssl-dev
       check libsubunit-dev
       postgresql-15 postgresql-server-dev-15 make postgresql-client-15 postgresql-15-postgis-3
       postgresql-contrib tzdata

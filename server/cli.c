@@ -126,6 +126,27 @@ const char cli_example_config[] =
     "## If active, allows using the target name of the relationship in filters even if it has an alias.\n"
     "## Otherwise it only allows the alias in filters\n"
     "url-use-legacy-target-names = true\n"
+    /* pgrest's own options after PostgREST's text, all commented out, so
+     * the file still configures what PostgREST's does (docs/operations.md) */
+    "\n"
+    "## pgrest: signing keys from a JSON Web Key Set URL, next to jwt-secret\n"
+    "## (https; http only to localhost). Fetched at start, when its Cache-Control\n"
+    "## max-age runs out, and for a token whose kid no key has\n"
+    "# jwt-jwks-uri = \"https://example.com/.well-known/jwks.json\"\n"
+    "\n"
+    "## PEM file of the CA certificates to check the JWKS server with,\n"
+    "## instead of the system's\n"
+    "# jwt-jwks-cafile = \"/etc/ssl/certs/my-ca.pem\"\n"
+    "\n"
+    "## Seconds between two fetches asked for by unknown kids, at least\n"
+    "# jwt-jwks-min-refresh = 30\n"
+    "\n"
+    "## Seconds a request waits for a fetch, at most\n"
+    "# jwt-jwks-timeout = 2\n"
+    "\n"
+    "## pgrest: the document GET / answers when Accept names no version:\n"
+    "## PostgREST's Swagger 2.0, or OpenAPI 3.1. Admitted values: 2.0, 3.1\n"
+    "# openapi-version = \"2.0\"\n"
     ;
 
 #define HELP_WIDTH 80

@@ -81,7 +81,10 @@ static log_level observation_level(pgrest_event event)
     case PGREST_EVENT_SCHEMA_CACHE_EMPTY:
     case PGREST_EVENT_QUERY_ERROR:
     case PGREST_EVENT_POOL_TIMEOUT:
+    case PGREST_EVENT_JWKS_FETCH_FAILED:
         return LOG_ERROR;
+    case PGREST_EVENT_JWKS_FETCHED:
+        return LOG_INFO;
     case PGREST_EVENT_POOL_FLUSHED:
     case PGREST_EVENT_POOL_CONNECTION:
     case PGREST_EVENT_POOL_REQUEST:

@@ -176,7 +176,8 @@ typedef enum pgrest_option_dump {
     PGREST_DUMP_TEXT,        /* key = "text" */
     PGREST_DUMP_NAME,        /* key = "schema.name" as a qualified name (dumpQi) */
     PGREST_DUMP_VALUE,       /* key = 10, key = true; key = "" when unset */
-    PGREST_DUMP_IF_SET       /* key = "text", only when set (pgrest's own) */
+    PGREST_DUMP_IF_SET,      /* key = "text", only when set (pgrest's own) */
+    PGREST_DUMP_VALUE_IF_SET /* key = 10, only when set (pgrest's own) */
 } pgrest_option_dump;
 
 typedef struct pgrest_option_info {
@@ -470,9 +471,12 @@ typedef enum pgrest_event {
     PGREST_EVENT_LEGACY_TARGET_NAME,   /* "WARNING: Embedded resource was referenced
                                         * by relation name ...", then "Update
                                         * filters, orders or limits that use ..." */
-    PGREST_EVENT_STREAM_ABORTED        /* a streamed response failed after its
+    PGREST_EVENT_STREAM_ABORTED,       /* a streamed response failed after its
                                         * head went out: "Streamed response
                                         * aborted: " and the error's JSON body */
+    PGREST_EVENT_JWKS_FETCHED,         /* "Fetched the JWKS from <uri>" (jwt-jwks-uri) */
+    PGREST_EVENT_JWKS_FETCH_FAILED     /* "Failed to fetch the JWKS from <uri>:
+                                        * <reason>"; the keys fetched before stay */
 } pgrest_event;
 typedef void (*pgrest_observer)(void *arg, pgrest_event event, const char *message);
 PGREST_API void pgrest_ctx_set_observer(pgrest_ctx *ctx, pgrest_observer fn,

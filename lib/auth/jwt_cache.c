@@ -15,6 +15,7 @@ typedef struct entry {
     char *claims;
     bool authenticated;
     time_t expires;
+    unsigned long keys_gen;
 } entry;
 
 static char tombstone_mark;
@@ -124,13 +125,13 @@ static entry *find(pgr_jwt_cache *c, const char *token, uint64_t h)
 }
 
 bool pgr_jwt_cache_get(pgr_jwt_cache *c, const char *token, time_t now,
-                       pgrest_arena *a, pgr_jwt_auth *out)
+                       unsigned long keys_gen, pgrest_arena *a, pgr_jwt_auth *out)
 {
     if (c == NULL)
         return false;
     pthread_mutex_lock(&c->lock);
     entry *e = find(c, token, hash_text(token));
-    bool hit = e != NULL && (e->expires == 0 || now < e->expires);
+    bool hit = e != NULL && (e->expires == 0 || now < e->expires) && e->keys_gen == keys_gen;
     if (hit) {
         out->role = pgr_strdup(a, e->role);
         out->claims = pgr_strdup(a, e->claims);
@@ -159,14 +160,19 @@ static void evict_oldest(pgr_jwt_cache *c)
 }
 
 bool pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
-                       const pgr_jwt_auth *auth, time_t expires)
+                       const pgr_jwt_auth *auth, time_t expires, unsigned long keys_gen)
 {
     if (c == NULL)
         return false;
     bool evicted = false;
     uint64_t h = hash_text(token);
     pthread_mutex_lock(&c->lock);
-    if (find(c, token, h) == NULL) {
+    entry *old = find(c, token, h);
+    if (old != NULL && old->keys_gen != keys_gen) {
+        /* verified again under new keys: the entry takes the new generation */
+        old->keys_gen = keys_gen;
+        old->expires = expires;
+    } else if (old == NULL) {
         if (c->count == c->max) {
             evict_oldest(c);
             evicted = true;
@@ -182,6 +188,7 @@ bool pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
             e->hash = h;
             e->authenticated = auth->authenticated;
             e->expires = expires;
+            e->keys_gen = keys_gen;
             c->ring[c->ring_head] = i;
             c->ring_head = (c->ring_head + 1) % c->max;
             c->count++;

@@ -25,14 +25,18 @@ pgr_jwt_cache *pgr_jwt_cache_new(size_t max_entries);
 void pgr_jwt_cache_retain(pgr_jwt_cache *c);
 /* Drops a reference; the last one frees the cache. Accepts NULL. */
 void pgr_jwt_cache_free(pgr_jwt_cache *c);
-/* Copies the cached result into the arena; false when absent or expired
- * at now. */
+/* Copies the cached result into the arena; false when absent, expired
+ * at now, or verified under another key generation: keys_gen is the
+ * generation of the jwt-jwks-uri key set (0 without one), which changes
+ * when a key leaves the set, so a token whose key left is verified again
+ * (and refused) instead of staying valid until its exp. */
 bool pgr_jwt_cache_get(pgr_jwt_cache *c, const char *token, time_t now,
-                       pgrest_arena *a, pgr_jwt_auth *out);
-/* Remembers a verified token until expires (0 = no exp claim); true when
- * a full cache evicted its oldest entry to make room. */
+                       unsigned long keys_gen, pgrest_arena *a, pgr_jwt_auth *out);
+/* Remembers a token verified under key generation keys_gen until
+ * expires (0 = no exp claim); true when a full cache evicted its oldest
+ * entry to make room. */
 bool pgr_jwt_cache_put(pgr_jwt_cache *c, const char *token,
-                       const pgr_jwt_auth *auth, time_t expires);
+                       const pgr_jwt_auth *auth, time_t expires, unsigned long keys_gen);
 void pgr_jwt_cache_clear(pgr_jwt_cache *c);
 
 #endif

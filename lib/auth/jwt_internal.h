@@ -86,6 +86,8 @@ unsigned char *pgr_jwt_b64_decode(pgrest_arena *a, const char *s, size_t n, size
 const unsigned char *pgr_jwt_secret_bytes(pgrest_arena *a, const pgr_config *cfg, size_t *len);
 int pgr_jwt_load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len, jwt_keyset *ks,
                       bool *is_jwk);
+/* -1 out of memory, 0 read, 1 not a JWK Set ({"keys": [JWK, ...]}). */
+int pgr_jwt_load_jwks(pgrest_arena *a, const char *text, size_t len, jwt_keyset *ks);
 bool pgr_jwt_key_fits(const jwt_key *k, const alg_info *ai, const char *kid);
 const char *pgr_jwt_ec_group(const char *crv, size_t *coord);
 EVP_PKEY *pgr_jwt_rsa_pkey(pgrest_arena *a, json_object *jwk);
@@ -106,8 +108,12 @@ typedef struct jwt_parts {
 /* jwt_verify.c: the token's parts and its signature. */
 int pgr_jwt_split_token(pgrest_arena *a, const char *token, jwt_parts *p, pgrest_error *err);
 json_object *pgr_jwt_decode_segment(pgrest_arena *a, const char *s, size_t n);
+/* With jwt-secret's keys and, when jwks is not NULL, the jwks_len bytes
+ * of a fetched JWK Set; *no_key_fits tells a token no key fits (its kid
+ * unknown, say) from one whose signature is wrong. */
 int pgr_jwt_verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,
-                         json_object *header, pgrest_error *err);
+                         json_object *header, const char *jwks, size_t jwks_len,
+                         bool *no_key_fits, pgrest_error *err);
 
 /* jwt_json.c: JSON read and written as aeson does. */
 json_object *pgr_jwt_parse_object(pgrest_arena *a, const char *s, size_t n);

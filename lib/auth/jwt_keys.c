@@ -107,6 +107,21 @@ int pgr_jwt_load_keys(pgrest_arena *a, const unsigned char *bytes, size_t len,
     return 0;
 }
 
+/* A fetched key set (jwt-jwks-uri): only the JWK Set form, never the
+ * HMAC fallback of a jwt-secret, so a page of HTML is no key. */
+int pgr_jwt_load_jwks(pgrest_arena *a, const char *text, size_t len, jwt_keyset *ks)
+{
+    memset(ks, 0, sizeof *ks);
+    json_object *obj = pgr_jwt_parse_object(a, text, len);
+    json_object *keys;
+    if (obj == NULL)
+        return pgr_arena_exhausted(a) ? -1 : 1;
+    if (!json_object_object_get_ex(obj, "keys", &keys) ||
+        !json_object_is_type(keys, json_type_array))
+        return 1;
+    return keys_from_jwks(a, keys, ks);
+}
+
 /* jose-jwt's canDecodeJws: not an encryption key, kid equal when the token
  * names one, alg compatible, key type and curve matching the algorithm. */
 bool pgr_jwt_key_fits(const jwt_key *k, const alg_info *ai, const char *kid)

@@ -154,22 +154,49 @@ static bool verify_with(pgrest_arena *a, const jwt_key *k, const alg_info *ai,
     return ok;
 }
 
-int pgr_jwt_verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,
-                         json_object *header, pgrest_error *err)
+/* jwt-secret's keys, then the fetched set's (either may verify). */
+static int all_keys(const pgr_config *cfg, pgrest_arena *a, const char *jwks, size_t jwks_len,
+                    jwt_keyset *ks, pgrest_error *err)
 {
+    memset(ks, 0, sizeof *ks);
+    jwt_keyset fetched = {NULL, 0};
+    if (cfg->jwt_secret != NULL) {
+        size_t secret_len = 0;
+        const unsigned char *secret = pgr_jwt_secret_bytes(a, cfg, &secret_len);
+        if (secret == NULL)
+            return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret",
+                             "jwt-secret is not valid base64", NULL);
+        bool is_jwk;
+        if (pgr_jwt_load_keys(a, secret, secret_len, ks, &is_jwk) != 0)
+            return pgr_error_oom(err);
+    }
+    /* checked when fetched; a set that reads no more counts as empty */
+    if (jwks == NULL || pgr_jwt_load_jwks(a, jwks, jwks_len, &fetched) != 0 || fetched.n == 0)
+        return pgr_arena_exhausted(a) ? pgr_error_oom(err) : PGREST_OK;
+    jwt_key *keys = PGR_NEW_ARRAY(a, jwt_key, ks->n + fetched.n);
+    if (keys == NULL)
+        return pgr_error_oom(err);
+    if (ks->n > 0)
+        memcpy(keys, ks->keys, ks->n * sizeof *keys);
+    memcpy(keys + ks->n, fetched.keys, fetched.n * sizeof *keys);
+    ks->keys = keys;
+    ks->n += fetched.n;
+    return PGREST_OK;
+}
+
+int pgr_jwt_verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts *parts,
+                         json_object *header, const char *jwks, size_t jwks_len,
+                         bool *no_key_fits, pgrest_error *err)
+{
+    *no_key_fits = false;
     const alg_info *ai = NULL;
     int rc = header_alg(header, &ai, err);
     if (rc != PGREST_OK)
         return rc;
-    size_t secret_len = 0;
-    const unsigned char *secret = pgr_jwt_secret_bytes(a, cfg, &secret_len);
-    if (secret == NULL)
-        return pgr_error(err, 500, "PGRST300", "Server lacks JWT secret",
-                         "jwt-secret is not valid base64", NULL);
     jwt_keyset ks;
-    bool is_jwk;
-    if (pgr_jwt_load_keys(a, secret, secret_len, &ks, &is_jwk) != 0)
-        return pgr_error_oom(err);
+    rc = all_keys(cfg, a, jwks, jwks_len, &ks, err);
+    if (rc != PGREST_OK)
+        return rc;
     const char *kid = pgr_jwt_json_str(header, "kid");
     /* header.payload, the bytes the signature covers */
     size_t input_len = parts->header_len + 1 + parts->payload_len;
@@ -190,6 +217,7 @@ int pgr_jwt_verify_token(const pgr_config *cfg, pgrest_arena *a, const jwt_parts
     }
     if (pgr_arena_exhausted(a))
         return pgr_error_oom(err);
+    *no_key_fits = !any;
     return key_error(err, any ? "None of the keys was able to decode the JWT"
                               : "No suitable key was found to decode the JWT");
 }

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "config/config_uri.h"
 #include "config/replica_uris.h"
+#include "auth/jwks.h"
 #include "auth/jwt.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -38,6 +39,8 @@ void pgr_config_defaults(pgr_config *cfg)
     cfg->db_prepared_statements = true;
     cfg->jwt_role_claim_key = ".role";
     cfg->jwt_cache_max_entries = 1000;
+    cfg->jwt_jwks_timeout = 2;
+    cfg->jwt_jwks_min_refresh = 30;
     cfg->db_config = true;
     cfg->db_pool_automatic_recovery = true;
     cfg->db_replica_max_lag = 5;
@@ -336,6 +339,16 @@ static int read_role_claim_key(pgr_config *cfg, pgrest_arena *a, const pgr_optio
     return rc != PGREST_OK ? rc : read_text(cfg, a, o, value, err);
 }
 
+/* refused up front: a key source in clear over a network is no source */
+static int read_jwks_uri(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
+                         const char *value, pgrest_error *err)
+{
+    const char *problem = pgr_jwks_uri_problem(value);
+    if (problem != NULL)
+        return config_error(err, a, "%s", problem);
+    return read_text(cfg, a, o, value, err);
+}
+
 /* Checked only (PostgREST's parseLogLevel): the level is the host's. */
 static int check_log_level(pgr_config *cfg, pgrest_arena *a, const pgr_option *o,
                            const char *value, pgrest_error *err)
@@ -466,6 +479,12 @@ static const pgr_option pgr_options[] = {
     INTO(OWN_DUMPED("db-channel-uri", "PGRST_DB_CHANNEL_URI", T, NULL, PGREST_DUMP_IF_SET), read_text, db_channel_uri),
     RANGE(OWN("db-replica-max-lag", "PGRST_DB_REPLICA_MAX_LAG", I, "5"), read_int, db_replica_max_lag, 0, INT_MAX, true),
     READ(OWN("db-replica-uris", "PGRST_DB_REPLICA_URIS", L, NULL), read_replicas),
+    /* the URI after its settings: a server applying the options in this
+     * order starts one fetcher, with its CA file, not two */
+    INTO(OWN_DUMPED("jwt-jwks-cafile", "PGRST_JWT_JWKS_CAFILE", T, NULL, PGREST_DUMP_IF_SET), read_text, jwt_jwks_cafile),
+    RANGE(OWN_DUMPED("jwt-jwks-min-refresh", "PGRST_JWT_JWKS_MIN_REFRESH", I, "30", PGREST_DUMP_VALUE_IF_SET), read_int, jwt_jwks_min_refresh, 0, 86400, false),
+    RANGE(OWN_DUMPED("jwt-jwks-timeout", "PGRST_JWT_JWKS_TIMEOUT", I, "2", PGREST_DUMP_VALUE_IF_SET), read_int, jwt_jwks_timeout, 1, 3600, false),
+    INTO(OWN_DUMPED("jwt-jwks-uri", "PGRST_JWT_JWKS_URI", T, NULL, PGREST_DUMP_IF_SET), read_jwks_uri, jwt_jwks_uri),
     READ(OWN_DUMPED("openapi-version", "PGRST_OPENAPI_VERSION", C, "2.0", PGREST_DUMP_IF_SET),
          read_openapi_version),
     LIMIT(OWN("request-max-depth", "PGRST_REQUEST_MAX_DEPTH", I, "32"), read_int, limits.max_depth, 1, 1000),

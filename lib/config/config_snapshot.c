@@ -69,6 +69,9 @@ static bool same_jwt_outcome(const pgr_config *x, const pgr_config *y)
 {
     return same_text(x->jwt_secret, y->jwt_secret) &&
            x->jwt_secret_is_base64 == y->jwt_secret_is_base64 &&
+           /* another key set URL: its generations count anew */
+           same_text(x->jwt_jwks_uri, y->jwt_jwks_uri) &&
+           same_text(x->jwt_jwks_cafile, y->jwt_jwks_cafile) &&
            same_text(x->jwt_aud, y->jwt_aud) &&
            same_text(x->jwt_role_claim_key, y->jwt_role_claim_key) &&
            same_text(x->db_anon_role, y->db_anon_role) &&

@@ -68,6 +68,12 @@ typedef struct pgr_config {
     const char *jwt_aud;
     const char *jwt_role_claim_key;
     long long jwt_cache_max_entries;
+    /* jwt-jwks-uri: keys fetched from a URL (lib/auth/jwks.h), next to
+     * jwt-secret; NULL = none */
+    const char *jwt_jwks_uri;
+    const char *jwt_jwks_cafile;      /* NULL = libcurl's CA bundle */
+    int jwt_jwks_timeout;             /* seconds */
+    int jwt_jwks_min_refresh;         /* seconds */
     bool client_error_minimal;
     bool server_timing_enabled;
     pgr_openapi_mode openapi_mode;

@@ -11,6 +11,7 @@
 #include "pgrest/pgrest.h"
 
 #include "auth/jspath_legacy.h"
+#include "auth/jwks.h"
 #include "auth/jwt.h"
 #include "config/config.h"
 #include "config/config_coerce.h"
@@ -125,6 +126,8 @@ int pgrest_option_check(const char *key, const char *value, char **dump, int *le
     else if (strcmp(key, "openapi-server-proxy-uri") == 0 && config_uri_is_malformed_proxy(value))
         rc = refuse(message, "Malformed proxy uri, a correct example: "
                              "https://example.com:8443/basePath");
+    else if (strcmp(key, "jwt-jwks-uri") == 0 && pgr_jwks_uri_problem(value) != NULL)
+        rc = refuse(message, pgr_jwks_uri_problem(value));
     else if ((rc = check_choice(key, value, message)) == PGREST_OK &&
              (*dump = strdup(value)) == NULL)
         rc = PGREST_ERR_INTERNAL;

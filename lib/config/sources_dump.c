@@ -103,6 +103,10 @@ static void option_line(dump_lines *d, const pgrest_option_info *o, const char *
         if (v != NULL)
             quoted(d, o->name, v);
         break;
+    case PGREST_DUMP_VALUE_IF_SET:
+        if (v != NULL)
+            bare(d, o->name, v);
+        break;
     case PGREST_DUMP_NONE:
         break;
     }

@@ -309,7 +309,9 @@ static bool read_option(reader *r, const pgrest_option_info *o)
     parse_fn parse = parse_function(o->name);
     if (parse != NULL && !parse(r, o, &v))
         return false;
-    if (v == NULL)
+    /* pgrest's own are dumped only when set: the library has the default */
+    bool if_set = o->dump == PGREST_DUMP_IF_SET || o->dump == PGREST_DUMP_VALUE_IF_SET;
+    if (v == NULL && !if_set)
         v = o->default_value;
     if (v == NULL)
         return true;
@@ -464,8 +466,8 @@ int pgr_app_config_read(const pgr_src_list *raw, pgr_app_config *cfg, char *err,
 /* ------------------------------------------------ as the library's options */
 
 /* The options the reader resolves itself: PostgREST's (Config.hs,
- * aliases included, from the option table) and pgrest's db-channel-uri,
- * read beside db-uri; every other key goes to the library as it is. */
+ * aliases included, from the option table) and pgrest's own that
+ * --dump-config shows; every other key goes to the library as it is. */
 int pgrest_config_sources_reads_key(const char *key)
 {
     if (key == NULL)
@@ -473,7 +475,11 @@ int pgrest_config_sources_reads_key(const char *key)
     if (strncmp(key, "app.settings.", 13) == 0)
         return 1;
     const pgrest_option_info *o = pgrest_option_find(key);
-    return o != NULL && (o->postgrest || strcmp(o->name, "db-channel-uri") == 0);
+    /* pgrest's own options --dump-config shows (db-channel-uri, jwt-jwks-*)
+     * are read and checked here too, so a bad one stops the start as
+     * PostgREST's config errors do */
+    return o != NULL && (o->postgrest || o->dump == PGREST_DUMP_IF_SET ||
+                         o->dump == PGREST_DUMP_VALUE_IF_SET);
 }
 
 bool pgr_app_config_to_options(const pgr_app_config *c, const pgr_src_list *raw,

@@ -9,6 +9,7 @@
 #include "engine/context.h"
 #include "config/db_config.h"
 #include "engine/db_events.h"
+#include "engine/jwks_source.h"
 #include "exec/pool.h"
 #include "engine/observe.h"
 #include "schema/introspect.h"
@@ -155,6 +156,8 @@ int pgr_ctx_reload(pgrest_ctx *ctx, const pgr_kv *base, bool keep_base, bool rol
     reload_change ch = {base, keep_base, NULL, false};
     read_db_layer(ctx, a, &ch);
     int rc = pgr_conf_slot_update(ctx->conf, next_reloaded, &ch, a, err);
+    if (rc == PGREST_OK)
+        pgr_ctx_jwks_sync(ctx);
     if (rc == PGREST_OK && role_settings)
         refresh_role_settings(ctx, a);
     if (rc == PGREST_OK)

@@ -8,6 +8,7 @@
 #include "config/config_snapshot.h"
 #include "exec/pool.h"
 #include "exec/replicas.h"
+#include "engine/jwks_source.h"
 #include "engine/observe.h"
 #include "util/error.h"
 #include "util/read_stream.h"
@@ -89,6 +90,8 @@ int pgrest_ctx_set(pgrest_ctx *ctx, const char *key, const char *value,
     set_change ch = {key, value};
     if (rc == PGREST_OK)
         rc = pgr_conf_slot_update(ctx->conf, next_with_option, &ch, ea, err);
+    if (rc == PGREST_OK)
+        pgr_ctx_jwks_sync(ctx);
     rc = pgr_ctx_keep_error(ctx, err, rc);
     pgrest_arena_free(ea);
     return rc;

@@ -28,6 +28,8 @@ typedef struct pgr_metrics {
     atomic_ullong jwt_cache_hits;
     atomic_ullong jwt_cache_evictions;
     atomic_ullong stream_aborts;       /* streamed responses cut short by an error */
+    atomic_ullong jwks_fetches;        /* jwt-jwks-uri fetches ended, failed or not */
+    atomic_ullong jwks_fetch_failures;
 } pgr_metrics;
 typedef struct pgr_listener pgr_listener;
 
@@ -50,6 +52,8 @@ struct pgrest_ctx {
     struct pgr_replica_set *_Atomic replicas;
     pgrest_arena *err_arena;          /* strings of context-level errors */
     pgr_listener *listener;           /* NOTIFY reload + recovery thread */
+    /* jwt-jwks-uri's fetcher (engine/jwks_source.c), under lock */
+    struct pgr_jwks *jwks;
     pgr_metrics metrics;
     /* Tests only (tests/integration/test_embed_text.c): emit embeds in
      * the jsonb shape even where the text shape applies, to compare the

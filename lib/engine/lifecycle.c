@@ -4,6 +4,7 @@
 
 #include "config/config_snapshot.h"
 #include "engine/context.h"
+#include "engine/jwks_source.h"
 #include "exec/pool.h"
 #include "exec/replicas.h"
 
@@ -30,6 +31,7 @@ void pgrest_ctx_free(pgrest_ctx *ctx)
     if (ctx == NULL)
         return;
     pgrest_ctx_stop_listener(ctx);
+    pgr_ctx_jwks_stop(ctx);
     pgr_replicas_free(pgr_ctx_replicas(ctx));
     pgr_pool_free(pgr_ctx_pool(ctx));
     if (ctx->schema != NULL)

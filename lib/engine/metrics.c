@@ -1,6 +1,7 @@
 /* Prometheus text for the admin /metrics endpoint (PostgREST
  * ref/observability "Metrics": pgrst_* names kept). */
 #include "engine/context.h"
+#include "engine/jwks_source.h"
 #include "exec/pool.h"
 #include "exec/replicas.h"
 #include "util/error.h"
@@ -121,6 +122,23 @@ static void stream_metrics(pgr_sb *sb, pgrest_arena *a, pgr_metrics *m)
            NULL, ull(a, atomic_load(&m->stream_aborts)));
 }
 
+/* pgrest's own (docs/operations.md), in PostgREST's naming: only while
+ * jwt-jwks-uri is set, so PostgREST's /metrics is unchanged without it */
+static void jwks_metrics(pgr_sb *sb, pgrest_arena *a, pgrest_ctx *ctx)
+{
+    pgr_jwks *j = pgr_ctx_jwks(ctx);
+    if (j == NULL)
+        return;
+    pgr_jwks_release(j);
+    pgr_metrics *m = &ctx->metrics;
+    metric(sb, a, "pgrst_jwks_fetches_total", "counter",
+           "The total number of JWKS fetches from jwt-jwks-uri, failed or not", NULL,
+           ull(a, atomic_load(&m->jwks_fetches)));
+    metric(sb, a, "pgrst_jwks_fetch_failures_total", "counter",
+           "The total number of JWKS fetches that failed", NULL,
+           ull(a, atomic_load(&m->jwks_fetch_failures)));
+}
+
 /* docs/replicas.md: one sample per replica, labelled by its position in
  * db-replica-uris (from 0); nothing without replicas. */
 typedef struct replica_metric {
@@ -190,6 +208,7 @@ const char *pgrest_ctx_metrics(pgrest_ctx *ctx, pgrest_arena *arena)
     jwt_cache_metrics(&sb, arena, &ctx->metrics);
     request_metrics(&sb, arena, &ctx->metrics);
     stream_metrics(&sb, arena, &ctx->metrics);
+    jwks_metrics(&sb, arena, ctx);
     replica_metrics(&sb, arena, ctx);
     return pgr_sb_finish(&sb);
 }

@@ -183,8 +183,17 @@ class HelpAndInfoTest(unittest.TestCase):
             if expected is None:
                 self.assertIn('db-uri = "postgresql://"\n', r.stdout)
             else:
-                # infoOption prints the unlines'd text plus a newline
-                self.assertEqual(r.stdout, expected + "\n")
+                # infoOption prints the unlines'd text plus a newline;
+                # pgrest's own options follow PostgREST's text, commented
+                # out so the file means what PostgREST's does
+                self.assertTrue(r.stdout.startswith(expected), r.stdout)
+                own = r.stdout[len(expected):]
+                self.assertTrue(own.endswith("\n\n"), own)
+                for line in own.splitlines():
+                    self.assertTrue(line == "" or line.startswith("#"), line)
+                for key in ("jwt-jwks-uri", "jwt-jwks-cafile", "jwt-jwks-min-refresh",
+                            "jwt-jwks-timeout"):
+                    self.assertIn("\n# %s = " % key, own)
 
     def test_example_is_a_valid_config(self):
         r = pgrest(["-e"])
@@ -244,6 +253,19 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(lines, sorted(lines))
         d = dump(text='db-channel-uri = "host=direct dbname=app"')
         self.assertEqual(d["db-channel-uri"], '"host=direct dbname=app"')
+
+    def test_jwks_options_dumped_only_when_set(self):
+        # pgrest's own (docs/operations.md): absent from PostgREST's dump
+        self.assertNotIn("jwt-jwks", pgrest(["--dump-config"]).stdout)
+        d = dump({"PGRST_JWT_JWKS_URI": "https://idp.example/.well-known/jwks.json",
+                  "PGRST_JWT_JWKS_TIMEOUT": "5", "PGRST_JWT_JWKS_MIN_REFRESH": "60",
+                  "PGRST_JWT_JWKS_CAFILE": "/etc/ca.pem"})
+        self.assertEqual(d["jwt-jwks-uri"], '"https://idp.example/.well-known/jwks.json"')
+        self.assertEqual(d["jwt-jwks-timeout"], "5")
+        self.assertEqual(d["jwt-jwks-min-refresh"], "60")
+        self.assertEqual(d["jwt-jwks-cafile"], '"/etc/ca.pem"')
+        d = dump(text='jwt-jwks-uri = "http://127.0.0.1:8080/jwks"')
+        self.assertEqual(d["jwt-jwks-uri"], '"http://127.0.0.1:8080/jwks"')
 
     def test_lines_are_sorted_with_app_settings(self):
         out = pgrest(["--dump-config"], {"PGRST_APP_SETTINGS_zz": "1",
@@ -550,6 +572,21 @@ class ValidationTest(unittest.TestCase):
     def test_client_error_verbosity(self):
         self.check_fails({"PGRST_CLIENT_ERROR_VERBOSITY": "loud"},
                          "Invalid client-error-verbosity. Check your configuration.")
+
+    def test_jwt_jwks_uri(self):
+        # keys must not travel in clear: https, http only to this host
+        for uri in ("http://idp.example/jwks", "ftp://idp.example/jwks",
+                    "http://127.0.0.1@idp.example/jwks", "http://10.0.0.1/jwks"):
+            self.check_fails({"PGRST_JWT_JWKS_URI": uri},
+                             "jwt-jwks-uri must be https (http only to localhost)")
+        self.check_fails({"PGRST_JWT_JWKS_URI": "not a uri"},
+                         "jwt-jwks-uri is not a valid URI")
+        # pgrest's numbers are checked by the library, as for its other
+        # own options: the same exit, without Haskell's FatalError wording
+        r = pgrest(["--dump-config"], {"PGRST_JWT_JWKS_URI": "https://idp.example/jwks",
+                                       "PGRST_JWT_JWKS_TIMEOUT": "0"})
+        self.assertEqual((r.returncode, r.stdout), (1, ""), r)
+        self.assertIn("Invalid jwt-jwks-timeout: 0", r.stderr)
 
     def test_jwt_aud(self):
         self.check_fails({"PGRST_JWT_AUD": "http://a b"},

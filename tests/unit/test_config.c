@@ -124,7 +124,8 @@ START_TEST(the_option_table_is_consistent)
         ck_assert_int_eq(pgrest_config_key_known(o->name), 1);
         /* PostgREST's in-database options are PostgREST's */
         ck_assert(o->in_database == NULL || o->postgrest);
-        ck_assert(o->dump == PGREST_DUMP_NONE || o->dump == PGREST_DUMP_IF_SET || o->postgrest);
+        ck_assert(o->dump == PGREST_DUMP_NONE || o->dump == PGREST_DUMP_IF_SET ||
+                  o->dump == PGREST_DUMP_VALUE_IF_SET || o->postgrest);
     }
     ck_assert_uint_gt(n, 50);
     ck_assert_ptr_null(pgrest_option_find("db-schmeas"));
@@ -331,6 +332,29 @@ START_TEST(a_request_keeps_its_snapshot)
 }
 END_TEST
 
+/* A JWT cache entry remembers the key-set generation of jwt-jwks-uri's
+ * fetcher; another URL starts generations anew, so it gets a new cache,
+ * while its timings leave the cache (and the keys) alone. */
+START_TEST(jwt_cache_follows_the_jwks_uri)
+{
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-jwks-uri", "http://127.0.0.1:1/a", &err), PGREST_OK);
+    pgr_conf *a = pgr_ctx_conf(ctx);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-jwks-timeout", "5", &err), PGREST_OK);
+    pgr_conf *b = pgr_ctx_conf(ctx);
+    ck_assert_ptr_eq(a->cfg.jwt_cache, b->cfg.jwt_cache);
+    ck_assert_int_eq(b->cfg.jwt_jwks_timeout, 5);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "jwt-jwks-uri", "http://127.0.0.1:1/b", &err), PGREST_OK);
+    pgr_conf *c = pgr_ctx_conf(ctx);
+    ck_assert_ptr_ne(c->cfg.jwt_cache, b->cfg.jwt_cache);
+    ck_assert_int_ne(pgrest_ctx_set(ctx, "jwt-jwks-uri", "http://idp.example/jwks", &err), PGREST_OK);
+    ck_assert_str_eq(err.message, "jwt-jwks-uri must be https (http only to localhost)");
+    pgr_conf_release(a);
+    pgr_conf_release(b);
+    pgr_conf_release(c);
+}
+END_TEST
+
 START_TEST(jwt_cache_follows_the_jwt_settings)
 {
     pgrest_error err = {0};
@@ -459,6 +483,7 @@ int main(void)
     tcase_add_test(tc, jwt_secret_checked_as_postgrest_parses_it);
     tcase_add_test(tc, a_request_keeps_its_snapshot);
     tcase_add_test(tc, jwt_cache_follows_the_jwt_settings);
+    tcase_add_test(tc, jwt_cache_follows_the_jwks_uri);
     tcase_add_test(tc, reload_replaces_the_options_as_a_whole);
     tcase_add_test(tc, invalid_reload_keeps_the_previous_configuration);
     tcase_add_test(tc, db_channel_uri_defaults_to_db_uri_and_survives_reloads);

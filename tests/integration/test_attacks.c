@@ -420,6 +420,68 @@ START_TEST(every_short_cast_text_fails_at_most)
 }
 END_TEST
 
+/* ------------------------------------------------------------ literals */
+
+/* Names holding a backslash under standard_conforming_strings = off:
+ * the library writes catalogue names as literals (missing=default's
+ * jsonb_build_object keys, Location's primary key names), which must
+ * read the same as with it on: PostgREST's pgFmtLit writes E'...' with
+ * backslashes doubled. With plain '...', 'c\d' would read as "cd": the
+ * default would not apply and Location would lose its key. */
+START_TEST(backslash_names_without_standard_conforming_strings)
+{
+    PGconn *admin = harness_admin_connect();
+    harness_admin_exec(admin,
+                       "DROP SCHEMA IF EXISTS issue39 CASCADE; CREATE SCHEMA issue39;"
+                       "GRANT USAGE ON SCHEMA issue39 TO web_anon;"
+                       "CREATE TABLE issue39.\"back\\slash\"(\"id\\k\" int PRIMARY KEY,"
+                       " \"c\\d\" text DEFAULT 'd\\e', n int);"
+                       "GRANT ALL ON issue39.\"back\\slash\" TO web_anon;"
+                       "CREATE FUNCTION issue39.scs() RETURNS text LANGUAGE sql AS"
+                       " $$ SELECT current_setting('standard_conforming_strings') $$;");
+    const char *uri = harness_db_uri();
+    char off[512];
+    snprintf(off, sizeof off, "%s%coptions=-c%%20standard_conforming_strings%%3Doff", uri,
+             strchr(uri, '?') != NULL ? '&' : '?');
+    const char *const opts[] = {"db-uri", off, "db-schemas", "issue39", NULL};
+    pgrest_ctx *c = harness_ctx(opts);
+    const char *h[] = {"Content-Type", "application/json", "Prefer",
+                       "return=headers-only, missing=default", NULL};
+    test_response r;
+    /* the second row lacks "c\d": missing=default gives it the default
+     * (columns= quotes the names: QueryParams pQuotedValue, \\ for \) */
+    harness_request(c, "POST", "/back\\slash",
+                    "columns=%22id%5C%5Ck%22,%22c%5C%5Cd%22,n", h,
+                    "[{\"id\\\\k\": 1, \"c\\\\d\": \"x\", \"n\": 2}, {\"id\\\\k\": 2, "
+                    "\"n\": 3}]",
+                    &r);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    harness_free(&r);
+    /* one row: Location names the primary key column */
+    harness_request(c, "POST", "/back\\slash", "", h, "{\"id\\\\k\": 3, \"n\": 4}", &r);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    const char *loc = harness_header(&r, "Location");
+    ck_assert_ptr_nonnull(loc);
+    /* Response.hs: the name as it is, the query by renderSimpleQuery True */
+    ck_assert_str_eq(loc, "/back\\slash?id%5Ck=eq.3");
+    harness_free(&r);
+    harness_request(c, "GET", "/back\\slash", "order=n", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"id\\\\k\":1,\"c\\\\d\":\"x\",\"n\":2}, \n"
+                             " {\"id\\\\k\":2,\"c\\\\d\":\"d\\\\e\",\"n\":3}, \n"
+                             " {\"id\\\\k\":3,\"c\\\\d\":\"d\\\\e\",\"n\":4}]");
+    harness_free(&r);
+    /* the setting really is off on the library's connections */
+    harness_request(c, "GET", "/rpc/scs", "", NULL, NULL, &r);
+    ck_assert_msg(r.status == 200 && strcmp(r.body, "\"off\"") == 0, "%d %s", r.status,
+                  r.body);
+    harness_free(&r);
+    pgrest_ctx_free(c);
+    harness_admin_exec(admin, "DROP SCHEMA issue39 CASCADE");
+    PQfinish(admin);
+}
+END_TEST
+
 /* Row level security sees the role and the claims of the request. */
 START_TEST(row_level_security_follows_the_token)
 {
@@ -466,5 +528,9 @@ int main(void)
     tcase_add_test(casts, dollar_quotes_in_casts_only_fail_to_parse);
     tcase_add_test(casts, every_short_cast_text_fails_at_most);
     suite_add_tcase(s, casts);
+    TCase *lits = tcase_create("literals");
+    tcase_set_timeout(lits, 60);
+    tcase_add_test(lits, backslash_names_without_standard_conforming_strings);
+    suite_add_tcase(s, lits);
     return check_run(s);
 }

@@ -449,6 +449,16 @@ START_TEST(test_read_integer_bases)
                               "%s", lit);
                 ck_assert_msg(strcmp(v.digits, want) == 0, "%s: %s, want %s", lit,
                               v.digits, want);
+                /* the Int64 reader keeps only the value modulo 2^64: the
+                 * same as wrapping the whole Integer, negated too */
+                long long w;
+                ck_assert(pgr_hs_read_int64_wrapped(arena, lit, strlen(lit), &w, &oom));
+                ck_assert_msg(w == pgr_hs_to_int64_wrapped(v), "%s", lit);
+                char neg[420];
+                snprintf(neg, sizeof neg, "( - %s )", lit);
+                ck_assert(pgr_hs_read_integer(arena, neg, strlen(neg), &v, &oom));
+                ck_assert(pgr_hs_read_int64_wrapped(arena, neg, strlen(neg), &w, &oom));
+                ck_assert_msg(w == pgr_hs_to_int64_wrapped(v), "%s", neg);
             }
     /* the bigint limits through every base */
     static const struct {
@@ -485,7 +495,16 @@ START_TEST(test_max_affected_int64)
     } cases[] = {{"max-affected=99999999999999999999", 7766279631452241919LL},
                  {"max-affected=0x10", 16},
                  {"max-affected=18446744073709551617", 1},
-                 {"max-affected=1e3", -1}};
+                 {"max-affected=1e3", -1},
+                 /* 2^64 + 5, -(2^64) - 1, 2^64 - 1 and 2^65 - 1 in the
+                  * other bases: modulo 2^64 */
+                 {"max-affected=18446744073709551621", 5},
+                 {"max-affected=-18446744073709551617", -1},
+                 {"max-affected=0xFFFFFFFFFFFFFFFF", -1},
+                 {"max-affected=0o3777777777777777777777", -1},
+                 {"max-affected=(0x10000000000000007)", 7},
+                 {"max-affected=0x1.5", -1},
+                 {"max-affected=007", 7}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         pgrest_request *req = pgrest_request_new(arena, "PATCH", "/albums", "");
         pgrest_request_add_header(req, "Prefer", cases[i].pref);
@@ -496,6 +515,37 @@ START_TEST(test_max_affected_int64)
         ck_assert_msg(p.max_affected == cases[i].want, "%s: %lld", cases[i].pref,
                       p.max_affected);
     }
+}
+END_TEST
+
+/* 48,000 hex digits in max-affected (issue 39), read modulo 2^64 without
+ * building their decimal text: 0x7fff...f is 2^191999 - 1, -1 modulo
+ * 2^64; 0x1000...02a is 2^191988 + 42, 42 modulo 2^64 */
+START_TEST(test_max_affected_huge)
+{
+    size_t n = 48000;
+    char *v = malloc(n + 32);
+    ck_assert_ptr_nonnull(v);
+    memcpy(v, "max-affected=0x7", 16);
+    memset(v + 16, 'f', n - 1);
+    v[16 + n - 1] = '\0';
+    pgrest_request *req = pgrest_request_new(arena, "PATCH", "/albums", "");
+    pgrest_request_add_header(req, "Prefer", v);
+    pgr_preferences p;
+    memset(&p, 0, sizeof(p));
+    pgr_parse_preferences(arena, req, &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, -1);
+    memcpy(v, "max-affected=0x1", 16);
+    memset(v + 16, '0', n - 3);
+    memcpy(v + 16 + n - 3, "2a", 3);
+    req = pgrest_request_new(arena, "PATCH", "/albums", "");
+    pgrest_request_add_header(req, "Prefer", v);
+    memset(&p, 0, sizeof(p));
+    pgr_parse_preferences(arena, req, &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, 42);
+    free(v);
 }
 END_TEST
 
@@ -728,6 +778,7 @@ static Suite *grammar_suite(void)
     tcase_add_test(tc, test_read_integer);
     tcase_add_test(tc, test_read_integer_bases);
     tcase_add_test(tc, test_max_affected_int64);
+    tcase_add_test(tc, test_max_affected_huge);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("ranges");
     tcase_add_checked_fixture(tr, ctx_setup, ctx_teardown);

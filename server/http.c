@@ -240,11 +240,67 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
     return 0;
 }
 
-/* stream: the request whose task streams the body (resp streamed), else NULL */
+/* Framing headers libmicrohttpd owns: it refuses Content-Length and
+ * Connection: keep-alive (and a Transfer-Encoding but chunked) from the
+ * application and frames the body itself, as Warp's own Content-Length
+ * and keep-alive win over PostgREST's. Such a refusal leaves the answer
+ * as it was. */
+static bool framing_header(const char *name)
+{
+    return strcasecmp(name, "Content-Length") == 0 || strcasecmp(name, "Connection") == 0 ||
+           strcasecmp(name, "Transfer-Encoding") == 0;
+}
+
+/* The response's headers onto r; false when libmicrohttpd refuses one it
+ * cannot write (CR or LF in it, a space in or an empty name: what
+ * response.headers can set), logged with its name. */
+static bool add_headers(struct MHD_Response *r, const pgrest_response *resp)
+{
+    size_t n = pgrest_response_header_count(resp);
+    for (size_t i = 0; i < n; i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        /* Warp writes a header with an empty value (the trace header of
+         * a request without it, App.hs traceHeaderMiddleware; one that
+         * response.headers sets); libmicrohttpd refuses an empty value,
+         * so it goes out as one space, which every reader strips (RFC
+         * 9110 5.5: the value excludes surrounding whitespace) */
+        if (MHD_add_response_header(r, h->name, h->value[0] != '\0' ? h->value : " ") == MHD_YES)
+            continue;
+        bool framing = framing_header(h->name);
+        log_msg(framing ? LOG_DEBUG : LOG_ERROR,
+                "Response header %s refused by the HTTP server%s", h->name,
+                framing ? ": it frames the body itself" : "; answering 500 PGRST111");
+        if (!framing)
+            return false;
+    }
+    return true;
+}
+
+/* The answer when a header cannot be written: PostgREST's for a
+ * response.headers value it cannot use (Response.hs decodeGucHeaders,
+ * Error.hs GucHeadersError), where Warp would have written the bytes as
+ * they are and split or broken the response. In arena a. */
+static const pgrest_response *header_refused(http_server *s, pgrest_arena **a)
+{
+    if (*a == NULL)
+        *a = pgrest_arena_new(0);
+    pgrest_error err = {500, "PGRST111",
+                        "response.headers guc must be a JSON array composed of objects "
+                        "with a single key and a string value",
+                        NULL, NULL};
+    return *a != NULL ? pgrest_error_response(s->ctx, *a, &err) : NULL;
+}
+
+/* stream: the request whose task streams the body (resp streamed), else
+ * NULL. *sent: the response that went out (resp, or the 500 when one of
+ * its headers could not be written, made in *fallback, created if NULL;
+ * fallback NULL: no 500 to fall back on). *fallback outlives *sent. */
 static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
                                      const pgrest_response *resp, bool head,
-                                     request_state *stream)
+                                     request_state *stream, pgrest_arena **fallback,
+                                     const pgrest_response **sent)
 {
+    *sent = resp;
     size_t len;
     const char *body = pgrest_response_body(resp, &len);
     request_state *rs = pgrest_response_streamed(resp) && !head ? stream : NULL;
@@ -255,15 +311,16 @@ static enum MHD_Result send_response(http_server *s, struct MHD_Connection *con,
              : MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
         return MHD_NO;
-    size_t n = pgrest_response_header_count(resp);
-    for (size_t i = 0; i < n; i++) {
-        const pgrest_header *h = pgrest_response_header(resp, i);
-        /* Warp writes a header with an empty value (the trace header of
-         * a request without it, App.hs traceHeaderMiddleware; one that
-         * response.headers sets); libmicrohttpd refuses an empty value,
-         * so it goes out as one space, which every reader strips (RFC
-         * 9110 5.5: the value excludes surrounding whitespace) */
-        MHD_add_response_header(r, h->name, h->value[0] != '\0' ? h->value : " ");
+    if (!add_headers(r, resp)) {
+        MHD_destroy_response(r);
+        /* fallback NULL: this is the 500 already, whose headers are the
+         * library's and always go; nothing further to fall back on */
+        const pgrest_response *err = fallback != NULL ? header_refused(s, fallback) : NULL;
+        if (err == NULL)
+            return MHD_NO;
+        /* an error answer keeps its Content-Length for HEAD too
+         * (head_without_length) */
+        return send_response(s, con, err, false, NULL, NULL, sent);
     }
     /* PostgREST's Warp setServerName (App.hs), see version.h */
     MHD_add_response_header(r, "Server", PGRS_SERVER_HEADER);
@@ -293,7 +350,8 @@ static enum MHD_Result send_limit_error(http_server *s, struct MHD_Connection *c
     snprintf(details, sizeof details, "The limit is %zu bytes (%s)", limit, option);
     pgrest_error err = {status, code, message, details, NULL};
     pgrest_response *resp = pgrest_error_response(s->ctx, arena, &err);
-    enum MHD_Result ret = resp ? send_response(s, con, resp, false, NULL) : MHD_NO;
+    const pgrest_response *sent;
+    enum MHD_Result ret = resp ? send_response(s, con, resp, false, NULL, &arena, &sent) : MHD_NO;
     pgrest_arena_free(arena);
     return ret;
 }
@@ -392,8 +450,9 @@ static bool is_preflight(struct MHD_Connection *con, const char *method,
     return false;
 }
 
+/* role: the request's (the answer sent may be the server's own 500) */
 static void access_log(struct MHD_Connection *con, const char *method, const char *version,
-                       const char *uri, const pgrest_response *resp)
+                       const char *uri, const pgrest_response *resp, const char *role)
 {
     int status = pgrest_response_status(resp);
     if (!log_enabled_for_status(status) || is_preflight(con, method, resp))
@@ -404,7 +463,7 @@ static void access_log(struct MHD_Connection *con, const char *method, const cha
     peer_address(ci != NULL ? ci->client_addr : NULL, ip, sizeof ip);
     const char *ua = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "User-Agent");
     const char *ref = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Referer");
-    log_access(ip, pgrest_response_role(resp), method, uri, version, status,
+    log_access(ip, role, method, uri, version, status,
                logged_size(method, resp), ref ? ref : "", ua ? ua : "");
 }
 
@@ -413,10 +472,17 @@ static enum MHD_Result respond(http_server *s, struct MHD_Connection *con,
                                request_state *rs)
 {
     pgrest_response *resp = rs->resp;
+    /* apart from the request's arena (a streamed one is the task's):
+     * made only for a refused header */
+    pgrest_arena *fallback = NULL;
+    const pgrest_response *sent = resp;
     enum MHD_Result ret =
-        resp ? send_response(s, con, resp, head_without_length(method, resp), rs) : MHD_NO;
+        resp ? send_response(s, con, resp, head_without_length(method, resp), rs, &fallback,
+                             &sent)
+             : MHD_NO;
     if (resp != NULL)
-        access_log(con, method, version, rs->uri, resp);
+        access_log(con, method, version, rs->uri, sent, pgrest_response_role(resp));
+    pgrest_arena_free(fallback);
     /* a streamed body is read from the task's arena until MHD is done */
     if (resp != NULL && pgrest_response_streamed(resp)) {
         rs->stream_queued = ret == MHD_YES;

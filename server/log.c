@@ -51,15 +51,54 @@ static void timestamp(char *buf, size_t len)
     strftime(buf, len, "%d/%b/%Y:%H:%M:%S %z", &tm);
 }
 
+/* A byte that could end a log line or drive a terminal: C0 controls but
+ * TAB, and DEL. PostgREST (fast-logger's toLogStr, hPutStrLn) writes
+ * every byte as it is, so a role claim, a path or a User-Agent holding
+ * CR/LF could forge lines; here those bytes become \xHH, as Apache's and
+ * nginx's access logs write them. Everything else, UTF-8 included, is
+ * written unchanged, as PostgREST writes it. */
+static bool log_unsafe(unsigned char c)
+{
+    return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+/* s to f (locked by the caller), unsafe bytes as \xHH */
+static void put_escaped(FILE *f, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if (!log_unsafe(*p)) {
+            putc_unlocked(*p, f);
+            continue;
+        }
+        putc_unlocked('\\', f);
+        putc_unlocked('x', f);
+        putc_unlocked(hex[*p >> 4], f);
+        putc_unlocked(hex[*p & 0xf], f);
+    }
+}
+
 static void vlog_line(const char *fmt, va_list ap)
 {
-    char stamp[64];
+    char stamp[64], small[512];
     timestamp(stamp, sizeof stamp);
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    char *text = small;
+    if (n >= (int)sizeof small) {
+        text = malloc((size_t)n + 1);
+        if (text != NULL)
+            vsnprintf(text, (size_t)n + 1, fmt, again);
+    }
+    va_end(again);
     flockfile(stderr);
     fprintf(stderr, "%s: ", stamp);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    put_escaped(stderr, n < 0 ? "" : text != NULL ? text : "(out of memory)");
+    putc_unlocked('\n', stderr);
     funlockfile(stderr);
+    if (text != small)
+        free(text);
 }
 
 void log_msg(log_level level, const char *fmt, ...)
@@ -245,9 +284,23 @@ void log_access(const char *ip, const char *role, const char *method, const char
         snprintf(sizebuf, sizeof sizebuf, "-");
     else
         snprintf(sizebuf, sizeof sizebuf, "%lld", size);
+    /* Logger/Apache.hs apacheLogStr; the client's and the token's text
+     * escaped (put_escaped) so one request stays one line */
     flockfile(stdout);
-    printf("%s - %s [%s] \"%s %s %s\" %d %s \"%s\" \"%s\"\n", ip, role ? role : "-", stamp,
-           method, uri, version ? version : "HTTP/1.1", status, sizebuf, referer, agent);
+    put_escaped(stdout, ip);
+    fputs(" - ", stdout);
+    put_escaped(stdout, role ? role : "-");
+    printf(" [%s] \"", stamp);
+    put_escaped(stdout, method);
+    putc_unlocked(' ', stdout);
+    put_escaped(stdout, uri);
+    putc_unlocked(' ', stdout);
+    put_escaped(stdout, version ? version : "HTTP/1.1");
+    printf("\" %d %s \"", status, sizebuf);
+    put_escaped(stdout, referer);
+    fputs("\" \"", stdout);
+    put_escaped(stdout, agent);
+    fputs("\"\n", stdout);
     fflush(stdout);
     funlockfile(stdout);
 }

@@ -26,7 +26,9 @@ int log_enabled(log_level level);
 int log_enabled_for_status(int status);
 /* One access-log line on stdout (PostgREST Logger/Apache.hs):
  * ip - role [date] "METHOD uri HTTP/x.y" status size "referer" "agent";
- * role NULL and size < 0 print as "-". */
+ * role NULL and size < 0 print as "-". Control bytes but TAB, and DEL,
+ * in any field print as \xHH so a line is always one request; the same
+ * holds for every diagnostic line. */
 void log_access(const char *ip, const char *role, const char *method, const char *uri,
                 const char *version, int status, long long size, const char *referer,
                 const char *agent);

@@ -21,6 +21,11 @@ typedef struct pgr_hs_int {
  * '+', fractions, exponents, anything else); *oom set on arena failure. */
 bool pgr_hs_read_integer(pgrest_arena *a, const char *s, size_t n,
                          pgr_hs_int *out, bool *oom);
+/* readMaybe :: String -> Maybe Int64: the grammar of pgr_hs_read_integer,
+ * the value modulo 2^64 as fromInteger gives it, in time linear in n
+ * (no decimal text of the whole number is built). */
+bool pgr_hs_read_int64_wrapped(pgrest_arena *a, const char *s, size_t n,
+                               long long *out, bool *oom);
 /* [0-9]+ as an Integer (the Range header's regex groups). */
 bool pgr_hs_digits(pgrest_arena *a, const char *s, size_t n, pgr_hs_int *out);
 

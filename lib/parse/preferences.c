@@ -97,10 +97,10 @@ static void prefix_pref(pref_state *st, const char *tok)
         /* readMaybe :: Maybe Int64 (PreferMaxAffected Int64): any Integer
          * literal, kept modulo 2^64 as fromInteger does */
         const char *num = tok + strlen("max-affected=");
-        pgr_hs_int v;
+        long long v;
         bool oom;
-        if (pgr_hs_read_integer(st->a, num, strlen(num), &v, &oom)) {
-            st->out->max_affected = pgr_hs_to_int64_wrapped(v);
+        if (pgr_hs_read_int64_wrapped(st->a, num, strlen(num), &v, &oom)) {
+            st->out->max_affected = v;
             st->out->has_max_affected = true;
         }
         st->seen_max = true;

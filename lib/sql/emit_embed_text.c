@@ -164,24 +164,6 @@ bool pgr_embed_text_applies(pgrest_arena *a, const pgrest_query_plan *plan)
 
 /* ------------------------------------------------------------ pieces */
 
-/* A library-built string (JSON framing around keys that are column
- * names or aliases) as a SQL literal, right whatever
- * standard_conforming_strings says: E'...' when it holds a backslash. */
-static void put_text_literal(pgr_sql *q, const char *s)
-{
-    if (strchr(s, '\\') == NULL) {
-        pgr_sb_put_literal(&q->sb, s);
-        return;
-    }
-    pgr_sql_put(q, "E'");
-    for (const char *p = s; *p; p++) {
-        if (*p == '\\' || *p == '\'')
-            pgr_sb_putc(&q->sb, *p);
-        pgr_sb_putc(&q->sb, *p);
-    }
-    pgr_sql_put(q, "'");
-}
-
 /* The literal before a key's value: the opening brace or the separator,
  * the key as a JSON string, the colon; jsonb: ", " and ": "; json_agg's
  * rows: "," and ":". */
@@ -197,7 +179,7 @@ static void put_key_prefix(pgr_sql *q, const char *key, bool first, bool jsonb)
         q->sb.failed = true;
         return;
     }
-    put_text_literal(q, lit);
+    pgr_sb_put_literal(&q->sb, lit); /* E'...' when it holds a backslash */
 }
 
 static void put_col(pgr_sql *q, const char *rel, const char *col)

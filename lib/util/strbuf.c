@@ -156,9 +156,24 @@ void pgr_sb_put_ident(pgr_sb *sb, const char *s)
     put_doubled(sb, s, '"');
 }
 
+/* PostgREST's pgFmtLit (Query/SqlFragment.hs): quotes doubled, and when
+ * the text holds a backslash, E'...' with backslashes doubled too, so the
+ * literal reads the same whatever standard_conforming_strings says. */
 void pgr_sb_put_literal(pgr_sb *sb, const char *s)
 {
-    put_doubled(sb, s, '\'');
+    if (!piece_ok(sb, s))
+        return;
+    if (strchr(s, '\\') == NULL) {
+        put_doubled(sb, s, '\'');
+        return;
+    }
+    pgr_sb_puts(sb, "E'");
+    for (const char *p = s; *p != '\0'; p++) {
+        if (*p == '\\' || *p == '\'')
+            pgr_sb_putc(sb, *p);
+        pgr_sb_putc(sb, *p);
+    }
+    pgr_sb_putc(sb, '\'');
 }
 
 char *pgr_sb_finish(pgr_sb *sb)

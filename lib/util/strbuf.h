@@ -63,8 +63,10 @@ void pgr_sb_put_json_stringn(pgr_sb *sb, const char *s, size_t n);
 void pgr_sb_put_aeson_stringn(pgr_sb *sb, const char *s, size_t n);
 /* Appends s as a SQL identifier: always quoted, '"' doubled. */
 void pgr_sb_put_ident(pgr_sb *sb, const char *s);
-/* Appends s as a SQL string literal ('...' with quotes doubled); only for
- * library-controlled text, never user values. */
+/* Appends s as a SQL string literal as PostgREST's pgFmtLit writes it:
+ * '...' with quotes doubled, E'...' with backslashes doubled as well when
+ * s holds one (right under standard_conforming_strings on or off); only
+ * for library-controlled text, never user values. */
 void pgr_sb_put_literal(pgr_sb *sb, const char *s);
 static inline bool pgr_sb_ok(const pgr_sb *sb) { return !sb->failed; }
 /* NUL-terminated result or NULL if any append failed. */

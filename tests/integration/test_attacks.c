@@ -301,6 +301,187 @@ START_TEST(injection_never_becomes_sql)
 }
 END_TEST
 
+/* ------------------------------------------------------------ casts */
+
+/* The code in a response body ("code":"42601"), or "" */
+static void body_code(const char *body, char *code, size_t cap)
+{
+    const char *p = strstr(body, "\"code\":\"");
+    code[0] = '\0';
+    if (p == NULL)
+        return;
+    p += strlen("\"code\":\"");
+    size_t n = strcspn(p, "\"");
+    if (n < cap) {
+        memcpy(code, p, n);
+        code[n] = '\0';
+    }
+}
+
+static bool canary_absent(void)
+{
+    PGconn *pg = PQconnectdb(harness_db_uri());
+    PQclear(PQexec(pg, "SET ROLE web_anon"));
+    PGresult *r = PQexec(pg, "SELECT to_regclass('api.pwned') IS NULL");
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(pg));
+    bool absent = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    PQclear(r);
+    PQfinish(pg);
+    return absent;
+}
+
+/* A select= cast is written into SQL unquoted, as PostgREST's
+ * pgFmtApplyCast does (`CAST( <field> AS <cast> )`), and its grammar
+ * (QueryParams pIdentifier: letters, digits, '_', ' ', '$') lets '$' in,
+ * so one cast can open a dollar-quoted string that another closes. The
+ * text swallowed is library SQL; what follows the closing quote is again
+ * only cast characters, then " )": no parenthesis, comma, quote or
+ * operator to leave the CAST with. Such casts must end in PostgreSQL's
+ * syntax error (42601, 400, PostgREST's answer too), never run. */
+START_TEST(dollar_quotes_in_casts_only_fail_to_parse)
+{
+    static const char *const opened[] = {
+        "select=id::text $$,name::$$",
+        "select=id::text $q$,name::$q$ CREATE TABLE api pwned",
+        "select=id::$$,name::$$ DROP TABLE api artists",
+        "select=id::int $1",
+        "select=id::$1",
+        "select=id::text $$",
+        "select=id::text $$,albums(id::$$ CREATE TABLE api pwned)",
+        "select=id::text $$,name::$$&id=eq.1",
+    };
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
+        test_response r;
+        const char *h[] = {"Prefer", "tx=rollback", NULL};
+        harness_request(ctx, "GET", "/artists", opened[i], h, NULL, &r);
+        char code[16];
+        body_code(r.body, code, sizeof code);
+        ck_assert_msg(r.status == 400 && strcmp(code, "42601") == 0, "%s: %d %s",
+                      opened[i], r.status, r.body);
+        harness_free(&r);
+    }
+    /* the aggregate's cast goes through the same CAST( ... AS ... ) */
+    static const char *const gate_open[] = {"db-aggregates-enabled", "true", NULL};
+    pgrest_ctx *agg = harness_ctx(gate_open);
+    test_response ra;
+    harness_request(agg, "GET", "/artists",
+                    "select=id.sum()::text $$,name::$$ DROP TABLE api artists", NULL,
+                    NULL, &ra);
+    ck_assert_msg(ra.status == 400 && strstr(ra.body, "\"code\":\"42601\"") != NULL,
+                  "%d %s", ra.status, ra.body);
+    harness_free(&ra);
+    pgrest_ctx_free(agg);
+    /* the table a swallowed DROP names is still there */
+    test_response r;
+    harness_request(ctx, "GET", "/artists", "select=id&limit=1", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    harness_free(&r);
+    ck_assert(canary_absent());
+}
+END_TEST
+
+/* Every cast text over the characters that matter ('$', a letter, a
+ * digit, '_', ' '), up to 4 long, in two select items: each answer is a
+ * result or a parse / type error, never a server error, and nothing runs */
+START_TEST(every_short_cast_text_fails_at_most)
+{
+    static const char alphabet[] = "$t1_ ";
+    static const char *const allowed[] = {"42601", "42704", "42846", "PGRST100",
+                                          "22P02", "42883", "42P18"};
+    size_t na = strlen(alphabet), tried = 0, syntax = 0;
+    char cast[8], query[64];
+    for (size_t len = 1; len <= 4; len++) {
+        size_t total = 1;
+        for (size_t k = 0; k < len; k++)
+            total *= na;
+        for (size_t n = 0; n < total; n++) {
+            size_t v = n;
+            for (size_t k = 0; k < len; k++, v /= na)
+                cast[k] = alphabet[v % na];
+            cast[len] = '\0';
+            snprintf(query, sizeof query, "select=id::text %s,name::%s&limit=1", cast, cast);
+            test_response r;
+            harness_request(ctx, "GET", "/artists", query, NULL, NULL, &r);
+            char code[16];
+            body_code(r.body, code, sizeof code);
+            bool ok = r.status == 200;
+            for (size_t i = 0; !ok && i < sizeof allowed / sizeof allowed[0]; i++)
+                ok = r.status < 500 && strcmp(code, allowed[i]) == 0;
+            ck_assert_msg(ok, "%s: %d %s", query, r.status, r.body);
+            syntax += strcmp(code, "42601") == 0;
+            tried++;
+            harness_free(&r);
+        }
+    }
+    /* the '$'-led casts did reach PostgreSQL's parser */
+    ck_assert_uint_gt(syntax, 100);
+    ck_assert_uint_eq(tried, 5 + 25 + 125 + 625);
+    ck_assert(canary_absent());
+}
+END_TEST
+
+/* ------------------------------------------------------------ literals */
+
+/* Names holding a backslash under standard_conforming_strings = off:
+ * the library writes catalogue names as literals (missing=default's
+ * jsonb_build_object keys, Location's primary key names), which must
+ * read the same as with it on: PostgREST's pgFmtLit writes E'...' with
+ * backslashes doubled. With plain '...', 'c\d' would read as "cd": the
+ * default would not apply and Location would lose its key. */
+START_TEST(backslash_names_without_standard_conforming_strings)
+{
+    PGconn *admin = harness_admin_connect();
+    harness_admin_exec(admin,
+                       "DROP SCHEMA IF EXISTS issue39 CASCADE; CREATE SCHEMA issue39;"
+                       "GRANT USAGE ON SCHEMA issue39 TO web_anon;"
+                       "CREATE TABLE issue39.\"back\\slash\"(\"id\\k\" int PRIMARY KEY,"
+                       " \"c\\d\" text DEFAULT 'd\\e', n int);"
+                       "GRANT ALL ON issue39.\"back\\slash\" TO web_anon;"
+                       "CREATE FUNCTION issue39.scs() RETURNS text LANGUAGE sql AS"
+                       " $$ SELECT current_setting('standard_conforming_strings') $$;");
+    const char *uri = harness_db_uri();
+    char off[512];
+    snprintf(off, sizeof off, "%s%coptions=-c%%20standard_conforming_strings%%3Doff", uri,
+             strchr(uri, '?') != NULL ? '&' : '?');
+    const char *const opts[] = {"db-uri", off, "db-schemas", "issue39", NULL};
+    pgrest_ctx *c = harness_ctx(opts);
+    const char *h[] = {"Content-Type", "application/json", "Prefer",
+                       "return=headers-only, missing=default", NULL};
+    test_response r;
+    /* the second row lacks "c\d": missing=default gives it the default
+     * (columns= quotes the names: QueryParams pQuotedValue, \\ for \) */
+    harness_request(c, "POST", "/back\\slash",
+                    "columns=%22id%5C%5Ck%22,%22c%5C%5Cd%22,n", h,
+                    "[{\"id\\\\k\": 1, \"c\\\\d\": \"x\", \"n\": 2}, {\"id\\\\k\": 2, "
+                    "\"n\": 3}]",
+                    &r);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    harness_free(&r);
+    /* one row: Location names the primary key column */
+    harness_request(c, "POST", "/back\\slash", "", h, "{\"id\\\\k\": 3, \"n\": 4}", &r);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    const char *loc = harness_header(&r, "Location");
+    ck_assert_ptr_nonnull(loc);
+    /* Response.hs: the name as it is, the query by renderSimpleQuery True */
+    ck_assert_str_eq(loc, "/back\\slash?id%5Ck=eq.3");
+    harness_free(&r);
+    harness_request(c, "GET", "/back\\slash", "order=n", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "[{\"id\\\\k\":1,\"c\\\\d\":\"x\",\"n\":2}, \n"
+                             " {\"id\\\\k\":2,\"c\\\\d\":\"d\\\\e\",\"n\":3}, \n"
+                             " {\"id\\\\k\":3,\"c\\\\d\":\"d\\\\e\",\"n\":4}]");
+    harness_free(&r);
+    /* the setting really is off on the library's connections */
+    harness_request(c, "GET", "/rpc/scs", "", NULL, NULL, &r);
+    ck_assert_msg(r.status == 200 && strcmp(r.body, "\"off\"") == 0, "%d %s", r.status,
+                  r.body);
+    harness_free(&r);
+    pgrest_ctx_free(c);
+    harness_admin_exec(admin, "DROP SCHEMA issue39 CASCADE");
+    PQfinish(admin);
+}
+END_TEST
+
 /* Row level security sees the role and the claims of the request. */
 START_TEST(row_level_security_follows_the_token)
 {
@@ -341,5 +522,15 @@ int main(void)
     tcase_add_loop_test(inj, injection_never_becomes_sql, 0,
                         (int)(sizeof attacks / sizeof attacks[0]));
     suite_add_tcase(s, inj);
+    TCase *casts = tcase_create("casts");
+    tcase_set_timeout(casts, 120);
+    tcase_add_checked_fixture(casts, setup, teardown);
+    tcase_add_test(casts, dollar_quotes_in_casts_only_fail_to_parse);
+    tcase_add_test(casts, every_short_cast_text_fails_at_most);
+    suite_add_tcase(s, casts);
+    TCase *lits = tcase_create("literals");
+    tcase_set_timeout(lits, 60);
+    tcase_add_test(lits, backslash_names_without_standard_conforming_strings);
+    suite_add_tcase(s, lits);
     return check_run(s);
 }

@@ -49,8 +49,13 @@ def run(cmd, timeout=120, env=None, check=True):
 
 
 def free_pg_port():
-    # random start: several test runs (other work trees) may share the host
-    start = random.randint(5461, 6900)
+    # random start: several test runs (other work trees) may share the host;
+    # PGREST_TEST_PG_PORTS=LOW-HIGH keeps a run inside its own range
+    low, high = 5461, 6900
+    given = os.environ.get("PGREST_TEST_PG_PORTS", "")
+    if given:
+        low, high = (int(x) for x in given.split("-", 1))
+    start = random.randint(low, high)
     return int(run(["bash", PG_SH, "freeport", str(start)]).strip())
 
 

@@ -4,7 +4,9 @@
 which scripts/test.sh adds to its totals. Exit status 1 if anything failed.
 
 Usage: tests/server/run.py [-k PATTERN ...]   (unittest name patterns)
-Environment: PGREST_SERVER (default build/server/pgrest-server)."""
+Environment: PGREST_SERVER (default build/server/pgrest-server);
+PGREST_TEST_PG_PORTS=LOW-HIGH, where the clusters' ports start (default
+5461-6900)."""
 import os
 import sys
 

@@ -9,6 +9,7 @@
 #include <check.h>
 
 #include "check_run.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +393,98 @@ START_TEST(test_read_integer)
 }
 END_TEST
 
+/* The reference for 0x / 0o literals: Horner's rule on decimal text, one
+ * digit at a time (obviously right, quadratic; the reader converts
+ * several digits per pass and must give the same text). */
+static void reference_decimal(const char *digits, int base, char *out, size_t cap)
+{
+    size_t len = 1;
+    out[0] = '0';
+    for (const char *p = digits; *p; p++) {
+        int carry = (*p >= 'a' ? *p - 'a' + 10 : *p >= 'A' ? *p - 'A' + 10 : *p - '0');
+        for (size_t i = len; i-- > 0;) { /* out[0..len) most significant first */
+            int d = (out[i] - '0') * base + carry;
+            out[i] = (char)('0' + d % 10);
+            carry = d / 10;
+        }
+        while (carry > 0) {
+            ck_assert_uint_lt(len + 1, cap);
+            memmove(out + 1, out, len);
+            out[0] = (char)('0' + carry % 10);
+            carry /= 10;
+            len++;
+        }
+    }
+    out[len] = '\0';
+    size_t z = 0;
+    while (z + 1 < len && out[z] == '0')
+        z++;
+    memmove(out, out + z, len - z + 1);
+}
+
+/* 0x / 0o literals of every length up to 300 digits, each digit drawn by
+ * a fixed LCG, with and without leading zeros, read as the one-digit-at-
+ * a-time reference reads them: the chunked conversion's boundaries (7 hex,
+ * 9 octal digits) and the first partial chunk all come up */
+START_TEST(test_read_integer_bases)
+{
+    static const char hexd[] = "0123456789abcdefABCDEF";
+    unsigned long long seed = 39;
+    char lit[400], digits[320], want[400];
+    for (int base = 8; base <= 16; base += 8)
+        for (size_t n = 1; n <= 300; n++)
+            for (int zeros = 0; zeros <= 12; zeros += 12) {
+                for (size_t i = 0; i < n; i++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    size_t r = (size_t)(seed >> 33);
+                    digits[i] = base == 16 ? hexd[r % 22] : (char)('0' + r % 8);
+                }
+                digits[n] = '\0';
+                snprintf(lit, sizeof lit, "0%c%.*s%s", base == 16 ? 'x' : 'o',
+                         zeros, "000000000000", digits);
+                reference_decimal(digits, base, want, sizeof want);
+                pgr_hs_int v;
+                bool oom;
+                ck_assert_msg(pgr_hs_read_integer(arena, lit, strlen(lit), &v, &oom),
+                              "%s", lit);
+                ck_assert_msg(strcmp(v.digits, want) == 0, "%s: %s, want %s", lit,
+                              v.digits, want);
+                /* the Int64 reader keeps only the value modulo 2^64: the
+                 * same as wrapping the whole Integer, negated too */
+                long long w;
+                ck_assert(pgr_hs_read_int64_wrapped(arena, lit, strlen(lit), &w, &oom));
+                ck_assert_msg(w == pgr_hs_to_int64_wrapped(v), "%s", lit);
+                char neg[420];
+                snprintf(neg, sizeof neg, "( - %s )", lit);
+                ck_assert(pgr_hs_read_integer(arena, neg, strlen(neg), &v, &oom));
+                ck_assert(pgr_hs_read_int64_wrapped(arena, neg, strlen(neg), &w, &oom));
+                ck_assert_msg(w == pgr_hs_to_int64_wrapped(v), "%s", neg);
+            }
+    /* the bigint limits through every base */
+    static const struct {
+        const char *in, *out;
+    } edges[] = {
+        {"0x7FFFFFFFFFFFFFFF", "9223372036854775807"},
+        {"0x8000000000000000", "9223372036854775808"},
+        {"0xFFFFFFFFFFFFFFFF", "18446744073709551615"},
+        {"0x10000000000000000", "18446744073709551616"},
+        {"0o777777777777777777777", "9223372036854775807"},
+        {"0o1777777777777777777777", "18446744073709551615"},
+        {"0x0000000000000000000000000000001", "1"},
+        {"0xfffffff", "268435455"},  /* one whole chunk */
+        {"0x10000000", "268435456"}, /* a partial chunk, then a whole one */
+        {"0o777777777", "134217727"},
+        {"0o1000000000", "134217728"},
+    };
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        pgr_hs_int v;
+        bool oom;
+        ck_assert(pgr_hs_read_integer(arena, edges[i].in, strlen(edges[i].in), &v, &oom));
+        ck_assert_str_eq(v.digits, edges[i].out);
+    }
+}
+END_TEST
+
 /* Preferences fromHeaders: max-affected is readMaybe :: Maybe Int64,
  * which wraps a large Integer modulo 2^64 instead of failing */
 START_TEST(test_max_affected_int64)
@@ -402,7 +495,16 @@ START_TEST(test_max_affected_int64)
     } cases[] = {{"max-affected=99999999999999999999", 7766279631452241919LL},
                  {"max-affected=0x10", 16},
                  {"max-affected=18446744073709551617", 1},
-                 {"max-affected=1e3", -1}};
+                 {"max-affected=1e3", -1},
+                 /* 2^64 + 5, -(2^64) - 1, 2^64 - 1 and 2^65 - 1 in the
+                  * other bases: modulo 2^64 */
+                 {"max-affected=18446744073709551621", 5},
+                 {"max-affected=-18446744073709551617", -1},
+                 {"max-affected=0xFFFFFFFFFFFFFFFF", -1},
+                 {"max-affected=0o3777777777777777777777", -1},
+                 {"max-affected=(0x10000000000000007)", 7},
+                 {"max-affected=0x1.5", -1},
+                 {"max-affected=007", 7}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         pgrest_request *req = pgrest_request_new(arena, "PATCH", "/albums", "");
         pgrest_request_add_header(req, "Prefer", cases[i].pref);
@@ -413,6 +515,37 @@ START_TEST(test_max_affected_int64)
         ck_assert_msg(p.max_affected == cases[i].want, "%s: %lld", cases[i].pref,
                       p.max_affected);
     }
+}
+END_TEST
+
+/* 48,000 hex digits in max-affected (issue 39), read modulo 2^64 without
+ * building their decimal text: 0x7fff...f is 2^191999 - 1, -1 modulo
+ * 2^64; 0x1000...02a is 2^191988 + 42, 42 modulo 2^64 */
+START_TEST(test_max_affected_huge)
+{
+    size_t n = 48000;
+    char *v = malloc(n + 32);
+    ck_assert_ptr_nonnull(v);
+    memcpy(v, "max-affected=0x7", 16);
+    memset(v + 16, 'f', n - 1);
+    v[16 + n - 1] = '\0';
+    pgrest_request *req = pgrest_request_new(arena, "PATCH", "/albums", "");
+    pgrest_request_add_header(req, "Prefer", v);
+    pgr_preferences p;
+    memset(&p, 0, sizeof(p));
+    pgr_parse_preferences(arena, req, &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, -1);
+    memcpy(v, "max-affected=0x1", 16);
+    memset(v + 16, '0', n - 3);
+    memcpy(v + 16 + n - 3, "2a", 3);
+    req = pgrest_request_new(arena, "PATCH", "/albums", "");
+    pgrest_request_add_header(req, "Prefer", v);
+    memset(&p, 0, sizeof(p));
+    pgr_parse_preferences(arena, req, &p);
+    ck_assert(p.has_max_affected);
+    ck_assert_int_eq(p.max_affected, 42);
+    free(v);
 }
 END_TEST
 
@@ -494,6 +627,24 @@ static const range_case ranges[] = {
      NULL, NULL, 0, -1},
     {"readMaybe hex limit", "limit=0x10&offset=(2)", NULL, 0, NULL, NULL, 2,
      16},
+    /* bigint's edges through a hex limit or offset (issue 39) */
+    {"hex limit at bigint's maximum", "limit=0x7FFFFFFFFFFFFFFF", NULL, 0,
+     NULL, NULL, 0, 9223372036854775807LL},
+    {"hex limit one past bigint", "limit=0x8000000000000000", NULL, 400,
+     "22003", "value \"9223372036854775808\" is out of range for type bigint",
+     0, 0},
+    {"hex offset one past bigint", "offset=0x08000000000000000&limit=1", NULL,
+     400, "22003",
+     "value \"9223372036854775808\" is out of range for type bigint", 0, 0},
+    {"leading zeros do not count", "limit=0x000000000000000000000000000000005",
+     NULL, 0, NULL, NULL, 0, 5},
+    {"a huge negative hex limit is 416, not 22003",
+     "limit=-0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", NULL, 416, "PGRST103",
+     "Requested range not satisfiable", 0, 0},
+    {"huge offset, huge limit: the count shown is the limit",
+     "offset=0x1000000000000000000000000&limit=0o1000000000000000000000", NULL,
+     400, "22003",
+     "value \"9223372036854775808\" is out of range for type bigint", 0, 0},
     {"embedded OFFSET -1 reaches PostgreSQL (2201X)", "album.offset=-1", NULL,
      400, "2201X", "OFFSET must not be negative", 0, 0},
     {"embedded LIMIT -1 reaches PostgreSQL (2201W)", "album.limit=-1", NULL,
@@ -625,7 +776,9 @@ static Suite *grammar_suite(void)
     tcase_add_test(tc, test_nul_values);
     tcase_add_test(tc, test_canonical_keeps_nul);
     tcase_add_test(tc, test_read_integer);
+    tcase_add_test(tc, test_read_integer_bases);
     tcase_add_test(tc, test_max_affected_int64);
+    tcase_add_test(tc, test_max_affected_huge);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("ranges");
     tcase_add_checked_fixture(tr, ctx_setup, ctx_teardown);

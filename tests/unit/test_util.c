@@ -357,6 +357,16 @@ START_TEST(strbuf_appends_at_the_boundary)
     pgr_sb_put_literal(&sb3, "it's");
     pgr_sb_put_ident(&sb3, "");
     ck_assert_str_eq(pgr_sb_finish(&sb3), "\"plain\"'it''s'\"\"");
+    /* pgFmtLit: a backslash makes it E'...' with backslashes doubled, so
+     * standard_conforming_strings = off reads the same text */
+    pgr_sb sb4;
+    pgr_sb_init(&sb4, a, 16);
+    pgr_sb_put_literal(&sb4, "a\\b'c");
+    pgr_sb_putc(&sb4, ' ');
+    pgr_sb_put_literal(&sb4, "\\");
+    pgr_sb_putc(&sb4, ' ');
+    pgr_sb_put_literal(&sb4, "");
+    ck_assert_str_eq(pgr_sb_finish(&sb4), "E'a\\\\b''c' E'\\\\' ''");
     pgrest_arena_free(a);
 }
 END_TEST

@@ -109,14 +109,17 @@ class DelayProxy:
 
     @staticmethod
     def pump(src, dst, delay):
-        while True:
-            data = src.recv(1 << 16)
-            if not data:
-                dst.close()
-                return
-            if delay:
-                time.sleep(delay)
-            dst.sendall(data)
+        try:
+            while True:
+                data = src.recv(1 << 16)
+                if not data:
+                    break
+                if delay:
+                    time.sleep(delay)
+                dst.sendall(data)
+        except OSError:
+            pass    # the other direction closed it: the connection is over
+        dst.close()
 
 
 def start_server(build, conf, port):

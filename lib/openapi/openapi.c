@@ -63,8 +63,14 @@ typedef struct doc_ctx {
 
 /* ------------------------------------------------------------ json helpers */
 
+/* A key the exhausted arena could not build is no key: the document is
+ * dropped for the out-of-memory error (pgr_stage_end) */
 static void put(json_object *o, const char *key, json_object *v)
 {
+    if (key == NULL) {
+        json_object_put(v);
+        return;
+    }
     json_object_object_add(o, key, v);
 }
 
@@ -120,7 +126,7 @@ static bool key_char(unsigned char c)
  * PostgREST's names as they are. */
 static const char *component_key(const doc_ctx *d, const char *name)
 {
-    if (!d->v31)
+    if (!d->v31 || name == NULL)
         return name;
     pgr_sb sb;
     pgr_sb_init(&sb, d->a, strlen(name) + 8);
@@ -1229,73 +1235,62 @@ static void add_server(pgrest_arena *a, json_object *doc, const endpoint *e)
     put(doc, "servers", servers);
 }
 
-static json_object *build_v31(const pgrest_ctx *ctx, const doc_ctx *d,
-                              const char *schema_comment)
+/* What both versions start with. */
+static json_object *doc_head(const doc_ctx *d, const char *schema_comment)
 {
-    endpoint e = server_endpoint(ctx, d->a);
     json_object *doc = json_object_new_object();
-    put_str(doc, "openapi", "3.1.0");
+    put_str(doc, d->v31 ? "openapi" : "swagger", d->v31 ? "3.1.0" : "2.0");
     put(doc, "info", info(d->a, schema_comment));
     json_object *docs = json_object_new_object();
     put_str(docs, "description", "PostgREST Documentation");
     put_str(docs, "url", PGR_DOCS_URL);
     put(doc, "externalDocs", docs);
-    add_server(d->a, doc, &e);
+    return doc;
+}
+
+/* 2.0: where the API is, and the media types of every operation. */
+static void add_v2_endpoint(json_object *doc, const endpoint *e)
+{
+    static const char *const mimes[] = {
+        "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
+        "application/vnd.pgrst.object+json", "text/csv"};
+    put_str(doc, "host", e->host);
+    put_str(doc, "basePath", e->base_path);
+    const char *schemes[] = {e->scheme};
+    put(doc, "schemes", str_array(schemes, 1));
+    put(doc, "consumes", str_array(mimes, 4));
+    put(doc, "produces", str_array(mimes, 4));
+}
+
+static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
+                          const char *schema_comment)
+{
+    endpoint e = server_endpoint(ctx, d->a);
+    json_object *doc = doc_head(d, schema_comment);
+    if (d->v31)
+        add_server(d->a, doc, &e);
+    else
+        add_v2_endpoint(doc, &e);
     json_object *paths = json_object_new_object();
-    json_object *components = json_object_new_object();
     json_object *schemas = json_object_new_object();
     json_object *params = json_object_new_object();
-    json_object *bodies = json_object_new_object();
+    json_object *bodies = d->v31 ? json_object_new_object() : NULL;
     put(paths, "/", root_path(d));
     add_common_params(d, params);
     if (d->query_extensions)
         add_extension_params(d, params);
     add_relations(d, paths, schemas, params, bodies);
     put(doc, "paths", paths);
-    put_nonempty(components, "schemas", schemas);
+    /* 2.0 keeps the components at the top, 3.1 under "components" */
+    json_object *components = d->v31 ? json_object_new_object() : doc;
+    put_nonempty(components, d->v31 ? "schemas" : "definitions", schemas);
     put(components, "parameters", params);
-    put_nonempty(components, "requestBodies", bodies);
-    put(doc, "components", components);
+    if (d->v31) {
+        put_nonempty(components, "requestBodies", bodies);
+        put(doc, "components", components);
+    }
     if (security_active(ctx, d->a))
         add_security(d, doc, components);
-    return doc;
-}
-
-static json_object *build(const pgrest_ctx *ctx, const doc_ctx *d,
-                          const char *schema_comment)
-{
-    if (d->v31)
-        return build_v31(ctx, d, schema_comment);
-    static const char *const mimes[] = {
-        "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
-        "application/vnd.pgrst.object+json", "text/csv"};
-    endpoint e = server_endpoint(ctx, d->a);
-    json_object *doc = json_object_new_object();
-    put_str(doc, "swagger", "2.0");
-    put(doc, "info", info(d->a, schema_comment));
-    json_object *docs = json_object_new_object();
-    put_str(docs, "description", "PostgREST Documentation");
-    put_str(docs, "url", PGR_DOCS_URL);
-    put(doc, "externalDocs", docs);
-    put_str(doc, "host", e.host);
-    put_str(doc, "basePath", e.base_path);
-    const char *schemes[] = {e.scheme};
-    put(doc, "schemes", str_array(schemes, 1));
-    put(doc, "consumes", str_array(mimes, 4));
-    put(doc, "produces", str_array(mimes, 4));
-    json_object *paths = json_object_new_object();
-    json_object *defs = json_object_new_object();
-    json_object *params = json_object_new_object();
-    put(paths, "/", root_path(d));
-    add_common_params(d, params);
-    if (d->query_extensions)
-        add_extension_params(d, params);
-    add_relations(d, paths, defs, params, NULL);
-    put(doc, "paths", paths);
-    put_nonempty(doc, "definitions", defs);
-    put(doc, "parameters", params);
-    if (security_active(ctx, d->a))
-        add_security(d, doc, NULL);
     return doc;
 }
 

@@ -192,7 +192,7 @@ class HelpAndInfoTest(unittest.TestCase):
                 for line in own.splitlines():
                     self.assertTrue(line == "" or line.startswith("#"), line)
                 for key in ("jwt-jwks-uri", "jwt-jwks-cafile", "jwt-jwks-min-refresh",
-                            "jwt-jwks-timeout"):
+                            "jwt-jwks-timeout", "openapi-version"):
                     self.assertIn("\n# %s = " % key, own)
 
     def test_example_is_a_valid_config(self):
@@ -266,6 +266,15 @@ class DumpConfigTest(unittest.TestCase):
         self.assertEqual(d["jwt-jwks-cafile"], '"/etc/ca.pem"')
         d = dump(text='jwt-jwks-uri = "http://127.0.0.1:8080/jwks"')
         self.assertEqual(d["jwt-jwks-uri"], '"http://127.0.0.1:8080/jwks"')
+
+    def test_openapi_version_dumped_only_when_set(self):
+        # pgrest's own (docs/openapi.md): absent from PostgREST's dump
+        self.assertNotIn("openapi-version", pgrest(["--dump-config"]).stdout)
+        self.assertEqual(dump({"PGRST_OPENAPI_VERSION": "3.1"})["openapi-version"], '"3.1"')
+        self.assertEqual(dump(text='openapi-version = "2.0"')["openapi-version"], '"2.0"')
+        r = pgrest(["--dump-config"], {"PGRST_OPENAPI_VERSION": "3"})
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Invalid openapi-version: 2.0 or 3.1.", r.stderr + r.stdout)
 
     def test_lines_are_sorted_with_app_settings(self):
         out = pgrest(["--dump-config"], {"PGRST_APP_SETTINGS_zz": "1",

@@ -246,6 +246,25 @@ START_TEST(call_and_put_keep_their_answer)
 }
 END_TEST
 
+/* Nested inserts need a JSON body (docs/nested-inserts.md): in a line, a
+ * key naming a relationship is a column the table lacks, as in CSV */
+START_TEST(nested_insert_keys_are_columns)
+{
+    long albums = harness_sql_long(admin, "SELECT count(*) FROM api.albums");
+    test_response r;
+    send("POST", "/albums", "", ND, NULL,
+         "{\"title\":\"N\",\"artist_id\":1,\"tracks\":[{\"title\":\"t\",\"position\":1}]}\n",
+         &r);
+    ck_assert_int_eq(r.status, 400);
+    json_object *want = json_tokener_parse(
+        "{\"code\":\"PGRST204\",\"message\":\"Could not find the 'tracks' column of "
+        "'albums' in the schema cache\",\"details\":null,\"hint\":null}");
+    harness_assert_same_json(json_tokener_parse(r.body), want, false);
+    harness_free(&r);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.albums"), albums);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ndjson");
@@ -257,6 +276,7 @@ int main(void)
     tcase_add_test(tc, bulk_patch_per_row);
     tcase_add_test(tc, bad_line_writes_nothing);
     tcase_add_test(tc, call_and_put_keep_their_answer);
+    tcase_add_test(tc, nested_insert_keys_are_columns);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

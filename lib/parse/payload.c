@@ -161,7 +161,7 @@ static void put_json(void *o)
     json_object_put(o);
 }
 
-/* parse_json_value with the document released with the arena. */
+/* pgr_json_parse_body_value with the document released with the arena. */
 static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
                                int max_depth, bool *too_deep)
 {
@@ -229,7 +229,8 @@ static array_verdict array_element_keys(pgrest_arena *a, json_object *el, size_t
                                         size_t *n)
 {
     if (index > 0)
-        return *first != NULL && pgr_json_same_key_set(el, *keys, *n) ? ARRAY_OK : ARRAY_MISMATCH;
+        return *first != NULL && pgr_json_same_key_set(el, *keys, *n) ? ARRAY_OK
+                                                                       : ARRAY_MISMATCH;
     if (!json_object_is_type(el, json_type_object))
         return ARRAY_MISMATCH;
     *first = json_object_get(el);

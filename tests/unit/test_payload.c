@@ -393,8 +393,8 @@ START_TEST(ndjson_depth_limit_is_per_line)
 {
     pgrest_error err = {0};
     ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-json-depth", "3", &err), PGREST_OK);
-    expect_payload("/items", ND, "{\"a\":[{\"b\":1}]}\n{\"a\":[]}", "[{\"a\":[{\"b\":1}]},{\"a\":[]}]",
-                   1);
+    expect_payload("/items", ND, "{\"a\":[{\"b\":1}]}\n{\"a\":[]}",
+                   "[{\"a\":[{\"b\":1}]},{\"a\":[]}]", 1);
     expect_invalid_line(ND, "{\"a\":[]}\n{\"a\":[{\"b\":[1]}]}", "Empty or invalid json",
                         "line 2: JSON nesting deeper than 3 levels (request-max-json-depth)");
 }

@@ -671,9 +671,13 @@ static json_object *row_content(const doc_ctx *d, const pgr_table *t, bool many,
     put(content, row_media[1], media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
     put(content, row_media[2], media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
     put(content, row_media[3], media_schema(string_schema()));
-    if (form)
+    if (form) {
         put(content, "application/x-www-form-urlencoded",
             media_schema(component_ref(d, COMPONENT_SCHEMA, t->name)));
+        /* pgrest's NDJSON bodies for POST and PATCH (docs/bulk-import.md):
+         * text, one object per line, which JSON Schema cannot describe */
+        put(content, "application/x-ndjson", media_schema(string_schema()));
+    }
     return content;
 }
 

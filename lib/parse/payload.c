@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/json_value.h"
 #include "parse/media_type.h"
+#include "parse/ndjson_body.h"
 #include "parse/query_string.h"
 #include "util/error.h"
-#include "util/json_strict.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
@@ -124,34 +125,6 @@ static int set_keys(pgrest_arena *a, pgrest_api_request *api,
     return PGREST_OK;
 }
 
-static int object_keys(pgrest_arena *a, json_object *o, const char ***out,
-                       size_t *n)
-{
-    size_t cap = (size_t)json_object_object_length(o);
-    const char **keys = PGR_NEW_ARRAY(a, const char *, cap + 1);
-    if (keys == NULL)
-        return -1;
-    *n = 0;
-    json_object_object_foreach(o, k, v) {
-        (void)v;
-        if ((keys[(*n)++] = pgr_strdup(a, k)) == NULL)
-            return -1;
-    }
-    *out = keys;
-    return 0;
-}
-
-static bool same_key_set(json_object *o, const char *const *keys, size_t n)
-{
-    if (!json_object_is_type(o, json_type_object) ||
-        (size_t)json_object_object_length(o) != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!json_object_object_get_ex(o, keys[i], NULL))
-            return false;
-    return true;
-}
-
 /* Payload.hs payloadAttributes: an object, or an array whose elements are
  * all objects with the same keys; any other JSON value is an empty array. */
 static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
@@ -160,7 +133,7 @@ static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
     const char **keys = NULL;
     size_t n = 0;
     if (json_object_is_type(doc, json_type_object)) {
-        if (object_keys(a, doc, &keys, &n) != 0)
+        if (!pgr_json_object_keys(a, doc, &keys, &n))
             return pgr_error_oom(err);
         return set_keys(a, api, keys, n, err);
     }
@@ -174,11 +147,11 @@ static int json_attributes(pgrest_arena *a, pgrest_api_request *api,
     json_object *first = json_object_array_get_idx(doc, 0);
     if (!json_object_is_type(first, json_type_object))
         return invalid_body(err, "All object keys must match");
-    if (object_keys(a, first, &keys, &n) != 0)
+    if (!pgr_json_object_keys(a, first, &keys, &n))
         return pgr_error_oom(err);
     size_t len = json_object_array_length(doc);
     for (size_t i = 1; i < len; i++)
-        if (!same_key_set(json_object_array_get_idx(doc, i), keys, n))
+        if (!pgr_json_same_key_set(json_object_array_get_idx(doc, i), keys, n))
             return invalid_body(err, "All object keys must match");
     return set_keys(a, api, keys, n, err);
 }
@@ -188,59 +161,11 @@ static void put_json(void *o)
     json_object_put(o);
 }
 
-/* Strict parse: the whole body must be one JSON value (whitespace around
- * it allowed). NULL when empty or invalid; *too_deep when it nests deeper
- * than max_depth (json-c keeps one parser frame per level). */
-static json_object *parse_json_value(const char *body, size_t len,
-                                     int max_depth, bool *too_deep)
-{
-    *too_deep = false;
-    /* strict UTF-8 as Data.Text decodes it (aeson reads strings into
-     * Text); json-c's own check lets CESU-8 surrogates through */
-    if (len > INT_MAX || !pgr_utf8_valid(body, len))
-        return NULL;
-    /* aeson's decode (Payload.hs): what json-c's strict mode still takes
-     * ({'a':1}, NaN, 1., raw control characters in strings) is invalid */
-    if (!pgr_json_lexically_strict(body, len))
-        return NULL;
-    /* json-c counts the innermost scalar as a level too: max_depth
-     * containers (objects/arrays) need one more */
-    json_tokener *tok = json_tokener_new_ex(max_depth + 1);
-    if (tok == NULL)
-        return NULL;
-    /* RFC 8259 as aeson reads it: no single quotes, trailing commas, ...
-     * and strings of valid UTF-8 only (aeson decodes them to Text) */
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
-    size_t used = json_tokener_get_parse_end(tok);
-    /* json-c waits for a delimiter after a bare scalar (5, true, null):
-     * a NUL tells it the body ended there */
-    if (doc == NULL && json_tokener_get_error(tok) == json_tokener_continue) {
-        doc = json_tokener_parse_ex(tok, "", 1);
-        used = len;
-    }
-    *too_deep = json_tokener_get_error(tok) == json_tokener_error_depth;
-    bool ok = json_tokener_get_error(tok) == json_tokener_success;
-    json_tokener_free(tok);
-    /* a JSON null is json-c's NULL; as a payload it is the empty array
-     * every other scalar becomes (Payload.hs payloadAttributes) */
-    if (ok && doc == NULL)
-        doc = json_object_new_array();
-    ok = ok && doc != NULL;
-    for (size_t i = used; ok && i < len; i++)
-        ok = body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n';
-    if (!ok) {
-        json_object_put(doc);
-        return NULL;
-    }
-    return doc;
-}
-
-/* parse_json_value with the document released with the arena. */
+/* pgr_json_parse_body_value with the document released with the arena. */
 static json_object *parse_json(pgrest_arena *a, const char *body, size_t len,
                                int max_depth, bool *too_deep)
 {
-    json_object *doc = parse_json_value(body, len, max_depth, too_deep);
+    json_object *doc = pgr_json_parse_body_value(body, len, max_depth, too_deep);
     if (doc != NULL && !pgr_arena_on_free(a, put_json, doc)) {
         json_object_put(doc);
         return NULL;
@@ -304,11 +229,12 @@ static array_verdict array_element_keys(pgrest_arena *a, json_object *el, size_t
                                         size_t *n)
 {
     if (index > 0)
-        return *first != NULL && same_key_set(el, *keys, *n) ? ARRAY_OK : ARRAY_MISMATCH;
+        return *first != NULL && pgr_json_same_key_set(el, *keys, *n) ? ARRAY_OK
+                                                                       : ARRAY_MISMATCH;
     if (!json_object_is_type(el, json_type_object))
         return ARRAY_MISMATCH;
     *first = json_object_get(el);
-    return object_keys(a, el, keys, n) == 0 ? ARRAY_OK : ARRAY_OOM;
+    return pgr_json_object_keys(a, el, keys, n) ? ARRAY_OK : ARRAY_OOM;
 }
 
 /* payloadAttributes of a top-level array, one element at a time: json-c
@@ -330,7 +256,8 @@ static array_verdict json_array_scan(pgrest_arena *a, const char *s, size_t n,
     while (open) {
         size_t end = i < n ? element_end(s, n, i) : n;
         bool deep = false;
-        json_object *el = end > i ? parse_json_value(s + i, end - i, max_depth - 1, &deep)
+        json_object *el = end > i ? pgr_json_parse_body_value(s + i, end - i,
+                                                              max_depth - 1, &deep)
                                   : NULL;
         if (el == NULL) {
             json_object_put(first);
@@ -420,6 +347,39 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
                           ? json_key_with_nul(a, api->body, api->body_len)
                           : NULL;
     return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
+}
+
+/* application/x-ndjson (pgrest's own, docs/bulk-import.md): the lines
+ * are the elements of a JSON array body, and the request is then that of
+ * the array. With ?columns= the array goes to PostgreSQL as the JSON
+ * body would, unparsed (RawJSON: no key matching), but its lines are
+ * still read to build it. */
+static int ndjson_payload(pgrest_arena *a, pgrest_api_request *api,
+                          const pgr_parse_limits *lim, pgrest_error *err)
+{
+    bool raw = takes_columns(api);
+    pgr_ndjson_array rows;
+    int rc = pgr_ndjson_read(a, api->body, api->body_len, lim->max_json_depth, !raw, &rows,
+                             err);
+    if (rc != PGREST_OK)
+        return rc;
+    api->payload_json = rows.json;
+    if (raw) {
+        api->payload_raw = true;
+        return set_keys(a, api, api->qp.columns, api->qp.n_columns, err);
+    }
+    api->payload_is_array = true;
+    rc = set_keys(a, api, rows.keys, rows.n_keys, err);
+    const char *bad = rc == PGREST_OK ? json_key_with_nul(a, rows.json, strlen(rows.json))
+                                      : NULL;
+    return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
+}
+
+/* NDJSON is read for the bulk writes only: POST and PATCH to a relation.
+ * A PUT (one row) and a call keep the answer PostgREST gives the type. */
+static bool reads_ndjson(const pgrest_api_request *api)
+{
+    return api->action == PGR_ACTION_CREATE || api->action == PGR_ACTION_UPDATE;
 }
 
 /* ------------------------------------------------------------ CSV */
@@ -705,6 +665,12 @@ int pgr_parse_payload(pgrest_arena *a, pgrest_api_request *api,
         return csv_payload(a, api, err);
     case PGR_MEDIA_URLENCODED:
         return urlencoded_payload(a, api, err);
+    case PGR_MEDIA_NDJSON:
+        if (reads_ndjson(api))
+            return ndjson_payload(a, api, lim, err);
+        if (api->action == PGR_ACTION_CALL)
+            return PGREST_OK;
+        break;
     default:
         /* functions decide about other bodies (single unnamed param) */
         if (api->action == PGR_ACTION_CALL)

@@ -655,6 +655,9 @@ START_TEST(v31_table_bodies_and_responses)
     ck_json(at(body, "content", "application/x-www-form-urlencoded", "schema", NULL),
             "{\"$ref\":\"#/components/schemas/children\"}");
     ck_json(at(body, "content", "text/csv", "schema", NULL), "{\"type\":\"string\"}");
+    /* pgrest's NDJSON bodies (docs/bulk-import.md): text, requests only */
+    ck_json(at(body, "content", "application/x-ndjson", "schema", NULL), "{\"type\":\"string\"}");
+    ck_assert_ptr_null(at(ok, "content", "application/x-ndjson", NULL));
     /* a view PostgREST cannot write has no body */
     ck_assert_ptr_null(at(doc, "components", "requestBodies", "body.aaa_parents", NULL));
 }

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <malloc.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +292,159 @@ START_TEST(columns_are_read_by_post_and_patch_not_put)
 }
 END_TEST
 
+/* application/x-ndjson (docs/bulk-import.md): the non-blank lines are
+ * the elements of a JSON array, joined as written */
+#define ND "application/x-ndjson"
+
+static void expect_invalid_line(const char *ctype, const char *body, const char *message,
+                                const char *details)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_ne(parse_body("/items", ctype, body, strlen(body), &api, &err), PGREST_OK);
+    ck_assert_int_eq(err.http_status, 400);
+    ck_assert_str_eq(err.code, "PGRST102");
+    ck_assert_str_eq(err.message, message);
+    ck_assert_ptr_nonnull(err.details);
+    ck_assert_str_eq(err.details, details);
+}
+
+START_TEST(ndjson_lines_are_array_elements)
+{
+    const char *want = "[{\"a\":1,\"b\":2},{\"b\":3,\"a\":4}]";
+    expect_payload("/items", ND, "{\"a\":1,\"b\":2}\n{\"b\":3,\"a\":4}\n", want, 2);
+    expect_payload("/items", ND, "{\"a\":1,\"b\":2}\n{\"b\":3,\"a\":4}", want, 2);
+    expect_payload("/items", ND, "{\"a\":1,\"b\":2}\r\n{\"b\":3,\"a\":4}\r\n", want, 2);
+    expect_payload("/items", ND, "{\"a\":1,\"b\":2}\r\n{\"b\":3,\"a\":4}", want, 2);
+    /* parameters as for the other types */
+    expect_payload("/items", "application/x-ndjson; charset=utf-8", "{\"a\":1}", "[{\"a\":1}]",
+                   1);
+    /* one line is an array of one, not an object */
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_eq(parse_body("/items", ND, "{\"a\":1}\n", 8, &api, &err), PGREST_OK);
+    ck_assert(api->payload_is_array);
+}
+END_TEST
+
+START_TEST(ndjson_blank_lines_are_skipped)
+{
+    expect_payload("/items", ND, "\n{\"a\":1}\n\n \t\n{\"a\":2}\n\n", "[{\"a\":1},{\"a\":2}]", 1);
+    expect_payload("/items", ND, "\r\n{\"a\":1}\r\n\t\r\n", "[{\"a\":1}]", 1);
+    /* no line at all: the empty array, which has no keys */
+    expect_payload("/items", ND, "", "[]", 0);
+    expect_payload("/items", ND, "\n \n\r\n", "[]", 0);
+}
+END_TEST
+
+START_TEST(ndjson_bad_line_is_named)
+{
+    expect_invalid_line(ND, "{\"a\":1}\n\n{\"a\":}\n{\"a\":2}", "Empty or invalid json",
+                        "line 3: invalid JSON");
+    /* two values on one line; a line split in two */
+    expect_invalid_line(ND, "{\"a\":1} {\"a\":2}", "Empty or invalid json",
+                        "line 1: invalid JSON");
+    expect_invalid_line(ND, "{\"a\":1}\n{\"a\":\n2}\n", "Empty or invalid json",
+                        "line 2: invalid JSON");
+    /* aeson's strictness holds per line as for a JSON body */
+    expect_invalid_line(ND, "{\"a\":1}\r\n{'a':1}\r\n", "Empty or invalid json",
+                        "line 2: invalid JSON");
+    expect_invalid_line(ND, "{\"a\":\"\xff\"}\n", "Empty or invalid json", "line 1: invalid JSON");
+    /* a CR alone does not end a line, and is no blank */
+    expect_invalid_line(ND, "{\"a\":1}\r{\"a\":2}\n", "Empty or invalid json",
+                        "line 1: invalid JSON");
+    static const char *const not_objects[] = {"[{\"a\":1}]", "1", "null", "\"x\"", "[]"};
+    for (size_t i = 0; i < sizeof not_objects / sizeof not_objects[0]; i++) {
+        char body[64];
+        snprintf(body, sizeof body, "{\"a\":1}\n%s\n", not_objects[i]);
+        expect_invalid_line(ND, body, "Empty or invalid json", "line 2: not a JSON object");
+    }
+}
+END_TEST
+
+START_TEST(ndjson_keys_must_match)
+{
+    expect_invalid_line(ND, "{\"a\":1}\n{\"a\":2}\n\n{\"b\":3}\n", "All object keys must match",
+                        "line 4: the keys differ from those of the first object");
+    expect_invalid_line(ND, "{\"a\":1}\n{\"a\":2,\"b\":3}\n", "All object keys must match",
+                        "line 2: the keys differ from those of the first object");
+    /* ?columns= names the keys: the lines go on as written (RawJSON) */
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    pgrest_request *req = pgrest_request_new(arena, "POST", "/items", "columns=a");
+    pgrest_request_add_header(req, "Content-Type", ND);
+    pgrest_request_set_body(req, "{\"a\":1}\n{\"b\":2}\n", 16);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_str_eq(api->payload_json, "[{\"a\":1},{\"b\":2}]");
+    ck_assert_uint_eq(api->n_payload_keys, 1);
+    ck_assert_str_eq(api->payload_keys[0], "a");
+    /* but each line is still one JSON object */
+    req = pgrest_request_new(arena, "PATCH", "/items", "columns=a");
+    pgrest_request_add_header(req, "Content-Type", ND);
+    pgrest_request_set_body(req, "{\"a\":1}\n5\n", 10);
+    ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_str_eq(err.details, "line 2: not a JSON object");
+}
+END_TEST
+
+/* request-max-json-depth counts within each line: the line's object is
+ * level 1 */
+START_TEST(ndjson_depth_limit_is_per_line)
+{
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-json-depth", "3", &err), PGREST_OK);
+    expect_payload("/items", ND, "{\"a\":[{\"b\":1}]}\n{\"a\":[]}",
+                   "[{\"a\":[{\"b\":1}]},{\"a\":[]}]", 1);
+    expect_invalid_line(ND, "{\"a\":[]}\n{\"a\":[{\"b\":[1]}]}", "Empty or invalid json",
+                        "line 2: JSON nesting deeper than 3 levels (request-max-json-depth)");
+}
+END_TEST
+
+/* Only POST and PATCH to a relation read NDJSON: a PUT and a call keep
+ * PostgREST's answer to a type it does not know */
+START_TEST(ndjson_elsewhere_keeps_postgrest_answer)
+{
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    pgrest_request *req = pgrest_request_new(arena, "PUT", "/items", "id=eq.1");
+    pgrest_request_add_header(req, "Content-Type", "application/x-ndjson; charset=utf-8");
+    pgrest_request_set_body(req, "{\"id\":1}", 8);
+    ck_assert_int_ne(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_int_eq(err.http_status, 400);
+    ck_assert_str_eq(err.code, "PGRST102");
+    ck_assert_str_eq(err.message,
+                     "Content-Type not acceptable: application/x-ndjson; charset=utf-8");
+    /* a call's body is the function's to refuse, at planning */
+    req = pgrest_request_new(arena, "POST", "/rpc/f", NULL);
+    pgrest_request_add_header(req, "Content-Type", ND);
+    pgrest_request_set_body(req, "{\"a\":1}\n", 8);
+    ck_assert_int_eq(pgrest_parse_request(ctx, arena, req, &api, &err), PGREST_OK);
+    ck_assert_ptr_null(api->payload_json);
+}
+END_TEST
+
+/* Each line's document is released once checked: 200000 lines of {}
+ * cost the array text, not json-c's ~800 bytes per object */
+START_TEST(ndjson_bodies_are_not_held_in_memory)
+{
+    size_t n = 200000;
+    char *body = malloc(n * 3), *p = body;
+    for (size_t i = 0; i < n; i++) {
+        *p++ = '{';
+        *p++ = '}';
+        *p++ = '\n';
+    }
+    size_t before = mallinfo2().uordblks;
+    pgrest_api_request *api = NULL;
+    pgrest_error err = {0};
+    ck_assert_int_eq(parse_body("/items", ND, body, (size_t)(p - body), &api, &err), PGREST_OK);
+    size_t after = mallinfo2().uordblks;
+    ck_assert_msg(after < before + ((size_t)32 << 20), "%zu bytes held", after - before);
+    ck_assert_uint_eq(strlen(api->payload_json), n * 3 + 1);
+    free(body);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("payload");
@@ -308,6 +462,13 @@ int main(void)
     tcase_add_test(tc, form_body_keeps_the_last_repeated_name);
     tcase_add_test(tc, post_call_reads_no_arguments_from_query);
     tcase_add_test(tc, columns_are_read_by_post_and_patch_not_put);
+    tcase_add_test(tc, ndjson_lines_are_array_elements);
+    tcase_add_test(tc, ndjson_blank_lines_are_skipped);
+    tcase_add_test(tc, ndjson_bad_line_is_named);
+    tcase_add_test(tc, ndjson_keys_must_match);
+    tcase_add_test(tc, ndjson_depth_limit_is_per_line);
+    tcase_add_test(tc, ndjson_elsewhere_keeps_postgrest_answer);
+    tcase_add_test(tc, ndjson_bodies_are_not_held_in_memory);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

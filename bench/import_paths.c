@@ -4,6 +4,14 @@
  *
  *   pgrest-bench-import-paths --db CONNINFO [--rows N] [--rounds R]
  *                             [--window W] [--only PATH,...] [--no-verify]
+ *                             [--temp-buffers SIZE] [--trigger]
+ *
+ * --window: statements in flight in the pipelined paths (default 16);
+ * --temp-buffers: SET at the start of every run's session (the temp table
+ * stays in the backend's local buffers up to this size, then goes to disk;
+ * PostgreSQL's default is 8MB); --trigger: a BEFORE INSERT OR UPDATE row
+ * trigger in PL/pgSQL on the table (per-row work every path pays, COPY
+ * included, as PostgREST's users' tables often have).
  *
  * The same N deterministic rows of a 6-column table (bigint key, text,
  * numeric, timestamptz, jsonb, text with a default) are loaded through each
@@ -363,8 +371,9 @@ static void pipelined(PGconn *conn, const inputs *in, long nbatches, int window,
     COLDEFS ")" WRAP_TAIL
 
 typedef struct run_info {
-    double tmp_bytes; /* the temp table's size before COMMIT, 0 if none */
-    double paused;    /* seconds spent measuring it, taken off the wall time */
+    double tmp_bytes;   /* the temp table's size before COMMIT, 0 if none */
+    double paused;      /* seconds spent measuring it, taken off the wall time */
+    double copy_done;   /* when the COPY into the temp table ended (now()), 0 if none */
 } run_info;
 
 static double now(void)
@@ -377,6 +386,7 @@ static double now(void)
 static void measure_tmp(PGconn *conn, run_info *ri)
 {
     double t0 = now();
+    ri->copy_done = t0;
     ri->tmp_bytes = query_double(conn, "SELECT pg_total_relation_size('pgrst_import')");
     ri->paused = now() - t0;
 }
@@ -546,6 +556,7 @@ static void run_path(PGconn *conn, const inputs *in, int p, int window, run_info
 
 typedef struct sample {
     double wall, backend_cpu, client_cpu, backend_hwm_mb, backend_anon_mb, wal_mb, tmp_mb;
+    double copy_s; /* wall seconds up to the end of the COPY into the temp table */
 } sample;
 
 /* utime + stime of a process in seconds, from /proc/PID/stat (fields 14
@@ -639,6 +650,17 @@ static PGconn *connect_db(const char *conninfo)
     return conn;
 }
 
+/* temp_buffers can only change before the session's first temp table */
+static void set_temp_buffers(PGconn *conn, const char *size)
+{
+    if (size == NULL)
+        return;
+    const char *v[1] = {size};
+    PGresult *res = PQexecParams(conn, "SELECT set_config('temp_buffers', $1, false)", 1, NULL,
+                                 v, NULL, NULL, 0);
+    check(conn, res, "SET temp_buffers");
+}
+
 /* The table before a run: empty, or (upsert) holding every key already. */
 static void prepare_table(const char *conninfo, const inputs *in, int p)
 {
@@ -651,23 +673,26 @@ static void prepare_table(const char *conninfo, const inputs *in, int p)
     PQfinish(conn);
 }
 
-static sample measure(const char *conninfo, const inputs *in, int p, int window)
+static sample measure(const char *conninfo, const inputs *in, int p, int window,
+                      const char *temp_buffers)
 {
     prepare_table(conninfo, in, p);
     PGconn *conn = connect_db(conninfo);
+    set_temp_buffers(conn, temp_buffers);
     int pid = PQbackendPID(conn);
     /* the insert position: pg_current_wal_lsn lags behind unwritten WAL */
     const char *lsn = "SELECT pg_current_wal_insert_lsn() - '0/0'";
     double wal0 = query_double(conn, lsn);
-    run_info ri = {0, 0};
+    run_info ri = {0, 0, 0};
     sampler sm;
     sampler_start(&sm, pid);
     double cpu0 = proc_cpu(pid), self0 = self_cpu(), t0 = now();
     run_path(conn, in, p, window, &ri);
     double wall = now() - t0 - ri.paused;
     sample s = {wall, proc_cpu(pid) - cpu0, self_cpu() - self0, 0, sampler_stop_mb(&sm), 0,
-                ri.tmp_bytes / 1048576.0};
+                ri.tmp_bytes / 1048576.0, 0};
     s.backend_hwm_mb = proc_status_kb(pid, "VmHWM") / 1024.0;
+    s.copy_s = ri.copy_done > 0 ? ri.copy_done - t0 : 0;
     s.wal_mb = (query_double(conn, lsn) - wal0) / 1048576.0;
     PQfinish(conn);
     return s;
@@ -699,12 +724,18 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void setup_schema(const char *conninfo)
+static void setup_schema(const char *conninfo, bool trigger)
 {
     PGconn *conn = connect_db(conninfo);
     exec(conn, "DROP TABLE IF EXISTS import_t");
     exec(conn, "CREATE TABLE import_t (id bigint PRIMARY KEY, name text NOT NULL, "
                "amount numeric(12,2), at timestamptz, attrs jsonb, note text DEFAULT 'none')");
+    if (trigger) {
+        exec(conn, "CREATE OR REPLACE FUNCTION import_t_touch() RETURNS trigger LANGUAGE plpgsql "
+                   "AS $$BEGIN NEW.note := coalesce(NEW.note, 'none'); RETURN NEW; END$$");
+        exec(conn, "CREATE TRIGGER import_t_touch BEFORE INSERT OR UPDATE ON import_t "
+                   "FOR EACH ROW EXECUTE FUNCTION import_t_touch()");
+    }
     char tb[64];
     query_value(conn, "SHOW temp_buffers", tb, sizeof tb);
     char ver[64];
@@ -714,17 +745,17 @@ static void setup_schema(const char *conninfo)
 }
 
 typedef struct options {
-    const char *conninfo;
+    const char *conninfo, *temp_buffers;
     long rows;
     int rounds, window;
-    bool enabled[NPATHS], verify;
+    bool enabled[NPATHS], verify, trigger;
 } options;
 
 static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s --db CONNINFO [--rows N] [--rounds R] [--window W] "
-            "[--only PATH,...] [--no-verify]\npaths:",
+            "[--only PATH,...] [--no-verify] [--temp-buffers SIZE] [--trigger]\npaths:",
             argv0);
     for (int p = 0; p < NPATHS; p++)
         fprintf(stderr, " %s", PATH_NAMES[p]);
@@ -749,7 +780,7 @@ static void parse_only(options *o, const char *list, const char *argv0)
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 3, 16, {0}, true};
+    options o = {NULL, NULL, 1000000, 3, 16, {0}, true, false};
     for (int p = 0; p < NPATHS; p++)
         o.enabled[p] = true;
     for (int i = 1; i < argc; i++) {
@@ -764,6 +795,10 @@ static options parse_args(int argc, char **argv)
             o.window = (int)strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--only") == 0 && more)
             parse_only(&o, argv[++i], argv[0]);
+        else if (strcmp(argv[i], "--temp-buffers") == 0 && more)
+            o.temp_buffers = argv[++i];
+        else if (strcmp(argv[i], "--trigger") == 0)
+            o.trigger = true;
         else if (strcmp(argv[i], "--no-verify") == 0)
             o.verify = false;
         else
@@ -776,30 +811,37 @@ static options parse_args(int argc, char **argv)
 
 static void print_table(const options *o, const inputs *in, sample (*s)[NPATHS])
 {
-    double floor_wall = 0;
-    double med[NPATHS][7];
+    double floor_wall = 0, floor_cpu = 0; /* e-copy's medians */
+    double med[NPATHS][8];
     double *v = malloc(sizeof(double) * (size_t)o->rounds);
     for (int p = 0; p < NPATHS; p++) {
         if (!o->enabled[p])
             continue;
-        for (int m = 0; m < 7; m++) {
+        for (int m = 0; m < 8; m++) {
             for (int r = 0; r < o->rounds; r++) {
                 const sample *x = &s[r][p];
-                const double f[7] = {x->wall,           x->backend_cpu,     x->client_cpu,
+                const double f[8] = {x->wall,           x->backend_cpu,     x->client_cpu,
                                      x->backend_hwm_mb, x->backend_anon_mb, x->wal_mb,
-                                     x->tmp_mb};
+                                     x->tmp_mb,         x->copy_s};
                 v[r] = f[m];
             }
             med[p][m] = median(v, o->rounds);
         }
-        if (p == E_COPY)
+        if (p == E_COPY) {
             floor_wall = med[p][0];
+            floor_cpu = med[p][1];
+        }
     }
     free(v);
-    printf("\n%ld rows, median of %d rounds\n\n", o->rows, o->rounds);
-    printf("| path | input MB | wall s | rows/s | input MB/s | ÷ e-copy | backend CPU s | "
-           "client CPU s | backend VmHWM MB | backend peak RssAnon MB | WAL MB | temp table MB |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("\n%ld rows, median of %d rounds%s%s%s\n\n", o->rows, o->rounds,
+           o->temp_buffers ? ", temp_buffers " : "", o->temp_buffers ? o->temp_buffers : "",
+           o->trigger ? ", row trigger" : "");
+    /* the backend's CPU is the steadier figure on a shared machine */
+    printf("| path | input MB | wall s | rows/s | input MB/s | wall ÷ e-copy | backend CPU s | "
+           "CPU ÷ e-copy | "
+           "client CPU s | backend VmHWM MB | backend peak RssAnon MB | WAL MB | temp table MB | "
+           "of which COPY to temp s |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int p = 0; p < NPATHS; p++) {
         if (!o->enabled[p])
             continue;
@@ -808,16 +850,22 @@ static void print_table(const options *o, const inputs *in, sample (*s)[NPATHS])
                mb / w);
         if (floor_wall > 0)
             printf("%.2f", w / floor_wall);
-        printf(" | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f |\n", med[p][1], med[p][2],
-               med[p][3], med[p][4], med[p][5], med[p][6]);
+        printf(" | %.2f | ", med[p][1]);
+        if (floor_cpu > 0)
+            printf("%.2f", med[p][1] / floor_cpu);
+        printf(" | %.2f | %.0f | %.0f | %.0f | %.0f | ", med[p][2], med[p][3], med[p][4],
+               med[p][5], med[p][6]);
+        if (med[p][7] > 0)
+            printf("%.2f", med[p][7]);
+        printf(" |\n");
     }
-    printf("\nwall seconds per round:\n");
+    printf("\nwall seconds per round (backend CPU seconds):\n");
     for (int p = 0; p < NPATHS; p++) {
         if (!o->enabled[p])
             continue;
         printf("  %-9s", PATH_NAMES[p]);
         for (int r = 0; r < o->rounds; r++)
-            printf(" %.2f", s[r][p].wall);
+            printf(" %.2f (%.2f)", s[r][p].wall, s[r][p].backend_cpu);
         printf("\n");
     }
 }
@@ -825,7 +873,7 @@ static void print_table(const options *o, const inputs *in, sample (*s)[NPATHS])
 int main(int argc, char **argv)
 {
     options o = parse_args(argc, argv);
-    setup_schema(o.conninfo);
+    setup_schema(o.conninfo, o.trigger);
     inputs in;
     double t0 = now();
     build_inputs(&in, o.rows);
@@ -838,7 +886,7 @@ int main(int argc, char **argv)
         for (int p = 0; p < NPATHS; p++) {
             if (!o.enabled[p])
                 continue;
-            s[r][p] = measure(o.conninfo, &in, p, o.window);
+            s[r][p] = measure(o.conninfo, &in, p, o.window, o.temp_buffers);
             fprintf(stderr, "round %d %-9s %.2f s\n", r + 1, PATH_NAMES[p], s[r][p].wall);
             if (r == 0 && o.verify)
                 table_digest(o.conninfo, digest[p], sizeof digest[p]);

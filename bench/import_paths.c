@@ -16,7 +16,7 @@
  * The same N deterministic rows of a 6-column table (bigint key, text,
  * numeric, timestamptz, jsonb, text with a default) are loaded through each
  * path, each in one transaction on a fresh connection, the table truncated
- * before every run; the paths alternate within each of R rounds, and the
+ * and a CHECKPOINT taken before every run; the paths alternate within each of R rounds, and the
  * table shows medians. Inputs (CSV, NDJSON, one JSON array, parameter
  * strings) are built in memory before any timing, so the clock sees only
  * the database work and libpq's sending. Paths:
@@ -47,7 +47,8 @@
  * the backend's peak RSS (VmHWM: fresh connection per run, so the peak is
  * that run's; it includes the shared buffers the backend touched) and its
  * peak private memory (RssAnon sampled every 10 ms by a thread: what grows
- * with the body), WAL bytes (pg_current_wal_insert_lsn before and after) and the temp table's size. With
+ * with the body), WAL bytes (pg_current_wal_insert_lsn before and after),
+ * the temp table's size and when the COPY into it ended. With
  * verification on, the first round checks every path left the same table
  * (row count and an md5 over the rows in key order). A benchmark, not a
  * test: bench/README.md, "Bulk import: which write path (issue 40)". */

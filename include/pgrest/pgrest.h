@@ -72,6 +72,7 @@ extern "C" {
 #define PGREST_HAS_TASK_ENGINE 1
 #define PGREST_HAS_STREAMING 1
 #define PGREST_HAS_READ_REPLICAS 1
+#define PGREST_HAS_BODY_CHUNKS 1
 
 /* Return codes. Values only ever grow; retired values keep their number. */
 typedef enum pgrest_status {
@@ -515,9 +516,18 @@ PGREST_API void pgrest_request_add_header_n(pgrest_request *req,
                                             const char *value,
                                             size_t value_len);
 
-/* Sets the body (copied; binary-safe). */
+/* Sets the body (copied; binary-safe). Undoes pgrest_request_body_follows. */
 PGREST_API void pgrest_request_set_body(pgrest_request *req, const char *body,
                                         size_t len);
+
+/* The body will come in chunks through the task started on req
+ * (pgrest_task_write_body, pgrest_task_end_body), as the host receives
+ * it: the task waits for it in PGREST_TASK_WANTS_BODY. A body set before
+ * is dropped; pgrest_request_set_body afterwards undoes this call. Only
+ * tasks take chunks: pgrest_handle ends the body at once (the request
+ * has an empty body) and the stages (pgrest_parse_request) see the empty
+ * body. Accepts NULL (does nothing). */
+PGREST_API void pgrest_request_body_follows(pgrest_request *req);
 
 /* The host can take the body in pieces (docs/streaming.md): a task started
  * on req may then stream a large result instead of buffering it. Bodies
@@ -665,8 +675,10 @@ PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
  * blocking loop over it, as libcurl's easy interface over its multi one).
  * pgrest_task_start does everything that needs no database: CORS
  * preflight, authentication (unless pgrest_request_set_auth gave an
- * identity), parsing, planning, SQL; OPTIONS and errors finish there. A
- * task that needs the database then takes a pooled connection: when none
+ * identity), parsing, planning, SQL; OPTIONS and errors finish there
+ * (with a following body, pgrest_request_body_follows, parsing and what
+ * comes after wait for pgrest_task_end_body). A task that needs the
+ * database then takes a pooled connection: when none
  * is free it queues (first come, first served) and wake(wake_arg) is
  * called once one has been handed to it -- from whichever thread released
  * it, with the pool's lock held, so wake may only signal the host's loop
@@ -690,6 +702,8 @@ PGREST_API int pgrest_execute_consume(pgrest_pending *p, pgrest_response **out,
  *                           the acquisition timeout)
  *   PGREST_TASK_WAIT_READ   pgrest_task_socket readable
  *   PGREST_TASK_WAIT_WRITE  pgrest_task_socket writable (or readable)
+ *   PGREST_TASK_WANTS_BODY  a following body (pgrest_request_body_follows):
+ *                           pgrest_task_write_body, pgrest_task_end_body
  *
  * In every state, also advance once pgrest_task_timeout_ms (when not -1)
  * has passed. Advancing at any other moment is harmless. The task lives
@@ -706,7 +720,11 @@ typedef enum pgrest_task_wait {
      * is ready (pgrest_task_response, pgrest_response_streamed) and body
      * bytes wait in the task, which fetches no more rows until the host
      * has taken them with pgrest_task_read_body and advanced again */
-    PGREST_TASK_BODY = 4
+    PGREST_TASK_BODY = 4,
+    /* pgrest_request_body_follows only: authenticated, the task waits for
+     * the request body (pgrest_task_write_body, pgrest_task_end_body);
+     * nothing to watch, no timeout */
+    PGREST_TASK_WANTS_BODY = 5
 } pgrest_task_wait;
 typedef void (*pgrest_task_wake)(void *arg);
 
@@ -744,8 +762,54 @@ PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
 #define PGREST_BODY_END (-1L)
 #define PGREST_BODY_FAILED (-2L)
 PGREST_API long pgrest_task_read_body(pgrest_task *task, char *buf, size_t max);
-/* The client went away or the host's timeout struck: a queued or
- * connecting task is DONE at once (a half-open connection is closed); a
+
+/* Request bodies in chunks (pgrest_request_body_follows; docs/embedding.md
+ * "Request bodies in chunks"). pgrest_task_start does what PostgREST does
+ * before it reads a body -- a CORS preflight, the checks on the headers,
+ * authentication, the schema cache's presence -- and answers their errors
+ * at once (DONE: the body is never needed); otherwise the task waits in
+ * PGREST_TASK_WANTS_BODY. The host then writes the body's bytes in order,
+ * in chunks of any size (binary-safe; data is copied into the task's
+ * arena), and ends it; the task then goes on exactly as if the whole body
+ * had been set with pgrest_request_set_body (parse, plan, the pool ...):
+ * advance it as its wait state says. Today the task collects the body in
+ * the arena (at most server-max-body-size bytes, plus the buffer's
+ * growth) before it parses it; a future engine will stream it into the
+ * database as it comes.
+ *
+ * pgrest_task_write_body returns PGREST_OK when the chunk was taken.
+ * PGREST_AGAIN is reserved for that future engine (backpressure: the
+ * chunk was NOT taken; write it again once the task is WANTS_BODY again
+ * after advancing it as its wait state says): today it never comes, but
+ * hosts must handle it. A chunk that takes the body past
+ * server-max-body-size finishes the task with the answer a whole body
+ * that long gets (413 PGRST413; the task is DONE, its response is that
+ * error) and returns PGREST_ERR_REQUEST with the error in *err; a chunk the
+ * arena cannot hold finishes it with 500 PGRST500 (PGREST_ERR_INTERNAL).
+ * After such a refusal, later writes and the end are ignored and return
+ * the same error again, so a host may stop reading the client's body at
+ * the first one or at any later one. Writing to (or ending) a task that
+ * does not wait for a body -- it was not started with a following body,
+ * was answered at start, was cancelled, or its body ended -- or passing
+ * task NULL, or data NULL with len > 0, returns PGREST_ERR_INTERNAL, 500
+ * PGRST500 "Invalid arguments", details naming the function. err may be
+ * NULL; its strings live in the arena (or are static). A zero-length
+ * write is allowed and takes nothing.
+ *
+ * pgrest_task_end_body: the body is complete; returns PGREST_OK once the
+ * task has taken it and gone on -- a request its body makes invalid is
+ * DONE at once with its error response, as with the whole body -- or an
+ * error as pgrest_task_write_body's above.
+ *
+ * Backpressure aside, a task in WANTS_BODY holds no connection: the host
+ * may take its time (its own timeouts apply), and pgrest_task_cancel
+ * finishes it at once. Not thread-safe: the task's thread only. */
+PGREST_API int pgrest_task_write_body(pgrest_task *task, const void *data, size_t len,
+                                      pgrest_error *err);
+PGREST_API int pgrest_task_end_body(pgrest_task *task, pgrest_error *err);
+/* The client went away or the host's timeout struck: a task waiting for
+ * its body (PGREST_TASK_WANTS_BODY), a queued or connecting task is DONE
+ * at once (a half-open connection is closed); a
  * running one has its statement cancelled and finishes after the next
  * advances, once its pipeline has drained (the cancellation's 57014, or
  * whatever the statement gave if it ended first) and the cancel request

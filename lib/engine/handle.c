@@ -28,6 +28,11 @@ pgrest_response *pgrest_handle(pgrest_ctx *ctx, pgrest_arena *arena,
     pgr_pool_sleeper_init(&s);
     pgrest_task *t = pgrest_task_start(ctx, arena, req, pgr_pool_sleeper_wake, &s);
     int wait = pgrest_task_wait_state(t);
+    /* a blocking call has no chunks to give: the following body is empty */
+    if (wait == PGREST_TASK_WANTS_BODY) {
+        pgrest_task_end_body(t, NULL);
+        wait = pgrest_task_wait_state(t);
+    }
     while (wait != PGREST_TASK_DONE) {
         if (wait == PGREST_TASK_WAIT_CONN)
             pgr_pool_sleep(&s, pgrest_task_timeout_ms(t));

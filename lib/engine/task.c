@@ -12,6 +12,7 @@
 #include "auth/auth.h"
 #include "auth/jwt.h"
 #include "engine/batch.h"
+#include "engine/body_collector.h"
 #include "engine/context.h"
 #include "engine/db_events.h"
 #include "engine/decorate.h"
@@ -22,6 +23,7 @@
 #include "exec/replicas.h"
 #include "exec/response.h"
 #include "exec/stream.h"
+#include "parse/api_request.h"
 #include "sql/emit_preamble.h"
 #include "sql/emit_stream.h"
 #include "engine/observe.h"
@@ -39,6 +41,7 @@
 /* Where the task is; the wait state tells the host what it waits for. */
 typedef enum phase {
     PHASE_PREPARE,
+    PHASE_BODY,        /* authenticated, waiting for the host's body chunks */
     PHASE_QUEUED,      /* in the pool's waiter queue */
     PHASE_CONNECTING,  /* its slot's connection is opening */
     PHASE_RUNNING,     /* the pipeline is out, results coming in */
@@ -51,6 +54,11 @@ struct pgrest_task {
     pgrest_ctx *ctx;
     pgrest_arena *arena;
     const pgrest_request *req;
+    pgrest_request *body_req;      /* the copy of req that receives a chunked body */
+    pgr_body_collector body;       /* ... its chunks so far */
+    bool body_refused;             /* finished while taking its body (413, OOM) */
+    const pgrest_auth *auth;       /* the identity, kept from start to the parse */
+    double auth_end;               /* when authentication ended: parsing starts */
     int wait;                      /* pgrest_task_wait */
     phase phase;
     pgr_stage_timer tm;
@@ -81,6 +89,8 @@ struct pgrest_task {
 
 static void consume(pgrest_task *t);
 static void body_full(pgrest_task *t);
+static void prepared(pgrest_task *t, int rc);
+static void wait_for_body(pgrest_task *t);
 static void cancel_running(pgrest_task *t);
 
 static double now_ms(void)
@@ -169,7 +179,6 @@ static int authenticate(pgrest_ctx *ctx, pgrest_arena *arena,
     return rc;
 }
 
-/* Authenticate, parse, plan, emit; OPTIONS answers here. */
 /* App.hs postgrestResponse: a request that comes before any schema cache
  * is answered NoSchemaCacheError before its body is read or parsed (only
  * authentication, and CORS preflights, come first) */
@@ -194,6 +203,23 @@ static int prepare_batch(pgrest_task *t, const pgrest_auth *auth)
     return PGREST_OK;
 }
 
+/* What PostgREST does before it reads the body: the HTTP layer's checks,
+ * authentication, the schema cache (App.hs postgrestResponse). */
+static int admit(pgrest_task *t)
+{
+    double t0 = now_ms();
+    int rc = authenticate(t->ctx, t->arena, t->req, &t->auth, &t->err);
+    if (rc != PGREST_OK)
+        return rc;
+    t->auth_end = now_ms();
+    t->tm.jwt = t->auth_end - t0;
+    /* the access log names the role from here on (App.hs tell authRole) */
+    if (t->auth != NULL)
+        t->role = t->auth->role;
+    return require_schema_cache(t->ctx, &t->err);
+}
+
+/* Parse, plan, emit, with the whole body; OPTIONS answers here. */
 static int prepare(pgrest_task *t)
 {
     pgrest_ctx *ctx = t->ctx;
@@ -201,21 +227,11 @@ static int prepare(pgrest_task *t)
     pgrest_api_request *api;
     pgrest_query_plan *plan;
     pgrest_statements *st;
-    const pgrest_auth *auth;
-    double t0 = now_ms();
-    int rc = authenticate(ctx, arena, t->req, &auth, &t->err);
-    if (rc != PGREST_OK)
-        return rc;
-    double t1 = now_ms();
-    t->tm.jwt = t1 - t0;
-    /* the access log names the role from here on (App.hs tell authRole) */
-    if (auth != NULL)
-        t->role = auth->role;
-    if ((rc = require_schema_cache(ctx, &t->err)) != PGREST_OK)
-        return rc;
+    const pgrest_auth *auth = t->auth;
+    double t1 = t->auth_end;
     if (pgr_batch_requested(pgr_cfg(ctx, arena), t->req))
         return prepare_batch(t, auth);
-    rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
+    int rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
     if (api != NULL)
         t->role = api->role;
     if (rc != PGREST_OK)
@@ -705,6 +721,67 @@ static void cancel_running(pgrest_task *t)
         t->cancel_deadline = now_ms() + CANCEL_GRACE_MS;
 }
 
+/* ------------------------------------------------------------ the body */
+
+/* The stages ran: what needs no database is answered, the rest goes to
+ * the pool. */
+static void prepared(pgrest_task *t, int rc)
+{
+    if (rc != PGREST_OK || t->st == NULL)
+        finish(t, rc);
+    else
+        acquire(t);
+}
+
+/* The body comes in chunks (pgrest_request_body_follows): the task waits
+ * for it with a copy of the request of its own, which receives the body
+ * at the end, so the host's request stays as the host built it. */
+static void wait_for_body(pgrest_task *t)
+{
+    pgrest_request *copy = PGR_NEW(t->arena, pgrest_request);
+    if (copy == NULL) {
+        finish(t, pgr_error_oom(&t->err));
+        return;
+    }
+    *copy = *t->req;
+    t->req = copy;
+    t->body_req = copy;
+    pgr_body_collector_init(&t->body, t->arena,
+                            pgr_cfg(t->ctx, t->arena)->limits.max_body_size);
+    t->phase = PHASE_BODY;
+    t->wait = PGREST_TASK_WANTS_BODY;
+}
+
+static int copy_error(const pgrest_task *t, int rc, pgrest_error *err)
+{
+    if (err != NULL)
+        *err = t->err;
+    return rc;
+}
+
+/* The body cannot be taken: the task is DONE with the error's answer.
+ * Past server-max-body-size that is the answer the whole body gets
+ * (pgr_request_admissible), which comes before authentication there: no
+ * role, as there. */
+static int refuse_body(pgrest_task *t, int rc, pgrest_error *err)
+{
+    if (t->err.code != NULL && strcmp(t->err.code, "PGRST413") == 0)
+        t->role = NULL;
+    t->body_refused = true;
+    finish(t, rc);
+    return copy_error(t, t->rc, err);
+}
+
+/* A task that does not wait for a body: one that refused its body
+ * repeats why (the host may still be sending the rest); any other is the
+ * host's mistake. */
+static int not_waiting(const pgrest_task *t, const char *misuse, pgrest_error *err)
+{
+    if (t->body_refused)
+        return copy_error(t, t->rc, err);
+    return pgr_error_misuse(err, misuse);
+}
+
 /* ------------------------------------------------------------ public API */
 
 pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -732,11 +809,11 @@ pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
         t->wait = PGREST_TASK_DONE;
         return t;
     }
-    int rc = pgr_stage_end(arena, prepare(t), &t->err);
-    if (rc != PGREST_OK || t->st == NULL)
-        finish(t, rc);
+    int rc = pgr_stage_end(arena, admit(t), &t->err);
+    if (rc == PGREST_OK && req->body_follows)
+        wait_for_body(t);
     else
-        acquire(t);
+        prepared(t, rc == PGREST_OK ? pgr_stage_end(arena, prepare(t), &t->err) : rc);
     return t;
 }
 
@@ -833,6 +910,11 @@ int pgrest_task_cancel(pgrest_task *t)
     if (t->phase != PHASE_DONE)
         t->cancelled = true;
     switch (t->phase) {
+    case PHASE_BODY:
+        /* no connection yet: nothing to give back */
+        cancelled_error(t);
+        finish(t, PGREST_ERR_DATABASE);
+        break;
     case PHASE_QUEUED: {
         pgr_conn *c = pgr_pool_leave(t->pool, &t->waiter, false);
         if (c != NULL)
@@ -861,4 +943,41 @@ int pgrest_task_cancel(pgrest_task *t)
         break;
     }
     return t->wait;
+}
+
+int pgrest_task_write_body(pgrest_task *t, const void *data, size_t len, pgrest_error *err)
+{
+    if (t == NULL || (data == NULL && len > 0))
+        return pgr_error_misuse(err, "pgrest_task_write_body");
+    if (t->phase != PHASE_BODY)
+        return not_waiting(t, "pgrest_task_write_body: the task does not wait for a body", err);
+    switch (pgr_body_collector_append(&t->body, data, len)) {
+    case PGR_BODY_APPENDED:
+        return PGREST_OK;
+    case PGR_BODY_TOO_LARGE: {
+        long long max = pgr_cfg(t->ctx, t->arena)->limits.max_body_size;
+        return refuse_body(t, pgr_error_body_too_large(t->arena, max, &t->err), err);
+    }
+    case PGR_BODY_NO_MEMORY:
+    default:
+        return refuse_body(t, pgr_error_oom(&t->err), err);
+    }
+}
+
+int pgrest_task_end_body(pgrest_task *t, pgrest_error *err)
+{
+    if (t == NULL)
+        return pgr_error_misuse(err, "pgrest_task_end_body");
+    if (t->phase != PHASE_BODY)
+        return not_waiting(t, "pgrest_task_end_body: the task does not wait for a body", err);
+    size_t len;
+    const char *text = pgr_body_collector_text(&t->body, &len);
+    t->body_req->body = text;
+    t->body_req->body_len = len;
+    t->body_req->body_follows = false;
+    /* the wait for the body is the host's, not the parse's */
+    t->auth_end = now_ms();
+    t->phase = PHASE_PREPARE;
+    prepared(t, pgr_stage_end(t->arena, prepare(t), &t->err));
+    return PGREST_OK;
 }

@@ -349,6 +349,14 @@ static int check_header_nul(pgrest_arena *a, const pgrest_request *req,
     return PGREST_OK;
 }
 
+int pgr_error_body_too_large(pgrest_arena *a, long long max_body_size, pgrest_error *err)
+{
+    return pgr_errorf(err, a, 413, "PGRST413",
+                      pgr_asprintf(a, "The limit is %lld bytes (server-max-body-size)",
+                                   max_body_size),
+                      NULL, "Request body too large");
+}
+
 /* server-max-body-size: checked before anything else, as a host's HTTP
  * layer would (the reference server also refuses early, while reading). */
 static int check_body_size(pgrest_arena *a, const pgrest_request *req,
@@ -356,10 +364,7 @@ static int check_body_size(pgrest_arena *a, const pgrest_request *req,
 {
     if ((long long)req->body_len <= lim->max_body_size)
         return PGREST_OK;
-    return pgr_errorf(err, a, 413, "PGRST413",
-                      pgr_asprintf(a, "The limit is %lld bytes (server-max-body-size)",
-                                   lim->max_body_size),
-                      NULL, "Request body too large");
+    return pgr_error_body_too_large(a, lim->max_body_size, err);
 }
 
 int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,

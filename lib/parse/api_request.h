@@ -16,6 +16,10 @@
 int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
                            const pgrest_request *req, pgrest_error *err);
 
+/* 413 PGRST413, the answer to a body longer than server-max-body-size
+ * (max_body_size), whether it came whole or in chunks (pgrest_task_write_body). */
+int pgr_error_body_too_large(pgrest_arena *a, long long max_body_size, pgrest_error *err);
+
 /* pgrest_parse_request of a request that passed pgr_request_admissible,
  * with the identity given (an authentication outcome, copied; NULL: the
  * api request has no role). Never authenticates. */

@@ -60,6 +60,16 @@ void pgrest_request_set_body(pgrest_request *req, const char *body, size_t len)
         return;
     req->body = copy;
     req->body_len = body ? len : 0;
+    req->body_follows = false;
+}
+
+void pgrest_request_body_follows(pgrest_request *req)
+{
+    if (req == NULL)
+        return;
+    req->body = "";
+    req->body_len = 0;
+    req->body_follows = true;
 }
 
 const pgr_parse_limits *pgr_parse_limits_default(void)

@@ -4,6 +4,7 @@
 #ifndef PGR_REQUEST_H
 #define PGR_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pgrest/pgrest.h"
@@ -29,6 +30,7 @@ struct pgrest_request {
     size_t body_len;
     const pgrest_auth *auth; /* identity set by the host, or NULL */
     size_t stream_threshold; /* pgrest_request_allow_streaming; 0: buffered */
+    bool body_follows;       /* pgrest_request_body_follows: a task collects it */
 };
 
 /* Bounds on what one request may ask the parser to build, so a hostile

@@ -61,12 +61,17 @@ static int batch_error(pgrest_error *err, int status, const char *message, const
     return pgr_error(err, status, "PGRST102", message, details, NULL);
 }
 
-/* The failing item's own error, its index (from 0) before its details. */
+/* The failing item's details: its index (from 0) before its own. */
+static const char *item_details(pgrest_arena *a, size_t i, const char *details)
+{
+    return details != NULL && details[0] != '\0'
+               ? pgr_asprintf(a, "batch item %zu: %s", i, details)
+               : pgr_asprintf(a, "batch item %zu", i);
+}
+
 static void name_item(pgrest_arena *a, size_t i, pgrest_error *err)
 {
-    err->details = err->details != NULL && err->details[0] != '\0'
-                       ? pgr_asprintf(a, "batch item %zu: %s", i, err->details)
-                       : pgr_asprintf(a, "batch item %zu", i);
+    err->details = item_details(a, i, err->details);
 }
 
 /* A response the item's statements built for their error (RAISE SQLSTATE
@@ -83,9 +88,7 @@ static void name_item_in_body(pgrest_arena *a, size_t i, pgrest_response *resp)
                               json_object_is_type(d, json_type_string)
                           ? json_object_get_string(d)
                           : NULL;
-    const char *details = old != NULL && old[0] != '\0'
-                              ? pgr_asprintf(a, "batch item %zu: %s", i, old)
-                              : pgr_asprintf(a, "batch item %zu", i);
+    const char *details = item_details(a, i, old);
     if (details != NULL) {
         json_object_object_add(doc, "details", json_object_new_string(details));
         const char *body = pgr_strdup(

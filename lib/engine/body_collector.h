@@ -8,12 +8,10 @@
 #include <stddef.h>
 
 #include "pgrest/pgrest.h"
+#include "util/strbuf.h"
 
 typedef struct pgr_body_collector {
-    pgrest_arena *arena;
-    char *data;   /* NULL until the first byte; NUL-terminated after it */
-    size_t len;
-    size_t cap;   /* bytes allocated at data (len + 1 <= cap) */
+    pgr_sb sb;    /* the body so far (binary-safe, NUL-terminated) */
     size_t limit; /* the most bytes the body may have */
 } pgr_body_collector;
 
@@ -29,7 +27,8 @@ void pgr_body_collector_init(pgr_body_collector *c, pgrest_arena *arena,
                              long long max_body_size);
 
 /* Appends the n bytes at data (binary-safe; NULL only with n == 0). A
- * refused chunk leaves the body as it was. */
+ * chunk past the limit is refused and leaves the body as it was; once the
+ * arena has refused to grow it, every append answers PGR_BODY_NO_MEMORY. */
 pgr_body_append pgr_body_collector_append(pgr_body_collector *c, const void *data, size_t n);
 
 /* The body so far, NUL-terminated like pgrest_request_set_body's copy

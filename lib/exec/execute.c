@@ -301,6 +301,7 @@ struct pgrest_pending {
     size_t n_units;
     size_t unit;           /* the unit whose results are being read */
     size_t *unit_end;      /* index in sn past each unit's statements */
+    size_t single_end;     /* ... a single request's: no allocation for it */
     pgr_unit_done unit_done;
     void *unit_data;
     bool failed;           /* a unit failed: the rest is read and ignored */
@@ -591,15 +592,17 @@ static int start(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_statements *cons
         n += units[u]->n;
     pgrest_pending *p = PGR_NEW(a, pgrest_pending);
     sent *sn = PGR_NEW_ARRAY(a, sent, n);
-    size_t *unit_end = PGR_NEW_ARRAY(a, size_t, n_units);
-    if (p == NULL || sn == NULL || unit_end == NULL)
+    if (p == NULL || sn == NULL)
         return pgr_error_oom(err);
     *p = (pgrest_pending){.ctx = ctx, .arena = a, .st = units[0], .pg = pg,
                           .cache = cache, .blocking = blocking, .sn = sn,
-                          .n_units = n_units, .unit_end = unit_end, .rs = {.arena = a}};
-    /* units is the caller's for a single request (its own statements'
-     * address): the pending keeps its own pointer, which never moves */
+                          .n_units = n_units, .rs = {.arena = a}};
+    /* a single request's units are the caller's (its own statements'
+     * address): the pending keeps pointers of its own, which never move */
     p->units = n_units == 1 ? &p->st : units;
+    p->unit_end = n_units == 1 ? &p->single_end : PGR_NEW_ARRAY(a, size_t, n_units);
+    if (p->unit_end == NULL)
+        return pgr_error_oom(err);
     /* a connection returned lost after a server error (hasql-pool keeps
      * it): its session fails at the first send, in libpq's words for
      * that (PQsendQueryStart), with nothing older in them */

@@ -924,31 +924,46 @@ static void put_body(const doc_ctx *d, json_object *op, json_object *params, con
     json_object_array_add(params, p);
 }
 
-/* params: the parameters after the body (args, NULL: none). */
-static json_object *routine_op(const doc_ctx *d, const pgr_routine *r, json_object *params,
-                               json_object *args)
+/* The one answer of a function, the batch and the root document: 200 OK,
+ * and in 3.1 what it is in each media type 2.0's "produces" names
+ * (schema is taken). */
+static json_object *ok_responses(const doc_ctx *d, const char *const *media, size_t n,
+                                 json_object *schema)
+{
+    json_object *ok = json_object_new_object();
+    put_str(ok, "description", "OK");
+    if (d->v31)
+        put(ok, "content", content_of(media, n, schema));
+    else
+        json_object_put(schema);
+    json_object *r = json_object_new_object();
+    put(r, "200", ok);
+    return r;
+}
+
+/* OpenAPI.hs makeProcGetParam / makeProcPostParams: GET takes the
+ * arguments as query parameters, POST as its body, then Prefer. */
+static json_object *routine_op(const doc_ctx *d, const pgr_routine *r, bool post)
 {
     static const char *const produces[] = {
         "application/json", "application/vnd.pgrst.object+json;nulls=stripped",
         "application/vnd.pgrst.object+json"};
     static const char *const consumes[] = {"application/json",
                                            "application/x-www-form-urlencoded"};
-    const char *codes[] = {"200"}, *texts[] = {"OK"};
     json_object *op = operation(pgr_asprintf(d->a, "(rpc) %s", r->name), r->description, d->a);
     if (!d->v31)
         put(op, "produces", str_array(produces, 3));
-    json_object *all = json_object_new_array();
-    if (args != NULL)
-        put_body(d, op, all, "args", consumes, 2, args);
-    for (size_t i = 0; i < json_object_array_length(params); i++)
-        json_object_array_add(all, json_object_get(json_object_array_get_idx(params, i)));
-    json_object_put(params);
-    put_nonempty(op, "parameters", all);
-    json_object *resp = responses(codes, texts, 1);
-    /* 3.1: the answer is any JSON value, in each type 2.0 produces */
-    if (d->v31)
-        put(at_key(resp, "200"), "content", content_of(produces, 3, json_object_new_object()));
-    put(op, "responses", resp);
+    json_object *params = json_object_new_array();
+    if (post) {
+        put_body(d, op, params, "args", consumes, 2, routine_schema(d, r));
+        json_object_array_add(params, component_ref(d, COMPONENT_PARAMETER, "preferParams"));
+    } else {
+        for (size_t i = 0; i < r->n_params; i++)
+            json_object_array_add(params, routine_get_param(d, &r->params[i]));
+    }
+    put_nonempty(op, "parameters", params);
+    /* the answer is any JSON value */
+    put(op, "responses", ok_responses(d, produces, 3, json_object_new_object()));
     return op;
 }
 
@@ -956,15 +971,9 @@ static json_object *routine_op(const doc_ctx *d, const pgr_routine *r, json_obje
 static json_object *routine_path(const doc_ctx *d, const pgr_routine *r)
 {
     json_object *item = json_object_new_object();
-    if (r->volatility != 'v') {
-        json_object *params = json_object_new_array();
-        for (size_t i = 0; i < r->n_params; i++)
-            json_object_array_add(params, routine_get_param(d, &r->params[i]));
-        put(item, "get", routine_op(d, r, params, NULL));
-    }
-    json_object *post_params = json_object_new_array();
-    json_object_array_add(post_params, component_ref(d, COMPONENT_PARAMETER, "preferParams"));
-    put(item, "post", routine_op(d, r, post_params, routine_schema(d, r)));
+    if (r->volatility != 'v')
+        put(item, "get", routine_op(d, r, false));
+    put(item, "post", routine_op(d, r, true));
     return item;
 }
 
@@ -1007,7 +1016,6 @@ static json_object *batch_op(const doc_ctx *d)
     static const char *const consumes[] = {"application/vnd.pgrest.batch+json"};
     static const char *const produces[] = {"application/json"};
     const char *tags[] = {"Batch"};
-    const char *codes[] = {"200"}, *texts[] = {"OK"};
     json_object *op = json_object_new_object();
     put(op, "tags", str_array(tags, 1));
     put_str(op, "summary", "Transactional batch (pgrest)");
@@ -1026,10 +1034,7 @@ static json_object *batch_op(const doc_ctx *d)
     put_body(d, op, params, "batch", consumes, 1, schema);
     json_object_array_add(params, component_ref(d, COMPONENT_PARAMETER, "preferParams"));
     put(op, "parameters", params);
-    json_object *resp = responses(codes, texts, 1);
-    if (d->v31)
-        put(at_key(resp, "200"), "content", content_of(produces, 1, json_object_new_object()));
-    put(op, "responses", resp);
+    put(op, "responses", ok_responses(d, produces, 1, json_object_new_object()));
     return op;
 }
 
@@ -1038,19 +1043,14 @@ static json_object *root_path(const doc_ctx *d)
 {
     static const char *const produces[] = {"application/openapi+json", "application/json"};
     const char *tags[] = {"Introspection"};
-    const char *codes[] = {"200"}, *texts[] = {"OK"};
     json_object *op = json_object_new_object();
     put(op, "tags", str_array(tags, 1));
     put_str(op, "summary", "OpenAPI description (this document)");
-    json_object *resp = responses(codes, texts, 1);
-    if (d->v31) {
-        json_object *doc = json_object_new_object();
-        put_str(doc, "type", "object");
-        put(at_key(resp, "200"), "content", content_of(produces, 2, doc));
-    } else {
+    if (!d->v31)
         put(op, "produces", str_array(produces, 2));
-    }
-    put(op, "responses", resp);
+    json_object *doc = json_object_new_object();
+    put_str(doc, "type", "object");
+    put(op, "responses", ok_responses(d, produces, 2, doc));
     json_object *item = json_object_new_object();
     put(item, "get", op);
     if (d->batches)

@@ -49,10 +49,20 @@ bool pgr_json_lexically_strict(const char *s, size_t n)
 
 bool pgr_json_parse_strict(const char *s, size_t n, json_object **out)
 {
+    return pgr_json_parse_strict_depth(s, n, JSON_STRICT_MAX_DEPTH, out, NULL);
+}
+
+bool pgr_json_parse_strict_depth(const char *s, size_t n, int max_levels, json_object **out,
+                                 bool *too_deep)
+{
     *out = NULL;
+    if (too_deep != NULL)
+        *too_deep = false;
+    /* strict UTF-8 as Data.Text decodes it (aeson reads strings into
+     * Text); json-c's own check lets CESU-8 surrogates through */
     if (s == NULL || n > INT_MAX || !pgr_utf8_valid(s, n) || !pgr_json_lexically_strict(s, n))
         return false;
-    json_tokener *tok = json_tokener_new_ex(JSON_STRICT_MAX_DEPTH);
+    json_tokener *tok = json_tokener_new_ex(max_levels);
     if (tok == NULL)
         return false;
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -64,6 +74,8 @@ bool pgr_json_parse_strict(const char *s, size_t n, json_object **out)
         doc = json_tokener_parse_ex(tok, "", 1);
         used = n;
     }
+    if (too_deep != NULL)
+        *too_deep = json_tokener_get_error(tok) == json_tokener_error_depth;
     bool ok = json_tokener_get_error(tok) == json_tokener_success;
     json_tokener_free(tok);
     for (size_t i = used; ok && i < n; i++)

@@ -15,6 +15,12 @@
  * value, nests deeper than json-c can follow here, or is not UTF-8. */
 bool pgr_json_parse_strict(const char *s, size_t n, json_object **out);
 
+/* The same with a nesting limit: at most max_levels levels as json-c
+ * counts them (the innermost scalar is one); *too_deep (may be NULL) tells
+ * whether that limit is what refused the text. */
+bool pgr_json_parse_strict_depth(const char *s, size_t n, int max_levels, json_object **out,
+                                 bool *too_deep);
+
 /* What json-c's strict mode lets through and aeson does not, looked for
  * in one pass before json-c parses: a single quote or a letter outside
  * strings (NaN, Infinity, 'key'), a '.' without a digit after it, a raw

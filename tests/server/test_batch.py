@@ -154,7 +154,7 @@ class BatchPipelineTest(ServerTestCase):
         with self.proxy.lock:
             return r, self.proxy.turns - before
 
-    def test_ten_items_take_two_round_trips(self):
+    def test_ten_items_take_one_pipeline_and_the_commit(self):
         items = [{"method": "POST", "path": "/artists", "body": {"id": 9100 + i, "name": "p"}}
                  for i in range(5)]
         items += [{"method": "GET", "path": "/artists", "query": "id=gte.9100&select=id"}] * 4
@@ -162,8 +162,12 @@ class BatchPipelineTest(ServerTestCase):
         r, turns = self.turns_of(lambda: self.batch(items))
         self.assertEqual(r.status, 200, r)
         self.assertEqual([len(i["body"]) for i in r.json()[5:9]], [5] * 4)
-        # the items in one pipeline, then the COMMIT
-        self.assertEqual(turns, 2)
+        # the items in one pipeline, then the COMMIT: 2 turns, more only
+        # when the pipeline's bytes leave in several writes and an answer
+        # slips in between (the client still waits for none of them);
+        # one round trip per item would be 10 or more
+        self.assertLessEqual(turns, 4)
+        self.assertGreaterEqual(turns, 2)
         # what the same requests alone take: one round trip each
         singles = [lambda i=i: http(i["method"], self.server.url(i["path"] + "?" + i.get("query", "")),
                                     body=i.get("body"), headers=dict(USER, **{"Content-Type": "application/json"}))

@@ -32,7 +32,7 @@ static bool next_line(line_reader *r, const char **line, size_t *n)
     return true;
 }
 
-static bool blank(const char *line, size_t n)
+bool pgr_ndjson_blank(const char *line, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (line[i] != ' ' && line[i] != '\t')
@@ -45,25 +45,23 @@ static int line_error(pgrest_error *err, const char *message, const char *detail
     return pgr_error(err, 400, "PGRST102", message, details, NULL);
 }
 
-/* Checks one non-blank line: a JSON object, with the first object's keys
- * when those are matched (the first object records them). */
-static int check_line(pgrest_arena *a, const line_reader *r, const char *line, size_t n,
-                      int max_depth, bool match_keys, pgr_ndjson_array *out,
-                      pgrest_error *err)
+int pgr_ndjson_check_line(pgrest_arena *a, size_t number, const char *line, size_t n,
+                          int max_depth, bool match_keys, pgr_ndjson_array *out,
+                          pgrest_error *err)
 {
     bool too_deep = false;
     json_object *o = pgr_json_parse_body_value(line, n, max_depth, &too_deep);
     if (o == NULL && too_deep)
         return line_error(err, "Empty or invalid json",
                           pgr_asprintf(a, "line %zu: JSON nesting deeper than %d levels "
-                                       "(request-max-json-depth)", r->number, max_depth));
+                                       "(request-max-json-depth)", number, max_depth));
     if (o == NULL)
         return line_error(err, "Empty or invalid json",
-                          pgr_asprintf(a, "line %zu: invalid JSON", r->number));
+                          pgr_asprintf(a, "line %zu: invalid JSON", number));
     int rc = PGREST_OK;
     if (!json_object_is_type(o, json_type_object))
         rc = line_error(err, "Empty or invalid json",
-                        pgr_asprintf(a, "line %zu: not a JSON object", r->number));
+                        pgr_asprintf(a, "line %zu: not a JSON object", number));
     else if (match_keys && out->n_rows == 0 &&
              !pgr_json_object_keys(a, o, &out->keys, &out->n_keys))
         rc = pgr_error_oom(err);
@@ -71,7 +69,7 @@ static int check_line(pgrest_arena *a, const line_reader *r, const char *line, s
              !pgr_json_same_key_set(o, out->keys, out->n_keys))
         rc = line_error(err, "All object keys must match",
                         pgr_asprintf(a, "line %zu: the keys differ from those of the "
-                                     "first object", r->number));
+                                     "first object", number));
     json_object_put(o);
     return rc;
 }
@@ -88,9 +86,10 @@ int pgr_ndjson_read(pgrest_arena *a, const char *body, size_t len, int max_depth
     const char *line;
     size_t n;
     while (next_line(&r, &line, &n)) {
-        if (blank(line, n))
+        if (pgr_ndjson_blank(line, n))
             continue;
-        int rc = check_line(a, &r, line, n, max_depth, match_keys, out, err);
+        int rc = pgr_ndjson_check_line(a, r.number, line, n, max_depth, match_keys, out,
+                                       err);
         if (rc != PGREST_OK)
             return rc;
         pgr_sb_putc(&sb, out->n_rows++ == 0 ? '[' : ',');

@@ -28,4 +28,17 @@ typedef struct pgr_ndjson_array {
 int pgr_ndjson_read(pgrest_arena *a, const char *body, size_t len, int max_depth,
                     bool match_keys, pgr_ndjson_array *out, pgrest_error *err);
 
+/* The pieces of pgr_ndjson_read the streaming import (import_rows.c)
+ * shares. Whether a line (without its line end) is blank: nothing but
+ * spaces and tabs. */
+bool pgr_ndjson_blank(const char *line, size_t n);
+
+/* Checks one non-blank line, number `number` from 1: a JSON object, with
+ * the first object's keys when those are matched (out->n_rows == 0: the
+ * line records them in out->keys). The caller counts out->n_rows. Errors
+ * as pgr_ndjson_read's. */
+int pgr_ndjson_check_line(pgrest_arena *a, size_t number, const char *line, size_t n,
+                          int max_depth, bool match_keys, pgr_ndjson_array *out,
+                          pgrest_error *err);
+
 #endif

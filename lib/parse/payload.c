@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/csv_body.h"
 #include "parse/json_value.h"
 #include "parse/media_type.h"
 #include "parse/ndjson_body.h"
@@ -48,21 +49,28 @@ static bool takes_columns(const pgrest_api_request *api)
 /* A payload key holding a NUL: no column or argument can be named so.
  * PostgREST's planner answers PGRST204 for a table; a function call is
  * refused like other NULs (22021). `shown` has the NUL as \u0000. */
-static int key_nul_error(pgrest_arena *a, const pgrest_api_request *api,
-                         const char *shown, pgrest_error *err)
+int pgr_payload_key_nul_error(pgrest_arena *a, bool is_call, const char *name,
+                              const char *shown, pgrest_error *err)
 {
-    if (api->action != PGR_ACTION_CALL)
+    if (!is_call)
         return pgr_errorf(err, a, 400, "PGRST204", NULL, NULL,
                           "Could not find the '%s' column of '%s' in the schema cache",
-                          shown, api->name);
+                          shown, name);
     return pgr_errorf(err, a, 400, "22021",
                       pgr_asprintf(a, "The payload key \"%s\" contains a NUL byte",
                                    shown),
                       NULL, "invalid byte sequence for encoding \"UTF8\": 0x00");
 }
 
+static int key_nul_error(pgrest_arena *a, const pgrest_api_request *api,
+                         const char *shown, pgrest_error *err)
+{
+    return pgr_payload_key_nul_error(a, api->action == PGR_ACTION_CALL, api->name, shown,
+                                     err);
+}
+
 /* key[0..n) with each NUL written as the six characters \u0000 */
-static const char *show_key(pgrest_arena *a, const char *key, size_t n)
+const char *pgr_payload_show_key(pgrest_arena *a, const char *key, size_t n)
 {
     pgr_sb sb;
     pgr_sb_init(&sb, a, n + 8);
@@ -78,7 +86,7 @@ static const char *show_key(pgrest_arena *a, const char *key, size_t n)
 /* json-c keeps object keys as C strings, so "na\u0000me" would become
  * "na": find, in the (valid) JSON text, a key whose escapes include
  * \u0000. Returns its raw text (between the quotes) or NULL. */
-static const char *json_key_with_nul(pgrest_arena *a, const char *s, size_t n)
+const char *pgr_json_key_with_nul(pgrest_arena *a, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '"')
@@ -312,7 +320,7 @@ static int json_array_payload(pgrest_arena *a, pgrest_api_request *api,
     if (api->payload_json == NULL)
         return pgr_error_oom(err);
     int rc = set_keys(a, api, keys, nkeys, err);
-    const char *bad = rc == PGREST_OK ? json_key_with_nul(a, api->body, api->body_len) : NULL;
+    const char *bad = rc == PGREST_OK ? pgr_json_key_with_nul(a, api->body, api->body_len) : NULL;
     return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
 }
 
@@ -344,7 +352,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
     api->payload_json = pgr_strndup(a, api->body, api->body_len);
     int rc = json_attributes(a, api, doc, err);
     const char *bad = rc == PGREST_OK
-                          ? json_key_with_nul(a, api->body, api->body_len)
+                          ? pgr_json_key_with_nul(a, api->body, api->body_len)
                           : NULL;
     return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
 }
@@ -370,7 +378,7 @@ static int ndjson_payload(pgrest_arena *a, pgrest_api_request *api,
     }
     api->payload_is_array = true;
     rc = set_keys(a, api, rows.keys, rows.n_keys, err);
-    const char *bad = rc == PGREST_OK ? json_key_with_nul(a, rows.json, strlen(rows.json))
+    const char *bad = rc == PGREST_OK ? pgr_json_key_with_nul(a, rows.json, strlen(rows.json))
                                       : NULL;
     return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
 }
@@ -384,95 +392,8 @@ static bool reads_ndjson(const pgrest_api_request *api)
 
 /* ------------------------------------------------------------ CSV */
 
-typedef struct csv_reader {
-    pgrest_arena *a;
-    const char *p, *end;
-} csv_reader;
-
-typedef enum csv_end { CSV_DELIMITER, CSV_LINE_END, CSV_BODY_END } csv_end;
-
-/* One field (RFC 4180 quoting, "" inside quotes) of *len bytes (NUL
- * bytes kept) and what ended it: a comma, a line end (\n, \r\n or \r, as
- * cassava's endOfLine) or the end of the body. */
-static const char *csv_field(csv_reader *r, csv_end *end, size_t *len)
-{
-    pgr_sb sb;
-    pgr_sb_init(&sb, r->a, 32);
-    if (r->p < r->end && *r->p == '"') {
-        r->p++;
-        while (r->p < r->end) {
-            if (*r->p == '"') {
-                if (r->p + 1 < r->end && r->p[1] == '"') {
-                    pgr_sb_putc(&sb, '"');
-                    r->p += 2;
-                    continue;
-                }
-                r->p++;
-                break;
-            }
-            pgr_sb_putc(&sb, *r->p++);
-        }
-    }
-    while (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r')
-        pgr_sb_putc(&sb, *r->p++);
-    if (r->p >= r->end)
-        *end = CSV_BODY_END;
-    else if (*r->p == ',') {
-        *end = CSV_DELIMITER;
-        r->p++;
-    } else {
-        *end = CSV_LINE_END;
-        if (*r->p++ == '\r' && r->p < r->end && *r->p == '\n')
-            r->p++;
-    }
-    *len = sb.len;
-    return pgr_sb_finish(&sb);
-}
-
-/* The fields of the record at the reader's position with their lengths;
- * returns the count (at least 1: an empty line is one empty field), 0 when
- * the arena is exhausted. *ended_line tells whether an end of line (not
- * the end of the body) closed it. */
-static size_t csv_record(csv_reader *r, const char ***out, size_t **lens,
-                         bool *ended_line)
-{
-    size_t n = 0, cap = 8;
-    const char **f = PGR_NEW_ARRAY(r->a, const char *, cap);
-    size_t *l = PGR_NEW_ARRAY(r->a, size_t, cap);
-    csv_end end = CSV_DELIMITER;
-    while (f != NULL && l != NULL && end == CSV_DELIMITER) {
-        if (n == cap) {
-            f = pgr_realloc(r->a, f, cap * sizeof *f, cap * 2 * sizeof *f);
-            l = pgr_realloc(r->a, l, cap * sizeof *l, cap * 2 * sizeof *l);
-            cap *= 2;
-            if (f == NULL || l == NULL)
-                return 0;
-        }
-        /* a field the arena could not hold ends the body (exhausted) */
-        if ((f[n] = csv_field(r, &end, &l[n])) == NULL)
-            return 0;
-        n++;
-    }
-    *ended_line = end == CSV_LINE_END;
-    *out = f;
-    *lens = l;
-    return f && l ? n : 0;
-}
-
-/* cassava's blankLine: a record of one empty field, which decodeByName
- * skips */
-static bool csv_blank(size_t n, const size_t *lens)
-{
-    return n == 1 && lens[0] == 0;
-}
-
-typedef struct csv_names {
-    size_t *next_same;   /* index of the next field of the same name, or nh */
-    size_t *distinct;    /* distinct[k]: distinct names among header[0..k) */
-} csv_names;
-
-/* A name and where it stands (a CSV header field, a form pair), sorted by
- * name then position to find repeated names in O(n log n). */
+/* A name and where it stands (a form pair), sorted by name then position
+ * to find repeated names in O(n log n). */
 typedef struct name_at {
     const char *name;
     size_t pos;
@@ -485,92 +406,40 @@ static int cmp_name_at(const void *x, const void *y)
     return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* A record maps the header's names to its first k fields (cassava
- * toNamedRecord: HM.fromList of the zip), so of repeated names the last
- * within the prefix wins: field i is kept when next_same[i] >= k. Sorting
- * keeps a header of many names O(n log n). */
-static bool csv_index_names(pgrest_arena *a, const char *const *header,
-                            size_t nh, csv_names *out)
-{
-    name_at *sorted = PGR_NEW_ARRAY(a, name_at, nh + 1);
-    bool *first = PGR_NEW_ARRAY(a, bool, nh + 1);
-    out->next_same = PGR_NEW_ARRAY(a, size_t, nh + 1);
-    out->distinct = PGR_NEW_ARRAY(a, size_t, nh + 1);
-    if (sorted == NULL || first == NULL || out->next_same == NULL ||
-        out->distinct == NULL)
-        return false;
-    for (size_t i = 0; i < nh; i++)
-        sorted[i] = (name_at){header[i], i};
-    qsort(sorted, nh, sizeof *sorted, cmp_name_at);
-    for (size_t i = 0; i < nh; i++) {
-        bool same_next = i + 1 < nh && strcmp(sorted[i].name, sorted[i + 1].name) == 0;
-        out->next_same[sorted[i].pos] = same_next ? sorted[i + 1].pos : nh;
-        first[sorted[i].pos] = i == 0 || strcmp(sorted[i - 1].name, sorted[i].name) != 0;
-    }
-    out->distinct[0] = 0;
-    for (size_t k = 0; k < nh; k++)
-        out->distinct[k + 1] = out->distinct[k] + first[k];
-    return true;
-}
-
 /* text/csv (PostgREST Payload.hs csvToJson over cassava's decodeByName):
  * the header record names the fields and must end with a line end; each
  * record maps the names to its fields, zipped (extra fields are dropped,
  * missing ones leave their names out); blank lines are skipped; the
  * literal NULL is SQL null. The records must all carry the same names
  * (payloadAttributes). A NUL byte in a field stays in it (\u0000, which
- * PostgreSQL refuses). */
+ * PostgreSQL refuses). Records are read and written by csv_body.c, which
+ * the streaming import (import_rows.c) shares. */
 static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
                        pgrest_error *err)
 {
-    csv_reader r = {a, api->body ? api->body : "", (api->body ? api->body : "") + api->body_len};
-    const char **header = NULL, **row;
-    size_t *hlen = NULL, *rlen;
+    const char *p = api->body ? api->body : "", *end = p + api->body_len;
+    pgr_csv_rows c;
+    pgr_csv_rows_init(&c, a);
     bool ended_line;
-    size_t nh = csv_record(&r, &header, &hlen, &ended_line), nr;
-    if (pgr_arena_exhausted(a) || nh == 0)
+    if (!pgr_csv_read_record(&c.rec, &p, end, &ended_line) || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     if (!ended_line)
         /* cassava's header parser ends with endOfLine; its error text */
-        return invalid_body(err, "parse error (not enough input) at \"\"");
-    for (size_t i = 0; i < nh; i++)
-        if (memchr(header[i], '\0', hlen[i]) != NULL)
-            return key_nul_error(a, api, show_key(a, header[i], hlen[i]), err);
-    csv_names names_of;
-    if (!csv_index_names(a, header, nh, &names_of))
+        return invalid_body(err, PGR_CSV_HEADER_ERROR);
+    if (!pgr_csv_rows_set_header(&c))
         return pgr_error_oom(err);
+    size_t bad = pgr_csv_header_nul(&c);
+    if (bad < c.nh)
+        return key_nul_error(a, api, pgr_payload_show_key(a, c.header[bad], c.hlen[bad]),
+                             err);
     pgr_sb sb;
     pgr_sb_init(&sb, a, api->body_len * 2 + 16);
     pgr_sb_putc(&sb, '[');
-    size_t rows = 0, names = 0, first_k = 0;
-    while (r.p < r.end) {
-        if ((nr = csv_record(&r, &row, &rlen, &ended_line)) == 0)
+    while (p < end) {
+        if (!pgr_csv_read_record(&c.rec, &p, end, &ended_line))
             return pgr_error_oom(err);
-        if (csv_blank(nr, rlen))
-            continue;
-        size_t k = nr < nh ? nr : nh;
-        size_t distinct = names_of.distinct[k];
-        if (rows == 0) {
-            names = distinct;
-            first_k = k;
-        } else if (distinct != names)
-            return invalid_body(err, "All lines must have same number of fields");
-        pgr_sb_puts(&sb, rows++ == 0 ? "{" : ",{");
-        bool first = true;
-        for (size_t i = 0; i < k; i++) {
-            if (names_of.next_same[i] < k)
-                continue;
-            if (!first)
-                pgr_sb_putc(&sb, ',');
-            first = false;
-            pgr_sb_put_json_string(&sb, header[i]);
-            pgr_sb_putc(&sb, ':');
-            if (rlen[i] == 4 && memcmp(row[i], "NULL", 4) == 0)
-                pgr_sb_puts(&sb, "null");
-            else
-                pgr_sb_put_json_stringn(&sb, row[i], rlen[i]);
-        }
-        pgr_sb_putc(&sb, '}');
+        if (pgr_csv_rows_write(&c, &sb, true) == PGR_CSV_MISMATCH)
+            return invalid_body(err, PGR_CSV_FIELDS_ERROR);
     }
     pgr_sb_putc(&sb, ']');
     api->payload_json = pgr_sb_finish(&sb);
@@ -578,7 +447,7 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
     if (api->payload_json == NULL || pgr_arena_exhausted(a))
         return pgr_error_oom(err);
     /* no records: the empty array, which has no keys */
-    return set_keys(a, api, header, first_k, err);
+    return set_keys(a, api, c.header, c.first_k, err);
 }
 
 /* kept[i]: param i is the first (or, with `last`, the last) with its
@@ -616,7 +485,7 @@ static int urlencoded_payload(pgrest_arena *a, pgrest_api_request *api,
     for (pgr_kv *p = params; p; p = p->next) {
         n++;
         if (memchr(p->name, '\0', p->name_len) != NULL)
-            return key_nul_error(a, api, show_key(a, p->name, p->name_len), err);
+            return key_nul_error(a, api, pgr_payload_show_key(a, p->name, p->name_len), err);
         /* a function's form arguments are read again from the body by the
          * call planner, which refuses a NUL in an argument it passes */
     }

@@ -1,0 +1,606 @@
+/* Request bodies as rows for COPY, chunk by chunk (see import_rows.h).
+ * The body is read through a window: each chunk is appended (at most
+ * SLICE bytes at a time) after the incomplete row left by the previous
+ * one, the rows it completes are checked by the same code as the buffered
+ * readers' (ndjson_body.c's line check, csv_body.c's record reader and
+ * writer, payload.c's element parse and NUL-key check) and written out,
+ * and the incomplete tail moves to the front. The scanners keep their
+ * state between calls, so no byte is scanned twice. */
+#include "parse/import_rows.h"
+
+#include <json-c/json.h>
+#include <string.h>
+
+#include "parse/csv_body.h"
+#include "parse/json_value.h"
+#include "parse/ndjson_body.h"
+#include "parse/payload.h"
+#include "util/error.h"
+
+enum { SLICE = 64 * 1024 };
+
+typedef enum json_state {
+    J_START,   /* before the '[' */
+    J_OPEN,    /* before an element (after '[' or ',') */
+    J_ELEM,    /* in an element */
+    J_AFTER,   /* after an element: ',' or ']' */
+    J_DONE     /* after the ']': whitespace only */
+} json_state;
+
+typedef enum csv_state { C_START, C_UNQUOTED, C_QUOTED, C_QUOTE, C_CR } csv_state;
+
+/* An error payload.c reports only once the whole body proved valid: a
+ * key mismatch in a JSON array, then a key holding \u0000. */
+typedef enum deferred_kind { D_NONE, D_NUL_KEY, D_MISMATCH } deferred_kind;
+
+struct pgr_import_rows {
+    pgrest_arena *a;
+    pgr_import_format fmt;
+    int max_depth;
+    bool match_keys;
+    const char *target;
+    bool is_call;
+
+    char *buf;            /* the window: the incomplete row and what follows */
+    size_t len, cap;
+    size_t row_start;     /* what precedes it is done with */
+    size_t pos;           /* where scanning resumes */
+
+    int rc;               /* sticky: an error or PGR_IMPORT_NOT_ROWS */
+    pgrest_error err;
+    bool finished;
+    deferred_kind deferred;
+    int deferred_rc;
+    pgrest_error deferred_err;
+
+    size_t count;
+    char *first;
+    size_t first_len;
+
+    /* JSON */
+    json_state js;
+    bool after_comma;
+    bool scalar, in_string, escaped;
+    size_t depth;
+    size_t index;         /* of the element being read */
+    /* JSON and NDJSON: the first row's keys, rows checked */
+    pgr_ndjson_array keys;
+
+    /* NDJSON */
+    size_t line_no;
+
+    /* CSV */
+    pgr_csv_rows csv;
+    bool have_header;
+    csv_state cs;
+    bool prev_cr;
+    size_t lines;         /* line ends before pos */
+    size_t rec_line;      /* the line the record at row_start starts on */
+    char *header_raw;
+    size_t header_raw_len;
+    pgr_sb scratch;       /* a CSV record's JSON object before escaping */
+};
+
+pgr_import_rows *pgr_import_rows_new(pgrest_arena *a, pgr_import_format fmt, int max_depth,
+                                     bool match_keys)
+{
+    pgr_import_rows *r = PGR_NEW(a, pgr_import_rows);
+    if (r == NULL)
+        return NULL;
+    r->a = a;
+    r->fmt = fmt;
+    r->max_depth = max_depth;
+    r->match_keys = match_keys;
+    r->target = "";
+    r->rec_line = 1;
+    r->cap = 4096;
+    r->buf = pgr_alloc(a, r->cap);
+    pgr_csv_rows_init(&r->csv, a);
+    pgr_sb_init(&r->scratch, a, 256);
+    return r->buf != NULL && !pgr_arena_exhausted(a) ? r : NULL;
+}
+
+void pgr_import_rows_set_target(pgr_import_rows *r, const char *name, bool is_call)
+{
+    r->target = name != NULL ? name : "";
+    r->is_call = is_call;
+}
+
+size_t pgr_import_rows_count(const pgr_import_rows *r)
+{
+    return r->count;
+}
+
+const char *pgr_import_rows_first(const pgr_import_rows *r, size_t *len)
+{
+    *len = r->first != NULL ? r->first_len : 0;
+    return r->first;
+}
+
+/* One COPY text-format line (PostgreSQL's COPY "Text Format"): the
+ * backslash doubled, LF, CR and TAB as \n \r \t, then the line end. */
+static void put_copy_line(pgr_sb *out, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *esc;
+        switch (s[i]) {
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        default: continue;
+        }
+        pgr_sb_putn(out, s + run, i - run);
+        pgr_sb_putn(out, esc, 2);
+        run = i + 1;
+    }
+    pgr_sb_putn(out, s + run, n - run);
+    pgr_sb_putc(out, '\n');
+}
+
+static int put_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n,
+                   pgrest_error *err)
+{
+    put_copy_line(out, s, n);
+    if (!pgr_sb_ok(out))
+        return pgr_error_oom(err);
+    r->count++;
+    return PGREST_OK;
+}
+
+/* The first row as a body of its own: prefix, the row, suffix. */
+static int keep_first(pgr_import_rows *r, const char *prefix, size_t np, const char *s,
+                      size_t n, const char *suffix, pgrest_error *err)
+{
+    size_t ns = strlen(suffix);
+    r->first = pgr_alloc(r->a, np + n + ns + 1);
+    if (r->first == NULL)
+        return pgr_error_oom(err);
+    memcpy(r->first, prefix, np);
+    memcpy(r->first + np, s, n);
+    memcpy(r->first + np + n, suffix, ns);
+    r->first_len = np + n + ns;
+    return PGREST_OK;
+}
+
+static void defer(pgr_import_rows *r, deferred_kind kind, int rc, const pgrest_error *e)
+{
+    if (kind <= r->deferred)
+        return;
+    r->deferred = kind;
+    r->deferred_rc = rc;
+    r->deferred_err = *e;
+}
+
+/* payload.c's check of a key holding \u0000 (only with matched keys: a
+ * ?columns= body goes unchecked); a row without a backslash has none. */
+static void check_nul_key(pgr_import_rows *r, const char *s, size_t n)
+{
+    if (!r->match_keys || r->deferred != D_NONE || memchr(s, '\\', n) == NULL)
+        return;
+    const char *bad = pgr_json_key_with_nul(r->a, s, n);
+    if (bad == NULL)
+        return;
+    pgrest_error e = {0};
+    int rc = pgr_payload_key_nul_error(r->a, r->is_call, r->target, bad, &e);
+    defer(r, D_NUL_KEY, rc, &e);
+}
+
+static int invalid_json(pgr_import_rows *r, const char *what, pgrest_error *err)
+{
+    return pgr_error(err, 400, "PGRST102", "Empty or invalid json",
+                     pgr_asprintf(r->a, "index %zu: %s", r->index, what), NULL);
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static bool json_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* An element of the array, as payload.c's json_array_scan checks it. */
+static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out,
+                        pgrest_error *err)
+{
+    bool deep = false;
+    json_object *el = pgr_json_parse_body_value(s, n, r->max_depth - 1, &deep);
+    if (el == NULL && deep)
+        return invalid_json(r, pgr_asprintf(r->a, "JSON nesting deeper than %d levels "
+                                            "(request-max-json-depth)", r->max_depth),
+                            err);
+    if (el == NULL)
+        return invalid_json(r, "invalid JSON", err);
+    int rc = PGREST_OK;
+    if (r->index == 0) {
+        /* an object: it starts with '{' (json_scan) */
+        if (r->match_keys && !pgr_json_object_keys(r->a, el, &r->keys.keys, &r->keys.n_keys))
+            rc = pgr_error_oom(err);
+        if (rc == PGREST_OK)
+            rc = keep_first(r, "[", 1, s, n, "]", err);
+    } else if (r->deferred < D_MISMATCH &&
+               (!json_object_is_type(el, json_type_object) ||
+                (r->match_keys && !pgr_json_same_key_set(el, r->keys.keys, r->keys.n_keys)))) {
+        pgrest_error e = {0};
+        int erc = pgr_error(&e, 400, "PGRST102", "All object keys must match",
+                            pgr_asprintf(r->a, "index %zu: %s", r->index,
+                                         json_object_is_type(el, json_type_object)
+                                             ? "the keys differ from those of the first object"
+                                             : "not a JSON object"),
+                            NULL);
+        defer(r, D_MISMATCH, erc, &e);
+    }
+    json_object_put(el);
+    if (rc != PGREST_OK)
+        return rc;
+    check_nul_key(r, s, n);
+    r->index++;
+    return r->deferred == D_NONE ? put_row(r, out, s, n, err) : PGREST_OK;
+}
+
+/* Where the element starting at row_start ends (payload.c's element_end,
+ * resumable): false when the window ends first. */
+static bool json_element_end(pgr_import_rows *r)
+{
+    const char *s = r->buf;
+    size_t i = r->pos, n = r->len;
+    if (r->scalar) {
+        while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && !json_ws(s[i]))
+            i++;
+        r->pos = i;
+        return i < n;
+    }
+    for (; i < n; i++) {
+        char c = s[i];
+        if (r->escaped) {
+            r->escaped = false;
+        } else if (r->in_string) {
+            if (c == '\\') {
+                r->escaped = true;
+            } else if (c == '"') {
+                r->in_string = false;
+                if (r->depth == 0) {
+                    r->pos = i + 1;
+                    return true;
+                }
+            }
+        } else if (c == '"') {
+            r->in_string = true;
+        } else if (c == '{' || c == '[') {
+            r->depth++;
+        } else if ((c == '}' || c == ']') && --r->depth == 0) {
+            r->pos = i + 1;
+            return true;
+        }
+    }
+    r->pos = n;
+    return false;
+}
+
+static int json_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)
+{
+    for (;;) {
+        if (r->js != J_ELEM) {
+            while (r->pos < r->len && json_ws(r->buf[r->pos]))
+                r->pos++;
+            r->row_start = r->pos;
+            if (r->pos == r->len) {
+                if (!at_end || r->js == J_DONE)
+                    return PGREST_OK;
+                if (r->js == J_START)
+                    return PGR_IMPORT_NOT_ROWS;
+                return invalid_json(r, "invalid JSON", err);
+            }
+        }
+        char c = r->buf[r->pos];
+        switch (r->js) {
+        case J_START:
+            if (c != '[')
+                return PGR_IMPORT_NOT_ROWS;
+            r->pos++;
+            r->js = J_OPEN;
+            break;
+        case J_OPEN:
+            if (c == ']' && !r->after_comma) {
+                r->pos++;
+                r->js = J_DONE;
+                break;
+            }
+            if (r->index == 0 && c != '{')
+                return PGR_IMPORT_NOT_ROWS;
+            r->scalar = c != '{' && c != '[' && c != '"';
+            r->in_string = r->escaped = false;
+            r->depth = 0;
+            r->js = J_ELEM;
+            break;
+        case J_ELEM:
+            if (!json_element_end(r) && !at_end)
+                return PGREST_OK;
+            {
+                int rc = json_element(r, r->buf + r->row_start, r->pos - r->row_start, out,
+                                      err);
+                if (rc != PGREST_OK)
+                    return rc;
+            }
+            r->js = J_AFTER;
+            break;
+        case J_AFTER:
+            if (c != ',' && c != ']')
+                return invalid_json(r, "invalid JSON", err);
+            r->pos++;
+            r->after_comma = c == ',';
+            r->js = c == ',' ? J_OPEN : J_DONE;
+            break;
+        case J_DONE:
+            return invalid_json(r, "invalid JSON", err);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ NDJSON */
+
+static int ndjson_line(pgr_import_rows *r, const char *line, size_t n, pgr_sb *out,
+                       pgrest_error *err)
+{
+    r->line_no++;
+    if (n > 0 && line[n - 1] == '\r')
+        n--;
+    if (pgr_ndjson_blank(line, n))
+        return PGREST_OK;
+    int rc = pgr_ndjson_check_line(r->a, r->line_no, line, n, r->max_depth, r->match_keys,
+                                   &r->keys, err);
+    if (rc == PGREST_OK && r->keys.n_rows++ == 0)
+        rc = keep_first(r, "", 0, line, n, "", err);
+    if (rc != PGREST_OK)
+        return rc;
+    check_nul_key(r, line, n);
+    return r->deferred == D_NONE ? put_row(r, out, line, n, err) : PGREST_OK;
+}
+
+static int ndjson_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)
+{
+    for (;;) {
+        const char *lf = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (lf == NULL) {
+            r->pos = r->len;
+            if (!at_end || r->row_start == r->len)
+                return PGREST_OK;
+            int rc = ndjson_line(r, r->buf + r->row_start, r->len - r->row_start, out, err);
+            r->row_start = r->len;
+            return rc;
+        }
+        size_t end = (size_t)(lf - r->buf);
+        int rc = ndjson_line(r, r->buf + r->row_start, end - r->row_start, out, err);
+        if (rc != PGREST_OK)
+            return rc;
+        r->row_start = r->pos = end + 1;
+    }
+}
+
+/* ------------------------------------------------------------ CSV */
+
+static int csv_error(pgr_import_rows *r, const char *message, const char *what,
+                     pgrest_error *err)
+{
+    return pgr_error(err, 400, "PGRST102", message,
+                     pgr_asprintf(r->a, "line %zu: %s", r->rec_line, what), NULL);
+}
+
+/* The record buf[row_start..end), read as csv_payload reads it. */
+static int csv_record(pgr_import_rows *r, size_t end, pgr_sb *out, pgrest_error *err)
+{
+    const char *p = r->buf + r->row_start;
+    bool ended_line;
+    if (!pgr_csv_read_record(&r->csv.rec, &p, r->buf + end, &ended_line))
+        return pgr_error_oom(err);
+    if (!r->have_header) {
+        if (!ended_line)
+            return csv_error(r, PGR_CSV_HEADER_ERROR, "the header has no line end", err);
+        if (!pgr_csv_rows_set_header(&r->csv))
+            return pgr_error_oom(err);
+        size_t bad = pgr_csv_header_nul(&r->csv);
+        if (bad < r->csv.nh)
+            return pgr_payload_key_nul_error(
+                r->a, r->is_call, r->target,
+                pgr_payload_show_key(r->a, r->csv.header[bad], r->csv.hlen[bad]), err);
+        r->header_raw_len = end - r->row_start;
+        r->header_raw = pgr_strndup(r->a, r->buf + r->row_start, r->header_raw_len);
+        r->have_header = true;
+        return r->header_raw != NULL ? PGREST_OK : pgr_error_oom(err);
+    }
+    r->scratch.len = 0;
+    switch (pgr_csv_rows_write(&r->csv, &r->scratch, false)) {
+    case PGR_CSV_BLANK:
+        return PGREST_OK;
+    case PGR_CSV_MISMATCH:
+        return csv_error(r, PGR_CSV_FIELDS_ERROR,
+                         "the record's fields differ from those of the first record", err);
+    case PGR_CSV_ROW:
+        break;
+    }
+    if (!pgr_sb_ok(&r->scratch))
+        return pgr_error_oom(err);
+    if (r->count == 0) {
+        int rc = keep_first(r, r->header_raw, r->header_raw_len, r->buf + r->row_start,
+                            end - r->row_start, "", err);
+        if (rc != PGREST_OK)
+            return rc;
+    }
+    return put_row(r, out, r->scratch.data, r->scratch.len, err);
+}
+
+/* Finds where the record at row_start ends, as pgr_csv_read_record would
+ * read it (resumable): the position after its line end, or 0 when the
+ * window ends first. Counts line ends (\r\n, \r, \n) for the details. */
+static size_t csv_record_end(pgr_import_rows *r)
+{
+    const char *s = r->buf;
+    size_t i = r->pos, n = r->len;
+    csv_state st = r->cs;
+    size_t found = 0;
+    while (i < n && found == 0) {
+        char c = s[i];
+        switch (st) {
+        case C_START:
+            if (c == '"') {
+                st = C_QUOTED;
+                i++;
+                continue;
+            }
+            st = C_UNQUOTED;
+            continue;
+        case C_UNQUOTED: {
+            size_t from = i;
+            while (i < n && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
+                i++;
+            if (i > from)
+                r->prev_cr = false;
+            if (i == n)
+                continue;
+            c = s[i];
+            if (c == ',')
+                st = C_START;
+            else if (c == '\r')
+                st = C_CR;
+            else
+                found = i + 1;
+            break;
+        }
+        case C_QUOTED:
+            if (c == '"')
+                st = C_QUOTE;
+            break;
+        case C_QUOTE:
+            if (c != '"') {
+                st = C_UNQUOTED;
+                continue;
+            }
+            st = C_QUOTED;
+            break;
+        case C_CR:
+            if (c != '\n') {
+                found = i;   /* a lone \r ended the record */
+                continue;
+            }
+            found = i + 1;
+            break;
+        }
+        r->lines += (c == '\r') || (c == '\n' && !r->prev_cr);
+        r->prev_cr = c == '\r';
+        i++;
+    }
+    r->pos = i;
+    r->cs = found != 0 ? C_START : st;
+    return found;
+}
+
+static int csv_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)
+{
+    for (;;) {
+        size_t end = csv_record_end(r);
+        if (end == 0) {
+            if (!at_end || r->row_start == r->len)
+                return PGREST_OK;
+            end = r->len;
+            r->cs = C_START;
+        }
+        int rc = csv_record(r, end, out, err);
+        if (rc != PGREST_OK)
+            return rc;
+        r->row_start = end;
+        r->rec_line = r->lines + 1;
+    }
+}
+
+/* ------------------------------------------------------------ driver */
+
+static int scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)
+{
+    switch (r->fmt) {
+    case PGR_IMPORT_JSON: return json_scan(r, at_end, out, err);
+    case PGR_IMPORT_NDJSON: return ndjson_scan(r, at_end, out, err);
+    case PGR_IMPORT_CSV: break;
+    }
+    return csv_scan(r, at_end, out, err);
+}
+
+static int replay(const pgr_import_rows *r, pgrest_error *err)
+{
+    if (r->rc != PGR_IMPORT_NOT_ROWS && err != NULL)
+        *err = r->err;
+    return r->rc;
+}
+
+static int stick(pgr_import_rows *r, int rc, const pgrest_error *e, pgrest_error *err)
+{
+    r->rc = rc;
+    if (rc != PGR_IMPORT_NOT_ROWS)
+        r->err = *e;
+    return replay(r, err);
+}
+
+/* Drops what is done with: the incomplete row moves to the front. */
+static void compact(pgr_import_rows *r)
+{
+    size_t done = r->row_start;
+    if (done == 0)
+        return;
+    memmove(r->buf, r->buf + done, r->len - done);
+    r->len -= done;
+    r->pos -= done;
+    r->row_start = 0;
+}
+
+static bool reserve(pgr_import_rows *r, size_t n)
+{
+    if (r->len + n <= r->cap)
+        return true;
+    size_t cap = r->cap;
+    while (cap < r->len + n)
+        cap *= 2;
+    char *buf = pgr_realloc(r->a, r->buf, r->cap, cap);
+    if (buf == NULL)
+        return false;
+    r->buf = buf;
+    r->cap = cap;
+    return true;
+}
+
+int pgr_import_rows_feed(pgr_import_rows *r, const char *data, size_t len, pgr_sb *out,
+                         pgrest_error *err)
+{
+    if (r->rc != PGREST_OK)
+        return replay(r, err);
+    pgrest_error e = {0};
+    while (len > 0) {
+        size_t n = len < SLICE ? len : SLICE;
+        if (!reserve(r, n))
+            return stick(r, pgr_error_oom(&e), &e, err);
+        memcpy(r->buf + r->len, data, n);
+        r->len += n;
+        data += n;
+        len -= n;
+        int rc = scan(r, false, out, &e);
+        if (rc != PGREST_OK)
+            return stick(r, rc, &e, err);
+        compact(r);
+    }
+    return PGREST_OK;
+}
+
+int pgr_import_rows_finish(pgr_import_rows *r, pgr_sb *out, pgrest_error *err)
+{
+    if (r->rc != PGREST_OK || r->finished)
+        return replay(r, err);
+    pgrest_error e = {0};
+    int rc = scan(r, true, out, &e);
+    if (rc == PGREST_OK && r->fmt == PGR_IMPORT_CSV && !r->have_header)
+        rc = csv_error(r, PGR_CSV_HEADER_ERROR, "the header has no line end", &e);
+    if (rc == PGREST_OK && r->deferred != D_NONE) {
+        rc = r->deferred_rc;
+        e = r->deferred_err;
+    }
+    r->finished = true;
+    return rc != PGREST_OK ? stick(r, rc, &e, err) : PGREST_OK;
+}

@@ -33,7 +33,7 @@ static void setup(void)
     ck_assert_int_eq(pgrest_ctx_set(ctx, "db-schemas", "api", &err), PGREST_OK);
     ck_assert_int_eq(pgrest_ctx_set(ctx, "db-anon-role", "anon", &err), PGREST_OK);
     ck_assert_int_eq(pgrest_ctx_set(ctx, "request-max-json-depth", "8", &err), PGREST_OK);
-    arena = pgrest_arena_new(0);
+    arena = pgrest_arena_new((size_t)1 << 30);
 }
 
 static void teardown(void)
@@ -66,7 +66,7 @@ typedef struct result {
 /* COPY text lines back to their text, joined as a JSON array. */
 static char *join_lines(const char *s, size_t n, size_t *lines)
 {
-    char *j = malloc(n + 3), *o = j;
+    char *j = pgr_alloc(arena, n + 3), *o = j;
     *o++ = '[';
     *lines = 0;
     for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ static result check_body_n(pgr_import_format fmt, const char *body, size_t len,
         if (split == 0)
             whole = res;
         if (brc != PGREST_OK) {
-            ck_assert_msg(res.rc != PGREST_OK, "[%s] accepted, buffered refused: %s", body,
+            ck_assert_msg(res.rc != PGREST_OK, "[%.80s] accepted, buffered refused: %s", body,
                           berr.message);
             if (res.rc == PGR_IMPORT_NOT_ROWS) {
                 ck_assert_int_eq(fmt, PGR_IMPORT_JSON);
@@ -163,10 +163,10 @@ static result check_body_n(pgr_import_format fmt, const char *body, size_t len,
             ck_assert_int_eq(fmt, PGR_IMPORT_JSON);
             ck_assert_int_eq(whole.rc, PGR_IMPORT_NOT_ROWS);
         } else {
-            ck_assert_msg(res.rc == PGREST_OK, "[%s] refused (%s: %s), buffered accepted",
-                          body, res.err.message, res.err.details ? res.err.details : "");
+            ck_assert_msg(res.rc == PGREST_OK, "[%.80s] split %u refused (%s: %s), buffered accepted",
+                          body, split, res.err.message, res.err.details ? res.err.details : "");
             if (fmt == PGR_IMPORT_JSON)
-                ck_assert_msg(same_json(res.json, api->payload_json), "%s vs %s", res.json,
+                ck_assert_msg(same_json(res.json, api->payload_json), "%.80s vs %.80s", res.json,
                               api->payload_json);
             else
                 ck_assert_str_eq(res.json, api->payload_json);
@@ -355,6 +355,39 @@ START_TEST(copy_lines_are_escaped)
 }
 END_TEST
 
+/* Rows longer than the converter's 64 KiB slice, split anyhow. */
+START_TEST(rows_longer_than_a_slice)
+{
+    size_t big = 150000, cap = 3 * big + 256;
+    char *body = malloc(cap);
+    for (int fmt = 0; fmt < 3; fmt++) {
+        size_t len = 0;
+        if (fmt == PGR_IMPORT_CSV)
+            len += (size_t)snprintf(body, cap, "a,b\n");
+        if (fmt == PGR_IMPORT_JSON)
+            body[len++] = '[';
+        for (int row = 0; row < 2; row++) {
+            const char *open = fmt == PGR_IMPORT_CSV ? "1,\"" : "{\"a\":1,\"b\":\"";
+            const char *close = fmt == PGR_IMPORT_CSV ? "\"\r\n" : fmt == PGR_IMPORT_NDJSON ? "\"}\n" : "\"}";
+            if (fmt == PGR_IMPORT_JSON && row > 0)
+                body[len++] = ',';
+            memcpy(body + len, open, strlen(open));
+            len += strlen(open);
+            for (size_t i = 0; i < big; i++)
+                body[len++] = fmt == PGR_IMPORT_CSV && i % 1000 == 7 ? '\n' : (char)('a' + i % 26);
+            memcpy(body + len, close, strlen(close));
+            len += strlen(close);
+        }
+        if (fmt == PGR_IMPORT_JSON)
+            body[len++] = ']';
+        result r = check_body_n((pgr_import_format)fmt, body, len, true);
+        ck_assert_int_eq(r.rc, PGREST_OK);
+        ck_assert_uint_eq(r.count, 2);
+    }
+    free(body);
+}
+END_TEST
+
 /* 200,000 rows in 64 KiB chunks: the arena grows by the longest row and a
  * constant, not by the body. */
 static void check_bounded(pgr_import_format fmt)
@@ -454,6 +487,7 @@ int main(void)
     tcase_add_test(tc, details_name_the_row);
     tcase_add_test(tc, errors_stick);
     tcase_add_test(tc, copy_lines_are_escaped);
+    tcase_add_test(tc, rows_longer_than_a_slice);
     tcase_add_test(tc, memory_is_bounded);
     tcase_add_test(tc, random_bodies);
     suite_add_tcase(s, tc);

@@ -90,16 +90,9 @@ void pgr_csv_rows_init(pgr_csv_rows *c, pgrest_arena *a)
     pgr_csv_record_init(&c->rec, a);
 }
 
-/* A name and where it stands, sorted by name then position to find
- * repeated names in O(n log n). */
-typedef struct name_at {
-    const char *name;
-    size_t pos;
-} name_at;
-
-static int cmp_name_at(const void *x, const void *y)
+int pgr_cmp_name_at(const void *x, const void *y)
 {
-    const name_at *a = x, *b = y;
+    const pgr_name_at *a = x, *b = y;
     int c = strcmp(a->name, b->name);
     return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
@@ -115,7 +108,7 @@ bool pgr_csv_rows_set_header(pgr_csv_rows *c)
     c->nh = nh;
     c->header = PGR_NEW_ARRAY(a, const char *, nh + 1);
     c->hlen = PGR_NEW_ARRAY(a, size_t, nh + 1);
-    name_at *sorted = PGR_NEW_ARRAY(a, name_at, nh + 1);
+    pgr_name_at *sorted = PGR_NEW_ARRAY(a, pgr_name_at, nh + 1);
     bool *first = PGR_NEW_ARRAY(a, bool, nh + 1);
     c->next_same = PGR_NEW_ARRAY(a, size_t, nh + 1);
     c->distinct = PGR_NEW_ARRAY(a, size_t, nh + 1);
@@ -130,9 +123,9 @@ bool pgr_csv_rows_set_header(pgr_csv_rows *c)
             return false;
         memcpy(name, pgr_csv_field(&c->rec, i), c->hlen[i]);
         c->header[i] = name;
-        sorted[i] = (name_at){name, i};
+        sorted[i] = (pgr_name_at){name, i};
     }
-    qsort(sorted, nh, sizeof *sorted, cmp_name_at);
+    qsort(sorted, nh, sizeof *sorted, pgr_cmp_name_at);
     for (size_t i = 0; i < nh; i++) {
         bool same_next = i + 1 < nh && strcmp(sorted[i].name, sorted[i + 1].name) == 0;
         c->next_same[sorted[i].pos] = same_next ? sorted[i + 1].pos : nh;

@@ -34,6 +34,16 @@ static inline const char *pgr_csv_field(const pgr_csv_record *rec, size_t i)
     return rec->bytes.data + rec->start[i];
 }
 
+/* A name and where it stands (a CSV header field, a form pair): sorted
+ * with pgr_cmp_name_at (by name, then position), repeated names are found
+ * in O(n log n). */
+typedef struct pgr_name_at {
+    const char *name;
+    size_t pos;
+} pgr_name_at;
+
+int pgr_cmp_name_at(const void *x, const void *y);
+
 /* The header and what is known of the records so far. */
 typedef struct pgr_csv_rows {
     pgrest_arena *a;

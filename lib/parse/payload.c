@@ -392,20 +392,6 @@ static bool reads_ndjson(const pgrest_api_request *api)
 
 /* ------------------------------------------------------------ CSV */
 
-/* A name and where it stands (a form pair), sorted by name then position
- * to find repeated names in O(n log n). */
-typedef struct name_at {
-    const char *name;
-    size_t pos;
-} name_at;
-
-static int cmp_name_at(const void *x, const void *y)
-{
-    const name_at *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
-    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
-}
-
 /* text/csv (PostgREST Payload.hs csvToJson over cassava's decodeByName):
  * the header record names the fields and must end with a line end; each
  * record maps the names to its fields, zipped (extra fields are dropped,
@@ -456,14 +442,14 @@ static int csv_payload(pgrest_arena *a, pgrest_api_request *api,
 static bool *kept_occurrences(pgrest_arena *a, const pgr_kv *params, size_t n,
                               bool last)
 {
-    name_at *sorted = PGR_NEW_ARRAY(a, name_at, n + 1);
+    pgr_name_at *sorted = PGR_NEW_ARRAY(a, pgr_name_at, n + 1);
     bool *first = PGR_NEW_ARRAY(a, bool, n + 1);
     if (sorted == NULL || first == NULL)
         return NULL;
     size_t i = 0;
     for (const pgr_kv *p = params; p; p = p->next, i++)
-        sorted[i] = (name_at){p->name, i};
-    qsort(sorted, n, sizeof *sorted, cmp_name_at);
+        sorted[i] = (pgr_name_at){p->name, i};
+    qsort(sorted, n, sizeof *sorted, pgr_cmp_name_at);
     for (i = 0; i < n; i++) {
         size_t other = last ? i + 1 : i - 1;
         first[sorted[i].pos] = (last ? i + 1 == n : i == 0) ||

@@ -119,23 +119,22 @@ const char *pgr_import_rows_first(const pgr_import_rows *r, size_t *len)
 
 /* One COPY text-format line (PostgreSQL's COPY "Text Format"): the
  * backslash doubled, LF, CR and TAB as \n \r \t, then the line end. */
+static const char copy_escape[256] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+
 static void put_copy_line(pgr_sb *out, const char *s, size_t n)
 {
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *esc;
-        switch (s[i]) {
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        default: continue;
-        }
-        pgr_sb_putn(out, s + run, i - run);
+    size_t i = 0;
+    for (;;) {
+        size_t j = i;
+        while (j < n && copy_escape[(unsigned char)s[j]] == 0)
+            j++;
+        pgr_sb_putn(out, s + i, j - i);
+        if (j == n)
+            break;
+        char esc[2] = {'\\', copy_escape[(unsigned char)s[j]]};
         pgr_sb_putn(out, esc, 2);
-        run = i + 1;
+        i = j + 1;
     }
-    pgr_sb_putn(out, s + run, n - run);
     pgr_sb_putc(out, '\n');
 }
 

@@ -100,10 +100,10 @@ static result convert(pgr_import_format fmt, const char *body, size_t len, unsig
     pgr_sb out;
     pgr_sb_init(&out, arena, 64);
     result res = {0};
-    srand(split);
+    unsigned seed = split;
     size_t i = 0;
     while (i < len && res.rc == PGREST_OK) {
-        size_t n = split == 0 ? len : split == 1 ? 1 : 1 + (size_t)rand() % 9;
+        size_t n = split == 0 ? len : split == 1 ? 1 : 1 + (size_t)rand_r(&seed) % 9;
         if (n > len - i)
             n = len - i;
         /* the piece alone in a buffer of its size: an over-read shows in ASan */
@@ -448,9 +448,9 @@ START_TEST(random_bodies)
                                             "{\"a\":\"\\\\\"}", "{", "}", "[1]", "\t"};
     static const char *const js_pieces[] = {"[", "]", "{\"a\":1}", "{\"b\":\"]\"}", ",", " ",
                                             "{}", "\n", "\"", "{\"a\":[{}]}"};
-    char body[64];
-    srand(7);
-    for (int t = 0; t < 300; t++) {
+    char body[128];
+    unsigned seed = 7;
+    for (int t = 0; t < 3000; t++) {
         pgr_import_format fmt = (pgr_import_format)(t % 3);
         const char *const *pieces = fmt == PGR_IMPORT_CSV ? csv_pieces
                                     : fmt == PGR_IMPORT_NDJSON ? nd_pieces : js_pieces;
@@ -458,15 +458,15 @@ START_TEST(random_bodies)
         size_t len = 0;
         if (fmt == PGR_IMPORT_JSON)
             body[len++] = '[';
-        int count = rand() % 8;
+        int count = rand_r(&seed) % 12;
         for (int k = 0; k < count; k++) {
-            const char *p = pieces[(size_t)rand() % np];
+            const char *p = pieces[(size_t)rand_r(&seed) % np];
             if (len + strlen(p) + 2 >= sizeof body)
                 break;
             memcpy(body + len, p, strlen(p));
             len += strlen(p);
         }
-        if (fmt == PGR_IMPORT_JSON && rand() % 2)
+        if (fmt == PGR_IMPORT_JSON && rand_r(&seed) % 2)
             body[len++] = ']';
         body[len] = '\0';
         check_body_n(fmt, body, len, true);

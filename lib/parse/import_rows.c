@@ -349,10 +349,13 @@ static int ndjson_line(pgr_import_rows *r, const char *line, size_t n, pgr_sb *o
         return PGREST_OK;
     int rc = pgr_ndjson_check_line(r->a, r->line_no, line, n, r->max_depth, r->match_keys,
                                    &r->keys, err);
-    if (rc == PGREST_OK && r->keys.n_rows++ == 0)
+    if (rc != PGREST_OK)
+        return rc;
+    if (r->keys.n_rows == 0)
         rc = keep_first(r, "", 0, line, n, "", err);
     if (rc != PGREST_OK)
         return rc;
+    r->keys.n_rows++;
     check_nul_key(r, line, n);
     return r->deferred == D_NONE ? put_row(r, out, line, n, err) : PGREST_OK;
 }

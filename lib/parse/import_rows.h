@@ -44,9 +44,10 @@ void pgr_import_rows_set_target(pgr_import_rows *r, const char *name, bool is_ca
  * incomplete last row (and CSV's header). PGREST_OK, PGR_IMPORT_NOT_ROWS, or an
  * error (pgrest_error filled, negative rc as elsewhere in the tree); after an
  * error every call returns it again.
- * A JSON array's key mismatch (and a key with \u0000) is reported, as
- * payload.c does, only once the whole body proved valid: by finish; no row
- * is written after it. */
+ * What payload.c reports only once the whole body proved valid -- a JSON
+ * array's key mismatch, and a key holding \u0000 (JSON and NDJSON with
+ * match_keys) -- is reported by finish, unless an error the buffered path
+ * gives first comes later; no row is written after it. */
 int pgr_import_rows_feed(pgr_import_rows *r, const char *data, size_t len,
                          pgr_sb *out, pgrest_error *err);
 /* The body ended: its last row, and the end checks (a JSON array's closing ']'

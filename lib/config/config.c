@@ -492,12 +492,14 @@ static const pgr_option pgr_options[] = {
     LIMIT(OWN("request-max-json-depth", "PGRST_REQUEST_MAX_JSON_DEPTH", I, "128"), read_int, limits.max_json_depth, 1, 100000),
     LIMIT(OWN("server-max-batch-items", "PGRST_SERVER_MAX_BATCH_ITEMS", I, "100"), read_int, limits.max_batch_items, 0, 10000),
     LIMIT(OWN("server-max-body-size", "PGRST_SERVER_MAX_BODY_SIZE", I, "10485760"), read_long, limits.max_body_size, 1, (long long)1 << 40),
+    LIMIT(OWN("server-max-streamed-body-size", "PGRST_SERVER_MAX_STREAMED_BODY_SIZE", I, "0"), read_long, limits.max_streamed_body_size, 0, (long long)1 << 50),
     /* ... and pgrest-server's, kept as text for it (server/main.c) */
     KEPT(OWN("server-cancel-on-disconnect", "PGRST_SERVER_CANCEL_ON_DISCONNECT", B, "false")),
     KEPT(OWN("server-max-connections", "PGRST_SERVER_MAX_CONNECTIONS", I, NULL)),
     KEPT(OWN("server-max-connections-per-ip", "PGRST_SERVER_MAX_CONNECTIONS_PER_IP", I, NULL)),
     KEPT(OWN("server-max-header-size", "PGRST_SERVER_MAX_HEADER_SIZE", I, NULL)),
     KEPT(OWN("server-max-url-size", "PGRST_SERVER_MAX_URL_SIZE", I, NULL)),
+    KEPT(OWN("server-streamed-body-threshold", "PGRST_SERVER_STREAMED_BODY_THRESHOLD", I, NULL)),
     KEPT(OWN("server-threads", "PGRST_SERVER_THREADS", I, NULL)),
     KEPT(OWN("server-timeout", "PGRST_SERVER_TIMEOUT", I, NULL)),
 };

@@ -16,6 +16,7 @@
 #include "engine/context.h"
 #include "engine/db_events.h"
 #include "engine/decorate.h"
+#include "engine/import.h"
 #include "exec/cancel.h"
 #include "exec/cors.h"
 #include "exec/execute.h"
@@ -24,6 +25,7 @@
 #include "exec/response.h"
 #include "exec/stream.h"
 #include "parse/api_request.h"
+#include "sql/emit_import.h"
 #include "sql/emit_preamble.h"
 #include "sql/emit_stream.h"
 #include "engine/observe.h"
@@ -44,6 +46,9 @@ typedef enum phase {
     PHASE_BODY,        /* authenticated, waiting for the host's body chunks */
     PHASE_QUEUED,      /* in the pool's waiter queue */
     PHASE_CONNECTING,  /* its slot's connection is opening */
+    PHASE_IMPORT_OPEN, /* a streamed body: its COPY is starting */
+    PHASE_IMPORTING,   /* ... takes the rows as the body comes */
+    PHASE_IMPORT_CLOSE,/* ... the body ended, the COPY's answer not yet in */
     PHASE_RUNNING,     /* the pipeline is out, results coming in */
     PHASE_CLEARING,    /* results in, the cancel request not yet delivered */
     PHASE_LSN,         /* a write committed: asking for its WAL position */
@@ -57,6 +62,7 @@ struct pgrest_task {
     pgrest_request *body_req;      /* the copy of req that receives a chunked body */
     pgr_body_collector body;       /* ... its chunks so far */
     bool body_refused;             /* finished while taking its body (413, OOM) */
+    pgr_import *import;            /* a body that may stream (engine/import.h), or NULL */
     const pgrest_auth *auth;       /* the identity, kept from start to the parse */
     double auth_end;               /* when authentication ended: parsing starts */
     int wait;                      /* pgrest_task_wait */
@@ -219,8 +225,13 @@ static int admit(pgrest_task *t)
     return require_schema_cache(t->ctx, &t->err);
 }
 
-/* Parse, plan, emit, with the whole body; OPTIONS answers here. */
-static int prepare(pgrest_task *t)
+/* prepare's answer for a streamed body whose write cannot stream: the
+ * whole body will decide. */
+#define NOT_STREAMED 3
+
+/* Parse, plan, emit, with the whole body (or, streamed, the first row's
+ * body); OPTIONS answers here. */
+static int prepare(pgrest_task *t, bool streamed)
 {
     pgrest_ctx *ctx = t->ctx;
     pgrest_arena *arena = t->arena;
@@ -230,7 +241,7 @@ static int prepare(pgrest_task *t)
     const pgrest_auth *auth = t->auth;
     double t1 = t->auth_end;
     if (pgr_batch_requested(pgr_cfg(ctx, arena), t->req))
-        return prepare_batch(t, auth);
+        return streamed ? NOT_STREAMED : prepare_batch(t, auth);
     int rc = pgr_parse_request_as(ctx, arena, t->req, auth, &api, &t->err);
     if (api != NULL)
         t->role = api->role;
@@ -240,10 +251,20 @@ static int prepare(pgrest_task *t)
     t->tm.parse = t2 - t1;
     if (api->action == PGR_ACTION_INFO)
         return pgr_info_response(ctx, arena, api, &t->resp, &t->err);
-    if ((rc = pgrest_plan(ctx, arena, api, &plan, &t->err)) != PGREST_OK ||
-        (rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
+    if ((rc = pgrest_plan(ctx, arena, api, &plan, &t->err)) != PGREST_OK)
         return rc;
-    if (t->req->stream_threshold > 0 && pgr_stream_eligible(plan)) {
+    if (streamed && !pgr_import_eligible(plan))
+        return NOT_STREAMED;
+    plan->streamed_body = streamed;
+    if ((rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
+        return rc;
+    if (streamed) {
+        /* the COPY opens the transaction; what runs after it reads the rows */
+        if ((t->import->open_sql = pgr_emit_import_open(arena, st)) == NULL)
+            return pgr_error_oom(&t->err);
+        if ((rc = pgr_emit_import_statements(arena, st, &st, &t->err)) != PGREST_OK)
+            return rc;
+    } else if (t->req->stream_threshold > 0 && pgr_stream_eligible(plan)) {
         if ((rc = pgr_emit_stream_statements(arena, st, &st, &t->err)) != PGREST_OK)
             return rc;
         t->stream = pgr_stream_new(arena, plan, t->req->stream_threshold);
@@ -455,11 +476,17 @@ static bool batch_item_done(void *batch, size_t i, int *rc, pgrest_response **re
     return pgr_batch_item_done(batch, i, rc, resp, err);
 }
 
+static void open_import(pgrest_task *t);
+
 /* The connection is open: put the pipeline on it (a batch's items all in
- * one, docs/batch.md). */
+ * one, docs/batch.md), or, for a streamed body, the COPY before it. */
 static void send_pipeline(pgrest_task *t)
 {
     pgr_conn *c = t->conn;
+    if (t->import != NULL && t->import->started && !t->import->copied) {
+        open_import(t);
+        return;
+    }
     t->phase = PHASE_RUNNING;
     int rc = t->batch == NULL
                  ? pgr_execute_send_on(t->ctx, t->arena, t->st, c->pg, c->stmts, &t->pending,
@@ -748,6 +775,7 @@ static void wait_for_body(pgrest_task *t)
     t->body_req = copy;
     pgr_body_collector_init(&t->body, t->arena,
                             pgr_cfg(t->ctx, t->arena)->limits.max_body_size);
+    t->import = pgr_import_new(t->ctx, t->arena, t->req);
     t->phase = PHASE_BODY;
     t->wait = PGREST_TASK_WANTS_BODY;
 }
@@ -782,6 +810,232 @@ static int not_waiting(const pgrest_task *t, const char *misuse, pgrest_error *e
     return pgr_error_misuse(err, misuse);
 }
 
+/* ------------------------------------------------------------ a streamed body */
+
+/* What the host sees the task wait for: until it has been told to wait
+ * (PGREST_AGAIN), a task whose body streams wants the body, whatever it
+ * does meanwhile (taking a connection, opening the COPY); the host's next
+ * chunk finds out whether it can be taken. */
+static int shown_wait(const pgrest_task *t)
+{
+    const pgr_import *imp = t->import;
+    if (imp != NULL && imp->started && !imp->body_ended && !imp->host_waits &&
+        t->phase != PHASE_DONE)
+        return PGREST_TASK_WANTS_BODY;
+    return t->wait;
+}
+
+/* No connection is in use yet, or it is given up: a queued task leaves
+ * the queue, a half-open connection is closed. true when it was so. */
+static bool leave_before_running(pgrest_task *t)
+{
+    if (t->phase == PHASE_QUEUED) {
+        pgr_conn *c = pgr_pool_leave(t->pool, &t->waiter, false);
+        if (c != NULL)
+            pgr_pool_release(t->pool, c);
+        return true;
+    }
+    if (t->phase == PHASE_CONNECTING || t->phase == PHASE_IMPORT_OPEN ||
+        t->phase == PHASE_IMPORTING || t->phase == PHASE_IMPORT_CLOSE) {
+        /* a half-open connection, or one in the middle of a COPY, is of
+         * no use to anybody */
+        pgr_pool_discard(t->pool, t->conn);
+        t->conn = NULL;
+        pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED,
+                    "Borrowed a connection from the pool");
+        return true;
+    }
+    return false;
+}
+
+/* The streamed body cannot go on (a bad row, the COPY failed): the
+ * transaction is abandoned with its connection, nothing written. */
+static void abandon_import(pgrest_task *t, int rc)
+{
+    if (leave_before_running(t))
+        end_transaction(t, rc);
+    else if (t->phase != PHASE_DONE)
+        finish(t, rc);
+}
+
+static void import_failed(pgrest_task *t)
+{
+    pgr_copy_in *copy = &t->import->copy;
+    int rc;
+    if (copy->error != NULL)
+        rc = pgr_result_error(t->ctx, t->arena, t->st->plan, copy->error, &t->resp, &t->err);
+    else {
+        pgr_error(&t->err, 503, "PGRST001", "Database client error. Retrying the connection.",
+                  pgr_strdup(t->arena, PQerrorMessage(copy->pg)), NULL);
+        rc = PGREST_ERR_CONNECTION;
+    }
+    pgr_copy_in_clear(copy);
+    if (!t->cancelled)
+        pgr_db_check_request_error(t->ctx, &t->err);
+    abandon_import(t, rc);
+}
+
+/* A step of the COPY that is not complete: its wait, or its failure. */
+static void copy_wait(pgrest_task *t, pgr_copy_step s)
+{
+    if (s == PGR_COPY_FAILED)
+        import_failed(t);
+    else
+        t->wait = s == PGR_COPY_WAIT_WRITE ? PGREST_TASK_WAIT_WRITE : PGREST_TASK_WAIT_READ;
+}
+
+static void import_closing(pgrest_task *t)
+{
+    pgr_copy_step s = pgr_copy_in_closing(&t->import->copy);
+    if (s != PGR_COPY_READY) {
+        copy_wait(t, s);
+        return;
+    }
+    t->import->copied = true;
+    send_pipeline(t);
+}
+
+/* The rows read so far go to the COPY; once the body has ended and all
+ * left, the COPY ends. Until then the host may send more when nothing
+ * is held back. */
+static void import_put(pgrest_task *t)
+{
+    pgr_import *imp = t->import;
+    pgr_copy_step s = pgr_import_put(imp);
+    if (s != PGR_COPY_READY) {
+        copy_wait(t, s);
+        return;
+    }
+    if (!imp->body_ended) {
+        imp->host_waits = false;
+        t->wait = PGREST_TASK_WANTS_BODY;
+        return;
+    }
+    if (!pgr_copy_in_end(&imp->copy, NULL)) {
+        import_failed(t);
+        return;
+    }
+    t->phase = PHASE_IMPORT_CLOSE;
+    import_closing(t);
+}
+
+static void import_opening(pgrest_task *t)
+{
+    pgr_copy_step s = pgr_copy_in_opening(&t->import->copy);
+    if (s != PGR_COPY_READY) {
+        copy_wait(t, s);
+        return;
+    }
+    t->phase = PHASE_IMPORTING;
+    import_put(t);
+}
+
+/* The connection is open: the COPY starts (docs/bulk-import.md). */
+static void open_import(pgrest_task *t)
+{
+    t->phase = PHASE_IMPORT_OPEN;
+    if (!pgr_copy_in_send(&t->import->copy, t->conn->pg, t->import->open_sql)) {
+        import_failed(t);
+        return;
+    }
+    import_opening(t);
+}
+
+/* The body has reached the threshold: once its first row is read, the
+ * write is planned on that row alone and, when it can stream, the task
+ * takes a connection while the body goes on. A body that cannot stream
+ * (not rows, a write that returns them, a first row the planner refuses)
+ * is collected whole, and the whole body gets the answer. */
+static void consider_streaming(pgrest_task *t, const char *data, size_t len)
+{
+    pgr_import *imp = t->import;
+    if (!imp->reading && t->body.sb.len < t->req->import_threshold)
+        return;
+    pgrest_error ignored = {0};
+    size_t n;
+    const char *text = imp->reading ? data : pgr_body_collector_text(&t->body, &n);
+    int rc = pgr_import_read(imp, text, imp->reading ? len : n, &ignored);
+    imp->reading = true;
+    const char *first = rc == PGREST_OK ? pgr_import_rows_first(imp->rows, &n) : NULL;
+    if (rc != PGREST_OK) {
+        t->import = NULL;
+        return;
+    }
+    if (first == NULL)
+        return;
+    t->body_req->body = first;
+    t->body_req->body_len = n;
+    t->auth_end = now_ms();
+    rc = pgr_stage_end(t->arena, prepare(t, true), &t->err);
+    t->body_req->body = "";
+    t->body_req->body_len = 0;
+    if (rc != PGREST_OK || t->st == NULL) {
+        t->import = NULL;
+        t->st = NULL;
+        t->resp = NULL;
+        t->legacy_warning = NULL;
+        t->err = (pgrest_error){0};
+        return;
+    }
+    imp->started = true;
+    imp->bytes = t->body.sb.len;
+    pgr_import_rows_set_target(imp->rows, t->st->plan->api->name, false);
+    acquire(t);
+}
+
+/* The next piece of a streamed body: taken when the COPY is open and has
+ * sent what it had; otherwise PGREST_AGAIN, and the task waits for what
+ * it needs (its wait state) until it wants the body again. */
+static void step(pgrest_task *t);
+
+static int stream_chunk(pgrest_task *t, const char *data, size_t len, pgrest_error *err)
+{
+    pgr_import *imp = t->import;
+    step(t);
+    if (t->phase == PHASE_DONE)
+        return copy_error(t, t->rc, err);
+    long long max = pgr_cfg(t->ctx, t->arena)->limits.max_streamed_body_size;
+    if (max > 0 && (unsigned long long)max - imp->bytes < len) {
+        abandon_import(t, pgr_error_body_over(t->arena, max, "server-max-streamed-body-size",
+                                              &t->err));
+        return copy_error(t, t->rc, err);
+    }
+    if (t->phase != PHASE_IMPORTING || imp->backlog) {
+        imp->host_waits = true;
+        return PGREST_AGAIN;
+    }
+    imp->bytes += len;
+    int rc = pgr_import_read(imp, data, len, &t->err);
+    if (rc != PGREST_OK) {
+        if (rc > 0)
+            rc = pgr_error(&t->err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
+        abandon_import(t, rc);
+        return copy_error(t, t->rc, err);
+    }
+    /* data held back makes the next chunk wait */
+    import_put(t);
+    if (t->phase == PHASE_DONE)
+        return copy_error(t, t->rc, err);
+    return PGREST_OK;
+}
+
+static int end_streamed_body(pgrest_task *t, pgrest_error *err)
+{
+    pgr_import *imp = t->import;
+    if (t->phase == PHASE_DONE)
+        return copy_error(t, t->rc, err);
+    int rc = pgr_import_read_end(imp, &t->err);
+    if (rc != PGREST_OK) {
+        if (rc > 0)
+            rc = pgr_error(&t->err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
+        abandon_import(t, rc);
+        return copy_error(t, t->rc, err);
+    }
+    imp->body_ended = true;
+    step(t);
+    return PGREST_OK;
+}
+
 /* ------------------------------------------------------------ public API */
 
 pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
@@ -813,14 +1067,12 @@ pgrest_task *pgrest_task_start(pgrest_ctx *ctx, pgrest_arena *arena,
     if (rc == PGREST_OK && req->body_follows)
         wait_for_body(t);
     else
-        prepared(t, rc == PGREST_OK ? pgr_stage_end(arena, prepare(t), &t->err) : rc);
+        prepared(t, rc == PGREST_OK ? pgr_stage_end(arena, prepare(t, false), &t->err) : rc);
     return t;
 }
 
-int pgrest_task_advance(pgrest_task *t)
+static void step(pgrest_task *t)
 {
-    if (t == NULL)
-        return PGREST_TASK_DONE;
     switch (t->phase) {
     case PHASE_QUEUED:
         check_queue(t);
@@ -837,20 +1089,37 @@ int pgrest_task_advance(pgrest_task *t)
     case PHASE_LSN:
         commit_lsn_step(t);
         break;
+    case PHASE_IMPORT_OPEN:
+        import_opening(t);
+        break;
+    case PHASE_IMPORTING:
+        import_put(t);
+        break;
+    case PHASE_IMPORT_CLOSE:
+        import_closing(t);
+        break;
     default:
         break;
     }
-    return t->wait;
+}
+
+int pgrest_task_advance(pgrest_task *t)
+{
+    if (t == NULL)
+        return PGREST_TASK_DONE;
+    step(t);
+    return shown_wait(t);
 }
 
 int pgrest_task_wait_state(const pgrest_task *t)
 {
-    return t != NULL ? t->wait : PGREST_TASK_DONE;
+    return t != NULL ? shown_wait(t) : PGREST_TASK_DONE;
 }
 
 int pgrest_task_socket(const pgrest_task *t)
 {
-    if (t == NULL || (t->wait != PGREST_TASK_WAIT_READ && t->wait != PGREST_TASK_WAIT_WRITE))
+    int w = t != NULL ? shown_wait(t) : PGREST_TASK_DONE;
+    if (w != PGREST_TASK_WAIT_READ && w != PGREST_TASK_WAIT_WRITE)
         return -1;
     return PQsocket(t->conn->pg);
 }
@@ -858,6 +1127,8 @@ int pgrest_task_socket(const pgrest_task *t)
 /* The moment the task needs an advance without an event, 0 for none. */
 static double due(const pgrest_task *t)
 {
+    if (shown_wait(t) == PGREST_TASK_WANTS_BODY)
+        return 0;
     switch (t->phase) {
     case PHASE_QUEUED:
         return t->deadline;
@@ -915,19 +1186,14 @@ int pgrest_task_cancel(pgrest_task *t)
         cancelled_error(t);
         finish(t, PGREST_ERR_DATABASE);
         break;
-    case PHASE_QUEUED: {
-        pgr_conn *c = pgr_pool_leave(t->pool, &t->waiter, false);
-        if (c != NULL)
-            pgr_pool_release(t->pool, c);
-        cancelled_error(t);
-        end_transaction(t, PGREST_ERR_DATABASE);
-        break;
-    }
+    case PHASE_QUEUED:
     case PHASE_CONNECTING:
-        /* a half-open connection is of no use to anybody */
-        pgr_pool_discard(t->pool, t->conn);
-        t->conn = NULL;
-        pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    case PHASE_IMPORT_OPEN:
+    case PHASE_IMPORTING:
+    case PHASE_IMPORT_CLOSE:
+        /* nothing written: a streamed body's transaction goes with its
+         * connection */
+        leave_before_running(t);
         cancelled_error(t);
         end_transaction(t, PGREST_ERR_DATABASE);
         break;
@@ -949,11 +1215,15 @@ int pgrest_task_write_body(pgrest_task *t, const void *data, size_t len, pgrest_
 {
     if (t == NULL || (data == NULL && len > 0))
         return pgr_error_misuse(err, "pgrest_task_write_body");
+    if (t->import != NULL && t->import->started && !t->import->body_ended)
+        return stream_chunk(t, data, len, err);
     if (t->phase != PHASE_BODY)
         return not_waiting(t, "pgrest_task_write_body: the task does not wait for a body", err);
     switch (pgr_body_collector_append(&t->body, data, len)) {
     case PGR_BODY_APPENDED:
-        return PGREST_OK;
+        if (t->import != NULL)
+            consider_streaming(t, data, len);
+        return t->phase == PHASE_DONE ? copy_error(t, t->rc, err) : PGREST_OK;
     case PGR_BODY_TOO_LARGE: {
         long long max = pgr_cfg(t->ctx, t->arena)->limits.max_body_size;
         return refuse_body(t, pgr_error_body_too_large(t->arena, max, &t->err), err);
@@ -968,6 +1238,8 @@ int pgrest_task_end_body(pgrest_task *t, pgrest_error *err)
 {
     if (t == NULL)
         return pgr_error_misuse(err, "pgrest_task_end_body");
+    if (t->import != NULL && t->import->started && !t->import->body_ended)
+        return end_streamed_body(t, err);
     if (t->phase != PHASE_BODY)
         return not_waiting(t, "pgrest_task_end_body: the task does not wait for a body", err);
     size_t len;
@@ -978,6 +1250,6 @@ int pgrest_task_end_body(pgrest_task *t, pgrest_error *err)
     /* the wait for the body is the host's, not the parse's */
     t->auth_end = now_ms();
     t->phase = PHASE_PREPARE;
-    prepared(t, pgr_stage_end(t->arena, prepare(t), &t->err));
+    prepared(t, pgr_stage_end(t->arena, prepare(t, false), &t->err));
     return PGREST_OK;
 }

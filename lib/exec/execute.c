@@ -77,9 +77,9 @@ static const char *nested_details(pgrest_arena *a, const pgrest_query_plan *plan
     return detail ? pgr_asprintf(a, "%s: %s", path, detail) : path;
 }
 
-static int pg_error(pgrest_ctx *ctx, pgrest_arena *a,
-                    const pgrest_query_plan *plan, const PGresult *r,
-                    pgrest_response **out, pgrest_error *err)
+int pgr_result_error(pgrest_ctx *ctx, pgrest_arena *a,
+                     const pgrest_query_plan *plan, const PGresult *r,
+                     pgrest_response **out, pgrest_error *err)
 {
     const pgrest_api_request *api = plan->api;
     const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
@@ -447,7 +447,7 @@ static void send_end(pgrest_pending *p, const char *command)
 static int unit_outcome(pgrest_pending *p)
 {
     if (p->rs.error != NULL)
-        return pg_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
+        return pgr_result_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
     pgr_main_row row;
     if (p->sink != NULL)
         read_stream_row(p->sink, p->rs.gucs, &row);
@@ -529,7 +529,7 @@ static void end_failed(pgrest_pending *p, PGresult *r)
     if (!keep_result(&p->rs, r))
         return;
     p->resp = NULL;
-    p->rc = pg_error(p->ctx, p->arena, p->st->plan, r, &p->resp, &p->err);
+    p->rc = pgr_result_error(p->ctx, p->arena, p->st->plan, r, &p->resp, &p->err);
 }
 
 static void feed(pgrest_pending *p, PGresult *r)
@@ -648,7 +648,7 @@ static int connection_lost(pgrest_pending *p)
     }
     leave_pipeline(p);
     if (p->rs.error != NULL && PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE) != NULL)
-        return pg_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
+        return pgr_result_error(p->ctx, p->arena, p->st->plan, p->rs.error, &p->resp, &p->err);
     return connection_error(p->arena, p->pg, &p->err);
 }
 

@@ -36,6 +36,11 @@ int pgr_execute_send_units_on(pgrest_ctx *ctx, pgrest_arena *a,
                               pgr_unit_done done, void *data, PGconn *pg,
                               pgr_stmt_cache *cache, pgrest_pending **out,
                               pgrest_error *err);
+/* A failed result as the request's answer: PostgREST's status for its
+ * SQLSTATE, RAISE SQLSTATE 'PGRST' as the response it asks for, an error
+ * libpq made itself as PGRST001 (PGREST_ERR_CONNECTION). */
+int pgr_result_error(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_query_plan *plan,
+                     const PGresult *r, pgrest_response **out, pgrest_error *err);
 /* pgrest_execute_consume's answer while a streamed body's buffer is full
  * (exec/stream.h): it reads nothing more until the host has taken some. */
 #define PGR_PAUSED 2

@@ -351,10 +351,14 @@ static int check_header_nul(pgrest_arena *a, const pgrest_request *req,
 
 int pgr_error_body_too_large(pgrest_arena *a, long long max_body_size, pgrest_error *err)
 {
+    return pgr_error_body_over(a, max_body_size, "server-max-body-size", err);
+}
+
+int pgr_error_body_over(pgrest_arena *a, long long limit, const char *option, pgrest_error *err)
+{
     return pgr_errorf(err, a, 413, "PGRST413",
-                      pgr_asprintf(a, "The limit is %lld bytes (server-max-body-size)",
-                                   max_body_size),
-                      NULL, "Request body too large");
+                      pgr_asprintf(a, "The limit is %lld bytes (%s)", limit, option), NULL,
+                      "Request body too large");
 }
 
 /* server-max-body-size: checked before anything else, as a host's HTTP

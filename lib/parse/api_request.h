@@ -19,6 +19,8 @@ int pgr_request_admissible(pgrest_ctx *ctx, pgrest_arena *arena,
 /* 413 PGRST413, the answer to a body longer than server-max-body-size
  * (max_body_size), whether it came whole or in chunks (pgrest_task_write_body). */
 int pgr_error_body_too_large(pgrest_arena *a, long long max_body_size, pgrest_error *err);
+/* The same for the limit an option sets (server-max-streamed-body-size). */
+int pgr_error_body_over(pgrest_arena *a, long long limit, const char *option, pgrest_error *err);
 
 /* pgrest_parse_request of a request that passed pgr_request_admissible,
  * with the identity given (an authentication outcome, copied; NULL: the

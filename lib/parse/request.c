@@ -76,7 +76,7 @@ const pgr_parse_limits *pgr_parse_limits_default(void)
 {
     static const pgr_parse_limits defaults = {
         PGR_DEFAULT_MAX_BODY_SIZE, PGR_DEFAULT_MAX_DEPTH,
-        PGR_DEFAULT_MAX_FILTERS, PGR_DEFAULT_MAX_JSON_DEPTH, PGR_DEFAULT_MAX_BATCH_ITEMS};
+        PGR_DEFAULT_MAX_FILTERS, PGR_DEFAULT_MAX_JSON_DEPTH, PGR_DEFAULT_MAX_BATCH_ITEMS, 0};
     return &defaults;
 }
 
@@ -92,4 +92,15 @@ void pgrest_request_set_min_lsn(pgrest_request *req, const char *lsn)
 {
     if (lsn != NULL)
         pgrest_request_add_header(req, PGREST_MIN_LSN_HEADER, lsn);
+}
+
+/* The default past which a following body may stream: bodies a client
+ * sends at once stay whole, bulk imports stream. */
+#define DEFAULT_IMPORT_THRESHOLD ((size_t)1024 * 1024)
+
+void pgrest_request_allow_streamed_body(pgrest_request *req, size_t threshold_bytes)
+{
+    if (req != NULL)
+        req->import_threshold = threshold_bytes > 0 ? threshold_bytes
+                                                    : DEFAULT_IMPORT_THRESHOLD;
 }

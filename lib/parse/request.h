@@ -31,6 +31,7 @@ struct pgrest_request {
     const pgrest_auth *auth; /* identity set by the host, or NULL */
     size_t stream_threshold; /* pgrest_request_allow_streaming; 0: buffered */
     bool body_follows;       /* pgrest_request_body_follows: a task collects it */
+    size_t import_threshold; /* pgrest_request_allow_streamed_body; 0: never */
 };
 
 /* Bounds on what one request may ask the parser to build, so a hostile
@@ -42,6 +43,8 @@ typedef struct pgr_parse_limits {
     int max_filters;         /* request-max-filters: filters + logic leaves */
     int max_json_depth;      /* request-max-json-depth: JSON body nesting */
     int max_batch_items;     /* server-max-batch-items: items of one batch (docs/batch.md) */
+    long long max_streamed_body_size; /* server-max-streamed-body-size, 0: unbounded
+                                       * (docs/bulk-import.md) */
 } pgr_parse_limits;
 
 #define PGR_DEFAULT_MAX_BODY_SIZE (10LL * 1024 * 1024)

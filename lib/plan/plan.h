@@ -126,6 +126,10 @@ struct pgrest_query_plan {
     bool commit;                   /* end with COMMIT (else ROLLBACK) */
     bool in_batch;                 /* a batch item (docs/batch.md): always an explicit
                                     * transaction, which the batch owns */
+    /* a streamed body (engine/import.c): the rows are in
+     * pg_temp.pgrst_import, one json object each; always an explicit
+     * transaction, which the COPY opens */
+    bool streamed_body;
     bool tx_override_applied;      /* Prefer: tx honoured */
     pgr_pref_count count;          /* count that will be computed */
     bool count_applied;

@@ -129,7 +129,7 @@ static bool implicit_transaction(const pgrest_query_plan *plan,
                                  const pgrest_statements *st)
 {
     return plan->commit && pgr_emit_isolation_level(plan) == NULL && !plan->explain &&
-           !st->end_after_check && !plan->in_batch;
+           !st->end_after_check && !plan->in_batch && !plan->streamed_body;
 }
 
 static int emit_sql(pgrest_ctx *ctx, pgrest_arena *arena,

@@ -8,6 +8,7 @@
 #include "plan/mutate_plan.h"
 #include "sql/emit_embed.h"
 #include "sql/emit_filter.h"
+#include "sql/emit_import.h"
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
 #include "sql/emit_nested.h"
@@ -52,17 +53,25 @@ static bool body_is_object(const char *json)
 /* FROM (SELECT $1 AS json_data) pgrst_payload, [defaults,] LATERAL (...)
  * pgrst_body, as SqlFragment.hs fromJsonBodyF builds it for writes: no
  * LIMIT (includeLimitOne is for calls), so an UPDATE's plan costs what
- * PostgREST's does */
+ * PostgREST's does. A streamed body's rows come from the table its COPY
+ * filled, one object per row in the order they came: the same per-row
+ * conversion as the object body's. */
 static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     bool defaults = mp->apply_defaults;
-    bool object = body_is_object(plan->api->payload_json);
+    bool object = plan->streamed_body || body_is_object(plan->api->payload_json);
     const char *j = defaults ? "jsonb" : "json";
     const char *body = defaults ? "pgrst_json_defs.val" : "pgrst_payload.json_data";
     pgr_sql_put(q, "FROM (SELECT ");
-    pgr_sql_param_cast(q, plan->api->payload_json, j);
-    pgr_sql_put(q, " AS json_data) pgrst_payload, ");
+    if (plan->streamed_body) {
+        pgr_sql_put(q, "json_data::");
+        pgr_sql_put(q, j);
+        pgr_sql_put(q, " AS json_data FROM " PGR_IMPORT_TABLE ") pgrst_payload, ");
+    } else {
+        pgr_sql_param_cast(q, plan->api->payload_json, j);
+        pgr_sql_put(q, " AS json_data) pgrst_payload, ");
+    }
     if (defaults) {
         pgr_sql_put(q, object ? "LATERAL (SELECT " : "LATERAL (SELECT jsonb_agg(");
         pgr_emit_defaults_object(q, mp->columns, mp->n_columns);

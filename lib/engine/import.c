@@ -1,0 +1,90 @@
+/* A streamed body's chunks into COPY data (import.h). */
+#include "engine/import.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "engine/context.h"
+#include "parse/media_type.h"
+#include "parse/query_string.h"
+#include "util/error.h"
+
+/* The first buffer of converted rows: a chunk's worth, reused. */
+#define LINES_CAPACITY (64 * 1024)
+
+/* Payload.hs reads a body without Content-Type as JSON. */
+static bool format_of(pgrest_arena *a, const pgrest_request *req, pgr_import_format *fmt)
+{
+    const char *ct = pgr_request_header(req, "Content-Type");
+    pgr_media_type *m = ct != NULL ? pgr_parse_media_type(a, ct) : NULL;
+    pgr_media_kind kind = m != NULL ? m->kind : PGR_MEDIA_JSON;
+    if (ct != NULL && m == NULL)
+        return false;
+    switch (kind) {
+    case PGR_MEDIA_JSON:
+        *fmt = PGR_IMPORT_JSON;
+        return true;
+    case PGR_MEDIA_NDJSON:
+        *fmt = PGR_IMPORT_NDJSON;
+        return true;
+    case PGR_MEDIA_CSV:
+        *fmt = PGR_IMPORT_CSV;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ?columns= takes the named keys of every row, whatever else it has
+ * (Payload.hs RawJSON): the rows' keys need not match then. */
+static bool names_columns(pgrest_arena *a, const pgrest_request *req)
+{
+    for (const pgr_kv *p = pgr_query_string_decode(a, req->query); p != NULL; p = p->next)
+        if (strcmp(p->name, "columns") == 0)
+            return true;
+    return false;
+}
+
+pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req)
+{
+    pgr_import_format fmt;
+    if (req->import_threshold == 0 || strcasecmp(req->method, "POST") != 0 ||
+        !format_of(a, req, &fmt))
+        return NULL;
+    pgr_import *imp = PGR_NEW(a, pgr_import);
+    if (imp == NULL)
+        return NULL;
+    *imp = (pgr_import){0};
+    imp->rows = pgr_import_rows_new(a, fmt, pgr_cfg(ctx, a)->limits.max_json_depth,
+                                    !names_columns(a, req));
+    if (imp->rows == NULL)
+        return NULL;
+    pgr_sb_init(&imp->lines, a, LINES_CAPACITY);
+    return imp;
+}
+
+int pgr_import_read(pgr_import *imp, const char *data, size_t len, pgrest_error *err)
+{
+    int rc = pgr_import_rows_feed(imp->rows, data, len, &imp->lines, err);
+    if (rc == PGREST_OK && imp->lines.failed)
+        return pgr_error_oom(err);
+    return rc;
+}
+
+int pgr_import_read_end(pgr_import *imp, pgrest_error *err)
+{
+    int rc = pgr_import_rows_finish(imp->rows, &imp->lines, err);
+    if (rc == PGREST_OK && imp->lines.failed)
+        return pgr_error_oom(err);
+    return rc;
+}
+
+pgr_copy_step pgr_import_put(pgr_import *imp)
+{
+    pgr_copy_step s = imp->lines.len > 0
+                          ? pgr_copy_in_put(&imp->copy, imp->lines.data, imp->lines.len)
+                          : pgr_copy_in_flush(&imp->copy);
+    imp->lines.len = 0;
+    imp->backlog = s == PGR_COPY_WAIT_WRITE;
+    return s;
+}

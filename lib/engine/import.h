@@ -1,0 +1,46 @@
+/* A streamed body (docs/bulk-import.md, pgrest_request_allow_streamed_body):
+ * the rows of a large POST go to PostgreSQL while the body still comes.
+ * The task (engine/task.c) decides at the threshold, plans the write on
+ * the first row, opens the COPY on a pooled connection and feeds it; this
+ * is the part that turns the host's chunks into the COPY's data. */
+#ifndef PGR_IMPORT_H
+#define PGR_IMPORT_H
+
+#include <stdbool.h>
+
+#include "exec/copy_in.h"
+#include "parse/import_rows.h"
+#include "parse/request.h"
+#include "util/strbuf.h"
+
+typedef struct pgr_import {
+    pgr_import_rows *rows;  /* the body's reader */
+    pgr_sb lines;           /* rows read, not yet handed to the COPY */
+    pgr_copy_in copy;
+    const char *open_sql;   /* BEGIN ...; CREATE the table; COPY ... */
+    size_t bytes;           /* of the body so far, once it streams */
+    bool reading;           /* the body reached the threshold: rows are read */
+    bool started;           /* the write is planned: the body streams */
+    bool copied;            /* the COPY is complete: the write runs */
+    bool backlog;           /* libpq holds data the socket did not take */
+    bool body_ended;        /* pgrest_task_end_body came */
+    bool host_waits;        /* write_body answered PGREST_AGAIN: the host
+                             * watches the wait state until WANTS_BODY */
+} pgr_import;
+
+/* A reader for req's body when the request may stream (it allows it,
+ * POSTs, and its Content-Type is JSON, NDJSON or CSV); NULL otherwise or
+ * when the arena is exhausted. */
+pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req);
+
+/* Reads the next bytes into rows (imp->lines). PGREST_OK, or
+ * PGR_IMPORT_NOT_ROWS, or the reader's error (err filled). */
+int pgr_import_read(pgr_import *imp, const char *data, size_t len, pgrest_error *err);
+/* The body ended: its last row into imp->lines. */
+int pgr_import_read_end(pgr_import *imp, pgrest_error *err);
+
+/* Hands imp->lines to the COPY (and empties them): PGR_COPY_READY when
+ * all left, WAIT_WRITE when libpq holds some (imp->backlog). */
+pgr_copy_step pgr_import_put(pgr_import *imp);
+
+#endif

@@ -1,0 +1,512 @@
+/* Streamed bodies against PostgreSQL (docs/bulk-import.md,
+ * pgrest_request_allow_streamed_body): a POST of many rows, fed to the
+ * task in chunks past a small threshold, goes to PostgreSQL through a COPY
+ * while the body still comes (seen in pg_stat_activity), and its answer
+ * and the table afterwards are those of the same body set whole; rows
+ * PostgreSQL refuses (NOT NULL, RLS) leave nothing written, with the
+ * whole body's answer; a cancel mid-body writes nothing and frees the
+ * connection. Tables of their own, created before the schema cache is
+ * loaded and dropped at the end. */
+#include <check.h>
+#include <json-c/json.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "harness.h"
+#include "pgrest/pgrest.h"
+
+#define TABLE_JSON "SELECT json_agg(t ORDER BY id) FROM api.imp_rows t"
+/* what the test sets as threshold: bodies of a few hundred KB stream */
+#define THRESHOLD 4096
+#define CHUNK 1000
+
+static pgrest_ctx *ctx;
+static PGconn *admin;
+
+static void setup(void)
+{
+    admin = harness_admin_connect();
+    harness_admin_exec(admin,
+        "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned CASCADE;"
+        "DROP FUNCTION IF EXISTS api.imp_tag();"
+        "CREATE TABLE api.imp_rows (id integer PRIMARY KEY, name text NOT NULL,"
+        " score numeric, at timestamptz, doc jsonb, note text DEFAULT 'none', tag text);"
+        "CREATE FUNCTION api.imp_tag() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN NEW.tag := 'trg:' || NEW.name; RETURN NEW; END $$;"
+        "CREATE TRIGGER imp_tag BEFORE INSERT ON api.imp_rows"
+        " FOR EACH ROW EXECUTE FUNCTION api.imp_tag();"
+        "GRANT ALL ON api.imp_rows TO web_user;"
+        "CREATE TABLE api.imp_owned (id integer PRIMARY KEY, owner text);"
+        "ALTER TABLE api.imp_owned ENABLE ROW LEVEL SECURITY;"
+        "CREATE POLICY imp_mine ON api.imp_owned TO web_user"
+        " USING (true) WITH CHECK (owner = 'me');"
+        "GRANT ALL ON api.imp_owned TO web_user");
+    const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
+    ctx = harness_ctx(opts);
+}
+
+static void teardown(void)
+{
+    pgrest_ctx_free(ctx);
+    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_owned CASCADE;"
+                              "DROP FUNCTION api.imp_tag()");
+    PQfinish(admin);
+}
+
+static void reset_rows(void)
+{
+    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_owned;"
+                              "INSERT INTO api.imp_rows (id, name, score) VALUES"
+                              " (1, 'old one', 1), (2, 'old two', 2)");
+}
+
+/* Advances t until it waits for what `until` names or is DONE. */
+static void advance_until(pgrest_task *t, int until)
+{
+    int w = pgrest_task_wait_state(t);
+    while (w != PGREST_TASK_DONE && w != until) {
+        ck_assert_int_ne(w, PGREST_TASK_WANTS_BODY);
+        if (w == PGREST_TASK_WAIT_CONN) {
+            poll(NULL, 0, 2);
+        } else {
+            struct pollfd pfd = {.fd = pgrest_task_socket(t),
+                                 .events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0)};
+            ck_assert_int_ge(pfd.fd, 0);
+            poll(&pfd, 1, 5000);
+        }
+        w = pgrest_task_advance(t);
+    }
+}
+
+static char *flatten(const pgrest_response *resp)
+{
+    ck_assert_ptr_nonnull(resp);
+    size_t blen;
+    const char *body = pgrest_response_body(resp, &blen);
+    size_t cap = 8192 + blen, len = 0;
+    char *out = malloc(cap);
+    const char *reason = pgrest_response_reason(resp);
+    len += (size_t)snprintf(out + len, cap - len, "%d %s\n", pgrest_response_status(resp),
+                            reason ? reason : "");
+    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        len += (size_t)snprintf(out + len, cap - len, "%s: %s\n", h->name, h->value);
+    }
+    ck_assert_uint_lt(len + blen + 2, cap);
+    out[len++] = '\n';
+    memcpy(out + len, body, blen);
+    out[len + blen] = '\0';
+    return out;
+}
+
+typedef struct req_spec {
+    const char *path, *query, *content_type, *prefer;
+} req_spec;
+
+static pgrest_request *build(pgrest_arena *a, const req_spec *s)
+{
+    pgrest_request *req = pgrest_request_new(a, "POST", s->path, s->query ? s->query : "");
+    if (s->content_type != NULL)
+        pgrest_request_add_header(req, "Content-Type", s->content_type);
+    if (s->prefer != NULL)
+        pgrest_request_add_header(req, "Prefer", s->prefer);
+    return req;
+}
+
+static char *via_set_body(const req_spec *s, const char *body)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = build(a, s);
+    pgrest_request_set_body(req, body, strlen(body));
+    pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
+    advance_until(t, PGREST_TASK_DONE);
+    char *flat = flatten(pgrest_task_response(t));
+    pgrest_arena_free(a);
+    return flat;
+}
+
+/* Backends running the streamed body's COPY now. */
+static long copies_running(void)
+{
+    return harness_sql_long(admin, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+                                   " AND query LIKE '%COPY pg_temp.pgrst_import%'"
+                                   " AND pid <> pg_backend_pid()");
+}
+
+/* The body in CHUNK-byte pieces as a host feeds it (PGREST_AGAIN: advance
+ * until the task wants the body again, then the same piece); *copying
+ * tells whether a COPY was running at the body's middle. */
+static char *via_stream(const req_spec *s, const char *body, bool *copying)
+{
+    pgrest_arena *a = pgrest_arena_new(0);
+    pgrest_request *req = build(a, s);
+    pgrest_request_body_follows(req);
+    pgrest_request_allow_streamed_body(req, THRESHOLD);
+    pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
+    ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_WANTS_BODY);
+    size_t len = strlen(body);
+    pgrest_error err = {0};
+    *copying = false;
+    bool looked = false;
+    for (size_t at = 0; at < len && pgrest_task_wait_state(t) != PGREST_TASK_DONE; at += CHUNK) {
+        size_t n = len - at < CHUNK ? len - at : CHUNK;
+        int rc = pgrest_task_write_body(t, body + at, n, &err);
+        while (rc == PGREST_AGAIN) {
+            advance_until(t, PGREST_TASK_WANTS_BODY);
+            rc = pgrest_task_write_body(t, body + at, n, &err);
+        }
+        if (rc != PGREST_OK)
+            break;
+        if (!looked && at > len / 2) {
+            looked = true;
+            *copying = copies_running() == 1;
+        }
+    }
+    if (pgrest_task_wait_state(t) != PGREST_TASK_DONE)
+        pgrest_task_end_body(t, &err);
+    advance_until(t, PGREST_TASK_DONE);
+    char *flat = flatten(pgrest_task_response(t));
+    pgrest_arena_free(a);
+    return flat;
+}
+
+/* The request set whole and streamed, each on the same starting table:
+ * the same response and the same table. *copying as via_stream's. */
+static char *same_as_whole(const req_spec *s, const char *body, const char *table_sql,
+                           bool *copying)
+{
+    reset_rows();
+    char *whole = via_set_body(s, body);
+    json_object *table = harness_sql_json(admin, table_sql);
+    reset_rows();
+    char *streamed = via_stream(s, body, copying);
+    ck_assert_msg(strcmp(streamed, whole) == 0, "streamed:\n%s\n--- whole:\n%s", streamed, whole);
+    harness_assert_same_json(harness_sql_json(admin, table_sql), table, false);
+    free(streamed);
+    return whole;
+}
+
+static void assert_status(const char *flat, const char *status)
+{
+    ck_assert_msg(strncmp(flat, status, strlen(status)) == 0, "%s", flat);
+}
+
+/* n rows as NDJSON from id `first`; row `bad` (0: none) gets a null name */
+static char *ndjson_rows(int first, int n, int bad)
+{
+    size_t cap = (size_t)n * 160 + 1, len = 0;
+    char *out = malloc(cap);
+    for (int i = first; i < first + n; i++)
+        len += (size_t)snprintf(out + len, cap - len,
+                                "{\"id\":%d,\"name\":%s,\"score\":%d.25,"
+                                "\"at\":\"2026-01-%02dT10:00:00Z\","
+                                "\"doc\":{\"k\":[%d,\"tab\\there\",\"back\\\\slash\"]}}\n",
+                                i, i == bad ? "null" : "\"r\"", i, 1 + i % 28, i);
+    return out;
+}
+
+/* the rows of ndjson_rows as one JSON array */
+static char *json_rows(int first, int n, int bad)
+{
+    char *lines = ndjson_rows(first, n, bad);
+    size_t len = strlen(lines);
+    char *out = malloc(len + 3);
+    out[0] = '[';
+    memcpy(out + 1, lines, len);
+    for (size_t i = 1; i < len; i++)
+        if (out[i] == '\n')
+            out[i] = ',';
+    out[len] = ']';
+    out[len + 1] = '\0';
+    free(lines);
+    return out;
+}
+
+/* n CSV records; doc is text to PostgREST (a JSON string in the jsonb
+ * column); record `bad` (0: none) has fields too few (PostgREST drops a
+ * record's extra fields) */
+static char *csv_rows(int first, int n, int bad)
+{
+    size_t cap = (size_t)n * 160 + 64, len = 0;
+    char *out = malloc(cap);
+    len += (size_t)snprintf(out, cap, "id,name,score,at,doc\r\n");
+    for (int i = first; i < first + n; i++)
+        len += (size_t)snprintf(out + len, cap - len,
+                                i == bad ? "%d,\"r\"\r\n"
+                                         : "%d,\"r, \"\"%d\"\"\",%s,2026-01-%02dT10:00:00Z,"
+                                           "\"{\"\"k\"\":[%d,\"\"back\\\\slash\"\"]}\"\r\n",
+                                i, i, i % 7 == 0 ? "NULL" : "3.5", 1 + i % 28, i);
+    return out;
+}
+
+START_TEST(json_array_import)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/json", "count=exact"};
+    char *body = json_rows(10, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " doc->'k'->>2 = 'back\\slash'"), 3000);
+}
+END_TEST
+
+START_TEST(csv_import)
+{
+    static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
+    char *body = csv_rows(10, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " name = 'r, \"14\"' AND score IS NULL"
+                                             " AND doc #>> '{}' = '{\"k\":[14,\"back\\\\slash\"]}'"),
+                     1);
+}
+END_TEST
+
+/* A bad row past the threshold: 400 naming it, nothing written. For
+ * NDJSON the whole body's answer names the line too. */
+START_TEST(bad_rows_write_nothing)
+{
+    static const req_spec nd = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    char *body = ndjson_rows(10, 3000, 0);
+    char *line = strstr(body, "{\"id\":2909,");
+    memcpy(line, "{\"id\" 29", 8);
+    bool copying;
+    char *r = same_as_whole(&nd, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "400");
+    ck_assert_ptr_nonnull(strstr(r, "\"details\":\"line 2900: invalid JSON\""));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+
+    static const req_spec csv = {"/imp_rows", NULL, "text/csv", NULL};
+    body = csv_rows(10, 3000, 2909);
+    reset_rows();
+    r = via_stream(&csv, body, &copying);
+    ck_assert(copying);
+    assert_status(r, "400");
+    ck_assert_ptr_nonnull(strstr(r, "All lines must have same number of fields"));
+    ck_assert_ptr_nonnull(strstr(r, "line 2901"));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+
+    static const req_spec json = {"/imp_rows", NULL, "application/json", NULL};
+    body = json_rows(10, 3000, 0);
+    line = strstr(body, "{\"id\":2909,");
+    memcpy(line, "{\"id\"!29", 8);
+    r = via_stream(&json, body, &copying);
+    assert_status(r, "400");
+    ck_assert_msg(strstr(r, "index 2899") != NULL, "%s", r);
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+}
+END_TEST
+
+START_TEST(ndjson_import)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", "count=exact"};
+    char *body = ndjson_rows(10, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert_msg(copying, "no COPY ran while the body came");
+    assert_status(r, "201");
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
+    free(r);
+    free(body);
+    /* the trigger ran for every row, the default filled note */
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " tag = 'trg:r' AND note = 'none'"), 3000);
+}
+END_TEST
+
+START_TEST(upsert_over_existing_keys)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson",
+                               "resolution=merge-duplicates,return=headers-only"};
+    /* ids 1 and 2 exist */
+    char *body = ndjson_rows(1, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 3000);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"
+                                             " WHERE name = 'old one'"), 0);
+}
+END_TEST
+
+START_TEST(missing_default_and_columns)
+{
+    static const req_spec s = {"/imp_rows", "columns=id,name,note", "application/x-ndjson",
+                               "missing=default"};
+    char *body = ndjson_rows(10, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " note = 'none' AND score IS NULL"), 3000);
+}
+END_TEST
+
+/* PostgreSQL refuses row 2,900: the whole body's answer, nothing written */
+START_TEST(refused_row_writes_nothing)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    char *body = ndjson_rows(10, 3000, 2900);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "400");
+    ck_assert_ptr_nonnull(strstr(r, "\"code\":\"23502\""));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+}
+END_TEST
+
+START_TEST(rls_refusal_writes_nothing)
+{
+    static const req_spec s = {"/imp_owned", NULL, "application/x-ndjson", NULL};
+    size_t cap = 3000 * 40, len = 0;
+    char *body = malloc(cap);
+    for (int i = 1; i <= 3000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "{\"id\":%d,\"owner\":\"%s\"}\n", i,
+                                i == 2999 ? "someone else" : "me");
+    bool copying;
+    char *r = same_as_whole(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_owned t",
+                            &copying);
+    ck_assert(copying);
+    /* anonymous: PostgREST answers 42501 with 401 */
+    assert_status(r, "401");
+    ck_assert_ptr_nonnull(strstr(r, "\"code\":\"42501\""));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_owned"), 0);
+}
+END_TEST
+
+/* return=representation does not stream (yet): the whole body's path */
+START_TEST(representation_stays_whole)
+{
+    static const req_spec s = {"/imp_rows", "select=id", "application/x-ndjson",
+                               "return=representation"};
+    char *body = ndjson_rows(10, 3000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(!copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+}
+END_TEST
+
+/* The host gives up mid-body: nothing written, the COPY's connection
+ * gone, and the pool serves the next request. */
+START_TEST(cancel_mid_body)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    reset_rows();
+    char *body = ndjson_rows(10, 3000, 0);
+    for (int round = 0; round < 6; round++) {
+        pgrest_arena *a = pgrest_arena_new(0);
+        pgrest_request *req = build(a, &s);
+        pgrest_request_body_follows(req);
+        pgrest_request_allow_streamed_body(req, THRESHOLD);
+        pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
+        pgrest_error err = {0};
+        size_t half = strlen(body) / 2;
+        for (size_t at = 0; at < half; at += CHUNK) {
+            int rc = pgrest_task_write_body(t, body + at, CHUNK, &err);
+            while (rc == PGREST_AGAIN) {
+                advance_until(t, PGREST_TASK_WANTS_BODY);
+                rc = pgrest_task_write_body(t, body + at, CHUNK, &err);
+            }
+            ck_assert_int_eq(rc, PGREST_OK);
+        }
+        ck_assert_int_eq(copies_running(), 1);
+        ck_assert_int_eq(pgrest_task_cancel(t), PGREST_TASK_DONE);
+        pgrest_arena_free(a);
+    }
+    /* more rounds than the pool has connections: each was given back */
+    char *r = via_set_body(&s, "{\"id\":5,\"name\":\"five\"}");
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 3);
+}
+END_TEST
+
+/* server-max-streamed-body-size bounds a streamed body: 413, nothing
+ * written; unbounded again, the same body goes in */
+START_TEST(streamed_body_bound)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "server-max-streamed-body-size", "100000", &err),
+                     PGREST_OK);
+    reset_rows();
+    char *body = ndjson_rows(10, 3000, 0);
+    ck_assert_uint_gt(strlen(body), 100000);
+    bool copying;
+    char *r = via_stream(&s, body, &copying);
+    ck_assert(!copying);
+    assert_status(r, "413");
+    ck_assert_ptr_nonnull(strstr(r, "\"details\":\"The limit is 100000 bytes"
+                                    " (server-max-streamed-body-size)\""));
+    free(r);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "server-max-streamed-body-size", "0", &err), PGREST_OK);
+    r = via_stream(&s, body, &copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 3002);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("import");
+    TCase *c = tcase_create("import");
+    tcase_add_checked_fixture(c, setup, teardown);
+    tcase_set_timeout(c, 120);
+    tcase_add_test(c, ndjson_import);
+    tcase_add_test(c, json_array_import);
+    tcase_add_test(c, csv_import);
+    tcase_add_test(c, bad_rows_write_nothing);
+    tcase_add_test(c, upsert_over_existing_keys);
+    tcase_add_test(c, missing_default_and_columns);
+    tcase_add_test(c, refused_row_writes_nothing);
+    tcase_add_test(c, rls_refusal_writes_nothing);
+    tcase_add_test(c, representation_stays_whole);
+    tcase_add_test(c, cancel_mid_body);
+    tcase_add_test(c, streamed_body_bound);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(suite());
+}

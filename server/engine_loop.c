@@ -285,6 +285,10 @@ static void job_event(engine_loop *l, char *mark)
 
 static int next_timeout(engine_loop *l)
 {
+    /* a connection resumed while the daemon ran (a task that took its
+     * body again at once): the daemon runs again without waiting */
+    if (l->finished_some)
+        return 0;
     long best = l->http.timeout_ms(l->http.arg);
     if (l->next_due > 0) {
         double left = l->next_due - now_ms();

@@ -35,6 +35,11 @@ export interface HandlerOptions {
   /** false: buffer every response; a number: stream bodies over that many
    * bytes; default (true): over 64 KiB, as pgrest-server does. */
   streaming?: boolean | number;
+  /** Request bodies go to the library as they arrive. A bulk POST of rows
+   * (JSON array, NDJSON, CSV) whose body passes this many bytes streams
+   * into PostgreSQL in bounded memory; default (0): the library's 1 MiB;
+   * null or false: never (the library collects the body whole). */
+  streamBodyThreshold?: number | false | null;
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse,

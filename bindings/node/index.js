@@ -69,6 +69,15 @@ function readBody(req) {
   });
 }
 
+// A body to feed to the task as it arrives: one the framework has not read
+// (no rawBody, the stream not consumed) and that the headers announce.
+function bodyFollows(req) {
+  if (Buffer.isBuffer(req.rawBody) || req.readableEnded) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined ||
+    (length !== undefined && length !== '0');
+}
+
 function splitUrl(url, prefix) {
   let rest = url;
   if (prefix) {
@@ -108,10 +117,54 @@ class Context extends native.Context {
 
   // One request on the loop. Resolves once the response is sent (or the
   // client left); never rejects for an HTTP error, which is a response.
-  serve(req, res, { path, query, identity, streamThreshold, body }) {
+  //
+  // follows: the body is read from req as it arrives and fed to the task
+  // (instead of body); a bulk POST past streamBodyThreshold bytes (0: the
+  // library's 1 MiB, -1: never) then streams into PostgreSQL. Backpressure:
+  // a chunk the task cannot take yet pauses req until it can.
+  serve(req, res, { path, query, identity, streamThreshold, body, follows = false,
+    streamBodyThreshold = 0 }) {
     return new Promise((resolve) => {
       let taskId = null;
       let finished = false;
+      let waiting = null; // a chunk the task did not take yet (backpressure)
+      let endWaiting = false; // the same for the body's end
+      let reqEnded = false;
+      let bodyDone = !follows;
+      // answered before the body's end (a bad row, 413, a bad token): the
+      // rest is read and dropped, so that the client gets the answer
+      const stopFeeding = () => {
+        bodyDone = true;
+        waiting = null;
+        if (!reqEnded) req.resume();
+      };
+      const endBody = () => {
+        const rc = this._endBody(taskId);
+        if (rc === 1) endWaiting = true;
+        else bodyDone = true;
+      };
+      const write = (chunk) => {
+        const rc = this._writeBody(taskId, chunk);
+        if (rc === 1) {
+          waiting = chunk;
+          req.pause();
+        } else if (rc < 0) stopFeeding();
+      };
+      const onBodyWanted = () => {
+        if (bodyDone || finished) return;
+        if (waiting !== null) {
+          const chunk = waiting;
+          waiting = null;
+          write(chunk);
+          if (waiting === null && !bodyDone) {
+            if (reqEnded) endBody();
+            else req.resume();
+          }
+        } else if (endWaiting) {
+          endWaiting = false;
+          endBody();
+        }
+      };
       const onHead = (status, reason, flat, whole) => {
         const headers = headerObject(flat);
         // PostgREST answers HEAD without Content-Length; node would add one.
@@ -127,15 +180,31 @@ class Context extends native.Context {
       const onData = (chunk) => res.write(chunk);
       const onEnd = (failed) => {
         finished = true;
+        if (!bodyDone) stopFeeding();
         if (failed) res.destroy(); // mid-stream failure: the client must see it cut
         else if (!res.writableEnded) res.end();
         resolve();
       };
       res.on('drain', () => { if (taskId !== null && !finished) this._resume(taskId); });
       res.on('close', () => { if (taskId !== null && !finished) this._cancel(taskId); });
-      taskId = this._start(req.method, path, query, req.rawHeaders, body,
-        normalizeIdentity(identity), streamThreshold, onHead, onData, onEnd);
-      if (finished) taskId = null;
+      taskId = this._start(req.method, path, query, req.rawHeaders, follows ? undefined : body,
+        normalizeIdentity(identity), streamThreshold, onHead, onData, onEnd,
+        follows, streamBodyThreshold, onBodyWanted);
+      if (finished) {
+        taskId = null;
+        return;
+      }
+      if (follows) {
+        req.on('data', (chunk) => {
+          if (!bodyDone && !finished) write(chunk);
+        });
+        req.on('end', () => {
+          reqEnded = true;
+          if (!bodyDone && !finished && waiting === null && !endWaiting) endBody();
+        });
+        // a client gone mid-body: res 'close' cancels the task
+        req.on('error', () => { if (taskId !== null && !finished) this._cancel(taskId); });
+      }
     });
   }
 
@@ -147,10 +216,17 @@ class Context extends native.Context {
   //              host's verified identity, used instead of Authorization
   //   streaming: false buffers every response (default: stream bodies
   //              over 64 KiB as pgrest-server does)
+  //   streamBodyThreshold: request bodies go to the library as they arrive;
+  //              a bulk POST of rows whose body passes this many bytes is
+  //              written to PostgreSQL while it comes (docs/bulk-import.md).
+  //              0 (default): the library's 1 MiB; null or false: never
   handler(options = {}) {
     const prefix = options.prefix ? options.prefix.replace(/\/+$/, '') : '';
     const streamThreshold = options.streaming === false ? -1
       : (typeof options.streaming === 'number' ? options.streaming : 0);
+    const sbt = options.streamBodyThreshold;
+    const streamBodyThreshold = sbt === null || sbt === false ? -1
+      : (typeof sbt === 'number' ? sbt : 0);
     return async (req, res, next) => {
       const target = splitUrl(req.url, prefix);
       if (target === null) {
@@ -159,9 +235,11 @@ class Context extends native.Context {
         return undefined;
       }
       try {
-        const body = await readBody(req);
+        const follows = bodyFollows(req);
+        const body = follows ? undefined : await readBody(req);
         const identity = options.identity ? await options.identity(req) : undefined;
-        await this.serve(req, res, { ...target, identity, streamThreshold, body });
+        await this.serve(req, res, { ...target, identity, streamThreshold, body, follows,
+          streamBodyThreshold });
       } catch (e) {
         if (typeof next === 'function') return next(e);
         if (!res.headersSent) res.writeHead(500).end();

@@ -22,6 +22,8 @@ Napi::Function Context::Define(Napi::Env env)
                         InstanceMethod("_start", &Context::StartTask),
                         InstanceMethod("_cancel", &Context::CancelTask),
                         InstanceMethod("_resume", &Context::ResumeTask),
+                        InstanceMethod("_writeBody", &Context::WriteBody),
+                        InstanceMethod("_endBody", &Context::EndBody),
                         InstanceMethod("_taskCount", &Context::TaskCount)});
 }
 
@@ -321,11 +323,20 @@ static pgrest_request *BuildRequest(pgrest_arena *arena, const Napi::CallbackInf
     double threshold = info[6].IsNumber() ? info[6].As<Napi::Number>().DoubleValue() : -1;
     if (threshold >= 0)
         pgrest_request_allow_streaming(req, static_cast<size_t>(threshold));
+    // the body comes in chunks (_writeBody, _endBody); past info[11] bytes
+    // (>= 0; 0: the library's default) a bulk POST streams into PostgreSQL
+    if (info[10].ToBoolean()) {
+        pgrest_request_body_follows(req);
+        double body_threshold = info[11].IsNumber() ? info[11].As<Napi::Number>().DoubleValue() : -1;
+        if (body_threshold >= 0)
+            pgrest_request_allow_streamed_body(req, static_cast<size_t>(body_threshold));
+    }
     return req;
 }
 
 // _start(method, path, query, rawHeaders, body, identity, streamThreshold,
-//        onHead, onData, onEnd) -> task id
+//        onHead, onData, onEnd[, bodyFollows, streamBodyThreshold, onBodyWanted])
+//   -> task id
 Napi::Value Context::StartTask(const Napi::CallbackInfo &info)
 {
     Napi::Env env = info.Env();
@@ -342,6 +353,8 @@ Napi::Value Context::StartTask(const Napi::CallbackInfo &info)
     callbacks.on_head = Napi::Persistent(info[7].As<Napi::Function>());
     callbacks.on_data = Napi::Persistent(info[8].As<Napi::Function>());
     callbacks.on_end = Napi::Persistent(info[9].As<Napi::Function>());
+    if (info[12].IsFunction())
+        callbacks.on_body_wanted = Napi::Persistent(info[12].As<Napi::Function>());
     uint64_t id = next_id_++;
     TaskRun *run = new TaskRun(this, info.This().As<Napi::Object>(), id, arena, std::move(callbacks));
     if (!run->Start(req)) {
@@ -372,6 +385,26 @@ Napi::Value Context::ResumeTask(const Napi::CallbackInfo &info)
     if (run != nullptr)
         run->Resume();
     return info.Env().Undefined();
+}
+
+// _writeBody(id, buffer) / _endBody(id) -> 0 taken, 1 again (wait for
+// onBodyWanted, then the same call again), -1 the task no longer takes a
+// body (answered, cancelled, unknown)
+Napi::Value Context::WriteBody(const Napi::CallbackInfo &info)
+{
+    TaskRun *run = Find(TaskId(info));
+    int rc = -1;
+    if (run != nullptr && info[1].IsBuffer()) {
+        Napi::Buffer<char> chunk = info[1].As<Napi::Buffer<char>>();
+        rc = run->WriteBody(chunk.Data(), chunk.Length());
+    }
+    return Napi::Number::New(info.Env(), rc);
+}
+
+Napi::Value Context::EndBody(const Napi::CallbackInfo &info)
+{
+    TaskRun *run = Find(TaskId(info));
+    return Napi::Number::New(info.Env(), run != nullptr ? run->EndBody() : -1);
 }
 
 // { live: tasks running on this context, alive: runs of any context not

@@ -60,6 +60,8 @@ private:
     Napi::Value StartTask(const Napi::CallbackInfo &info);
     Napi::Value CancelTask(const Napi::CallbackInfo &info);
     Napi::Value ResumeTask(const Napi::CallbackInfo &info);
+    Napi::Value WriteBody(const Napi::CallbackInfo &info);
+    Napi::Value EndBody(const Napi::CallbackInfo &info);
     Napi::Value TaskCount(const Napi::CallbackInfo &info);
 
     pgrest_ctx *Open(Napi::Env env);
@@ -82,6 +84,9 @@ struct TaskCallbacks {
     Napi::FunctionReference on_head; // (status, reason, headers[], body|undefined)
     Napi::FunctionReference on_data; // (chunk) -> false to pause
     Napi::FunctionReference on_end;  // (failed)
+    // () -- a request body in chunks: after a write answered "again", the
+    // task wants its body again (write the same chunk once more)
+    Napi::FunctionReference on_body_wanted;
 };
 
 // One request on the loop: its arena and task, the handles watching it,
@@ -94,6 +99,11 @@ public:
     void Kick();   // advance as far as possible without blocking
     void Cancel(); // the client left: cancel, then drain to DONE
     void Resume(); // the host's writable drained: take more body
+    // A request body in chunks (pgrest_request_body_follows): 0 taken, 1
+    // not taken (backpressure: on_body_wanted comes once the task wants
+    // it again), -1 the task is done with the body (answered early).
+    int WriteBody(const char *data, size_t len);
+    int EndBody();
     uint64_t id() const { return id_; }
     bool WaitsForWake() const;
     void Discard() { delete this; } // a run whose task never started
@@ -103,6 +113,7 @@ private:
     ~TaskRun();
     void Step();
     void Wait(int wait_state);
+    int BodyWritten(int rc);
     void ArmTimer(uint64_t ms);
     void WatchSocket(int fd, int events);
     void StopSocket();
@@ -128,6 +139,7 @@ private:
     int open_handles_ = 0;
     bool head_sent_ = false;
     bool paused_ = false;
+    bool body_waiting_ = false; // a write or the end answered PGREST_AGAIN
     bool cancelled_ = false;
     bool finished_ = false;
     bool stepping_ = false;

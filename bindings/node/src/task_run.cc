@@ -71,6 +71,38 @@ void TaskRun::Resume()
     Kick();
 }
 
+int TaskRun::WriteBody(const char *data, size_t len)
+{
+    if (finished_ || cancelled_)
+        return -1;
+    return BodyWritten(pgrest_task_write_body(task_, data, len, nullptr));
+}
+
+int TaskRun::EndBody()
+{
+    if (finished_ || cancelled_)
+        return -1;
+    return BodyWritten(pgrest_task_end_body(task_, nullptr));
+}
+
+// PGREST_AGAIN: the bytes were not taken; the task waits for its socket or
+// the pool, and Step() calls on_body_wanted once it wants its body again.
+// Otherwise the task goes on (or is DONE: the answer goes out now).
+int TaskRun::BodyWritten(int rc)
+{
+    int wait_state = pgrest_task_wait_state(task_);
+    if (rc == PGREST_AGAIN) {
+        body_waiting_ = true;
+        Wait(wait_state);
+        if (wait_state == PGREST_TASK_WANTS_BODY)
+            ArmTimer(1); // never spin: try again on the loop's next turn
+        return 1;
+    }
+    int result = rc == PGREST_OK && wait_state != PGREST_TASK_DONE ? 0 : -1;
+    Kick(); // may finish and free this run
+    return result;
+}
+
 void TaskRun::Step()
 {
     while (!finished_ && !paused_) {
@@ -91,6 +123,13 @@ void TaskRun::Step()
             return;
         }
         Wait(wait_state);
+        if (wait_state == PGREST_TASK_WANTS_BODY && body_waiting_) {
+            body_waiting_ = false;
+            if (!cb_.on_body_wanted.IsEmpty()) {
+                Napi::HandleScope scope(env_);
+                CallFromLoop(env_, cb_.on_body_wanted, async_, {});
+            }
+        }
         return;
     }
 }

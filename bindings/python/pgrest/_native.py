@@ -10,9 +10,11 @@ from .errors import LibraryNotFound
 
 # pgrest_status and pgrest_task_wait (include/pgrest/pgrest.h)
 OK = 0
+AGAIN = 1
 ERR_CONFIG = -4
 ERR_SCHEMA = -6
 TASK_DONE, TASK_WAIT_CONN, TASK_WAIT_READ, TASK_WAIT_WRITE, TASK_BODY = 0, 1, 2, 3, 4
+TASK_WANTS_BODY = 5
 BODY_END, BODY_FAILED = -1, -2
 
 ENV_VAR = "PGREST_LIBRARY"
@@ -57,6 +59,8 @@ SIGNATURES = {
     "pgrest_request_add_header_n": (None, [_p, _s, _s, _size]),
     "pgrest_request_set_body": (None, [_p, _s, _size]),
     "pgrest_request_allow_streaming": (None, [_p, _size]),
+    "pgrest_request_body_follows": (None, [_p]),
+    "pgrest_request_allow_streamed_body": (None, [_p, _size]),
     "pgrest_request_set_auth": (None, [_p, _p]),
     "pgrest_auth_supply": (_int, [_p, _p, _s, _s, _pp, _perr]),
     "pgrest_handle": (_p, [_p, _p, _p]),
@@ -69,6 +73,8 @@ SIGNATURES = {
     "pgrest_task_response": (_p, [_p]),
     "pgrest_task_read_body": (ctypes.c_long, [_p, ctypes.c_char_p, _size]),
     "pgrest_task_cancel": (_int, [_p]),
+    "pgrest_task_write_body": (_int, [_p, _s, _size, _perr]),
+    "pgrest_task_end_body": (_int, [_p, _perr]),
     "pgrest_response_status": (_int, [_p]),
     "pgrest_response_reason": (_s, [_p]),
     "pgrest_response_header_count": (_size, [_p]),

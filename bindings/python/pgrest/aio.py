@@ -47,7 +47,12 @@ class Task:
     arena, which close() frees (always call it: `try: ... finally:`)."""
 
     def __init__(self, ctx, method, path, query="", headers=(), body=b"", identity=None,
-                 streaming=False):
+                 streaming=False, body_follows=False, stream_body_threshold=None):
+        """body_follows: the body comes in chunks after the start
+        (write_body, end_body) instead of body; stream_body_threshold (with
+        body_follows; None: never) lets a large bulk POST stream into
+        PostgreSQL past that many bytes (0: the library's default, 1 MiB;
+        pgrest_request_allow_streamed_body, docs/bulk-import.md)."""
         self.ctx = ctx
         self.lib = ctx.lib
         self.loop = asyncio.get_running_loop()
@@ -60,6 +65,10 @@ class Task:
             req = ctx.build_request(self.arena, method, path, query, headers, body, identity)
             if streaming:
                 self.lib.pgrest_request_allow_streaming(req, 0)
+            if body_follows:
+                self.lib.pgrest_request_body_follows(req)
+                if stream_body_threshold is not None:
+                    self.lib.pgrest_request_allow_streamed_body(req, stream_body_threshold)
             self.key = next(_keys)
             _tasks[self.key] = self
             self.ptr = self.lib.pgrest_task_start(ctx.ptr, self.arena, req, _wake, self.key)
@@ -108,6 +117,54 @@ class Task:
             await self._wait()
             self.state = self.lib.pgrest_task_advance(self.ptr)
         return self.state
+
+    # ---- a body in chunks (body_follows) ------------------------------------
+
+    @property
+    def done(self):
+        return self.state == _native.TASK_DONE
+
+    async def _until_wants_body(self):
+        """Backpressure: advances as the wait state says until the task
+        wants its body again (or is DONE)."""
+        while self.state not in (_native.TASK_DONE, _native.TASK_WANTS_BODY):
+            await self._wait()
+            self.state = self.lib.pgrest_task_advance(self.ptr)
+
+    async def write_body(self, data):
+        """Feeds the next bytes of the body. PGREST_AGAIN (the chunk was not
+        taken) waits for the task and offers the same bytes again. Returns
+        False once the task is DONE: answered before the whole body (a bad
+        row, 413, ...); the host then stops feeding and sends the answer."""
+        data = bytes(data)
+        while True:
+            await self._until_wants_body()
+            if self.state == _native.TASK_DONE:
+                return False
+            rc = self.lib.pgrest_task_write_body(self.ptr, data, len(data), None)
+            self.state = self.lib.pgrest_task_wait_state(self.ptr)
+            if rc != _native.AGAIN:
+                return self.state != _native.TASK_DONE
+            await self._after_again()
+
+    async def end_body(self):
+        """The body is complete; then run() as usual."""
+        while True:
+            await self._until_wants_body()
+            if self.state == _native.TASK_DONE:
+                return
+            rc = self.lib.pgrest_task_end_body(self.ptr, None)
+            self.state = self.lib.pgrest_task_wait_state(self.ptr)
+            if rc != _native.AGAIN:
+                return
+            await self._after_again()
+
+    async def _after_again(self):
+        """After PGREST_AGAIN the task waits for its socket or the pool; one
+        that still shows WANTS_BODY is advanced once, never spun on."""
+        if self.state == _native.TASK_WANTS_BODY:
+            await asyncio.sleep(0)
+            self.state = self.lib.pgrest_task_advance(self.ptr)
 
     # ---- the answer ---------------------------------------------------------
 
@@ -185,11 +242,26 @@ class Task:
             self.arena = None
 
 
-async def request(ctx, method, path, query="", headers=(), body=b"", identity=None):
+def _is_chunks(body):
+    return body is not None and hasattr(body, "__aiter__")
+
+
+async def request(ctx, method, path, query="", headers=(), body=b"", identity=None,
+                  stream_body_threshold=0):
     """Answers one request on the running loop without blocking it: the
-    whole response, buffered (pgrest.Response)."""
-    task = Task(ctx, method, path, query, headers, body, identity)
+    whole response, buffered (pgrest.Response). body: bytes (or str), or an
+    async iterable of bytes fed to the task as it yields them (a large bulk
+    POST then streams into PostgreSQL past stream_body_threshold bytes; 0:
+    the library's default, None: never)."""
+    chunks = _is_chunks(body)
+    task = Task(ctx, method, path, query, headers, b"" if chunks else body, identity,
+                body_follows=chunks, stream_body_threshold=stream_body_threshold)
     try:
+        if chunks:
+            async for chunk in body:
+                if chunk and not await task.write_body(chunk):
+                    break
+            await task.end_body()
         await task.run()
         return task.response()
     finally:

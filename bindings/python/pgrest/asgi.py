@@ -39,17 +39,34 @@ def _as_identity(value):
     raise TypeError("the identity in the scope must be a pgrest.Identity or a dict")
 
 
-async def _read_body(receive):
-    """The request body (buffered: the library parses it whole), or None
-    when the client went away."""
-    chunks = []
+# What the app reads and drops of a body the task answered before its end
+# (a bad row, 413, a refused token), so that the client, still sending,
+# reads the answer instead of a reset connection; past it, the server
+# closes the connection after the answer.
+DRAIN_LIMIT = 16 * 1024 * 1024
+
+
+async def _feed_body(task, receive):
+    """Feeds the request body to the task as the server hands it over
+    (pgrest_task_write_body; PGREST_AGAIN waits for the task, docs/embedding.md
+    "Request bodies in chunks"), then ends it. False when the client went
+    away before the body's end."""
+    drained = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
+            return False
+        chunk = message.get("body", b"")
+        more = message.get("more_body", False)
+        if task.done:
+            drained += len(chunk)
+        elif chunk:
+            await task.write_body(chunk)
+        if not more:
+            await task.end_body()
+            return True
+        if task.done and drained > DRAIN_LIMIT:
+            return True
 
 
 def _has_body(status, method):
@@ -80,11 +97,18 @@ class App:
     identity (pgrest.Identity, or {"role": ..., "claims": {...}}) in the
     scope under this key, the request runs as it (pgrest_auth_supply) and
     no JWT is read; a request without the key is authenticated as
-    PostgREST does (Authorization: Bearer). None (the default): never."""
+    PostgREST does (Authorization: Bearer). None (the default): never.
+
+    The request body goes to the library as it arrives. stream_body_threshold:
+    a bulk POST of rows (JSON array, NDJSON, CSV) to a table whose body
+    grows past this many bytes is written to PostgreSQL while it comes, in
+    bounded memory (docs/bulk-import.md); 0 (the default): the library's
+    threshold, 1 MiB; None: never (the library collects the body whole)."""
 
     def __init__(self, ctx, *, library=None, load_schema=True, listen=False,
-                 identity_scope_key=None):
+                 identity_scope_key=None, stream_body_threshold=0):
         self.ctx = ctx if isinstance(ctx, Context) else Context(ctx, library=library)
+        self.stream_body_threshold = stream_body_threshold
         self.load_schema = load_schema
         self.listen = listen
         self.identity_scope_key = identity_scope_key
@@ -137,14 +161,15 @@ class App:
         return _as_identity(scope.get(self.identity_scope_key))
 
     async def _http(self, scope, receive, send):
-        body = await _read_body(receive)
-        if body is None:
-            return
-        # bytes as the client sent them: the library reads them as PostgREST does
+        # bytes as the client sent them: the library reads them as PostgREST
+        # does; the task starts on the headers and takes the body as it comes
         task = aio.Task(self.ctx, scope["method"], _relative_path(scope),
                         scope.get("query_string", b""), scope.get("headers", []),
-                        body, self._identity(scope), streaming=True)
+                        b"", self._identity(scope), streaming=True, body_follows=True,
+                        stream_body_threshold=self.stream_body_threshold)
         try:
+            if not await _feed_body(task, receive):
+                return      # the client left: close() cancels the task
             await task.run()
             if task.streamed and scope["method"] != "HEAD":
                 await self._send_streamed(task, send)

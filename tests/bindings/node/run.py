@@ -13,6 +13,14 @@ pkg-config -- and then:
   streaming    a body over the threshold comes streamed, bytes equal
   slow reader  a streamed body read slowly (the task waits for 'drain')
                arrives whole and equal to the one read at full speed
+  bulk bodies  request bodies fed to the task as they arrive: NDJSON and CSV
+               bulk POSTs of ~3 MB sent in 4 KiB pieces under a 64 KiB
+               threshold (/bulk-stream) answer 201 and leave the rows the
+               whole body leaves with streaming off (/bulk-whole), a COPY
+               seen in pg_stat_activity at the body's middle; a bad line:
+               400 PGRST102 naming it, nothing written; a client leaving
+               mid-body: nothing written, the next request answers; small
+               bodies through both mounts answer as pgrest-server's
   reload       NOTIFY pgrst reloads the schema cache inside the node process
   cancel       a client that leaves cancels its statement in PostgreSQL
   errors       the library's own failures are PgrestError exceptions
@@ -347,6 +355,149 @@ def cancel_on_disconnect(cluster, node_port):
     print("node: cancel on disconnect: statement gone after %.2f s" % (time.monotonic() - t0))
 
 
+BULK_ROWS = 40000
+COPYING = ("SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+           "AND query LIKE '%COPY pg_temp.pgrst_import%'")
+BULK_TABLE_STATE = ("SELECT count(*), md5(coalesce(string_agg(t::text, E'\\n' ORDER BY id), '')) "
+                    "FROM api.bulk_rows t")
+
+
+def ndjson_rows(n, bad_at=None):
+    lines = []
+    for i in range(1, n + 1):
+        if i == bad_at:
+            lines.append('{"id" %d, "name": "broken"}' % i)
+        else:
+            lines.append(json.dumps({"id": i, "name": "row %d, \"q\"" % i,
+                                     "score": i * 1.5, "note": "x" * (i % 40)}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def csv_rows(n):
+    out = ["id,name,score,note"]
+    for i in range(1, n + 1):
+        out.append('%d,"row %d, ""q""",%s,%s' % (i, i, "NULL" if i % 7 == 0 else i * 1.5,
+                                                "y" * (i % 30)))
+    return ("\n".join(out) + "\n").encode()
+
+
+class Upload:
+    """A POST whose body is sent by hand in 4 KiB pieces, so that a check
+    can act in its middle."""
+
+    def __init__(self, port, path, headers, length):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        head = "POST %s HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\nConnection: close\r\n" \
+            % (path, length)
+        head += "".join("%s: %s\r\n" % h for h in headers.items()) + "\r\n"
+        self.sock.sendall(head.encode())
+
+    def send(self, data):
+        for i in range(0, len(data), 4096):
+            self.sock.sendall(data[i:i + 4096])
+
+    def answer(self):
+        """(status, PostgREST's headers, body) once the server has answered."""
+        chunks = []
+        while True:
+            part = self.sock.recv(65536)
+            if not part:
+                break
+            chunks.append(part)
+        self.sock.close()
+        head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = sorted((k.strip().lower(), v.strip()) for k, v in
+                         (l.split(":", 1) for l in lines[1:])
+                         if k.strip().lower() not in TRANSPORT_HEADERS | {"content-length"})
+        if ("transfer-encoding", "chunked") in [(k.strip().lower(), v.strip()) for k, v in
+                                                (l.split(":", 1) for l in lines[1:])]:
+            body = dechunk(body)
+        return int(lines[0].split()[1]), headers, body
+
+
+def dechunk(data):
+    out = b""
+    while data:
+        size, _, rest = data.partition(b"\r\n")
+        n = int(size.split(b";")[0], 16)
+        if n == 0:
+            break
+        out += rest[:n]
+        data = rest[n + 2:]
+    return out
+
+
+def bulk_bodies(cluster, server_port, node_port):
+    """Request bodies fed to the task as they arrive (/bulk-stream: past
+    64 KiB into PostgreSQL; /bulk-whole: never streamed)."""
+    def state():
+        return cluster.psql(BULK_TABLE_STATE).strip()
+
+    def copying():
+        return cluster.psql(COPYING).strip()
+
+    def as_sent(r):
+        return r[0], sorted(h for h in r[2] if h[0] != "content-length"), r[3]
+
+    for kind, content_type, body in [("NDJSON", "application/x-ndjson", ndjson_rows(BULK_ROWS)),
+                                     ("CSV", "text/csv", csv_rows(BULK_ROWS))]:
+        headers = {**USER, "Content-Type": content_type}
+        cluster.psql("TRUNCATE api.bulk_rows")
+        up = Upload(node_port, "/bulk-stream/bulk_rows", headers, len(body))
+        up.send(body[:len(body) // 2])
+        seen = wait_until(lambda: copying() == "1", 60)
+        up.send(body[len(body) // 2:])
+        streamed = up.answer()
+        streamed_state = state()
+        cluster.psql("TRUNCATE api.bulk_rows")
+        whole = send(node_port, "POST", "/bulk-whole/bulk_rows", headers, body)
+        whole = (whole[0], sorted(h for h in whole[2] if h[0] != "content-length"), whole[3])
+        report(seen, "bulk %s: a COPY runs while the body comes" % kind)
+        report(streamed[0] == 201 and streamed == whole, "bulk %s: streamed answer" % kind,
+               "streamed %r, whole %r" % (streamed, whole))
+        report(streamed_state == state() and streamed_state.startswith("%d|" % BULK_ROWS),
+               "bulk %s: the same rows as the whole body" % kind,
+               "streamed %s, whole %s" % (streamed_state, state()))
+
+    cluster.psql("TRUNCATE api.bulk_rows")
+    bad = ndjson_rows(BULK_ROWS, bad_at=BULK_ROWS // 2)
+    up = Upload(node_port, "/bulk-stream/bulk_rows",
+                {**USER, "Content-Type": "application/x-ndjson"}, len(bad))
+    up.send(bad)
+    status, _, answer = up.answer()
+    try:
+        error = json.loads(answer)
+    except ValueError:
+        error = {}
+    report(status == 400 and error.get("code") == "PGRST102" and
+           error.get("details") == "line %d: invalid JSON" % (BULK_ROWS // 2) and
+           state().startswith("0|"), "bulk: a bad line writes nothing", "%s %r" % (status, answer))
+
+    body = ndjson_rows(BULK_ROWS)
+    up = Upload(node_port, "/bulk-stream/bulk_rows",
+                {**USER, "Content-Type": "application/x-ndjson"}, len(body))
+    up.send(body[:len(body) // 2])
+    seen = wait_until(lambda: copying() == "1", 60)
+    up.sock.close()     # the client leaves in the middle of its body
+    gone = wait_until(lambda: copying() == "0", 60)
+    after = send(node_port, "POST", "/bulk-stream/bulk_rows",
+                 {**USER, **JSON_BODY, "Prefer": "return=representation"},
+                 {"id": 1, "name": "after"})
+    report(seen and gone and after[0] == 201 and state().startswith("1|"),
+           "bulk: a client leaving mid-body writes nothing",
+           "COPY seen %s, gone %s, next %r, table %s" % (seen, gone, after, state()))
+
+    for method, path, headers, rbody in REQUESTS:
+        if rbody is None:
+            continue
+        want = send(server_port, method, path, headers, rbody)
+        for mount in ("/bulk-stream", "/bulk-whole"):
+            compare("bulk: small body through %s %s %s" % (mount, method, path), want,
+                    send(node_port, method, mount + path, headers, rbody))
+
+
 def node_script(work, name, config, timeout=600):
     """Runs one of the .mjs checks; its last line is a JSON report."""
     r = subprocess.run(["node", "--expose-gc", name, json.dumps(config)], cwd=work, stdout=subprocess.PIPE,
@@ -524,7 +675,11 @@ def prepare_cluster():
                  "CREATE FUNCTION api.node_empty_header() RETURNS int LANGUAGE plpgsql AS $$BEGIN "
                  "PERFORM set_config('response.headers', '[{\"X-Empty\": \"\"}]', true); "
                  "RETURN 1; END$$; "
-                 "GRANT EXECUTE ON FUNCTION api.node_empty_header() TO web_anon")
+                 "GRANT EXECUTE ON FUNCTION api.node_empty_header() TO web_anon; "
+                 # the bulk imports' table (bulk_bodies)
+                 "CREATE TABLE api.bulk_rows (id integer PRIMARY KEY, name text NOT NULL, "
+                 "score numeric, note text DEFAULT 'none'); "
+                 "GRANT ALL ON api.bulk_rows TO web_user")
     return cluster
 
 
@@ -564,6 +719,7 @@ def main():
         streaming(server.port, target)
         empty_header(server.port, target)
         slow_reader(node_port)
+        bulk_bodies(cluster, server.port, node_port)
         reload_on_notify(cluster, node_port)
         cancel_on_disconnect(cluster, node_port)
         node.terminate()

@@ -10,6 +10,8 @@
 //   /          the handler with the Authorization header (JWT) as usual
 //   /as-user/  the handler with the host's identity (role web_user, claims
 //              {"role": "web_user", "sub": "node-host"}) handed over
+//   /bulk-stream/  request bodies streamed into PostgreSQL past 64 KiB
+//   /bulk-whole/   request bodies never streamed (collected whole)
 // express and fastify are required from the working directory, where the
 // runner installed them from package-lock.json.
 import http from 'node:http';
@@ -28,7 +30,11 @@ const identity = () => ({ role: 'web_user', claims: { role: 'web_user', sub: 'no
 function handlers(mount) {
   const asUser = ctx.handler({ prefix: mount + '/as-user', identity });
   const plain = ctx.handler({ prefix: mount });
-  return (req, res, next) => asUser(req, res, () => plain(req, res, next));
+  // request bodies streamed into PostgreSQL past 64 KiB, and never
+  const bulkStream = ctx.handler({ prefix: mount + '/bulk-stream', streamBodyThreshold: 64 * 1024 });
+  const bulkWhole = ctx.handler({ prefix: mount + '/bulk-whole', streamBodyThreshold: null });
+  return (req, res, next) => bulkStream(req, res, () => bulkWhole(req, res,
+    () => asUser(req, res, () => plain(req, res, next))));
 }
 
 function listen(server) {

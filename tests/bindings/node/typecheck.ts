@@ -29,6 +29,8 @@ http.createServer((req, res) => {
     .then(() => undefined);
 });
 http.createServer(ctx.handler({ streaming: false }));
+http.createServer(ctx.handler({ streamBodyThreshold: 64 * 1024 }));
+http.createServer(ctx.handler({ streamBodyThreshold: null }));
 
 async function reload(): Promise<boolean> {
   await ctx.loadSchemaAsync();

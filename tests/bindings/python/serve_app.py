@@ -1,5 +1,6 @@
 """The host application the binding tests serve with uvicorn: Starlette with
-pgrest.asgi.App mounted under /api, and a stand-in for the host's auth
+pgrest.asgi.App mounted under /api (/api-stream and /api-whole: request
+bodies streamed past 64 KiB, and never streamed), and a stand-in for the host's auth
 middleware that hands a verified identity to the app through the scope.
 
 Configuration: PGREST_TEST_OPTIONS (JSON object of PostgREST options)."""
@@ -64,8 +65,15 @@ async def ticker(request):
     return JSONResponse({"late_ms": late * 1000})
 
 
-pgrest_app = pgrest.asgi.App(json.loads(os.environ["PGREST_TEST_OPTIONS"]),
-                             identity_scope_key=IDENTITY_KEY)
+OPTIONS = json.loads(os.environ["PGREST_TEST_OPTIONS"])
+pgrest_app = pgrest.asgi.App(OPTIONS, identity_scope_key=IDENTITY_KEY)
+# request bodies: streamed into PostgreSQL past 64 KiB, and never streamed
+# (the library collects them whole), for the tests that compare the two
+SMALL_POOL = dict(OPTIONS, **{"db-pool": "4"})
+stream_app = pgrest.asgi.App(SMALL_POOL, stream_body_threshold=64 * 1024)
+whole_app = pgrest.asgi.App(SMALL_POOL, stream_body_threshold=None)
 app = HostAuth(Starlette(routes=[Route("/hello", hello), Route("/ticker", ticker),
-                                 Mount("/api", app=pgrest_app)],
+                                 Mount("/api", app=pgrest_app),
+                                 Mount("/api-stream", app=stream_app),
+                                 Mount("/api-whole", app=whole_app)],
                          on_startup=[pgrest_app.startup, Ticker.start]))

@@ -11,6 +11,10 @@ into a temporary venv and runs this file with that venv's python):
   Library   configuration and schema errors as exceptions, NOTIFY reloads, a cancelled
             coroutine giving its connection back
   Mounting  the host's route beside the mount, identity hand-over, a streamed body
+  BodyStreaming  request bodies fed in chunks: a bulk NDJSON / CSV POST of a
+            few MB streamed into PostgreSQL (a COPY seen at its middle) equals
+            the whole body's answer and rows; a bad line, a client leaving
+            mid-body write nothing; small bodies answer as pgrest-server's
   Memory    RSS flat within 10% over 100,000 requests after warm-up
 
 Ends with "python-binding: P passed, F failed, S skipped"."""
@@ -163,6 +167,14 @@ GRANT SELECT ON api.late_error TO web_anon;
 """
 
 
+# the bulk imports' table (BodyStreaming)
+BULK_TABLE = """
+CREATE TABLE api.bulk_rows (id integer PRIMARY KEY, name text NOT NULL, score numeric,
+  note text DEFAULT 'none');
+GRANT ALL ON api.bulk_rows TO web_user;
+"""
+
+
 def options(cluster):
     return {
         "db-uri": "postgresql://authenticator@127.0.0.1:%d/pgrest_test" % cluster.port,
@@ -224,6 +236,7 @@ def setUpModule():
     # room for the concurrency test's 200 connections beside the servers'
     Servers.cluster.psql("ALTER SYSTEM SET max_connections = 450")
     Servers.cluster.psql(LARGE_RESULT_FUNCTION)
+    Servers.cluster.psql(BULK_TABLE)
     Servers.cluster.stop()
     Servers.cluster.resume()
     opts = options(Servers.cluster)
@@ -332,6 +345,193 @@ class Mounting(unittest.TestCase):
         status, _, body = fetch(Servers.uvicorn_port, "GET", "/api/artists", "id=eq.2&select=id",
                                 (), None)
         self.assertEqual((status, body), (200, b'[{"id":2}]'))
+
+
+def ndjson_rows(n, bad_at=None):
+    lines = []
+    for i in range(1, n + 1):
+        if i == bad_at:
+            lines.append('{"id" %d, "name": "broken"}' % i)
+        else:
+            lines.append(json.dumps({"id": i, "name": "row %d, \"q\"" % i,
+                                     "score": i * 1.5, "note": "x" * (i % 40)}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def csv_rows(n):
+    out = ["id,name,score,note"]
+    for i in range(1, n + 1):
+        out.append('%d,"row %d, ""q""",%s,%s' % (i, i, "NULL" if i % 7 == 0 else i * 1.5,
+                                                "y" * (i % 30)))
+    return ("\n".join(out) + "\n").encode()
+
+
+NDJSON = ("Content-Type", "application/x-ndjson")
+CSV = ("Content-Type", "text/csv")
+COPYING = ("SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+           "AND query LIKE '%COPY pg_temp.pgrst_import%'")
+
+
+def poll(predicate, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class Upload:
+    """A POST whose body is sent by hand, in small pieces, so that a test
+    can act in its middle."""
+
+    def __init__(self, path, headers, length, piece=4096):
+        import socket
+        self.sock = socket.create_connection(("127.0.0.1", Servers.uvicorn_port), timeout=60)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.piece = piece
+        head = "POST %s HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\nConnection: close\r\n" \
+            % (path, length)
+        head += "".join("%s: %s\r\n" % h for h in headers) + "\r\n"
+        self.sock.sendall(head.encode())
+
+    def send(self, data):
+        for i in range(0, len(data), self.piece):
+            self.sock.sendall(data[i:i + self.piece])
+
+    def answer(self):
+        """(status, headers, body) once the server has answered."""
+        chunks = []
+        while True:
+            part = self.sock.recv(65536)
+            if not part:
+                break
+            chunks.append(part)
+        self.sock.close()
+        raw = b"".join(chunks)
+        head, _, body = raw.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = [tuple(x.strip() for x in l.split(":", 1)) for l in lines[1:]]
+        return int(lines[0].split()[1]), headers, body
+
+    def close(self):
+        self.sock.close()
+
+
+class BodyStreaming(unittest.TestCase):
+    """The app feeds request bodies to the task as they arrive: a large
+    bulk POST streams into PostgreSQL (pgrest_request_allow_streamed_body,
+    64 KiB under /api-stream) and gets the answer, and leaves the table,
+    the whole body gets (/api-whole: never streamed)."""
+
+    ROWS = 40000        # about 3 MB of NDJSON
+
+    def setUp(self):
+        Servers.cluster.psql("TRUNCATE api.bulk_rows")
+
+    def table(self):
+        return Servers.cluster.psql("SELECT count(*), md5(coalesce(string_agg(t::text, E'\\n' "
+                                    "ORDER BY id), '')) FROM api.bulk_rows t").strip()
+
+    def copying(self):
+        return Servers.cluster.psql(COPYING).strip()
+
+    def streamed_and_whole(self, content_type, body):
+        """Streamed in 4 KiB pieces, a COPY seen running at the body's
+        middle; then the same body whole with streaming off."""
+        up = Upload("/api-stream/bulk_rows", auth(content_type), len(body))
+        half = len(body) // 2
+        up.send(body[:half])
+        seen = poll(lambda: self.copying() == "1")
+        up.send(body[half:])
+        streamed = up.answer()
+        streamed_table = self.table()
+        Servers.cluster.psql("TRUNCATE api.bulk_rows")
+        whole = fetch(Servers.uvicorn_port, "POST", "/api-whole/bulk_rows", "",
+                      auth(content_type), body)
+        self.assertTrue(seen, "no COPY ran while the body came")
+        self.assertEqual(streamed[0], 201, streamed)
+        self.assertEqual((streamed[0], streamed[2]), (whole[0], whole[2]))
+        self.assertEqual(postgrest_headers(streamed[1]), postgrest_headers(whole[1]))
+        self.assertEqual(streamed_table, self.table())
+        self.assertTrue(streamed_table.startswith("%d|" % self.ROWS), streamed_table)
+
+    def test_ndjson_streams(self):
+        body = ndjson_rows(self.ROWS)
+        self.assertGreater(len(body), 2 * 2**20)
+        self.streamed_and_whole(NDJSON, body)
+
+    def test_csv_streams(self):
+        self.streamed_and_whole(CSV, csv_rows(self.ROWS))
+
+    def test_bad_line_writes_nothing(self):
+        body = ndjson_rows(self.ROWS, bad_at=self.ROWS // 2)
+        up = Upload("/api-stream/bulk_rows", auth(NDJSON), len(body))
+        up.send(body)
+        status, _, answer = up.answer()
+        self.assertEqual(status, 400, answer)
+        error = json.loads(answer)
+        self.assertEqual(error["code"], "PGRST102", error)
+        self.assertEqual(error["details"], "line %d: invalid JSON" % (self.ROWS // 2), error)
+        self.assertEqual(self.table(), "0|" + hashlib_md5(b""))
+
+    def test_disconnect_mid_body_writes_nothing(self):
+        body = ndjson_rows(self.ROWS)
+        up = Upload("/api-stream/bulk_rows", auth(NDJSON), len(body))
+        up.send(body[:len(body) // 2])
+        self.assertTrue(poll(lambda: self.copying() == "1"), "no COPY ran")
+        up.close()      # the client leaves in the middle of its body
+        self.assertTrue(poll(lambda: self.copying() == "0"), "the COPY stayed")
+        small = fetch(Servers.uvicorn_port, "POST", "/api-stream/bulk_rows", "",
+                      auth(JSON, ("Prefer", "return=representation")),
+                      b'{"id": 1, "name": "after"}')
+        self.assertEqual(small[0], 201, small)
+        self.assertEqual(json.loads(small[2]), [{"id": 1, "name": "after", "score": None,
+                                                 "note": "none"}])
+        self.assertTrue(self.table().startswith("1|"), self.table())
+
+    def test_small_requests_answer_as_before(self):
+        """Bodies under the threshold, through both mounts: pgrest-server's
+        answers (JSON and CSV inserts, RPC, PATCH, PUT, a bad body)."""
+        for request in REQUESTS:
+            method, path, query, headers, body = request
+            if body is None:
+                continue
+            want = fetch(Servers.server.port, method, path, query, headers, body)
+            for mount in ("/api-stream", "/api-whole"):
+                got = fetch(Servers.uvicorn_port, method, mount + path, query, headers, body)
+                self.assertEqual((got[0], got[2]), (want[0], want[2]), (mount, request))
+                self.assertEqual(postgrest_headers(got[1]), postgrest_headers(want[1]))
+
+    def test_aio_request_with_chunks(self):
+        """pgrest.aio.request with an async iterator body: streamed, and the
+        same answer as the whole body."""
+        body = ndjson_rows(5000)
+
+        async def chunks():
+            for i in range(0, len(body), 1000):
+                yield body[i:i + 1000]
+                await asyncio.sleep(0)
+
+        opts = dict(options(Servers.cluster), **{"db-pool": "2"})
+        headers = auth(NDJSON, ("Prefer", "count=exact"))
+        with pgrest.Context(opts) as ctx:
+            ctx.load_schema()
+            streamed = asyncio.run(pgrest.aio.request(ctx, "POST", "/bulk_rows", "", headers,
+                                                      chunks(), stream_body_threshold=4096))
+            first = self.table()
+            Servers.cluster.psql("TRUNCATE api.bulk_rows")
+            whole = asyncio.run(pgrest.aio.request(ctx, "POST", "/bulk_rows", "", headers,
+                                                   body))
+        self.assertEqual(streamed.status, 201, streamed)
+        self.assertEqual((streamed.status, streamed.headers, streamed.body),
+                         (whole.status, whole.headers, whole.body))
+        self.assertEqual(first, self.table())
+
+
+def hashlib_md5(data):
+    import hashlib
+    return hashlib.md5(data).hexdigest()
 
 
 class Library(unittest.TestCase):

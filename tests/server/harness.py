@@ -163,18 +163,29 @@ def new_cluster():
     d = _workdir("pgrest-srv-")
     shutil.copytree(os.path.join(t.dir, "data"), os.path.join(d, "data"), symlinks=True)
     os.makedirs(os.path.join(d, "run"))
-    port = free_pg_port()
-    with open(os.path.join(d, "data", "postgresql.conf"), "a") as f:
-        # synchronous_commit on: tests crash the server (pg.sh kill) and
-        # expect acknowledged commits to survive (pg.sh turns it off)
-        f.write("\n# server tests: this copy's port and socket\nport = %d\n"
-                "unix_socket_directories = '%s'\nsynchronous_commit = on\n"
-                % (port, os.path.join(d, "run")))
-    _chown_tree(d)
-    os.chmod(os.path.join(d, "data"), 0o700)
-    c = Cluster(d, port)
-    c.resume()
-    return c
+    # A port found free can be taken before the cluster binds it (runs in
+    # parallel pick theirs at the same time): then another one. The last
+    # port line of postgresql.conf wins.
+    for attempt in range(5):
+        port = free_pg_port()
+        with open(os.path.join(d, "data", "postgresql.conf"), "a") as f:
+            # synchronous_commit on: tests crash the server (pg.sh kill) and
+            # expect acknowledged commits to survive (pg.sh turns it off)
+            f.write("\n# server tests: this copy's port and socket\nport = %d\n"
+                    "unix_socket_directories = '%s'\nsynchronous_commit = on\n"
+                    % (port, os.path.join(d, "run")))
+        _chown_tree(d)
+        os.chmod(os.path.join(d, "data"), 0o700)
+        c = Cluster(d, port)
+        try:
+            c.resume()
+            return c
+        except RuntimeError:
+            log = os.path.join(d, "postgres.log")
+            taken = os.path.exists(log) and "Address already in use" in open(log).read()
+            if not taken or attempt == 4:
+                raise
+            os.remove(log)
 
 
 def hs256_token(claims, secret):

@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <time.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,6 +63,27 @@ static int connection_fd(struct MHD_Connection *con)
     return ci != NULL ? ci->connect_fd : -1;
 }
 
+/* The client closed its side and nothing it sent is left unread: a body
+ * still expected will never come. (MHD can miss a close that came while
+ * the connection was suspended; it would wait for server-timeout.) */
+static bool client_left(struct MHD_Connection *con)
+{
+    int fd = connection_fd(con), unread = 0;
+    struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+    return fd >= 0 && poll(&pfd, 1, 0) == 1 &&
+           (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 &&
+           ioctl(fd, FIONREAD, &unread) == 0 && unread == 0;
+}
+
+/* Requests whose body streams into PostgreSQL while MHD still reads it
+ * (docs/bulk-import.md), watched for a client that vanished each time the
+ * daemon runs (at least once a second): MHD 0.9.75 can miss a client's
+ * close after the connection was suspended and resumed (PGREST_AGAIN),
+ * and would hold the COPY's transaction until server-timeout. One list
+ * per loop: MHD calls back on the thread that runs its daemon. */
+struct request_state;
+static _Thread_local struct request_state *streaming_bodies;
+
 /* Per-request state, created by the URI callback (which sees the raw
  * request target, query string included). */
 typedef struct request_state {
@@ -77,6 +100,8 @@ typedef struct request_state {
     bool body_ended;    /* ... and pgrest_task_end_body has taken the end */
     bool body_waiting;  /* suspended: the task did not take a chunk
                          * (PGREST_AGAIN) until it wants its body again */
+    struct request_state *next_streaming; /* in streaming_bodies */
+    bool streaming;     /* ... its body goes into PostgreSQL as it comes */
     /* the request in the engine: suspended from the body's end until done */
     struct MHD_Connection *con;
     pgrest_arena *arena;
@@ -124,6 +149,47 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
     return rs;
 }
 
+static void stop_watching_body(request_state *rs)
+{
+    if (!rs->streaming)
+        return;
+    rs->streaming = false;
+    for (request_state **p = &streaming_bodies; *p != NULL; p = &(*p)->next_streaming)
+        if (*p == rs) {
+            *p = rs->next_streaming;
+            return;
+        }
+}
+
+static void watch_body(request_state *rs)
+{
+    if (rs->streaming || !pgrest_task_body_streams(rs->job.task))
+        return;
+    rs->streaming = true;
+    rs->next_streaming = streaming_bodies;
+    streaming_bodies = rs;
+}
+
+/* A streamed body's client gone (client_left): its task is cancelled,
+ * nothing written, the connection back in the pool; MHD drops the
+ * request at server-timeout. */
+static void sweep_streaming_bodies(void)
+{
+    request_state **p = &streaming_bodies;
+    while (*p != NULL) {
+        request_state *rs = *p;
+        bool gone = !rs->adopted && !rs->job.finished && client_left(rs->con);
+        if (gone && pgrest_task_cancel(rs->job.task) == PGREST_TASK_DONE)
+            rs->job.finished = true;
+        if (rs->job.finished) {
+            *p = rs->next_streaming;
+            rs->streaming = false;
+        } else {
+            p = &rs->next_streaming;
+        }
+    }
+}
+
 static void free_state(request_state *rs)
 {
     pgrest_arena_free(rs->arena);
@@ -146,6 +212,7 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
     if (rs->started)
         atomic_fetch_sub(&s->active, 1);
     *con_cls = NULL;
+    stop_watching_body(rs);
     /* a task the HTTP side holds, waiting for the rest of its body: the
      * client went away or stalled past server-timeout, or the server
      * answered its own 413. Cancelled: a task waiting for its body is DONE
@@ -561,10 +628,15 @@ static bool request_progress(engine_job *job)
     request_state *rs = job_request(job);
     if (rs->orphaned)
         return false;
-    /* it takes its body again: MHD hands over the chunk it refused */
+    /* it takes its body again: MHD hands over the chunk it refused --
+     * unless the client has gone meanwhile: the task is cancelled (a
+     * streamed body's transaction and connection go at once) and MHD
+     * drops what is left */
     if (rs->body_waiting && pgrest_task_wait_state(job->task) == PGREST_TASK_WANTS_BODY) {
         rs->body_waiting = false;
         rs->adopted = false;
+        if (client_left(rs->con) && pgrest_task_cancel(job->task) == PGREST_TASK_DONE)
+            job->finished = true;
         MHD_resume_connection(rs->con);
         return true;
     }
@@ -707,6 +779,8 @@ static enum MHD_Result take_chunk(http_server *s, request_state *rs, const char 
     }
     rs->received += n;
     *size = 0;
+    if (!rs->job.finished)
+        watch_body(rs);
     return MHD_YES;
 }
 
@@ -722,6 +796,7 @@ static enum MHD_Result end_body(http_server *s, struct MHD_Connection *con,
         return hand_to_loop(con, rs);
     }
     rs->body_ended = true;
+    stop_watching_body(rs);
     return run_task(s, con, method, version, rs);
 }
 
@@ -785,6 +860,7 @@ static size_t memory_limit(const http_listen *lc)
 static void worker_run(void *arg)
 {
     MHD_run(((http_worker *)arg)->daemon);
+    sweep_streaming_bodies();
 }
 
 static long worker_timeout(void *arg)

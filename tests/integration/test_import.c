@@ -485,6 +485,35 @@ START_TEST(streamed_body_bound)
 }
 END_TEST
 
+/* handling=strict with max-affected (which PostgREST applies to PATCH,
+ * DELETE and calls, not to a POST) answers as for the whole body;
+ * ignore-duplicates with on_conflict keeps the rows that were there */
+START_TEST(max_affected_and_ignore_duplicates)
+{
+    static const req_spec strict = {"/imp_rows", NULL, "application/x-ndjson",
+                                    "handling=strict,max-affected=10"};
+    char *body = ndjson_rows(10, 1000, 0);
+    bool copying;
+    char *r = same_as_whole(&strict, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 1002);
+
+    static const req_spec ignore = {"/imp_rows", "on_conflict=id", "application/x-ndjson",
+                                    "resolution=ignore-duplicates,count=exact"};
+    body = ndjson_rows(1, 1000, 0);
+    r = same_as_whole(&ignore, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"
+                                             " WHERE name = 'old one'"), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("import");
@@ -502,6 +531,7 @@ static Suite *suite(void)
     tcase_add_test(c, representation_stays_whole);
     tcase_add_test(c, cancel_mid_body);
     tcase_add_test(c, streamed_body_bound);
+    tcase_add_test(c, max_affected_and_ignore_duplicates);
     suite_add_tcase(s, c);
     return s;
 }

@@ -372,6 +372,17 @@ def fmt_num(x, spec):
     return "–" if x is None else format(x, spec)
 
 
+def refusal(body):
+    """An error body as "CODE message (the limit's option)"."""
+    try:
+        e = json.loads(body)
+        opt = (e.get("details") or "").rsplit("(", 1)
+        return "%s %s%s" % (e.get("code"), e.get("message"),
+                            " (" + opt[1] if len(opt) == 2 else "")
+    except (ValueError, AttributeError):
+        return body.replace("|", "/").replace("\n", " ")[:80]
+
+
 def summarize(results, sizes, rows, concurrent):
     """results: {(kind, fmt, path): [run dicts]}; prints markdown tables."""
     out = []
@@ -402,9 +413,9 @@ def summarize(results, sizes, rows, concurrent):
                     fmt_num(m["cpu"], ".2f"), fmt_num(m["db"], ".2f"), fmt_num(m["ccpu"], ".2f"),
                     verified))
             else:
-                why = runs[0]["body"].replace("|", "/").replace("\n", " ")[:120]
-                out.append("| %s | %s | %s | %s (refused: %s) | | | %s | | | | |" % (
-                    k[1], k[2], status, fmt_num(m["wall"], ".2f"), why, fmt_num(m["rss"], ".0f")))
+                out.append("| %s | %s | %s %s | (%s s) | | | %s | | | | |" % (
+                    k[1], k[2], status, refusal(runs[0]["body"]), fmt_num(m["wall"], ".2f"),
+                    fmt_num(m["rss"], ".0f")))
         cp = med.get((kind, "csv", "\\copy"))
         out.append("\nRatios of median wall times (and server+DB CPU):\n")
         for k in keys:

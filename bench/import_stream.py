@@ -417,24 +417,25 @@ def summarize(results, sizes, rows, concurrent):
                     k[1], k[2], status, refusal(runs[0]["body"]), fmt_num(m["wall"], ".2f"),
                     fmt_num(m["rss"], ".0f")))
         cp = med.get((kind, "csv", "\\copy"))
-        out.append("\nRatios of median wall times (and server+DB CPU):\n")
+        lines = []
         for k in keys:
-            if k[2] != "streamed" or med.get(k) is None:
+            if k[2] == "\\copy" or med.get(k) is None:
                 continue
-            s = med[k]
+            x = med[k]
+            parts = []
             b = med.get((kind, k[1], "buffered"))
-            line = "* %s streamed: " % k[1]
-            if b is not None:
-                line += "buffered/streamed %.2f× wall" % (b["wall"] / s["wall"])
-                if s["db"] is not None and b["db"] is not None:
-                    line += " (%.2f× CPU)" % ((b["db"] + b["cpu"]) / (s["db"] + s["cpu"]))
-            else:
-                line += "buffered: no answer to compare"
+            if k[2] == "streamed" and b is not None:
+                parts.append("buffered/streamed %.2f× wall%s" % (
+                    b["wall"] / x["wall"], "" if x["db"] is None or b["db"] is None else
+                    " (%.2f× server+DB CPU)" % ((b["db"] + b["cpu"]) / (x["db"] + x["cpu"]))))
             if cp is not None:
-                line += "; streamed/\\copy %.2f× wall" % (s["wall"] / cp["wall"])
-                if s["db"] is not None and cp["db"] is not None:
-                    line += " (%.2f× CPU)" % ((s["db"] + s["cpu"]) / cp["db"])
-            out.append(line)
+                parts.append("%s/\\copy %.2f× wall%s" % (
+                    k[2], x["wall"] / cp["wall"], "" if x["db"] is None or cp["db"] is None else
+                    " (%.2f× server+DB CPU)" % ((x["db"] + x["cpu"]) / cp["db"])))
+            lines.append("* %s %s: %s" % (k[1], k[2], "; ".join(parts)))
+        if lines:
+            out.append("\nRatios of the medians:\n")
+            out.extend(lines)
     return "\n".join(out)
 
 

@@ -222,11 +222,16 @@ static void settle(engine_loop *l, engine_job *job, int wait)
     } else {
         wait_remove(l, job);
     }
-    /* a streamed body waiting to be read reads nothing from PostgreSQL */
+    /* a streamed body waiting to be read reads nothing from PostgreSQL;
+     * a task that wants its request body again (after PGREST_AGAIN from
+     * pgrest_task_write_body) goes back to the HTTP side, which reads the
+     * client itself: MHD may close that socket or reuse its number */
     if (wait == PGREST_TASK_WAIT_READ || wait == PGREST_TASK_WAIT_WRITE)
         arm(l, job, pgrest_task_socket(job->task), wait == PGREST_TASK_WAIT_WRITE);
-    else if (wait == PGREST_TASK_BODY)
+    else if (wait == PGREST_TASK_BODY || wait == PGREST_TASK_WANTS_BODY)
         disarm(l, job);
+    if (wait == PGREST_TASK_WANTS_BODY)
+        unwatch_client(l, job);
     if (job->progress != NULL && job->progress(job))
         l->finished_some = true;
 }
@@ -280,6 +285,10 @@ static void job_event(engine_loop *l, char *mark)
 
 static int next_timeout(engine_loop *l)
 {
+    /* a connection resumed while the daemon ran (a task that took its
+     * body again at once): the daemon runs again without waiting */
+    if (l->finished_some)
+        return 0;
     long best = l->http.timeout_ms(l->http.arg);
     if (l->next_due > 0) {
         double left = l->next_due - now_ms();

@@ -25,7 +25,8 @@ typedef struct engine_job {
     pgrest_task *task;
     void (*done)(struct engine_job *job);
     /* after every step that leaves the task running (a streamed body's
-     * rows came in, or its head is ready: PGREST_TASK_BODY); true when it
+     * rows came in, or its head is ready: PGREST_TASK_BODY; it wants its
+     * request body again: PGREST_TASK_WANTS_BODY); true when it
      * resumed an MHD connection, so the daemon must run. May be NULL. */
     bool (*progress)(struct engine_job *job);
     int client_fd;         /* watched while the task runs; -1: not watched */
@@ -63,7 +64,11 @@ void engine_loop_stop(engine_loop *l);
 engine_loop *engine_loop_current(void);
 /* The wake callback for pgrest_task_start: arg is the job (any thread). */
 void engine_wake(void *job);
-/* On the loop's thread: takes over a task started there. */
+/* On the loop's thread: takes over a task started there. Also a task
+ * whose pgrest_task_write_body said PGREST_AGAIN: the loop advances it on
+ * its socket, and once it wants its body again (PGREST_TASK_WANTS_BODY)
+ * progress(job) is called with the job no longer watched (no socket, no
+ * client_fd): the HTTP side holds it again, until it adopts it anew. */
 void engine_adopt(engine_job *job);
 /* On the loop's thread: the client of a running job is gone (as its EOF
  * would tell): the task is cancelled, done() comes once it has drained. */

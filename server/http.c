@@ -64,16 +64,22 @@ static int connection_fd(struct MHD_Connection *con)
 typedef struct request_state {
     char *uri;
     raw_target raw;   /* the target as it lay in MHD's buffer */
-    char *body;
-    size_t body_len;
-    size_t body_cap;
+    bool started;
+    /* A request body goes to the task as MHD hands it over
+     * (pgrest_task_write_body); the server only counts it, for its own
+     * 413 and for how much of a refused body it reads and drops. */
+    size_t received;  /* body bytes up to server-max-body-size */
     bool too_large;
     size_t discarded; /* body bytes past server-max-body-size */
-    bool started;
-    /* the request in the engine: suspended from dispatch until done */
+    bool body_follows;  /* the task was started on the headers alone */
+    bool body_ended;    /* ... and pgrest_task_end_body has taken the end */
+    bool body_waiting;  /* suspended: the task did not take a chunk
+                         * (PGREST_AGAIN) until it wants its body again */
+    /* the request in the engine: suspended from the body's end until done */
     struct MHD_Connection *con;
     pgrest_arena *arena;
     engine_job job;
+    bool adopted;            /* the loop drives the task (engine_adopt) */
     pgrest_response *resp;   /* set by the loop thread before resuming */
     /* a streamed response (docs/streaming.md) */
     bool head_resumed;       /* its head is ready: resumed to queue it */
@@ -120,7 +126,6 @@ static void free_state(request_state *rs)
 {
     pgrest_arena_free(rs->arena);
     free(rs->uri);
-    free(rs->body);
     free(rs);
 }
 
@@ -128,7 +133,6 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)con;
-    (void)toe;
     /* its status line is long written */
     pgrs_reason_phrase_next(0, NULL);
     http_server *s = cls;
@@ -140,6 +144,22 @@ static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
     if (rs->started)
         atomic_fetch_sub(&s->active, 1);
     *con_cls = NULL;
+    /* a task the HTTP side holds, waiting for the rest of its body: the
+     * client went away or stalled past server-timeout, or the server
+     * answered its own 413. Cancelled: a task waiting for its body is DONE
+     * at once; one that is not (it holds a connection) is finished by the
+     * loop, which frees it then (task_done) -- unless the loop is gone. */
+    if (rs->arena != NULL && !rs->job.finished && !rs->adopted) {
+        if (pgrest_task_cancel(rs->job.task) == PGREST_TASK_DONE)
+            rs->job.finished = true;
+        else if (toe != MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN) {
+            rs->orphaned = true;
+            rs->job.client_fd = -1;  /* MHD closes it now */
+            rs->adopted = true;
+            engine_adopt(&rs->job);
+            return;
+        }
+    }
     /* a streamed body the client stopped reading (gone, timed out, or the
      * body failed): the task is cancelled and freed once done */
     if (rs->arena != NULL && !rs->job.finished && rs->head_resumed) {
@@ -164,27 +184,6 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
     (void)key_size;
     pgrest_request_add_header_n(cls, key, value ? value : "", value ? value_size : 0);
     return MHD_YES;
-}
-
-static bool append_body(request_state *rs, size_t max, const char *data, size_t n)
-{
-    if (rs->too_large || rs->body_len + n > max) {
-        rs->too_large = true;
-        return false;
-    }
-    if (rs->body_len + n + 1 > rs->body_cap) {
-        size_t ncap = rs->body_cap ? rs->body_cap : 4096;
-        while (ncap < rs->body_len + n + 1)
-            ncap *= 2;
-        char *nb = realloc(rs->body, ncap);
-        if (nb == NULL)
-            return false;
-        rs->body = nb;
-        rs->body_cap = ncap;
-    }
-    memcpy(rs->body + rs->body_len, data, n);
-    rs->body_len += n;
-    return true;
 }
 
 static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
@@ -524,6 +523,9 @@ static void task_done(engine_job *job)
         wake_reader(rs);
         return;
     }
+    /* done before it took the chunk it refused with PGREST_AGAIN: MHD
+     * hands that chunk over again, and the rest of the body is dropped */
+    rs->body_waiting = false;
     rs->resp = pgrest_task_response(job->task);
     MHD_resume_connection(rs->con);
 }
@@ -536,6 +538,13 @@ static bool request_progress(engine_job *job)
     request_state *rs = job_request(job);
     if (rs->orphaned)
         return false;
+    /* it takes its body again: MHD hands over the chunk it refused */
+    if (rs->body_waiting && pgrest_task_wait_state(job->task) == PGREST_TASK_WANTS_BODY) {
+        rs->body_waiting = false;
+        rs->adopted = false;
+        MHD_resume_connection(rs->con);
+        return true;
+    }
     if (!rs->head_resumed && pgrest_task_wait_state(job->task) == PGREST_TASK_BODY) {
         rs->head_resumed = true;
         rs->resp = pgrest_task_response(job->task);
@@ -545,17 +554,14 @@ static bool request_progress(engine_job *job)
     return wake_reader(rs);
 }
 
-/* The request becomes a task; one that needs the database is suspended
- * (the loop goes on with other connections) and the loop that runs this
- * daemon drives it on its PostgreSQL socket, resuming it when the
- * response is ready. */
-static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
-                                const char *method, const char *version,
-                                request_state *rs)
+/* The request becomes a task, with its body to follow in chunks or
+ * without one. False when there is no memory for it. */
+static bool start_task(http_server *s, struct MHD_Connection *con, const char *method,
+                       request_state *rs, bool body_follows)
 {
     rs->arena = pgrest_arena_new(0);
     if (rs->arena == NULL)
-        return MHD_NO;
+        return false;
     char *q = strchr(rs->uri, '?');
     if (q != NULL)
         *q = '\0';
@@ -563,8 +569,12 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     if (q != NULL)
         *q = '?';
     MHD_get_connection_values_n(con, MHD_HEADER_KIND, add_header, req);
-    pgrest_request_set_body(req, rs->body, rs->body_len);
+    if (body_follows)
+        pgrest_request_body_follows(req);
+    else
+        pgrest_request_set_body(req, NULL, 0);
     pgrest_request_allow_streaming(req, 0);
+    rs->body_follows = body_follows;
     rs->con = con;
     rs->job.done = task_done;
     rs->job.progress = request_progress;
@@ -576,14 +586,108 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *con,
     rs->job.client_fd = s->cancel_on_disconnect ? connection_fd(con) : -1;
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
-    if (pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE) {
-        rs->job.finished = true;
-        rs->resp = pgrest_task_response(rs->job.task);
-        return respond(s, con, method, version, rs);
-    }
+    if (rs->job.task == NULL)
+        return false;
+    /* answered before its body (a CORS preflight, a bad JWT, no schema
+     * cache): the answer waits for the body's end, the body is dropped */
+    rs->job.finished = pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE;
+    return true;
+}
+
+/* The loop takes the task on: the connection waits, suspended (the
+ * daemon goes on with the others), until the loop resumes it. */
+static enum MHD_Result hand_to_loop(struct MHD_Connection *con, request_state *rs)
+{
+    rs->adopted = true;
     MHD_suspend_connection(con);
     engine_adopt(&rs->job);
     return MHD_YES;
+}
+
+/* The request is complete: a task that is done answers now; one that
+ * needs the database goes to the loop that runs this daemon, which
+ * drives it on its PostgreSQL socket and resumes the connection when the
+ * response is ready. */
+static enum MHD_Result run_task(http_server *s, struct MHD_Connection *con,
+                                const char *method, const char *version,
+                                request_state *rs)
+{
+    if (pgrest_task_wait_state(rs->job.task) != PGREST_TASK_DONE)
+        return hand_to_loop(con, rs);
+    rs->job.finished = true;
+    rs->resp = pgrest_task_response(rs->job.task);
+    return respond(s, con, method, version, rs);
+}
+
+/* Whether MHD reads a body: chunked (the only coding left after
+ * body_length_unknowable) or a Content-Length above 0. */
+static bool has_body(struct MHD_Connection *con)
+{
+    if (MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL)
+        return true;
+    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return cl != NULL && strtoull(cl, NULL, 10) > 0;
+}
+
+/* A chunk of the body, as MHD hands it over. The server counts it
+ * against server-max-body-size itself, so a chunked body too large gets
+ * the 413 a declared Content-Length gets (send_limit_error), whatever the
+ * task said before; the excess is read and dropped, and past a bounded
+ * amount the connection is dropped: MHD accepts a response only once the
+ * body is complete. A task that finished (it refused the body, or
+ * answered before it) has the rest of the body dropped the same way. */
+static enum MHD_Result take_chunk(http_server *s, request_state *rs, const char *data,
+                                  size_t *size)
+{
+    size_t n = *size;
+    /* cancelled while it waited (server-cancel-on-disconnect) */
+    if (rs->job.cancelled)
+        return MHD_NO;
+    if (!rs->too_large && n > s->max_body_size - rs->received) {
+        rs->too_large = true;
+        /* nobody needs the task's answer now */
+        if (!rs->job.finished && pgrest_task_cancel(rs->job.task) == PGREST_TASK_DONE)
+            rs->job.finished = true;
+    }
+    if (rs->too_large) {
+        *size = 0;
+        rs->discarded += n;
+        return rs->discarded > s->max_body_size + DISCARD_SLACK ? MHD_NO : MHD_YES;
+    }
+    if (!rs->job.finished) {
+        int rc = pgrest_task_write_body(rs->job.task, data, n, NULL);
+        /* Backpressure: the chunk was not taken, the task waits on its
+         * PostgreSQL socket. *size stays as it is, so MHD keeps the bytes
+         * and hands them over again once the loop has resumed the
+         * connection (request_progress: WANTS_BODY again; task_done). */
+        if (rc == PGREST_AGAIN) {
+            rs->body_waiting = true;
+            return hand_to_loop(rs->con, rs);
+        }
+        /* refused (413 past the library's limit, out of memory): DONE */
+        if (rc != PGREST_OK)
+            rs->job.finished = pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE;
+    }
+    rs->received += n;
+    *size = 0;
+    return MHD_YES;
+}
+
+/* The body is complete: the task takes its end and goes on. */
+static enum MHD_Result end_body(http_server *s, struct MHD_Connection *con,
+                                const char *method, const char *version,
+                                request_state *rs)
+{
+    /* PGREST_AGAIN never comes today; taken as a chunk's: MHD calls with
+     * the end again once the connection is resumed */
+    if (!rs->job.finished && pgrest_task_end_body(rs->job.task, NULL) == PGREST_AGAIN) {
+        rs->body_waiting = true;
+        return hand_to_loop(con, rs);
+    }
+    rs->body_ended = true;
+    return run_task(s, con, method, version, rs);
 }
 
 /* libmicrohttpd calls this several times per request; the response is
@@ -607,28 +711,29 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
             return send_bad_request(con);
         bool refused;
         enum MHD_Result ret = check_limits(s, con, rs, &refused);
-        return refused ? ret : MHD_YES;
+        if (refused)
+            return ret;
+        /* a body goes to the task as it comes; the answer is queued only
+         * once the body is complete (take_chunk, end_body) */
+        if (has_body(con))
+            return start_task(s, con, method, rs, true) ? MHD_YES : MHD_NO;
+        return MHD_YES;
     }
-    if (*upload_data_size > 0) {
-        size_t n = *upload_data_size;
-        *upload_data_size = 0;
-        if (append_body(rs, s->max_body_size, upload_data, n))
-            return MHD_YES;
-        /* A chunked body has no Content-Length to refuse up front, and MHD
-         * accepts a response only once the body is complete: the excess is
-         * discarded, and past a bounded amount the connection is dropped. */
-        rs->discarded += n;
-        return rs->discarded > s->max_body_size + DISCARD_SLACK ? MHD_NO : MHD_YES;
-    }
+    if (*upload_data_size > 0)
+        return take_chunk(s, rs, upload_data, upload_data_size);
     if (rs->too_large)
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
     /* resumed: the task is done; a cancelled one answers nobody */
     if (rs->arena != NULL && rs->job.cancelled)
         return MHD_NO;
+    if (rs->body_follows && !rs->body_ended)
+        return end_body(s, con, method, version, rs);
     if (rs->arena != NULL)
         return respond(s, con, method, version, rs);
-    return dispatch(s, con, method, version, rs);
+    if (!start_task(s, con, method, rs, false))
+        return MHD_NO;
+    return run_task(s, con, method, version, rs);
 }
 
 /* MHD keeps the request line, the headers and the response header in a

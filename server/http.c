@@ -42,6 +42,8 @@ struct http_server {
     atomic_uint next_worker;  /* for connections handed over by reuseport */
     pgrest_ctx *ctx;
     size_t max_body_size;
+    size_t streamed_body_threshold; /* 0: bodies never stream */
+    size_t max_streamed_body_size;  /* 0: unbounded (the library enforces it) */
     size_t max_url_size;
     size_t max_header_size;
     int listen_fd;
@@ -383,7 +385,8 @@ static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
-/* URL, header and declared body sizes, checked once the headers are in. */
+/* URL and header sizes, checked once the headers are in (the declared
+ * body size once the request is built: start_task). */
 static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
                                     const request_state *rs, bool *refused)
 {
@@ -396,12 +399,32 @@ static enum MHD_Result check_limits(http_server *s, struct MHD_Connection *con,
     if (headers > s->max_header_size)
         return send_limit_error(s, con, 431, "Request header fields too large",
                                 "server-max-header-size", s->max_header_size);
-    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                 "Content-Length");
-    if (cl != NULL && strtoull(cl, NULL, 10) > s->max_body_size)
+    *refused = false;
+    return MHD_YES;
+}
+
+/* A declared body past the limits is refused before it is read: past
+ * server-max-body-size, unless it may stream into PostgreSQL
+ * (docs/bulk-import.md), whose bound is server-max-streamed-body-size
+ * (none by default, as PostgREST has none). */
+static enum MHD_Result refuse_declared(http_server *s, struct MHD_Connection *con,
+                                       const pgrest_request *req, bool *refused)
+{
+    *refused = false;
+    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
+    unsigned long long declared = cl != NULL ? strtoull(cl, NULL, 10) : 0;
+    if (declared <= s->max_body_size)
+        return MHD_YES;
+    if (!pgrest_request_body_may_stream(req)) {
+        *refused = true;
         return send_limit_error(s, con, 413, "Request body too large",
                                 "server-max-body-size", s->max_body_size);
-    *refused = false;
+    }
+    if (s->max_streamed_body_size > 0 && declared > s->max_streamed_body_size) {
+        *refused = true;
+        return send_limit_error(s, con, 413, "Request body too large",
+                                "server-max-streamed-body-size", s->max_streamed_body_size);
+    }
     return MHD_YES;
 }
 
@@ -555,13 +578,14 @@ static bool request_progress(engine_job *job)
 }
 
 /* The request becomes a task, with its body to follow in chunks or
- * without one. False when there is no memory for it. */
-static bool start_task(http_server *s, struct MHD_Connection *con, const char *method,
-                       request_state *rs, bool body_follows)
+ * without one, once its declared size passed (refuse_declared). MHD_NO
+ * when there is no memory for it. */
+static enum MHD_Result start_task(http_server *s, struct MHD_Connection *con,
+                                  const char *method, request_state *rs, bool body_follows)
 {
     rs->arena = pgrest_arena_new(0);
     if (rs->arena == NULL)
-        return false;
+        return MHD_NO;
     char *q = strchr(rs->uri, '?');
     if (q != NULL)
         *q = '\0';
@@ -574,6 +598,15 @@ static bool start_task(http_server *s, struct MHD_Connection *con, const char *m
     else
         pgrest_request_set_body(req, NULL, 0);
     pgrest_request_allow_streaming(req, 0);
+    if (body_follows && s->streamed_body_threshold > 0)
+        pgrest_request_allow_streamed_body(req, s->streamed_body_threshold);
+    bool refused = false;
+    enum MHD_Result ret = body_follows ? refuse_declared(s, con, req, &refused) : MHD_YES;
+    if (refused) {
+        pgrest_arena_free(rs->arena);
+        rs->arena = NULL;
+        return ret;
+    }
     rs->body_follows = body_follows;
     rs->con = con;
     rs->job.done = task_done;
@@ -587,11 +620,11 @@ static bool start_task(http_server *s, struct MHD_Connection *con, const char *m
     rs->job.loop = engine_loop_current();
     rs->job.task = pgrest_task_start(s->ctx, rs->arena, req, engine_wake, &rs->job);
     if (rs->job.task == NULL)
-        return false;
+        return MHD_NO;
     /* answered before its body (a CORS preflight, a bad JWT, no schema
      * cache): the answer waits for the body's end, the body is dropped */
     rs->job.finished = pgrest_task_wait_state(rs->job.task) == PGREST_TASK_DONE;
-    return true;
+    return MHD_YES;
 }
 
 /* The loop takes the task on: the connection waits, suspended (the
@@ -645,7 +678,9 @@ static enum MHD_Result take_chunk(http_server *s, request_state *rs, const char 
     /* cancelled while it waited (server-cancel-on-disconnect) */
     if (rs->job.cancelled)
         return MHD_NO;
-    if (!rs->too_large && n > s->max_body_size - rs->received) {
+    /* a body that streams into PostgreSQL is the library's to bound */
+    if (!rs->too_large && n > s->max_body_size - rs->received &&
+        !pgrest_task_body_streams(rs->job.task)) {
         rs->too_large = true;
         /* nobody needs the task's answer now */
         if (!rs->job.finished && pgrest_task_cancel(rs->job.task) == PGREST_TASK_DONE)
@@ -716,7 +751,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
         /* a body goes to the task as it comes; the answer is queued only
          * once the body is complete (take_chunk, end_body) */
         if (has_body(con))
-            return start_task(s, con, method, rs, true) ? MHD_YES : MHD_NO;
+            return start_task(s, con, method, rs, true);
         return MHD_YES;
     }
     if (*upload_data_size > 0)
@@ -731,7 +766,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
         return end_body(s, con, method, version, rs);
     if (rs->arena != NULL)
         return respond(s, con, method, version, rs);
-    if (!start_task(s, con, method, rs, false))
+    if (start_task(s, con, method, rs, false) != MHD_YES)
         return MHD_NO;
     return run_task(s, con, method, version, rs);
 }
@@ -819,6 +854,8 @@ http_server *http_start(pgrest_ctx *ctx, const http_listen *lc, char *errbuf,
         return NULL;
     s->ctx = ctx;
     s->max_body_size = lc->max_body_size;
+    s->streamed_body_threshold = lc->streamed_body_threshold;
+    s->max_streamed_body_size = lc->max_streamed_body_size;
     s->max_url_size = lc->max_url_size;
     s->max_header_size = lc->max_header_size;
     s->cancel_on_disconnect = lc->cancel_on_disconnect;

@@ -27,6 +27,10 @@ typedef struct http_listen {
     /* Resource limits (server-* options; see server/main.c for defaults):
      * bigger requests get a PostgREST-style JSON 413/414/431. */
     size_t max_body_size;     /* server-max-body-size, bytes */
+    /* server-streamed-body-threshold: a bulk POST's body past it streams
+     * into PostgreSQL (docs/bulk-import.md); 0: never */
+    size_t streamed_body_threshold;
+    size_t max_streamed_body_size; /* server-max-streamed-body-size, 0: none */
     size_t max_url_size;      /* server-max-url-size: path + query, bytes */
     size_t max_header_size;   /* server-max-header-size: all headers, bytes */
     unsigned timeout;         /* server-timeout: idle seconds per connection */

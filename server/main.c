@@ -88,8 +88,11 @@ static bool option_number(const pgrest_config_sources *opts, const char *key,
  * (bench/README.md). */
 static bool limit_options(const pgrest_config_sources *opts, http_listen *lc)
 {
-    unsigned long long body, url, hdr, timeout, conns, per_ip;
+    unsigned long long body, streamed, max_streamed, url, hdr, timeout, conns, per_ip;
     if (!option_number(opts, "server-max-body-size", 10ULL << 20, 1, 1ULL << 40, &body) ||
+        !option_number(opts, "server-streamed-body-threshold", 1ULL << 20, 0, 1ULL << 40,
+                       &streamed) ||
+        !option_number(opts, "server-max-streamed-body-size", 0, 0, 1ULL << 50, &max_streamed) ||
         !option_number(opts, "server-max-url-size", 49152, 256, 1 << 20, &url) ||
         !option_number(opts, "server-max-header-size", 16384, 1024, 1 << 20, &hdr) ||
         !option_number(opts, "server-timeout", 30, 1, 86400, &timeout) ||
@@ -97,6 +100,8 @@ static bool limit_options(const pgrest_config_sources *opts, http_listen *lc)
         !option_number(opts, "server-max-connections-per-ip", 0, 0, 1000000, &per_ip))
         return false;
     lc->max_body_size = (size_t)body;
+    lc->streamed_body_threshold = (size_t)streamed;
+    lc->max_streamed_body_size = (size_t)max_streamed;
     lc->max_url_size = (size_t)url;
     lc->max_header_size = (size_t)hdr;
     lc->timeout = (unsigned)timeout;

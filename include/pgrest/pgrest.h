@@ -552,6 +552,12 @@ PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
  * Accepts NULL (does nothing). */
 PGREST_API void pgrest_request_allow_streamed_body(pgrest_request *req,
                                                    size_t threshold_bytes);
+/* Whether req (with pgrest_request_allow_streamed_body) is of the kind
+ * whose body may stream: a POST of JSON, NDJSON or CSV. A host that
+ * bounds bodies itself exempts these from its bound and leaves it to the
+ * library (server-max-body-size until the body streams, then
+ * server-max-streamed-body-size): pgrest_task_body_streams tells. */
+PGREST_API int pgrest_request_body_may_stream(const pgrest_request *req);
 
 /* ---------------------------------------------------------------- auth */
 
@@ -776,6 +782,10 @@ PGREST_API pgrest_response *pgrest_task_response(const pgrest_task *task);
 #define PGREST_BODY_END (-1L)
 #define PGREST_BODY_FAILED (-2L)
 PGREST_API long pgrest_task_read_body(pgrest_task *task, char *buf, size_t max);
+/* 1 once the task writes its following body to PostgreSQL as it comes
+ * (pgrest_request_allow_streamed_body): the body is no longer bounded by
+ * server-max-body-size. */
+PGREST_API int pgrest_task_body_streams(const pgrest_task *task);
 
 /* Request bodies in chunks (pgrest_request_body_follows; docs/embedding.md
  * "Request bodies in chunks"). pgrest_task_start does what PostgREST does

@@ -45,11 +45,22 @@ static bool names_columns(pgrest_arena *a, const pgrest_request *req)
     return false;
 }
 
+static bool may_stream(pgrest_arena *a, const pgrest_request *req, pgr_import_format *fmt)
+{
+    return req->import_threshold > 0 && strcasecmp(req->method, "POST") == 0 &&
+           format_of(a, req, fmt);
+}
+
+int pgrest_request_body_may_stream(const pgrest_request *req)
+{
+    pgr_import_format fmt;
+    return req != NULL && may_stream(req->arena, req, &fmt);
+}
+
 pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req)
 {
     pgr_import_format fmt;
-    if (req->import_threshold == 0 || strcasecmp(req->method, "POST") != 0 ||
-        !format_of(a, req, &fmt))
+    if (!may_stream(a, req, &fmt))
         return NULL;
     pgr_import *imp = PGR_NEW(a, pgr_import);
     if (imp == NULL)

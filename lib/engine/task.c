@@ -1167,6 +1167,11 @@ long pgrest_task_read_body(pgrest_task *t, char *buf, size_t max)
     return t->phase == PHASE_DONE ? PGREST_BODY_END : 0;
 }
 
+int pgrest_task_body_streams(const pgrest_task *t)
+{
+    return t != NULL && t->import != NULL && t->import->started;
+}
+
 void pgrest_request_allow_streaming(pgrest_request *req, size_t threshold_bytes)
 {
     if (req != NULL)

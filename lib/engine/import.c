@@ -90,12 +90,24 @@ int pgr_import_read_end(pgr_import *imp, pgrest_error *err)
     return rc;
 }
 
+/* What goes to libpq at once: libpq keeps a connection's output buffer
+ * at the largest size ever queued on it, and the pool keeps connections,
+ * so the rows read before the COPY opened (the threshold's worth) go in
+ * slices, each once the one before has left. */
+#define PUT_SLICE (64 * 1024)
+
 pgr_copy_step pgr_import_put(pgr_import *imp)
 {
-    pgr_copy_step s = imp->lines.len > 0
-                          ? pgr_copy_in_put(&imp->copy, imp->lines.data, imp->lines.len)
-                          : pgr_copy_in_flush(&imp->copy);
-    imp->lines.len = 0;
+    pgr_copy_step s = pgr_copy_in_flush(&imp->copy);
+    while (s == PGR_COPY_READY && imp->sent < imp->lines.len) {
+        size_t n = imp->lines.len - imp->sent;
+        n = n < PUT_SLICE ? n : PUT_SLICE;
+        s = pgr_copy_in_put(&imp->copy, imp->lines.data + imp->sent, n);
+        if (s != PGR_COPY_FAILED)
+            imp->sent += n;
+    }
+    if (imp->sent == imp->lines.len)
+        imp->lines.len = imp->sent = 0;
     imp->backlog = s == PGR_COPY_WAIT_WRITE;
     return s;
 }

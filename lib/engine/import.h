@@ -16,6 +16,7 @@
 typedef struct pgr_import {
     pgr_import_rows *rows;  /* the body's reader */
     pgr_sb lines;           /* rows read, not yet handed to the COPY */
+    size_t sent;            /* ... of which libpq has these bytes */
     pgr_copy_in copy;
     const char *open_sql;   /* BEGIN ...; CREATE the table; COPY ... */
     size_t bytes;           /* of the body so far, once it streams */
@@ -39,8 +40,9 @@ int pgr_import_read(pgr_import *imp, const char *data, size_t len, pgrest_error 
 /* The body ended: its last row into imp->lines. */
 int pgr_import_read_end(pgr_import *imp, pgrest_error *err);
 
-/* Hands imp->lines to the COPY (and empties them): PGR_COPY_READY when
- * all left, WAIT_WRITE when libpq holds some (imp->backlog). */
+/* Hands imp->lines to the COPY, a slice at a time, emptying them once
+ * all went: PGR_COPY_READY when all left, WAIT_WRITE when some wait
+ * (imp->backlog). */
 pgr_copy_step pgr_import_put(pgr_import *imp);
 
 #endif

@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <check.h>
+#include <poll.h>
 #include <json-c/json.h>
 
 #include <stdio.h>
@@ -247,4 +248,42 @@ int harness_authenticate(pgrest_ctx *ctx, pgrest_arena *a, pgrest_request *req,
     if (rc == PGREST_OK)
         pgrest_request_set_auth(req, auth);
     return rc;
+}
+
+void harness_advance_until(pgrest_task *t, int until)
+{
+    int w = pgrest_task_wait_state(t);
+    while (w != PGREST_TASK_DONE && w != until) {
+        ck_assert_int_ne(w, PGREST_TASK_WANTS_BODY);
+        if (w == PGREST_TASK_WAIT_CONN) {
+            poll(NULL, 0, 2);
+        } else {
+            struct pollfd pfd = {.fd = pgrest_task_socket(t),
+                                 .events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0)};
+            ck_assert_int_ge(pfd.fd, 0);
+            poll(&pfd, 1, 5000);
+        }
+        w = pgrest_task_advance(t);
+    }
+}
+
+char *harness_flatten(const pgrest_response *resp)
+{
+    ck_assert_ptr_nonnull(resp);
+    size_t blen;
+    const char *body = pgrest_response_body(resp, &blen);
+    size_t cap = 8192 + blen, len = 0;
+    char *out = malloc(cap);
+    const char *reason = pgrest_response_reason(resp);
+    len += (size_t)snprintf(out + len, cap - len, "%d %s\n", pgrest_response_status(resp),
+                            reason ? reason : "");
+    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
+        const pgrest_header *h = pgrest_response_header(resp, i);
+        len += (size_t)snprintf(out + len, cap - len, "%s: %s\n", h->name, h->value);
+    }
+    ck_assert_uint_lt(len + blen + 2, cap);
+    out[len++] = '\n';
+    memcpy(out + len, body, blen);
+    out[len + blen] = '\0';
+    return out;
 }

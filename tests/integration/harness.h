@@ -67,4 +67,12 @@ void harness_assert_same_json(json_object *ours, json_object *theirs, bool sort_
  * array elements too (rows compared as a multiset). Free the result. */
 char *harness_json_canonical(json_object *j, bool sort_arrays);
 
+/* Advances t as a host loop would (poll on its socket, or a short sleep
+ * while it waits for a connection) until its wait state is `until` or
+ * DONE; it must never want its body meanwhile. */
+void harness_advance_until(pgrest_task *t, int until);
+/* A response flattened to one string: status, reason, headers in order,
+ * body; for comparing two answers whole. Free the result. */
+char *harness_flatten(const pgrest_response *resp);
+
 #endif

@@ -10,7 +10,6 @@
 #include <check.h>
 #include <json-c/json.h>
 #include <libpq-fe.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,45 +63,6 @@ static void reset_rows(void)
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
 
-/* Advances t until it waits for what `until` names or is DONE. */
-static void advance_until(pgrest_task *t, int until)
-{
-    int w = pgrest_task_wait_state(t);
-    while (w != PGREST_TASK_DONE && w != until) {
-        ck_assert_int_ne(w, PGREST_TASK_WANTS_BODY);
-        if (w == PGREST_TASK_WAIT_CONN) {
-            poll(NULL, 0, 2);
-        } else {
-            struct pollfd pfd = {.fd = pgrest_task_socket(t),
-                                 .events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0)};
-            ck_assert_int_ge(pfd.fd, 0);
-            poll(&pfd, 1, 5000);
-        }
-        w = pgrest_task_advance(t);
-    }
-}
-
-static char *flatten(const pgrest_response *resp)
-{
-    ck_assert_ptr_nonnull(resp);
-    size_t blen;
-    const char *body = pgrest_response_body(resp, &blen);
-    size_t cap = 8192 + blen, len = 0;
-    char *out = malloc(cap);
-    const char *reason = pgrest_response_reason(resp);
-    len += (size_t)snprintf(out + len, cap - len, "%d %s\n", pgrest_response_status(resp),
-                            reason ? reason : "");
-    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
-        const pgrest_header *h = pgrest_response_header(resp, i);
-        len += (size_t)snprintf(out + len, cap - len, "%s: %s\n", h->name, h->value);
-    }
-    ck_assert_uint_lt(len + blen + 2, cap);
-    out[len++] = '\n';
-    memcpy(out + len, body, blen);
-    out[len + blen] = '\0';
-    return out;
-}
-
 typedef struct req_spec {
     const char *path, *query, *content_type, *prefer;
 } req_spec;
@@ -123,8 +83,8 @@ static char *via_set_body(const req_spec *s, const char *body)
     pgrest_request *req = build(a, s);
     pgrest_request_set_body(req, body, strlen(body));
     pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
-    advance_until(t, PGREST_TASK_DONE);
-    char *flat = flatten(pgrest_task_response(t));
+    harness_advance_until(t, PGREST_TASK_DONE);
+    char *flat = harness_flatten(pgrest_task_response(t));
     pgrest_arena_free(a);
     return flat;
 }
@@ -156,7 +116,7 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
         size_t n = len - at < CHUNK ? len - at : CHUNK;
         int rc = pgrest_task_write_body(t, body + at, n, &err);
         while (rc == PGREST_AGAIN) {
-            advance_until(t, PGREST_TASK_WANTS_BODY);
+            harness_advance_until(t, PGREST_TASK_WANTS_BODY);
             rc = pgrest_task_write_body(t, body + at, n, &err);
         }
         if (rc != PGREST_OK)
@@ -168,8 +128,8 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
     }
     if (pgrest_task_wait_state(t) != PGREST_TASK_DONE)
         pgrest_task_end_body(t, &err);
-    advance_until(t, PGREST_TASK_DONE);
-    char *flat = flatten(pgrest_task_response(t));
+    harness_advance_until(t, PGREST_TASK_DONE);
+    char *flat = harness_flatten(pgrest_task_response(t));
     pgrest_arena_free(a);
     return flat;
 }
@@ -439,7 +399,7 @@ START_TEST(cancel_mid_body)
         for (size_t at = 0; at < half; at += CHUNK) {
             int rc = pgrest_task_write_body(t, body + at, CHUNK, &err);
             while (rc == PGREST_AGAIN) {
-                advance_until(t, PGREST_TASK_WANTS_BODY);
+                harness_advance_until(t, PGREST_TASK_WANTS_BODY);
                 rc = pgrest_task_write_body(t, body + at, CHUNK, &err);
             }
             ck_assert_int_eq(rc, PGREST_OK);

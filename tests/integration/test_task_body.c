@@ -11,7 +11,6 @@
 #include <check.h>
 #include <json-c/json.h>
 #include <libpq-fe.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,47 +54,6 @@ static void reset_rows(void)
                               " (100, 'kept', 1), (101, 'patched', 2)");
 }
 
-/* Advances t as a host loop would until it is DONE. */
-static void drive(pgrest_task *t)
-{
-    int w = pgrest_task_wait_state(t);
-    while (w != PGREST_TASK_DONE) {
-        ck_assert_int_ne(w, PGREST_TASK_WANTS_BODY);
-        if (w == PGREST_TASK_WAIT_CONN) {
-            poll(NULL, 0, 2);
-        } else {
-            struct pollfd pfd = {.fd = pgrest_task_socket(t),
-                                 .events = POLLIN | (w == PGREST_TASK_WAIT_WRITE ? POLLOUT : 0)};
-            ck_assert_int_ge(pfd.fd, 0);
-            poll(&pfd, 1, 5000);
-        }
-        w = pgrest_task_advance(t);
-    }
-}
-
-/* A response flattened to one string: status, reason, headers in order,
- * body. */
-static char *flatten(const pgrest_response *resp)
-{
-    ck_assert_ptr_nonnull(resp);
-    size_t blen;
-    const char *body = pgrest_response_body(resp, &blen);
-    size_t cap = 8192 + blen, len = 0;
-    char *out = malloc(cap);
-    const char *reason = pgrest_response_reason(resp);
-    len += (size_t)snprintf(out + len, cap - len, "%d %s\n", pgrest_response_status(resp),
-                            reason ? reason : "");
-    for (size_t i = 0; i < pgrest_response_header_count(resp); i++) {
-        const pgrest_header *h = pgrest_response_header(resp, i);
-        len += (size_t)snprintf(out + len, cap - len, "%s: %s\n", h->name, h->value);
-    }
-    ck_assert_uint_lt(len + blen + 2, cap);
-    out[len++] = '\n';
-    memcpy(out + len, body, blen);
-    out[len + blen] = '\0';
-    return out;
-}
-
 typedef struct req_spec {
     const char *method, *path, *query, *content_type, *prefer, *authorization;
 } req_spec;
@@ -118,8 +76,8 @@ static char *via_set_body(const req_spec *s, const char *body)
     pgrest_request *req = build(a, s);
     pgrest_request_set_body(req, body, strlen(body));
     pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
-    drive(t);
-    char *flat = flatten(pgrest_task_response(t));
+    harness_advance_until(t, PGREST_TASK_DONE);
+    char *flat = harness_flatten(pgrest_task_response(t));
     pgrest_arena_free(a);
     return flat;
 }
@@ -143,8 +101,8 @@ static char *via_chunks(const req_spec *s, const char *body, size_t pieces)
         ck_assert_int_eq(pgrest_task_socket(t), -1);
     }
     ck_assert_int_eq(pgrest_task_end_body(t, &err), PGREST_OK);
-    drive(t);
-    char *flat = flatten(pgrest_task_response(t));
+    harness_advance_until(t, PGREST_TASK_DONE);
+    char *flat = harness_flatten(pgrest_task_response(t));
     pgrest_arena_free(a);
     return flat;
 }
@@ -250,7 +208,7 @@ START_TEST(bad_jwt_before_the_body)
     pgrest_request_body_follows(req);
     pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
     ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_DONE);
-    char *early = flatten(pgrest_task_response(t));
+    char *early = harness_flatten(pgrest_task_response(t));
     assert_status(early, "401");
     pgrest_error err = {0};
     ck_assert_int_eq(pgrest_task_write_body(t, "[]", 2, &err), PGREST_ERR_INTERNAL);
@@ -287,7 +245,7 @@ START_TEST(body_too_large)
     ck_assert_uint_eq(sent, 41);
     ck_assert_str_eq(err.code, "PGRST413");
     ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_DONE);
-    char *parts = flatten(pgrest_task_response(t));
+    char *parts = harness_flatten(pgrest_task_response(t));
     ck_assert_str_eq(parts, whole);
     ck_assert_int_eq(pgrest_task_end_body(t, &err), PGREST_ERR_REQUEST);
     pgrest_arena_free(a);
@@ -312,7 +270,7 @@ START_TEST(misuse)
     ck_assert_int_eq(pgrest_task_write_body(t, "x", 1, &err), PGREST_ERR_INTERNAL);
     ck_assert_str_eq(err.code, "PGRST500");
     ck_assert_int_eq(pgrest_task_end_body(t, &err), PGREST_ERR_INTERNAL);
-    drive(t);
+    harness_advance_until(t, PGREST_TASK_DONE);
     ck_assert_int_eq(pgrest_response_status(pgrest_task_response(t)), 201);
     pgrest_arena_free(a);
     /* after the end */
@@ -324,9 +282,9 @@ START_TEST(misuse)
     ck_assert_int_eq(pgrest_task_end_body(t, &err), PGREST_OK);
     ck_assert_int_eq(pgrest_task_write_body(t, "[]", 2, &err), PGREST_ERR_INTERNAL);
     ck_assert_int_eq(pgrest_task_end_body(t, &err), PGREST_ERR_INTERNAL);
-    drive(t);
+    harness_advance_until(t, PGREST_TASK_DONE);
     /* the empty body of a POST, as set_body's */
-    char *parts = flatten(pgrest_task_response(t));
+    char *parts = harness_flatten(pgrest_task_response(t));
     pgrest_arena_free(a);
     char *whole = via_set_body(&s, "");
     ck_assert_str_eq(parts, whole);

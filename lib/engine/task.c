@@ -956,11 +956,11 @@ static void consider_streaming(pgrest_task *t, const char *data, size_t len)
     const char *text = imp->reading ? data : pgr_body_collector_text(&t->body, &n);
     int rc = pgr_import_read(imp, text, imp->reading ? len : n, &ignored);
     imp->reading = true;
-    const char *first = rc == PGREST_OK ? pgr_import_rows_first(imp->rows, &n) : NULL;
     if (rc != PGREST_OK) {
         t->import = NULL;
         return;
     }
+    const char *first = pgr_import_rows_first(imp->rows, &n);
     if (first == NULL)
         return;
     t->body_req->body = first;
@@ -988,6 +988,17 @@ static void consider_streaming(pgrest_task *t, const char *data, size_t len)
  * it needs (its wait state) until it wants the body again. */
 static void step(pgrest_task *t);
 
+/* The reader refused a row once the body streamed: the task is DONE
+ * with its error (a body that turned out not to be rows, which the reader
+ * tells only at the start, is an invalid one). */
+static int reader_failed(pgrest_task *t, int rc, pgrest_error *err)
+{
+    if (rc > 0)
+        rc = pgr_error(&t->err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
+    abandon_import(t, rc);
+    return copy_error(t, t->rc, err);
+}
+
 static int stream_chunk(pgrest_task *t, const char *data, size_t len, pgrest_error *err)
 {
     pgr_import *imp = t->import;
@@ -1006,12 +1017,8 @@ static int stream_chunk(pgrest_task *t, const char *data, size_t len, pgrest_err
     }
     imp->bytes += len;
     int rc = pgr_import_read(imp, data, len, &t->err);
-    if (rc != PGREST_OK) {
-        if (rc > 0)
-            rc = pgr_error(&t->err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
-        abandon_import(t, rc);
-        return copy_error(t, t->rc, err);
-    }
+    if (rc != PGREST_OK)
+        return reader_failed(t, rc, err);
     /* data held back makes the next chunk wait */
     import_put(t);
     if (t->phase == PHASE_DONE)
@@ -1025,12 +1032,8 @@ static int end_streamed_body(pgrest_task *t, pgrest_error *err)
     if (t->phase == PHASE_DONE)
         return copy_error(t, t->rc, err);
     int rc = pgr_import_read_end(imp, &t->err);
-    if (rc != PGREST_OK) {
-        if (rc > 0)
-            rc = pgr_error(&t->err, 400, "PGRST102", "Empty or invalid json", NULL, NULL);
-        abandon_import(t, rc);
-        return copy_error(t, t->rc, err);
-    }
+    if (rc != PGREST_OK)
+        return reader_failed(t, rc, err);
     imp->body_ended = true;
     step(t);
     return PGREST_OK;

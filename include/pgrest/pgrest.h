@@ -796,16 +796,20 @@ PGREST_API int pgrest_task_body_streams(const pgrest_task *task);
  * in chunks of any size (binary-safe; data is copied into the task's
  * arena), and ends it; the task then goes on exactly as if the whole body
  * had been set with pgrest_request_set_body (parse, plan, the pool ...):
- * advance it as its wait state says. Today the task collects the body in
- * the arena (at most server-max-body-size bytes, plus the buffer's
- * growth) before it parses it; a future engine will stream it into the
- * database as it comes.
+ * advance it as its wait state says. The task collects the body in the
+ * arena (at most server-max-body-size bytes, plus the buffer's growth)
+ * before it parses it -- unless the request allows a streamed body
+ * (pgrest_request_allow_streamed_body) and is a bulk write past the
+ * threshold: its rows then go to PostgreSQL as they come
+ * (docs/bulk-import.md).
  *
- * pgrest_task_write_body returns PGREST_OK when the chunk was taken.
- * PGREST_AGAIN is reserved for that future engine (backpressure: the
- * chunk was NOT taken; write it again once the task is WANTS_BODY again
- * after advancing it as its wait state says): today it never comes, but
- * hosts must handle it. A chunk that takes the body past
+ * pgrest_task_write_body returns PGREST_OK when the chunk was taken, and
+ * PGREST_AGAIN (a streamed body only: backpressure) when it was NOT:
+ * advance the task as its wait state says until it is WANTS_BODY again
+ * (or DONE), then write the same chunk again. Until PGREST_AGAIN, a task
+ * whose body streams shows WANTS_BODY whatever it does meanwhile (taking
+ * a connection, opening its COPY); pgrest_task_end_body never answers
+ * PGREST_AGAIN (the task goes on by itself). A chunk that takes the body past
  * server-max-body-size finishes the task with the answer a whole body
  * that long gets (413 PGRST413; the task is DONE, its response is that
  * error) and returns PGREST_ERR_REQUEST with the error in *err; a chunk the
@@ -825,9 +829,11 @@ PGREST_API int pgrest_task_body_streams(const pgrest_task *task);
  * DONE at once with its error response, as with the whole body -- or an
  * error as pgrest_task_write_body's above.
  *
- * Backpressure aside, a task in WANTS_BODY holds no connection: the host
- * may take its time (its own timeouts apply), and pgrest_task_cancel
- * finishes it at once. Not thread-safe: the task's thread only. */
+ * A streamed body's task holds a connection from the threshold on (a
+ * cancel closes it: nothing is written). Otherwise a task in WANTS_BODY
+ * holds no connection: the host may take its time (its own timeouts
+ * apply), and pgrest_task_cancel finishes it at once. Not thread-safe:
+ * the task's thread only. */
 PGREST_API int pgrest_task_write_body(pgrest_task *task, const void *data, size_t len,
                                       pgrest_error *err);
 PGREST_API int pgrest_task_end_body(pgrest_task *task, pgrest_error *err);

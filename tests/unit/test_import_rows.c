@@ -450,7 +450,7 @@ START_TEST(random_bodies)
                                             "{}", "\n", "\"", "{\"a\":[{}]}"};
     char body[128];
     unsigned seed = 7;
-    for (int t = 0; t < 3000; t++) {
+    for (int t = 0; t < 1200; t++) {
         pgr_import_format fmt = (pgr_import_format)(t % 3);
         const char *const *pieces = fmt == PGR_IMPORT_CSV ? csv_pieces
                                     : fmt == PGR_IMPORT_NDJSON ? nd_pieces : js_pieces;

@@ -780,6 +780,21 @@ static void wait_for_body(pgrest_task *t)
     t->wait = PGREST_TASK_WANTS_BODY;
 }
 
+/* The body is complete in the collector: the task goes on as if it had
+ * been set whole. */
+static void prepare_whole_body(pgrest_task *t)
+{
+    size_t len;
+    const char *text = pgr_body_collector_text(&t->body, &len);
+    t->body_req->body = text;
+    t->body_req->body_len = len;
+    t->body_req->body_follows = false;
+    /* the wait for the body is the host's, not the parse's */
+    t->auth_end = now_ms();
+    t->phase = PHASE_PREPARE;
+    prepared(t, pgr_stage_end(t->arena, prepare(t, false), &t->err));
+}
+
 static int copy_error(const pgrest_task *t, int rc, pgrest_error *err)
 {
     if (err != NULL)
@@ -858,8 +873,37 @@ static void abandon_import(pgrest_task *t, int rc)
         finish(t, rc);
 }
 
+/* The COPY could not start (the connection's role may not create
+ * temporary tables, say): the body is taken whole after all, as if it had
+ * never streamed. Every chunk so far is in the collector: none is taken
+ * until the COPY is open. */
+static bool take_whole_instead(pgrest_task *t)
+{
+    if (t->phase != PHASE_IMPORT_OPEN || t->cancelled)
+        return false;
+    bool ended = t->import->body_ended;
+    pgr_copy_in_clear(&t->import->copy);
+    pgr_pool_release_after(t->pool, t->conn, PGR_SESSION_FAILED);
+    pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
+    t->conn = NULL;
+    t->import = NULL;
+    t->st = NULL;
+    t->resp = NULL;
+    t->legacy_warning = NULL;
+    t->err = (pgrest_error){0};
+    if (ended) {
+        prepare_whole_body(t);
+        return true;
+    }
+    t->phase = PHASE_BODY;
+    t->wait = PGREST_TASK_WANTS_BODY;
+    return true;
+}
+
 static void import_failed(pgrest_task *t)
 {
+    if (take_whole_instead(t))
+        return;
     pgr_copy_in *copy = &t->import->copy;
     int rc;
     if (copy->error != NULL)
@@ -1250,14 +1294,6 @@ int pgrest_task_end_body(pgrest_task *t, pgrest_error *err)
         return end_streamed_body(t, err);
     if (t->phase != PHASE_BODY)
         return not_waiting(t, "pgrest_task_end_body: the task does not wait for a body", err);
-    size_t len;
-    const char *text = pgr_body_collector_text(&t->body, &len);
-    t->body_req->body = text;
-    t->body_req->body_len = len;
-    t->body_req->body_follows = false;
-    /* the wait for the body is the host's, not the parse's */
-    t->auth_end = now_ms();
-    t->phase = PHASE_PREPARE;
-    prepared(t, pgr_stage_end(t->arena, prepare(t, false), &t->err));
+    prepare_whole_body(t);
     return PGREST_OK;
 }

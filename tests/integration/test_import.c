@@ -32,6 +32,10 @@ static void setup(void)
     harness_admin_exec(admin,
         "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag();"
+        /* what no_temp_privilege_takes_the_body_whole revokes, should it
+         * have failed before giving it back */
+        "DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO PUBLIC',"
+        " current_database()); END $$;"
         "CREATE TABLE api.imp_rows (id integer PRIMARY KEY, name text NOT NULL,"
         " score numeric, at timestamptz, doc jsonb, note text DEFAULT 'none', tag text);"
         "CREATE FUNCTION api.imp_tag() RETURNS trigger LANGUAGE plpgsql AS"
@@ -474,6 +478,28 @@ START_TEST(max_affected_and_ignore_duplicates)
 }
 END_TEST
 
+/* The connection's role may not create temporary tables: the COPY cannot
+ * start, and the body is taken whole instead, with the whole body's
+ * answer and rows */
+START_TEST(no_temp_privilege_takes_the_body_whole)
+{
+    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", "count=exact"};
+    harness_admin_exec(admin, "DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I"
+                              " FROM PUBLIC', current_database()); END $$");
+    char *body = ndjson_rows(10, 1000, 0);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    harness_admin_exec(admin, "DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I"
+                              " TO PUBLIC', current_database()); END $$");
+    ck_assert(!copying);
+    assert_status(r, "201");
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */1000"));
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 1002);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("import");
@@ -492,6 +518,7 @@ static Suite *suite(void)
     tcase_add_test(c, cancel_mid_body);
     tcase_add_test(c, streamed_body_bound);
     tcase_add_test(c, max_affected_and_ignore_duplicates);
+    tcase_add_test(c, no_temp_privilege_takes_the_body_whole);
     suite_add_tcase(s, c);
     return s;
 }

@@ -628,15 +628,12 @@ static bool request_progress(engine_job *job)
     request_state *rs = job_request(job);
     if (rs->orphaned)
         return false;
-    /* it takes its body again: MHD hands over the chunk it refused --
-     * unless the client has gone meanwhile: the task is cancelled (a
-     * streamed body's transaction and connection go at once) and MHD
-     * drops what is left */
+    /* it takes its body again: MHD hands over the chunk it refused (a
+     * client gone meanwhile is found by sweep_streaming_bodies, right
+     * after the daemon runs) */
     if (rs->body_waiting && pgrest_task_wait_state(job->task) == PGREST_TASK_WANTS_BODY) {
         rs->body_waiting = false;
         rs->adopted = false;
-        if (client_left(rs->con) && pgrest_task_cancel(job->task) == PGREST_TASK_DONE)
-            job->finished = true;
         MHD_resume_connection(rs->con);
         return true;
     }

@@ -74,20 +74,20 @@ pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_reques
     return imp;
 }
 
+/* The reader's answer, or out of memory when the rows did not fit. */
+static int read_outcome(const pgr_import *imp, int rc, pgrest_error *err)
+{
+    return rc == PGREST_OK && imp->lines.failed ? pgr_error_oom(err) : rc;
+}
+
 int pgr_import_read(pgr_import *imp, const char *data, size_t len, pgrest_error *err)
 {
-    int rc = pgr_import_rows_feed(imp->rows, data, len, &imp->lines, err);
-    if (rc == PGREST_OK && imp->lines.failed)
-        return pgr_error_oom(err);
-    return rc;
+    return read_outcome(imp, pgr_import_rows_feed(imp->rows, data, len, &imp->lines, err), err);
 }
 
 int pgr_import_read_end(pgr_import *imp, pgrest_error *err)
 {
-    int rc = pgr_import_rows_finish(imp->rows, &imp->lines, err);
-    if (rc == PGREST_OK && imp->lines.failed)
-        return pgr_error_oom(err);
-    return rc;
+    return read_outcome(imp, pgr_import_rows_finish(imp->rows, &imp->lines, err), err);
 }
 
 /* What goes to libpq at once: libpq keeps a connection's output buffer

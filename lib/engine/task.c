@@ -873,6 +873,17 @@ static void abandon_import(pgrest_task *t, int rc)
         finish(t, rc);
 }
 
+/* The body will not stream after all: what was planned on its first row
+ * goes, and the whole body decides. */
+static void forget_streaming(pgrest_task *t)
+{
+    t->import = NULL;
+    t->st = NULL;
+    t->resp = NULL;
+    t->legacy_warning = NULL;
+    t->err = (pgrest_error){0};
+}
+
 /* The COPY could not start (the connection's role may not create
  * temporary tables, say): the body is taken whole after all, as if it had
  * never streamed. Every chunk so far is in the collector: none is taken
@@ -886,11 +897,7 @@ static bool take_whole_instead(pgrest_task *t)
     pgr_pool_release_after(t->pool, t->conn, PGR_SESSION_FAILED);
     pgr_observe(t->ctx, PGREST_EVENT_POOL_REQUEST_FULFILLED, "Borrowed a connection from the pool");
     t->conn = NULL;
-    t->import = NULL;
-    t->st = NULL;
-    t->resp = NULL;
-    t->legacy_warning = NULL;
-    t->err = (pgrest_error){0};
+    forget_streaming(t);
     if (ended) {
         prepare_whole_body(t);
         return true;
@@ -1014,11 +1021,7 @@ static void consider_streaming(pgrest_task *t, const char *data, size_t len)
     t->body_req->body = "";
     t->body_req->body_len = 0;
     if (rc != PGREST_OK || t->st == NULL) {
-        t->import = NULL;
-        t->st = NULL;
-        t->resp = NULL;
-        t->legacy_warning = NULL;
-        t->err = (pgrest_error){0};
+        forget_streaming(t);
         return;
     }
     imp->started = true;

@@ -2,11 +2,14 @@
 #include "engine/import.h"
 
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
 
 #include "engine/context.h"
 #include "parse/media_type.h"
 #include "parse/query_string.h"
+#include "plan/mutate_plan.h"
+#include "sql/emit_write.h"
 #include "util/error.h"
 
 /* The first buffer of converted rows: a chunk's worth, reused. */
@@ -65,13 +68,54 @@ pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_reques
     pgr_import *imp = PGR_NEW(a, pgr_import);
     if (imp == NULL)
         return NULL;
-    *imp = (pgr_import){0};
-    imp->rows = pgr_import_rows_new(a, fmt, pgr_cfg(ctx, a)->limits.max_json_depth,
-                                    !names_columns(a, req));
+    *imp = (pgr_import){.format = fmt, .max_depth = pgr_cfg(ctx, a)->limits.max_json_depth,
+                        .match_keys = !names_columns(a, req)};
+    imp->rows = pgr_import_rows_new(a, fmt, imp->max_depth, imp->match_keys);
     if (imp->rows == NULL)
         return NULL;
     pgr_sb_init(&imp->lines, a, LINES_CAPACITY);
     return imp;
+}
+
+static const pgr_column *written_column(const pgr_mutate_plan *mp, const char *name)
+{
+    for (size_t i = 0; i < mp->n_columns; i++)
+        if (strcmp(mp->columns[i]->name, name) == 0)
+            return mp->columns[i];
+    return NULL;
+}
+
+pgr_import_rows_kind pgr_import_type_rows(pgr_import *imp, pgrest_arena *a,
+                                          pgrest_query_plan *plan, const char *text, size_t n)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    const char *const *names;
+    size_t k;
+    if (!pgr_import_rows_csv_names(imp->rows, &names, &k) || k == 0 || k != mp->n_columns)
+        return PGR_ROWS_JSON;
+    const pgr_column **columns = PGR_NEW_ARRAY(a, const pgr_column *, k);
+    bool *json = PGR_NEW_ARRAY(a, bool, k);
+    if (columns == NULL || json == NULL)
+        return PGR_ROWS_WHOLE;
+    for (size_t i = 0; i < k; i++) {
+        if ((columns[i] = written_column(mp, names[i])) == NULL)
+            return PGR_ROWS_JSON;
+        json[i] = pgr_record_column_is_json(plan->schema, columns[i]);
+    }
+    pgr_import_rows *rows = pgr_import_rows_new(a, imp->format, imp->max_depth, imp->match_keys);
+    if (rows == NULL)
+        return PGR_ROWS_WHOLE;
+    pgr_import_rows_set_fields(rows, json, k);
+    pgrest_error ignored = {0};
+    imp->lines.len = 0;
+    /* a field a typed line cannot hold, say: the whole body will tell */
+    if (pgr_import_rows_feed(rows, text, n, &imp->lines, &ignored) != PGREST_OK ||
+        imp->lines.failed)
+        return PGR_ROWS_WHOLE;
+    imp->rows = rows;
+    plan->streamed_columns = columns;
+    plan->n_streamed_columns = k;
+    return PGR_ROWS_TYPED;
 }
 
 /* The reader's answer, or out of memory when the rows did not fit. */
@@ -110,4 +154,48 @@ pgr_copy_step pgr_import_put(pgr_import *imp)
         imp->lines.len = imp->sent = 0;
     imp->backlog = s == PGR_COPY_WAIT_WRITE;
     return s;
+}
+
+/* COPY's CONTEXT: "COPY pgrst_import, line N, column c: ..." or
+ * "COPY pgrst_import, line N: ...", N counting the COPY's lines from 1. */
+#define COPY_CONTEXT "COPY pgrst_import, line "
+
+static bool copy_line(const char *context, size_t *line, const char **rest)
+{
+    if (context == NULL || strncmp(context, COPY_CONTEXT, strlen(COPY_CONTEXT)) != 0)
+        return false;
+    const char *p = context + strlen(COPY_CONTEXT);
+    size_t n = 0;
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (n > (SIZE_MAX - 9) / 10)
+            return false;
+        n = n * 10 + (size_t)(*p - '0');
+    }
+    *line = n;
+    *rest = p;
+    return n > 0;
+}
+
+const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PGresult *r,
+                                const char *details)
+{
+    size_t line, at;
+    const char *rest;
+    if (!copy_line(PQresultErrorField(r, PG_DIAG_CONTEXT), &line, &rest) ||
+        !pgr_import_rows_where(imp->rows, line - 1, &at))
+        return details;
+    const char *place = pgr_import_rows_place(imp->rows);
+    const char *column = "";
+    size_t column_len = 0;
+    if (strncmp(rest, ", column ", 9) == 0) {
+        const char *end = strstr(rest + 9, ": ");
+        column = rest;
+        column_len = end != NULL ? (size_t)(end - rest) : strlen(rest);
+    }
+    const char *named = pgr_asprintf(a, "%s %zu%.*s", place, at, (int)column_len, column);
+    if (named == NULL || details == NULL)
+        return named != NULL ? named : details;
+    return pgr_asprintf(a, "%s: %s", named, details);
 }

@@ -11,14 +11,18 @@
 #include "exec/copy_in.h"
 #include "parse/import_rows.h"
 #include "parse/request.h"
+#include "sql/emit_import.h"
 #include "util/strbuf.h"
 
 typedef struct pgr_import {
     pgr_import_rows *rows;  /* the body's reader */
+    pgr_import_format format;
+    int max_depth;
+    bool match_keys;
     pgr_sb lines;           /* rows read, not yet handed to the COPY */
     size_t sent;            /* ... of which libpq has these bytes */
     pgr_copy_in copy;
-    const char *open_sql;   /* BEGIN ...; CREATE the table; COPY ... */
+    pgr_import_sql sql;     /* before the COPY, the COPY, after it */
     size_t bytes;           /* of the body so far, once it streams */
     bool reading;           /* the body reached the threshold: rows are read */
     bool started;           /* the write is planned: the body streams */
@@ -33,6 +37,29 @@ typedef struct pgr_import {
  * POSTs, and its Content-Type is JSON, NDJSON or CSV); NULL otherwise or
  * when the arena is exhausted. */
 pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req);
+
+typedef enum pgr_import_rows_kind {
+    PGR_ROWS_JSON,   /* rows stay JSON objects */
+    PGR_ROWS_TYPED,  /* typed rows */
+    PGR_ROWS_WHOLE   /* the body cannot stream after all (imp->lines lost) */
+} pgr_import_rows_kind;
+
+/* Typed rows (docs/bulk-import.md "Typed rows"): when the body is CSV and
+ * its header names the plan's written columns, each once, the plan reads
+ * them from a table of those columns (plan->streamed_columns) and the
+ * reader starts anew on the body so far (text[0..n)), writing typed lines.
+ * WHOLE when that reading failed (a field with a NUL byte, which the
+ * whole body's answer tells) or the arena is exhausted. */
+pgr_import_rows_kind pgr_import_type_rows(pgr_import *imp, pgrest_arena *a,
+                                          pgrest_query_plan *plan, const char *text,
+                                          size_t n);
+
+/* The details of PostgreSQL's error from the COPY (a value its column's
+ * type refused, say), with the row it names in the body's own terms
+ * ("line N, column c: details", "index N: ..."), by the error's CONTEXT;
+ * details unchanged when it names no row. */
+const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PGresult *r,
+                                const char *details);
 
 /* Reads the next bytes into rows (imp->lines). PGREST_OK, or
  * PGR_IMPORT_NOT_ROWS, or the reader's error (err filled). */

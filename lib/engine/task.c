@@ -229,6 +229,15 @@ static int admit(pgrest_task *t)
  * whole body will decide. */
 #define NOT_STREAMED 3
 
+/* A streamed body's rows: typed when they can be (engine/import.h), read
+ * anew from the body so far. false: the body cannot stream after all. */
+static bool type_rows(pgrest_task *t, pgrest_query_plan *plan)
+{
+    size_t n;
+    const char *text = pgr_body_collector_text(&t->body, &n);
+    return pgr_import_type_rows(t->import, t->arena, plan, text, n) != PGR_ROWS_WHOLE;
+}
+
 /* Parse, plan, emit, with the whole body (or, streamed, the first row's
  * body); OPTIONS answers here. */
 static int prepare(pgrest_task *t, bool streamed)
@@ -253,17 +262,17 @@ static int prepare(pgrest_task *t, bool streamed)
         return pgr_info_response(ctx, arena, api, &t->resp, &t->err);
     if ((rc = pgrest_plan(ctx, arena, api, &plan, &t->err)) != PGREST_OK)
         return rc;
-    if (streamed && !pgr_import_eligible(plan))
+    if (streamed && (!pgr_import_eligible(plan) || !type_rows(t, plan)))
         return NOT_STREAMED;
     plan->streamed_body = streamed;
     if ((rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
         return rc;
     if (streamed) {
-        /* the COPY opens the transaction; what runs after it reads the rows */
-        if ((t->import->open_sql = pgr_emit_import_open(arena, st)) == NULL)
-            return pgr_error_oom(&t->err);
-        if ((rc = pgr_emit_import_statements(arena, st, &st, &t->err)) != PGREST_OK)
+        /* the COPY's statements open the transaction; what runs after it
+         * reads the rows */
+        if ((rc = pgr_emit_import(arena, st, &t->import->sql, &t->err)) != PGREST_OK)
             return rc;
+        st = t->import->sql.rest;
     } else if (t->req->stream_threshold > 0 && pgr_stream_eligible(plan)) {
         if ((rc = pgr_emit_stream_statements(arena, st, &st, &t->err)) != PGREST_OK)
             return rc;
@@ -890,7 +899,12 @@ static void forget_streaming(pgrest_task *t)
  * until the COPY is open. */
 static bool take_whole_instead(pgrest_task *t)
 {
+    const pgr_copy_in *copy = &t->import->copy;
     if (t->phase != PHASE_IMPORT_OPEN || t->cancelled)
+        return false;
+    /* the request's own statements (settings, pre-request) answer */
+    if (copy->error != NULL && copy->failed_at >= t->import->sql.n_setup &&
+        copy->failed_at < t->import->sql.n_open)
         return false;
     bool ended = t->import->body_ended;
     pgr_copy_in_clear(&t->import->copy);
@@ -913,9 +927,12 @@ static void import_failed(pgrest_task *t)
         return;
     pgr_copy_in *copy = &t->import->copy;
     int rc;
-    if (copy->error != NULL)
+    if (copy->error != NULL) {
         rc = pgr_result_error(t->ctx, t->arena, t->st->plan, copy->error, &t->resp, &t->err);
-    else {
+        if (rc == PGREST_ERR_DATABASE && copy->failed_at == t->import->sql.n_open)
+            t->err.details = pgr_import_name_row(t->import, t->arena, copy->error,
+                                                 t->err.details);
+    } else {
         pgr_error(&t->err, 503, "PGRST001", "Database client error. Retrying the connection.",
                   pgr_strdup(t->arena, PQerrorMessage(copy->pg)), NULL);
         rc = PGREST_ERR_CONNECTION;
@@ -985,7 +1002,8 @@ static void import_opening(pgrest_task *t)
 static void open_import(pgrest_task *t)
 {
     t->phase = PHASE_IMPORT_OPEN;
-    if (!pgr_copy_in_send(&t->import->copy, t->conn->pg, t->import->open_sql)) {
+    const pgr_import_sql *sql = &t->import->sql;
+    if (!pgr_copy_in_send(&t->import->copy, t->conn->pg, sql->open, sql->n_open, sql->copy)) {
         import_failed(t);
         return;
     }

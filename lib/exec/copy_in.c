@@ -1,18 +1,55 @@
 /* COPY ... FROM STDIN without blocking (copy_in.h). */
 #include "exec/copy_in.h"
 
-bool pgr_copy_in_send(pgr_copy_in *c, PGconn *pg, const char *sql)
+bool pgr_copy_in_send(pgr_copy_in *c, PGconn *pg, const pgr_stmt *before, size_t n,
+                      const char *copy_sql)
 {
-    *c = (pgr_copy_in){.pg = pg, .was_nonblocking = PQisnonblocking(pg) == 1};
-    return PQsetnonblocking(pg, 1) == 0 && PQsendQuery(pg, sql) == 1;
+    *c = (pgr_copy_in){.pg = pg, .was_nonblocking = PQisnonblocking(pg) == 1,
+                       .before = true, .n_before = n, .copy_sql = copy_sql};
+    if (PQsetnonblocking(pg, 1) != 0 || PQenterPipelineMode(pg) != 1)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (PQsendQueryParams(pg, before[i].sql, (int)before[i].n_params, NULL,
+                              before[i].params, NULL, NULL, 0) != 1)
+            return false;
+    return PQpipelineSync(pg) == 1;
 }
 
 static void keep_error(pgr_copy_in *c, PGresult *r)
 {
-    if (c->error == NULL)
+    if (c->error == NULL) {
         c->error = r;
-    else
+        c->failed_at = c->before ? c->answered : c->n_before;
+    } else {
         PQclear(r);
+    }
+}
+
+/* The pipeline's results: a NULL ends each statement's, the Sync's ends
+ * them all; then the COPY goes, when nothing failed. false: the
+ * connection failed, or a statement did (c->error). */
+static bool take_results_before(pgr_copy_in *c)
+{
+    while (c->before && !PQisBusy(c->pg)) {
+        PGresult *r = PQgetResult(c->pg);
+        if (r == NULL) {
+            c->answered++;
+            continue;
+        }
+        ExecStatusType s = PQresultStatus(r);
+        if (s == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            c->before = false;
+            if (PQexitPipelineMode(c->pg) != 1 || c->error != NULL)
+                return false;
+            return PQsendQuery(c->pg, c->copy_sql) == 1;
+        }
+        if (s == PGRES_FATAL_ERROR || s == PGRES_BAD_RESPONSE)
+            keep_error(c, r);
+        else
+            PQclear(r);
+    }
+    return true;
 }
 
 /* Takes the results that are in: *copy_in when the COPY waits for data,
@@ -53,6 +90,14 @@ pgr_copy_step pgr_copy_in_opening(pgr_copy_in *c)
     pgr_copy_step s = flush_step(c);
     if (s != PGR_COPY_READY)
         return s;
+    if (c->before) {
+        if (PQconsumeInput(c->pg) == 0 || !take_results_before(c))
+            return PGR_COPY_FAILED;
+        if (c->before)
+            return PGR_COPY_WAIT_READ;
+        if ((s = flush_step(c)) != PGR_COPY_READY)
+            return s;
+    }
     bool copy_in, ended;
     if (!take_results(c, &copy_in, &ended))
         return PGR_COPY_FAILED;
@@ -75,8 +120,9 @@ pgr_copy_step pgr_copy_in_put(pgr_copy_in *c, const char *data, size_t len)
     return pgr_copy_in_flush(c);
 }
 
-/* PostgreSQL answers nothing during the COPY unless it failed (or the
- * server is going away): reading what came tells that early. */
+/* Reading what came tells of a server going away early. (A row
+ * PostgreSQL refused is told only at the COPY's end: libpq reads no error
+ * while it is in COPY IN state.) */
 pgr_copy_step pgr_copy_in_flush(pgr_copy_in *c)
 {
     pgr_copy_step s = flush_step(c);

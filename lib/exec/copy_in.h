@@ -1,14 +1,17 @@
 /* COPY ... FROM STDIN without blocking (a streamed body,
- * docs/bulk-import.md): the query that opens it, the data as it comes
- * (libpq queues what the socket does not take: the caller holds back
- * until it has left), the end. COPY cannot run in libpq's pipeline mode,
- * so this runs before the request's pipeline, on the same connection. */
+ * docs/bulk-import.md): the statements before it (one pipeline), the COPY,
+ * the data as it comes (libpq queues what the socket does not take: the
+ * caller holds back until it has left), the end. COPY cannot run in
+ * libpq's pipeline mode, so it runs between the pipelines, on the same
+ * connection. */
 #ifndef PGR_COPY_IN_H
 #define PGR_COPY_IN_H
 
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "sql/statements.h"
 
 typedef enum pgr_copy_step {
     PGR_COPY_READY,      /* the step is complete */
@@ -20,12 +23,18 @@ typedef enum pgr_copy_step {
 typedef struct pgr_copy_in {
     PGconn *pg;
     PGresult *error;     /* PostgreSQL's first error, or NULL: see PQerrorMessage */
+    size_t failed_at;    /* ... from this statement (the COPY's: n_before) */
     bool was_nonblocking;
+    bool before;         /* the statements before the COPY are not through */
+    size_t n_before, answered;
+    const char *copy_sql;
 } pgr_copy_in;
 
-/* Sends sql (a simple query ending in COPY ... FROM STDIN). false: the
+/* Sends the n statements before (pipelined, each with its parameters),
+ * then copy_sql (COPY ... FROM STDIN) once they succeeded. false: the
  * connection failed. */
-bool pgr_copy_in_send(pgr_copy_in *c, PGconn *pg, const char *sql);
+bool pgr_copy_in_send(pgr_copy_in *c, PGconn *pg, const pgr_stmt *before, size_t n,
+                      const char *copy_sql);
 /* The statements before the COPY ran and the COPY waits for data. */
 pgr_copy_step pgr_copy_in_opening(pgr_copy_in *c);
 /* Queues data[0..len) and sends what the socket takes: READY when

@@ -145,22 +145,32 @@ size_t pgr_csv_header_nul(const pgr_csv_rows *c)
     return c->nh;
 }
 
-pgr_csv_verdict pgr_csv_rows_write(pgr_csv_rows *c, pgr_sb *sb, bool comma)
+pgr_csv_verdict pgr_csv_rows_take(pgr_csv_rows *c, size_t *k)
 {
     const pgr_csv_record *rec = &c->rec;
     if (rec->n == 1 && rec->len[0] == 0)
         return PGR_CSV_BLANK;
-    size_t k = rec->n < c->nh ? rec->n : c->nh;
-    size_t distinct = c->distinct[k];
+    *k = rec->n < c->nh ? rec->n : c->nh;
+    size_t distinct = c->distinct[*k];
     if (c->rows == 0) {
         c->names = distinct;
-        c->first_k = k;
+        c->first_k = *k;
     } else if (distinct != c->names) {
         return PGR_CSV_MISMATCH;
     }
-    if (comma && c->rows > 0)
-        pgr_sb_putc(sb, ',');
     c->rows++;
+    return PGR_CSV_ROW;
+}
+
+pgr_csv_verdict pgr_csv_rows_write(pgr_csv_rows *c, pgr_sb *sb, bool comma)
+{
+    const pgr_csv_record *rec = &c->rec;
+    size_t k;
+    pgr_csv_verdict v = pgr_csv_rows_take(c, &k);
+    if (v != PGR_CSV_ROW)
+        return v;
+    if (comma && c->rows > 1)
+        pgr_sb_putc(sb, ',');
     pgr_sb_putc(sb, '{');
     bool first = true;
     for (size_t i = 0; i < k; i++) {

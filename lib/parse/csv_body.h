@@ -72,6 +72,11 @@ typedef enum pgr_csv_verdict {
     PGR_CSV_MISMATCH    /* "All lines must have same number of fields" */
 } pgr_csv_verdict;
 
+/* The verdict on the record in c->rec, counting it when it is a row:
+ * *k is then the number of its fields that have a name (the first k of
+ * the header's). */
+pgr_csv_verdict pgr_csv_rows_take(pgr_csv_rows *c, size_t *k);
+
 /* The record in c->rec as the JSON object csv_payload puts in its array:
  * the header's names zipped with the fields (extra fields dropped, missing
  * ones leave their names out; of repeated names the last within the prefix

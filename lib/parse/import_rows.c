@@ -79,6 +79,16 @@ struct pgr_import_rows {
     char *header_raw;
     size_t header_raw_len;
     pgr_sb scratch;       /* a CSV record's JSON object before escaping */
+    const bool *json_field; /* typed lines (set_fields): per field, written
+                             * as a JSON string; NULL: one JSON object */
+    size_t n_fields;
+
+    /* where the rows are (pgr_import_rows_where): row i of a stretch
+     * starting at breaks[b].row is at breaks[b].at + (i - breaks[b].row) */
+    struct row_break { size_t row, at; } *breaks;
+    size_t n_breaks, breaks_cap;
+    bool breaks_full;     /* rows from breaks_full_row on are not placed */
+    size_t breaks_full_row;
 };
 
 pgr_import_rows *pgr_import_rows_new(pgrest_arena *a, pgr_import_format fmt, int max_depth,
@@ -111,6 +121,26 @@ size_t pgr_import_rows_count(const pgr_import_rows *r)
     return r->count;
 }
 
+bool pgr_import_rows_csv_names(const pgr_import_rows *r, const char *const **names,
+                               size_t *n)
+{
+    if (r->fmt != PGR_IMPORT_CSV || r->count == 0)
+        return false;
+    size_t k = r->csv.first_k;
+    for (size_t i = 0; i < k; i++)
+        if (r->csv.next_same[i] < k)
+            return false;
+    *names = r->csv.header;
+    *n = k;
+    return true;
+}
+
+void pgr_import_rows_set_fields(pgr_import_rows *r, const bool *json_field, size_t n)
+{
+    r->json_field = json_field;
+    r->n_fields = n;
+}
+
 const char *pgr_import_rows_first(const pgr_import_rows *r, size_t *len)
 {
     *len = r->first != NULL ? r->first_len : 0;
@@ -121,7 +151,7 @@ const char *pgr_import_rows_first(const pgr_import_rows *r, size_t *len)
  * backslash doubled, LF, CR and TAB as \n \r \t, then the line end. */
 static const char copy_escape[256] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
 
-static void put_copy_line(pgr_sb *out, const char *s, size_t n)
+static void put_copy_field(pgr_sb *out, const char *s, size_t n)
 {
     size_t i = 0;
     for (;;) {
@@ -135,17 +165,80 @@ static void put_copy_line(pgr_sb *out, const char *s, size_t n)
         pgr_sb_putn(out, esc, 2);
         i = j + 1;
     }
+}
+
+static void put_copy_line(pgr_sb *out, const char *s, size_t n)
+{
+    put_copy_field(out, s, n);
     pgr_sb_putc(out, '\n');
 }
 
-static int put_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n,
+/* The rows' places kept: a new stretch where a row is not at the place
+ * after the previous row's (a blank line, a record over several lines).
+ * Bounded: past MAX_BREAKS stretches, the later rows are not placed. */
+enum { MAX_BREAKS = 64 * 1024 };
+
+static void place_row(pgr_import_rows *r, size_t at)
+{
+    if (r->breaks_full)
+        return;
+    if (r->n_breaks > 0) {
+        const struct row_break *last = &r->breaks[r->n_breaks - 1];
+        if (last->at + (r->count - last->row) == at)
+            return;
+    }
+    if (r->n_breaks == r->breaks_cap) {
+        size_t cap = r->breaks_cap == 0 ? 16 : r->breaks_cap * 2;
+        struct row_break *b = cap <= MAX_BREAKS
+            ? pgr_realloc(r->a, r->breaks, r->breaks_cap * sizeof *b, cap * sizeof *b)
+            : NULL;
+        if (b == NULL) {
+            r->breaks_full = true;
+            r->breaks_full_row = r->count;
+            return;
+        }
+        r->breaks = b;
+        r->breaks_cap = cap;
+    }
+    r->breaks[r->n_breaks++] = (struct row_break){r->count, at};
+}
+
+/* Counts a row written, at its place (a line, or a JSON array's index). */
+static int counted(pgr_import_rows *r, pgr_sb *out, size_t at, pgrest_error *err)
+{
+    if (!pgr_sb_ok(out))
+        return pgr_error_oom(err);
+    place_row(r, at);
+    r->count++;
+    return PGREST_OK;
+}
+
+static int put_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n, size_t at,
                    pgrest_error *err)
 {
     put_copy_line(out, s, n);
-    if (!pgr_sb_ok(out))
-        return pgr_error_oom(err);
-    r->count++;
-    return PGREST_OK;
+    return counted(r, out, at, err);
+}
+
+bool pgr_import_rows_where(const pgr_import_rows *r, size_t row, size_t *at)
+{
+    if (row >= r->count || r->n_breaks == 0 || (r->breaks_full && row >= r->breaks_full_row))
+        return false;
+    size_t lo = 0, hi = r->n_breaks;   /* the last break at or before row */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->breaks[mid].row <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *at = r->breaks[lo].at + (row - r->breaks[lo].row);
+    return true;
+}
+
+const char *pgr_import_rows_place(const pgr_import_rows *r)
+{
+    return r->fmt == PGR_IMPORT_JSON ? "index" : "line";
 }
 
 /* The first row as a body of its own: prefix, the row, suffix. */
@@ -235,7 +328,7 @@ static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out
         return rc;
     check_nul_key(r, s, n);
     r->index++;
-    return r->deferred == D_NONE ? put_row(r, out, s, n, err) : PGREST_OK;
+    return r->deferred == D_NONE ? put_row(r, out, s, n, r->index - 1, err) : PGREST_OK;
 }
 
 /* Where the element starting at row_start ends (payload.c's element_end,
@@ -357,7 +450,7 @@ static int ndjson_line(pgr_import_rows *r, const char *line, size_t n, pgr_sb *o
         return rc;
     r->keys.n_rows++;
     check_nul_key(r, line, n);
-    return r->deferred == D_NONE ? put_row(r, out, line, n, err) : PGREST_OK;
+    return r->deferred == D_NONE ? put_row(r, out, line, n, r->line_no, err) : PGREST_OK;
 }
 
 static int ndjson_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)
@@ -389,6 +482,45 @@ static int csv_error(pgr_import_rows *r, const char *message, const char *what,
                      pgr_asprintf(r->a, "line %zu: %s", r->rec_line, what), NULL);
 }
 
+/* A field PostgreSQL cannot hold: payload.c writes it into the row's JSON
+ * as \u0000, which json_to_record refuses with this error. */
+static int csv_nul_field(pgr_import_rows *r, pgrest_error *err)
+{
+    return pgr_error(err, 400, "22P05", "unsupported Unicode escape sequence",
+                     pgr_asprintf(r->a, "line %zu: \\u0000 cannot be converted to text.",
+                                  r->rec_line),
+                     NULL);
+}
+
+/* The record in csv.rec as a typed line (pgr_import_rows_set_fields):
+ * its fields in COPY text format, tab-separated, the literal NULL as \N,
+ * a json field as the JSON string payload.c makes of it. */
+static int csv_typed_line(pgr_import_rows *r, size_t k, pgr_sb *out, pgrest_error *err)
+{
+    const pgr_csv_record *rec = &r->csv.rec;
+    if (k != r->n_fields)
+        return pgr_error_internal(err, "a CSV record's fields differ from the typed columns");
+    for (size_t i = 0; i < k; i++) {
+        const char *f = pgr_csv_field(rec, i);
+        size_t n = rec->len[i];
+        if (memchr(f, '\0', n) != NULL)
+            return csv_nul_field(r, err);
+        if (n == 4 && memcmp(f, "NULL", 4) == 0) {
+            pgr_sb_putn(out, "\\N", 2);
+        } else if (r->json_field[i]) {
+            r->scratch.len = 0;
+            pgr_sb_put_json_stringn(&r->scratch, f, n);
+            put_copy_field(out, r->scratch.data, r->scratch.len);
+        } else {
+            put_copy_field(out, f, n);
+        }
+        pgr_sb_putc(out, i + 1 < k ? '\t' : '\n');
+    }
+    if (k == 0)
+        pgr_sb_putc(out, '\n');
+    return counted(r, out, r->rec_line, err);
+}
+
 /* The record buf[row_start..end), read as csv_payload reads it. */
 static int csv_record(pgr_import_rows *r, size_t end, pgr_sb *out, pgrest_error *err)
 {
@@ -412,7 +544,10 @@ static int csv_record(pgr_import_rows *r, size_t end, pgr_sb *out, pgrest_error 
         return r->header_raw != NULL ? PGREST_OK : pgr_error_oom(err);
     }
     r->scratch.len = 0;
-    switch (pgr_csv_rows_write(&r->csv, &r->scratch, false)) {
+    size_t k = 0;
+    pgr_csv_verdict v = r->json_field != NULL ? pgr_csv_rows_take(&r->csv, &k)
+                                              : pgr_csv_rows_write(&r->csv, &r->scratch, false);
+    switch (v) {
     case PGR_CSV_BLANK:
         return PGREST_OK;
     case PGR_CSV_MISMATCH:
@@ -429,7 +564,9 @@ static int csv_record(pgr_import_rows *r, size_t end, pgr_sb *out, pgrest_error 
         if (rc != PGREST_OK)
             return rc;
     }
-    return put_row(r, out, r->scratch.data, r->scratch.len, err);
+    if (r->json_field != NULL)
+        return csv_typed_line(r, k, out, err);
+    return put_row(r, out, r->scratch.data, r->scratch.len, r->rec_line, err);
 }
 
 /* Finds where the record at row_start ends, as pgr_csv_read_record would

@@ -55,6 +55,29 @@ int pgr_import_rows_feed(pgr_import_rows *r, const char *data, size_t len,
 int pgr_import_rows_finish(pgr_import_rows *r, pgr_sb *out, pgrest_error *err);
 /* Rows written to out so far. */
 size_t pgr_import_rows_count(const pgr_import_rows *r);
+/* Where row `row` (from 0, in the order written) stands in the body: its
+ * line (CSV: where its record starts; NDJSON) or its JSON array index, by
+ * pgr_import_rows_place's word. false when the row is not written yet, or
+ * the body broke its rows' sequence of places too often to keep (past
+ * 65,536 blank lines or records over several lines). */
+bool pgr_import_rows_where(const pgr_import_rows *r, size_t row, size_t *at);
+/* "line" or "index". */
+const char *pgr_import_rows_place(const pgr_import_rows *r);
+
+/* Typed lines (CSV only): once the first row is written, the names its
+ * fields stand under, *n of them; false when the body is not CSV, has no
+ * row yet, or repeats one of those names (a JSON object keeps only the
+ * last: its rows stay objects). */
+bool pgr_import_rows_csv_names(const pgr_import_rows *r, const char *const **names,
+                               size_t *n);
+/* From now on a CSV record is written as one COPY text-format line of its
+ * n fields, tab-separated, for a table whose columns have the fields'
+ * types: the literal NULL as \N, a field whose json_field[i] is true (a
+ * json or jsonb column) as the JSON string payload.c makes of it, any other
+ * as its text. A field holding a NUL byte fails as json_to_record does on
+ * the object (22P05). json_field must outlive the converter; a converter
+ * that already wrote rows writes both kinds (the caller starts anew). */
+void pgr_import_rows_set_fields(pgr_import_rows *r, const bool *json_field, size_t n);
 /* Once the first row is complete: a body in the same format holding only that
  * row (CSV: the header line and the first record; NDJSON: its line; JSON:
  * "[" element "]"), which the buffered path (pgr_parse_payload) reads to the

@@ -127,9 +127,13 @@ struct pgrest_query_plan {
     bool in_batch;                 /* a batch item (docs/batch.md): always an explicit
                                     * transaction, which the batch owns */
     /* a streamed body (engine/import.c): the rows are in
-     * pg_temp.pgrst_import, one json object each; always an explicit
-     * transaction, which the COPY opens */
+     * pg_temp.pgrst_import, in columns of these names and types (typed
+     * rows: a CSV body whose header names the written columns), or else one
+     * json object each; always an explicit transaction, which the COPY's
+     * statements open */
     bool streamed_body;
+    const struct pgr_column *const *streamed_columns;
+    size_t n_streamed_columns;
     bool tx_override_applied;      /* Prefer: tx honoured */
     pgr_pref_count count;          /* count that will be computed */
     bool count_applied;

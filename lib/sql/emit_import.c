@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/mutate_plan.h"
+#include "sql/emit_write.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -15,37 +16,73 @@ bool pgr_import_eligible(const pgrest_query_plan *plan)
            plan->api != NULL && plan->api->target == PGR_TARGET_RELATION;
 }
 
-/* The table is created by the connection's own role, before the
- * request's role is set (whose TEMP privilege is no concern of a write);
- * every role may read it, and only this session can see it. */
-const char *pgr_emit_import_open(pgrest_arena *a, const pgrest_statements *st)
+/* The table's columns: the body's own, with the types json_to_record
+ * would give them (emit_write.c), or one json object per row. */
+static const char *create_table(pgrest_arena *a, const pgrest_query_plan *plan)
 {
-    const char *begin = NULL;
-    for (size_t i = 0; i < st->n && begin == NULL; i++)
-        if (st->items[i].role == PGR_STMT_BEGIN)
-            begin = st->items[i].sql;
-    if (begin == NULL)
-        return NULL;
-    return pgr_asprintf(a,
-                        "%s; CREATE TEMPORARY TABLE pgrst_import (json_data json) "
-                        "ON COMMIT DROP; GRANT SELECT ON " PGR_IMPORT_TABLE " TO PUBLIC; "
-                        "COPY " PGR_IMPORT_TABLE " (json_data) FROM STDIN",
-                        begin);
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_put(&q, "CREATE TEMPORARY TABLE pgrst_import (");
+    if (plan->streamed_columns != NULL)
+        pgr_emit_record_columns(&q, plan->schema, plan->streamed_columns,
+                                plan->n_streamed_columns);
+    else
+        pgr_sql_put(&q, "json_data json");
+    pgr_sql_put(&q, ") ON COMMIT DROP");
+    return pgr_sql_ok(&q) ? q.sb.data : NULL;
 }
 
-int pgr_emit_import_statements(pgrest_arena *a, const pgrest_statements *st,
-                               pgrest_statements **out, pgrest_error *err)
+#define SAVED_TIMEOUT "'pgrst.import_statement_timeout'"
+
+static const pgr_stmt lift_timeout = {
+    PGR_STMT_SETTINGS,
+    "SELECT pg_catalog.set_config(" SAVED_TIMEOUT ", "
+    "pg_catalog.current_setting('statement_timeout'), true), "
+    "pg_catalog.set_config('statement_timeout', '0', true)",
+    NULL, 0, false};
+
+static const pgr_stmt restore_timeout = {
+    PGR_STMT_SETTINGS,
+    "SELECT pg_catalog.set_config('statement_timeout', "
+    "pg_catalog.current_setting(" SAVED_TIMEOUT "), true)",
+    NULL, 0, false};
+
+static bool runs_before_copy(pgr_stmt_role role)
 {
-    pgrest_statements *copy = pgr_statements_rewrite(a, st, 0);
-    if (copy == NULL)
+    return role == PGR_STMT_BEGIN || role == PGR_STMT_SETTINGS || role == PGR_STMT_PRE_REQUEST;
+}
+
+int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql *out,
+                    pgrest_error *err)
+{
+    *out = (pgr_import_sql){0};
+    pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 3);
+    pgrest_statements *rest = pgr_statements_rewrite(a, st, 1);
+    const char *create = create_table(a, st->plan);
+    if (st->n == 0 || st->items[0].role != PGR_STMT_BEGIN)
+        return pgr_error_internal(err, "a streamed body's statements have no BEGIN");
+    if (open == NULL || rest == NULL || create == NULL)
         return pgr_error_oom(err);
-    for (size_t i = 0; i < st->n; i++) {
+    size_t n = 0;
+    open[n++] = st->items[0];
+    open[n++] = (pgr_stmt){PGR_STMT_BEGIN, create, NULL, 0, false};
+    open[n++] = (pgr_stmt){PGR_STMT_BEGIN,
+                           "GRANT INSERT, SELECT ON " PGR_IMPORT_TABLE " TO PUBLIC", NULL, 0,
+                           false};
+    out->n_setup = n;
+    rest->items[rest->n++] = restore_timeout;
+    for (size_t i = 1; i < st->n; i++) {
         pgr_stmt s = st->items[i];
-        if (s.role == PGR_STMT_BEGIN)
-            continue;
         s.prepare = false;
-        copy->items[copy->n++] = s;
+        if (runs_before_copy(s.role))
+            open[n++] = s;
+        else
+            rest->items[rest->n++] = s;
     }
-    *out = copy;
+    open[n++] = lift_timeout;
+    out->open = open;
+    out->n_open = n;
+    out->copy = "COPY " PGR_IMPORT_TABLE " FROM STDIN";
+    out->rest = rest;
     return PGREST_OK;
 }

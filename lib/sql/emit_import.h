@@ -1,6 +1,6 @@
 /* The statements of a streamed body (docs/bulk-import.md): a COPY fills a
- * temporary table with the body's rows, one JSON object each, and the
- * write's own statements then read them from there (sql/emit_mutate.c). */
+ * temporary table with the body's rows, and the write's own statements
+ * then read them from there (sql/emit_mutate.c). */
 #ifndef PGR_EMIT_IMPORT_H
 #define PGR_EMIT_IMPORT_H
 
@@ -16,17 +16,27 @@
  * inserts, EXPLAIN or a batch. */
 bool pgr_import_eligible(const pgrest_query_plan *plan);
 
-/* The simple-query text that opens the transaction as st's BEGIN would,
- * creates the table and starts the COPY into it (COPY text format, one
- * json value per line); NULL when the arena is exhausted. st is the
- * statement list of a plan with streamed_body set, which always has its
- * BEGIN. */
-const char *pgr_emit_import_open(pgrest_arena *a, const pgrest_statements *st);
+/* A streamed body's transaction in three parts. */
+typedef struct pgr_import_sql {
+    /* One pipeline before the COPY: st's BEGIN; the table, created and
+     * granted by the connection's own role (whose TEMP privilege is no
+     * concern of a write); then st's settings and pre-request, so the rows
+     * are converted under the request's role, time zone and settings, as
+     * its INSERT would convert them; and the statement timeout lifted
+     * (the COPY lasts as long as the client sends). */
+    pgr_stmt *open;
+    size_t n_open;
+    size_t n_setup;      /* of which the first n_setup make the table */
+    const char *copy;    /* COPY pg_temp.pgrst_import FROM STDIN */
+    /* After the COPY: the timeout back, then the rest of st, nothing
+     * prepared (the table is new in every request). */
+    pgrest_statements *rest;
+} pgr_import_sql;
 
-/* st without its BEGIN (the COPY's text opened the transaction) and with
- * nothing prepared (the table is new in every request): what runs once
- * the rows are in. */
-int pgr_emit_import_statements(pgrest_arena *a, const pgrest_statements *st,
-                               pgrest_statements **out, pgrest_error *err);
+/* Splits st, the statement list of a plan with streamed_body set (which
+ * always has its BEGIN). The table has the plan's streamed_columns
+ * (typed rows) or one json column (a JSON object per row). */
+int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql *out,
+                    pgrest_error *err);
 
 #endif

@@ -55,10 +55,17 @@ static bool body_is_object(const char *json)
  * LIMIT (includeLimitOne is for calls), so an UPDATE's plan costs what
  * PostgREST's does. A streamed body's rows come from the table its COPY
  * filled, one object per row in the order they came: the same per-row
- * conversion as the object body's. */
+ * conversion as the object body's; or, typed rows, from its columns,
+ * which COPY converted as json_to_record would. */
 static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
+    if (plan->streamed_columns != NULL) {
+        /* typed rows: every row has every written column, so no default
+         * applies (missing=default) */
+        pgr_sql_put(q, "FROM " PGR_IMPORT_TABLE " pgrst_body");
+        return;
+    }
     bool defaults = mp->apply_defaults;
     bool object = plan->streamed_body || body_is_object(plan->api->payload_json);
     const char *j = defaults ? "jsonb" : "json";

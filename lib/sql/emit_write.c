@@ -4,6 +4,8 @@
  * here, below both. */
 #include "sql/emit_write.h"
 
+#include <string.h>
+
 /* A domain with a json -> domain cast function reads its value as json
  * and converts it with that function (PostgREST api/domain_
  * representations, "Domain Request Body Format"). */
@@ -13,6 +15,12 @@ static const char *body_transform(const pgr_schema_cache *sc, const pgr_column *
         return NULL;
     const pgr_representation *r = pgr_find_representation(sc, "json", c->nominal_type);
     return r ? r->function : NULL;
+}
+
+bool pgr_record_column_is_json(const pgr_schema_cache *sc, const pgr_column *c)
+{
+    return body_transform(sc, c) != NULL || strcmp(c->type, "json") == 0 ||
+           strcmp(c->type, "jsonb") == 0;
 }
 
 void pgr_emit_body_value(pgr_sql *q, const pgr_schema_cache *sc, const pgr_column *c)

@@ -19,6 +19,9 @@ void pgr_emit_body_values(pgr_sql *q, const pgr_schema_cache *sc,
  * their modifiers (bit(5), character(3)). */
 void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,
                              const pgr_column *const *columns, size_t n);
+/* Whether the column's json_to_record type is json or jsonb (a domain's
+ * json representation included): a JSON string for it stays a string. */
+bool pgr_record_column_is_json(const pgr_schema_cache *sc, const pgr_column *c);
 /* missing=default: jsonb_build_object('<col>', <default>, ...) for the
  * columns that have a default (from the catalog, never the request). */
 void pgr_emit_defaults_object(pgr_sql *q, const pgr_column *const *columns, size_t n);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "harness.h"
@@ -101,6 +102,9 @@ static long copies_running(void)
                                    " AND pid <> pg_backend_pid()");
 }
 
+/* via_stream's pause after each piece (a slow client). */
+static useconds_t pace;
+
 /* The body in CHUNK-byte pieces as a host feeds it (PGREST_AGAIN: advance
  * until the task wants the body again, then the same piece); *copying
  * tells whether a COPY was running at the body's middle. */
@@ -125,6 +129,8 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
         }
         if (rc != PGREST_OK)
             break;
+        if (pace > 0)
+            usleep(pace);
         if (!looked && at > len / 2) {
             looked = true;
             *copying = copies_running() == 1;
@@ -279,6 +285,118 @@ START_TEST(bad_rows_write_nothing)
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+}
+END_TEST
+
+/* Typed rows keep PostgREST's CSV reading: the literal NULL (quoted too)
+ * is null, an empty field an empty string, a jsonb field a JSON string,
+ * quoted line ends and blank lines stay; a header naming a column twice,
+ * or ?columns= naming others, keeps the rows JSON objects. */
+START_TEST(typed_rows_read_as_postgrest)
+{
+    static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
+    size_t cap = 400000, len = 0;
+    char *body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "name,id,doc,note\n");
+    for (int i = 10; i < 3010; i++)
+        len += (size_t)snprintf(body + len, cap - len,
+                                i % 5 == 0 ? "\"multi\nline\",%d,\"NULL\",\n\n"
+                                           : "tab\there,%d,\"[1,\"\"\\u00e9\"\"]\",NULL\r\n",
+                                i);
+    bool copying;
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " name = E'multi\\nline' AND doc IS NULL"
+                                             " AND note = ''"), 600);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " name = E'tab\\there' AND note IS NULL"
+                                             " AND jsonb_typeof(doc) = 'string'"
+                                             " AND doc #>> '{}' = '[1,\"\\u00e9\"]'"), 2400);
+    free(body);
+
+    /* a repeated name: the last one's value, as the JSON object has it */
+    body = csv_rows(10, 1000, 0);
+    memcpy(body, "id,name,score,at,id ", 20);
+    r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    free(r);
+    static const req_spec some = {"/imp_rows", "columns=id,name", "text/csv", NULL};
+    free(body);
+    body = csv_rows(10, 1000, 0);
+    r = same_as_whole(&some, body, TABLE_JSON, &copying);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+}
+END_TEST
+
+/* A value its column refuses in a typed body: the COPY fails on it (the
+ * INSERT never runs), the error is PostgreSQL's with the body's line and
+ * the column in details (the record over two lines before it counted),
+ * nothing written. */
+START_TEST(typed_bad_value_names_its_line)
+{
+    static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
+    char *body = csv_rows(10, 3000, 0);
+    char *row = strstr(body, "\r\n20,");
+    memcpy(row + 2, "20,\"r\n", 6);   /* record 11 spans lines 12 and 13 */
+    row = strstr(body, "2026-01-21T10:00:00Z,\"{\"\"k\"\":[1000,");
+    ck_assert_ptr_nonnull(row);
+    memcpy(row, "2026-13-06", 10);    /* row 991: line 992, plus one */
+    reset_rows();
+    bool copying;
+    char *r = via_stream(&s, body, &copying);
+    assert_status(r, "400");
+    ck_assert_msg(strstr(r, "\"code\":\"22008\"") != NULL, "%s", r);
+    ck_assert_msg(strstr(r, "\"details\":\"line 993, column at\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+}
+END_TEST
+
+/* The rows are converted after the request's settings and pre-request,
+ * as its INSERT converts them: the pre-request's time zone applies to a
+ * timestamp without one, its error is the answer, and its statement
+ * timeout does not cut a COPY that lasts as long as a slow client. */
+START_TEST(pre_request_runs_before_the_rows)
+{
+    harness_admin_exec(admin,
+        "CREATE OR REPLACE FUNCTION api.imp_pre() RETURNS void LANGUAGE plpgsql AS $$ BEGIN"
+        " PERFORM set_config('timezone', 'Asia/Tokyo', true);"
+        " PERFORM set_config('statement_timeout', '300ms', true);"
+        " IF current_setting('request.headers')::json->>'prefer' = 'count=exact' THEN"
+        "  RAISE sqlstate 'PT402' USING message = 'no counted imports'; END IF; END $$;"
+        "GRANT EXECUTE ON FUNCTION api.imp_pre() TO web_user");
+    pgrest_ctx *plain = ctx;
+    const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit",
+                          "db-pre-request", "api.imp_pre", NULL};
+    ctx = harness_ctx(opts);
+    static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
+    char *body = csv_rows(10, 1000, 0);
+    for (char *z = strstr(body, "T10:00:00Z"); z != NULL; z = strstr(z, "T10:00:00Z"))
+        memcpy(z, "T10:00:00 ", 10);
+    bool copying;
+    pace = 10000;   /* ~80 pieces: over three times the timeout */
+    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
+    pace = 0;
+    ck_assert(copying);
+    assert_status(r, "201");
+    free(r);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
+                                             " extract(hour FROM at AT TIME ZONE 'UTC') = 1"),
+                     1000);
+    static const req_spec counted = {"/imp_rows", NULL, "text/csv", "count=exact"};
+    r = same_as_whole(&counted, body, TABLE_JSON, &copying);
+    assert_status(r, "402");
+    ck_assert_ptr_nonnull(strstr(r, "no counted imports"));
+    free(r);
+    free(body);
+    pgrest_ctx_free(ctx);
+    ctx = plain;
+    harness_admin_exec(admin, "DROP FUNCTION api.imp_pre()");
 }
 END_TEST
 
@@ -509,6 +627,9 @@ static Suite *suite(void)
     tcase_add_test(c, ndjson_import);
     tcase_add_test(c, json_array_import);
     tcase_add_test(c, csv_import);
+    tcase_add_test(c, typed_rows_read_as_postgrest);
+    tcase_add_test(c, typed_bad_value_names_its_line);
+    tcase_add_test(c, pre_request_runs_before_the_rows);
     tcase_add_test(c, bad_rows_write_nothing);
     tcase_add_test(c, upsert_over_existing_keys);
     tcase_add_test(c, missing_default_and_columns);

@@ -474,6 +474,94 @@ START_TEST(random_bodies)
 }
 END_TEST
 
+/* Typed lines: the fields in COPY text format, NULL (quoted or not) as
+ * \N, a json field as the JSON string payload.c makes of it; the same in
+ * any split. A NUL byte in a field fails as json_to_record does. */
+static char *typed(const char *body, size_t len, unsigned split, const bool *json, size_t n,
+                   int *rc, pgrest_error *err)
+{
+    pgr_import_rows *r = pgr_import_rows_new(arena, PGR_IMPORT_CSV, DEPTH, true);
+    ck_assert_ptr_nonnull(r);
+    pgr_import_rows_set_fields(r, json, n);
+    pgr_sb out;
+    pgr_sb_init(&out, arena, 64);
+    unsigned seed = split;
+    *rc = PGREST_OK;
+    for (size_t i = 0; i < len && *rc == PGREST_OK;) {
+        size_t k = split == 0 ? len : 1 + (size_t)rand_r(&seed) % 9;
+        k = k < len - i ? k : len - i;
+        *rc = pgr_import_rows_feed(r, body + i, k, &out, err);
+        i += k;
+    }
+    if (*rc == PGREST_OK)
+        *rc = pgr_import_rows_finish(r, &out, err);
+    ck_assert(pgr_sb_ok(&out));
+    return pgr_strndup(arena, out.len > 0 ? out.data : "", out.len);
+}
+
+START_TEST(typed_lines)
+{
+    static const char body[] = "t,j,n\r\n"
+                               "\"a\tb\\c\",\"{\"\"k\"\":\"\"\\u00e9\"\"}\",1.5\r\n"
+                               "\"NULL\",NULL,\n"
+                               "\n"
+                               "\"two\nlines\",\"\",NULL\n";
+    static const bool json[] = {false, true, false};
+    static const char want[] = "a\\tb\\\\c\t\"{\\\\\"k\\\\\":\\\\\"\\\\\\\\u00e9\\\\\"}\"\t1.5\n"
+                               "\\N\t\\N\t\n"
+                               "two\\nlines\t\"\"\t\\N\n";
+    for (unsigned split = 0; split < 40; split++) {
+        int rc;
+        pgrest_error err = {0};
+        char *lines = typed(body, sizeof body - 1, split, json, 3, &rc, &err);
+        ck_assert_int_eq(rc, PGREST_OK);
+        ck_assert_str_eq(lines, want);
+    }
+    static const char nul[] = "t,j\nok,1\nbad\0,2\n";
+    int rc;
+    pgrest_error err = {0};
+    typed(nul, sizeof nul - 1, 0, json, 2, &rc, &err);
+    ck_assert_int_eq(err.http_status, 400);
+    ck_assert_str_eq(err.code, "22P05");
+    ck_assert_str_eq(err.details, "line 3: \\u0000 cannot be converted to text.");
+}
+END_TEST
+
+/* A row's place: CSV and NDJSON lines past blank lines and records over
+ * several lines, a JSON array's index; none for a row not written. */
+START_TEST(rows_know_their_place)
+{
+    static const struct {
+        pgr_import_format fmt;
+        const char *body;
+        size_t places[4];
+    } cases[] = {
+        {PGR_IMPORT_CSV, "a\n1\n\n\"x\ny\"\n2\r\n3\n", {2, 4, 6, 7}},
+        {PGR_IMPORT_NDJSON, "{\"a\":1}\n\n\n{\"a\":2}\r\n{\"a\":3}\n \n{\"a\":4}", {1, 4, 5, 7}},
+        {PGR_IMPORT_JSON, "[{\"a\":1},\n{\"a\":2}, {\"a\":3},{\"a\":4}]", {0, 1, 2, 3}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pgr_import_rows *r = pgr_import_rows_new(arena, cases[c].fmt, DEPTH, true);
+        pgr_sb out;
+        pgr_sb_init(&out, arena, 64);
+        pgrest_error err = {0};
+        const char *body = cases[c].body;
+        ck_assert_int_eq(pgr_import_rows_feed(r, body, strlen(body), &out, &err), PGREST_OK);
+        ck_assert_int_eq(pgr_import_rows_finish(r, &out, &err), PGREST_OK);
+        ck_assert_uint_eq(pgr_import_rows_count(r), 4);
+        for (size_t i = 0; i < 4; i++) {
+            size_t at = 0;
+            ck_assert(pgr_import_rows_where(r, i, &at));
+            ck_assert_uint_eq(at, cases[c].places[i]);
+        }
+        size_t at;
+        ck_assert(!pgr_import_rows_where(r, 4, &at));
+        ck_assert_str_eq(pgr_import_rows_place(r),
+                         cases[c].fmt == PGR_IMPORT_JSON ? "index" : "line");
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("import_rows");
@@ -490,6 +578,8 @@ int main(void)
     tcase_add_test(tc, rows_longer_than_a_slice);
     tcase_add_test(tc, memory_is_bounded);
     tcase_add_test(tc, random_bodies);
+    tcase_add_test(tc, typed_lines);
+    tcase_add_test(tc, rows_know_their_place);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

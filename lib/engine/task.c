@@ -794,7 +794,7 @@ static void wait_for_body(pgrest_task *t)
 static void prepare_whole_body(pgrest_task *t)
 {
     size_t len;
-    const char *text = pgr_body_collector_text(&t->body, &len);
+    const char *text = pgr_body_collector_end(&t->body, &len);
     t->body_req->body = text;
     t->body_req->body_len = len;
     t->body_req->body_follows = false;
@@ -1018,7 +1018,7 @@ static void open_import(pgrest_task *t)
 static void consider_streaming(pgrest_task *t, const char *data, size_t len)
 {
     pgr_import *imp = t->import;
-    if (!imp->reading && t->body.sb.len < t->req->import_threshold)
+    if (!imp->reading && t->body.len < t->req->import_threshold)
         return;
     pgrest_error ignored = {0};
     size_t n;
@@ -1043,7 +1043,7 @@ static void consider_streaming(pgrest_task *t, const char *data, size_t len)
         return;
     }
     imp->started = true;
-    imp->bytes = t->body.sb.len;
+    imp->bytes = t->body.len;
     pgr_import_rows_set_target(imp->rows, t->st->plan->api->name, false);
     acquire(t);
 }

@@ -316,9 +316,9 @@ static int json_array_payload(pgrest_arena *a, pgrest_api_request *api,
     case ARRAY_OK: break;
     }
     api->payload_is_array = true;
-    api->payload_json = count == 0 ? "[]" : pgr_strndup(a, api->body, api->body_len);
-    if (api->payload_json == NULL)
-        return pgr_error_oom(err);
+    /* the body itself, not a copy: NUL-terminated and as long-lived as
+     * the request (request.h), and a copy doubled a big body's cost */
+    api->payload_json = count == 0 ? "[]" : api->body;
     int rc = set_keys(a, api, keys, nkeys, err);
     const char *bad = rc == PGREST_OK ? pgr_json_key_with_nul(a, api->body, api->body_len) : NULL;
     return bad != NULL ? key_nul_error(a, api, bad, err) : rc;
@@ -331,7 +331,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
     /* ?columns=: the body goes to PostgreSQL unparsed (Payload.hs RawJSON) */
     if (takes_columns(api)) {
         api->payload_raw = true;
-        api->payload_json = pgr_strndup(a, api->body ? api->body : "", api->body_len);
+        api->payload_json = api->body ? api->body : ""; /* see json_array_payload */
         return set_keys(a, api, api->qp.columns, api->qp.n_columns, err);
     }
     if (api->body_len == 0 && is_call) {
@@ -349,7 +349,7 @@ static int json_payload(pgrest_arena *a, pgrest_api_request *api,
         return too_deep_error(a, lim, err);
     if (doc == NULL)
         return invalid_body(err, "Empty or invalid json");
-    api->payload_json = pgr_strndup(a, api->body, api->body_len);
+    api->payload_json = api->body; /* not a copy: see json_array_payload */
     int rc = json_attributes(a, api, doc, err);
     const char *bad = rc == PGREST_OK
                           ? pgr_json_key_with_nul(a, api->body, api->body_len)

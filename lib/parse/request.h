@@ -26,6 +26,9 @@ struct pgrest_request {
     const char *query; /* raw query string, no '?', never NULL */
     pgr_kv *headers;   /* in order received */
     pgr_kv *headers_tail;
+    /* always NUL-terminated at body_len (set_body's copy, the collected
+     * body, a streamed body's first row, ""), and in memory that lives as
+     * long as the request: the parse hands it on as the payload as is */
     const char *body;
     size_t body_len;
     const pgrest_auth *auth; /* identity set by the host, or NULL */

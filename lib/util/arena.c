@@ -1,5 +1,6 @@
 #include "util/arena.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ typedef struct block {
     _Alignas(16) unsigned char data[];
 } block;
 
+/* A buffer of its own (pgr_arena_resize): malloc'd apart from the blocks
+ * so it can be grown and shrunk in place, its size counted in the cap. */
+typedef struct own {
+    struct own *next;
+    struct own *prev;
+    size_t size;
+    _Alignas(16) unsigned char data[];
+} own;
+
 typedef struct cleanup {
     struct cleanup *next;
     pgr_cleanup_fn fn;
@@ -46,6 +56,7 @@ typedef struct cleanup {
 
 struct pgrest_arena {
     block *head;
+    own *owns;
     cleanup *cleanups;
     /* pgr_arena_bind: kept outside the blocks so binding never fails */
     const void *bound_key;
@@ -80,6 +91,12 @@ void pgrest_arena_free(pgrest_arena *a)
         unpoison(b->data, b->size);
         free(b);
         b = next;
+    }
+    own *o = a->owns;
+    while (o != NULL) {
+        own *next = o->next;
+        free(o);
+        o = next;
     }
     free(a);
 }
@@ -177,6 +194,48 @@ char *pgr_strndup(pgrest_arena *a, const char *s, size_t n)
 char *pgr_strdup(pgrest_arena *a, const char *s)
 {
     return s == NULL ? NULL : pgr_strndup(a, s, strlen(s));
+}
+
+void *pgr_arena_resize(pgrest_arena *a, void *p, size_t size)
+{
+    own *o = p != NULL ? (own *)((unsigned char *)p - offsetof(own, data)) : NULL;
+    size_t old = o != NULL ? o->size : 0;
+    if (size == 0)
+        size = 1;
+    /* growing takes room under the cap; shrinking always succeeds */
+    if (size > SIZE_MAX / 2 || (size > old && size - old > pgr_arena_room(a))) {
+        refuse(a);
+        return NULL;
+    }
+    own *n = realloc(o, sizeof(own) + size);
+    if (n == NULL && size <= old)
+        return p; /* a shrink realloc refused: keep the larger buffer */
+    if (n == NULL) {
+        refuse(a);
+        return NULL;
+    }
+    if (o == NULL) {
+        n->prev = NULL;
+        n->next = a->owns;
+        if (a->owns != NULL)
+            a->owns->prev = n;
+        a->owns = n;
+    } else {
+        if (n->prev != NULL)
+            n->prev->next = n;
+        else
+            a->owns = n;
+        if (n->next != NULL)
+            n->next->prev = n;
+    }
+    n->size = size;
+    a->total = a->total - old + size;
+    return n->data;
+}
+
+size_t pgr_arena_room(const pgrest_arena *a)
+{
+    return a->total < a->cap ? a->cap - a->total : 0;
 }
 
 bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data)

@@ -17,6 +17,18 @@ void *pgr_alloc(pgrest_arena *a, size_t size);
 void *pgr_realloc(pgrest_arena *a, void *old, size_t old_size, size_t new_size);
 char *pgr_strdup(pgrest_arena *a, const char *s);
 char *pgr_strndup(pgrest_arena *a, const char *s, size_t n);
+/* A buffer of its own, for one that grows by large steps (a request body
+ * collected in chunks): p NULL gives a new one of size bytes, otherwise p
+ * (from this call on a) is grown or shrunk to size bytes and may move --
+ * unlike pgr_realloc, the old memory is released at once, so any pointer
+ * into it is invalid (PostgreSQL's repalloc of a chunk past
+ * allocChunkLimit, which gets a block of its own). Its current size counts
+ * against the cap; the new bytes are not zeroed. NULL when growing would
+ * pass the cap or malloc fails (the arena then reports
+ * pgr_arena_exhausted; p stays valid as it was). Freed with the arena. */
+void *pgr_arena_resize(pgrest_arena *a, void *p, size_t size);
+/* How many bytes the cap still allows (0 on an exhausted arena past it). */
+size_t pgr_arena_room(const pgrest_arena *a);
 /* Registers fn(data) to run when the arena is freed (PGresult, json-c). */
 bool pgr_arena_on_free(pgrest_arena *a, pgr_cleanup_fn fn, void *data);
 /* The request's reference to its context's state (the configuration

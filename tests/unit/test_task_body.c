@@ -12,6 +12,7 @@
 
 #include "check_run.h"
 #include "engine/body_collector.h"
+#include "util/arena.h"
 #include "pgrest/pgrest.h"
 
 /* ------------------------------------------------------------ collector */
@@ -382,6 +383,78 @@ START_TEST(handle_ends_the_body)
     free(empty);
 }
 END_TEST
+/* pgr_arena_resize: the buffer's current size is what the cap counts;
+ * growing past the cap is refused (sticky exhaustion) and leaves the
+ * buffer as it was; shrinking gives the room back */
+START_TEST(arena_resize_counts_its_size)
+{
+    pgrest_arena *a = pgrest_arena_new(1 << 20);
+    size_t before = pgr_arena_used(a);
+    char *p = pgr_arena_resize(a, NULL, 1000);
+    ck_assert_ptr_nonnull(p);
+    memset(p, 'a', 1000);
+    ck_assert_uint_eq(pgr_arena_used(a), before + 1000);
+    /* grown four times over: 10 KiB, 100 KiB, 500 KiB; only the last counts */
+    size_t sizes[] = {10 * 1024, 100 * 1024, 500 * 1024};
+    for (size_t i = 0; i < 3; i++) {
+        p = pgr_arena_resize(a, p, sizes[i]);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_uint_eq(pgr_arena_used(a), before + sizes[i]);
+    }
+    ck_assert_int_eq(p[999], 'a');
+    ck_assert_uint_eq(pgr_arena_room(a), (1 << 20) - pgr_arena_used(a));
+    /* past the cap: refused, the buffer intact, the arena exhausted */
+    ck_assert_ptr_null(pgr_arena_resize(a, p, 2 << 20));
+    ck_assert(pgr_arena_exhausted(a));
+    ck_assert_int_eq(p[0], 'a');
+    ck_assert_uint_eq(pgr_arena_used(a), before + 500 * 1024);
+    /* shrinking is allowed even then, and gives the room back */
+    p = pgr_arena_resize(a, p, 1000);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p[999], 'a');
+    ck_assert_uint_eq(pgr_arena_used(a), before + 1000);
+    /* several buffers at once, freed with the arena (ASan/valgrind: no leak) */
+    char *q = pgr_arena_resize(a, NULL, 4096);
+    char *r = pgr_arena_resize(a, NULL, 4096);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_nonnull(r);
+    q = pgr_arena_resize(a, q, 300 * 1024);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_eq(pgr_arena_used(a), before + 1000 + 300 * 1024 + 4096);
+    pgrest_arena_free(a);
+}
+END_TEST
+
+/* a body of N bytes costs about N bytes of the arena, not the sum of the
+ * buffers a doubling outgrew: a body of 7/8 of the cap, in 1 KiB chunks,
+ * is taken (a pgr_sb in the arena refused it past 1/4 of the cap), and
+ * once it ended the arena holds little more than the body */
+START_TEST(collector_costs_its_size)
+{
+    size_t cap = (size_t)4 << 20;
+    pgrest_arena *a = pgrest_arena_new(cap);
+    pgr_body_collector c;
+    pgr_body_collector_init(&c, a, (long long)cap * 2);
+    char chunk[1024];
+    memset(chunk, 'b', sizeof chunk);
+    size_t want = cap / 8 * 7;
+    for (size_t n = 0; n < want; n += sizeof chunk)
+        ck_assert_int_eq(pgr_body_collector_append(&c, chunk, sizeof chunk), PGR_BODY_APPENDED);
+    size_t len;
+    const char *text = pgr_body_collector_end(&c, &len);
+    ck_assert_uint_eq(len, want);
+    ck_assert_int_eq(text[0], 'b');
+    ck_assert_int_eq(text[len - 1], 'b');
+    ck_assert_int_eq(text[len], '\0');
+    ck_assert_uint_le(pgr_arena_used(a), want + 64 * 1024);
+    ck_assert(!pgr_arena_exhausted(a));
+    /* the room left holds a little more, and no more than the cap */
+    char *more = pgr_alloc(a, cap / 16);
+    ck_assert_ptr_nonnull(more);
+    ck_assert_ptr_null(pgr_alloc(a, cap / 8));
+    pgrest_arena_free(a);
+}
+END_TEST
 
 /* a chunk the arena cannot hold: 500 PGRST500, never a crash */
 START_TEST(arena_exhaustion_is_an_error)
@@ -414,6 +487,8 @@ static Suite *suite(void)
     tcase_add_test(c, collector_keeps_bytes_in_order);
     tcase_add_test(c, collector_limit_is_exact);
     tcase_add_test(c, collector_out_of_memory);
+    tcase_add_test(c, arena_resize_counts_its_size);
+    tcase_add_test(c, collector_costs_its_size);
     suite_add_tcase(s, c);
     TCase *t = tcase_create("task");
     tcase_add_checked_fixture(t, setup, teardown);

@@ -34,6 +34,7 @@ The paths alternate within each round; the tables show medians.
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -163,6 +164,25 @@ def data_files(ddir, fmt, rows, parts):
     log("  wrote %s (%.0f MB) and %d parts in %.0f s"
         % (whole, os.path.getsize(whole) / 1e6, parts, time.monotonic() - t0))
     return whole, partfiles
+
+
+def bad_line_file(ddir, whole, fmt, line):
+    """A copy of the whole file whose body line `line` (from 1) is broken:
+    CSV, a timestamp the column refuses (month 13: PostgreSQL's 22008 from
+    the COPY of typed rows); NDJSON, a line that is not JSON (the reader's
+    PGRST102)."""
+    path = os.path.join(ddir, "bad-line-%d.%s" % (line, fmt))
+    if os.path.exists(path):
+        return path
+    with open(whole, encoding="utf-8", newline="") as src, \
+            open(path + ".tmp", "w", encoding="utf-8", newline="") as dst:
+        for n, text in enumerate(src, 1):
+            if n == line:
+                text = (re.sub(r"(\d{4})-\d\d-(\d\dT)", r"\1-13-\2", text, count=1)
+                        if fmt == "csv" else text.replace('"name":', '"name"', 1))
+            dst.write(text)
+    os.rename(path + ".tmp", path)
+    return path
 
 
 # ---- /proc ---------------------------------------------------------------
@@ -451,6 +471,8 @@ def main():
     ap.add_argument("--data-dir")
     ap.add_argument("--timeout", type=float, default=3600, help="per client, seconds")
     ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--bad-line", type=int, help="then POST a copy of each CSV/NDJSON file "
+                    "broken at this line (from 1): the answer and the rows left")
     args = ap.parse_args()
     harness.SERVER = os.path.join(args.build, "server", "pgrest-server")
     formats = args.formats.split(",")
@@ -501,6 +523,14 @@ def main():
                                fmt_num(r["cpu"], ".2f"),
                                fmt_num(r["db"], ".2f"), r["load"], r["verified"],
                                "" if r["status"] in ("201", "204") else " " + r["body"][:200]))
+        for fmt in (f for f in formats if args.bad_line and f in ("csv", "ndjson")):
+            path = bad_line_file(ddir, files[fmt][0], fmt, args.bad_line)
+            r = b.http_run(fmt, "streamed", [path])
+            rows_left = int(b.psql("SELECT count(*) FROM imp.rows"))
+            print("bad line %d of %s: HTTP %s after %.2f s, server peak RSS %s MB, "
+                  "rows in the table after: %d\n  %s"
+                  % (args.bad_line, fmt, r["status"], r["wall"], fmt_num(r["rss"], ".0f"),
+                     rows_left, r["body"][:300]))
     finally:
         b.close()
     print("pgrest-server %s, %d rows (%s), %d rounds, %.0f s in all; load average at the end "

@@ -16,17 +16,62 @@ bool pgr_import_eligible(const pgrest_query_plan *plan)
            plan->api != NULL && plan->api->target == PGR_TARGET_RELATION;
 }
 
+/* format_type's names of PostgreSQL's own types, modifiers left out */
+static const char *const builtin_types[] = {
+    "bigint", "bit", "bit varying", "boolean", "bytea", "character", "character varying",
+    "cidr", "date", "double precision", "inet", "integer", "interval", "json", "jsonb",
+    "macaddr", "macaddr8", "money", "numeric", "oid", "real", "smallint", "text",
+    "time with time zone", "time without time zone", "timestamp with time zone",
+    "timestamp without time zone", "tsquery", "tsvector", "uuid", "xml",
+};
+
+bool pgr_import_column_typed(const pgr_schema_cache *sc, const pgr_column *c)
+{
+    if (pgr_record_column_is_json(sc, c))
+        return true;
+    const char *t = c->nominal_type != NULL ? c->nominal_type : c->type;
+    char name[64];
+    size_t n = 0;
+    int depth = 0;
+    for (; *t != '\0'; t++) {
+        if (*t == '(' || *t == ')') {
+            depth += *t == '(' ? 1 : -1;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (n + 1 == sizeof name)
+            return false;
+        name[n++] = *t;
+    }
+    while (n >= 2 && name[n - 2] == '[' && name[n - 1] == ']')
+        n -= 2;
+    name[n] = '\0';
+    for (size_t i = 0; i < sizeof builtin_types / sizeof builtin_types[0]; i++)
+        if (strcmp(name, builtin_types[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The table's columns: the body's own, with the types json_to_record
- * would give them (emit_write.c), or one json object per row. */
+ * would give them (emit_write.c) or text (pgr_import_column_typed), or
+ * one json object per row. */
 static const char *create_table(pgrest_arena *a, const pgrest_query_plan *plan)
 {
     pgr_sql q;
     pgr_sql_init(&q, a);
     pgr_sql_put(&q, "CREATE TEMPORARY TABLE pgrst_import (");
-    if (plan->streamed_columns != NULL)
-        pgr_emit_record_columns(&q, plan->schema, plan->streamed_columns,
-                                plan->n_streamed_columns);
-    else
+    for (size_t i = 0; i < plan->n_streamed_columns; i++) {
+        const pgr_column *c = plan->streamed_columns[i];
+        pgr_sql_put(&q, i > 0 ? ", " : "");
+        if (pgr_import_column_typed(plan->schema, c)) {
+            pgr_emit_record_columns(&q, plan->schema, &c, 1);
+        } else {
+            pgr_sql_ident(&q, c->name);
+            pgr_sql_put(&q, " text");
+        }
+    }
+    if (plan->streamed_columns == NULL)
         pgr_sql_put(&q, "json_data json");
     pgr_sql_put(&q, ") ON COMMIT DROP");
     return pgr_sql_ok(&q) ? q.sb.data : NULL;

@@ -16,6 +16,14 @@
  * inserts, EXPLAIN or a batch. */
 bool pgr_import_eligible(const pgrest_query_plan *plan);
 
+/* Whether a typed rows' column has its own type in the rows' table: a
+ * type of PostgreSQL's own (with its modifiers, as an array too), which
+ * the connection's role can name whatever it may use. Any other (an enum,
+ * a domain or a composite type of the API's schemas) is text there, and
+ * the INSERT casts it (the type's input function, as json_to_record's
+ * string). */
+bool pgr_import_column_typed(const pgr_schema_cache *sc, const pgr_column *c);
+
 /* A streamed body's transaction in three parts. */
 typedef struct pgr_import_sql {
     /* One pipeline before the COPY: st's BEGIN; the table, created and

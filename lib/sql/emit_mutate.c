@@ -62,8 +62,20 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
     const pgr_mutate_plan *mp = plan->mutate;
     if (plan->streamed_columns != NULL) {
         /* typed rows: every row has every written column, so no default
-         * applies (missing=default) */
-        pgr_sql_put(q, "FROM " PGR_IMPORT_TABLE " pgrst_body");
+         * applies (missing=default); a column held as text is cast */
+        pgr_sql_put(q, "FROM (SELECT ");
+        for (size_t i = 0; i < plan->n_streamed_columns; i++) {
+            const pgr_column *c = plan->streamed_columns[i];
+            pgr_sql_put(q, i > 0 ? ", " : "");
+            pgr_sql_ident(q, c->name);
+            if (!pgr_import_column_typed(plan->schema, c)) {
+                pgr_sql_put(q, "::");
+                pgr_sql_put(q, c->nominal_type ? c->nominal_type : c->type);
+                pgr_sql_put(q, " AS ");
+                pgr_sql_ident(q, c->name);
+            }
+        }
+        pgr_sql_put(q, " FROM " PGR_IMPORT_TABLE ") pgrst_body");
         return;
     }
     bool defaults = mp->apply_defaults;

@@ -31,8 +31,9 @@ static void setup(void)
 {
     admin = harness_admin_connect();
     harness_admin_exec(admin,
-        "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned CASCADE;"
+        "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag();"
+        "DROP TYPE IF EXISTS api.imp_mood;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
          * have failed before giving it back */
         "DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO PUBLIC',"
@@ -48,7 +49,13 @@ static void setup(void)
         "ALTER TABLE api.imp_owned ENABLE ROW LEVEL SECURITY;"
         "CREATE POLICY imp_mine ON api.imp_owned TO web_user"
         " USING (true) WITH CHECK (owner = 'me');"
-        "GRANT ALL ON api.imp_owned TO web_user");
+        "GRANT ALL ON api.imp_owned TO web_user;"
+        /* a type of the API's schema, which the connection's role
+         * (authenticator) may not use */
+        "CREATE TYPE api.imp_mood AS ENUM ('calm', 'busy');"
+        "CREATE TABLE api.imp_moods (id integer PRIMARY KEY, mood api.imp_mood NOT NULL,"
+        " since date, tags text[]);"
+        "GRANT ALL ON api.imp_moods TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
     ctx = harness_ctx(opts);
 }
@@ -56,14 +63,14 @@ static void setup(void)
 static void teardown(void)
 {
     pgrest_ctx_free(ctx);
-    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_owned CASCADE;"
-                              "DROP FUNCTION api.imp_tag()");
+    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
+                              "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood");
     PQfinish(admin);
 }
 
 static void reset_rows(void)
 {
-    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_owned;"
+    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_owned, api.imp_moods;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -327,6 +334,37 @@ START_TEST(typed_rows_read_as_postgrest)
     body = csv_rows(10, 1000, 0);
     r = same_as_whole(&some, body, TABLE_JSON, &copying);
     assert_status(r, "201");
+    free(r);
+    free(body);
+}
+END_TEST
+
+/* Typed rows into a column of the API's own enum (the table's column is
+ * text, the INSERT casts it) and a text[] column: as the whole body,
+ * rows and a refused value alike. */
+START_TEST(typed_rows_of_the_api_types)
+{
+    static const req_spec s = {"/imp_moods", NULL, "text/csv", "count=exact"};
+    size_t cap = 200000, len = 0;
+    char *body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "id,mood,since,tags\n");
+    for (int i = 1; i <= 3000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,%s,2026-02-%02d,\"{a,\"\"b c\"\"}\"\n",
+                                i, i % 3 ? "calm" : "busy", 1 + i % 28);
+    bool copying;
+    char *r = same_as_whole(&s, body,
+                            "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t", &copying);
+    ck_assert(copying);
+    assert_status(r, "201");
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
+    free(r);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_moods WHERE"
+                                             " mood = 'busy' AND tags = '{a,\"b c\"}'"), 1000);
+    char *bad = strstr(body, "\n2000,");
+    memcpy(bad + 6, "lazy", 4);
+    r = same_as_whole(&s, body, "SELECT count(*) FROM api.imp_moods", &copying);
+    assert_status(r, "400");
+    ck_assert_msg(strstr(r, "invalid input value for enum imp_mood: \\\"lazy\\\"") != NULL, "%s", r);
     free(r);
     free(body);
 }
@@ -629,6 +667,7 @@ static Suite *suite(void)
     tcase_add_test(c, csv_import);
     tcase_add_test(c, typed_rows_read_as_postgrest);
     tcase_add_test(c, typed_bad_value_names_its_line);
+    tcase_add_test(c, typed_rows_of_the_api_types);
     tcase_add_test(c, pre_request_runs_before_the_rows);
     tcase_add_test(c, bad_rows_write_nothing);
     tcase_add_test(c, upsert_over_existing_keys);

@@ -11,6 +11,11 @@ import end to end: streamed bodies through pgrest-server (issue 40)".
   bench/import_stream.py [--rows 1000000] [--rounds 3] [--concurrent 8]
                          [--formats csv,ndjson,json] [--modes streamed,buffered]
                          [--db URI] [--build DIR] [--data-dir DIR] [--no-verify]
+                         [--bad-line N]
+
+--bad-line N then POSTs a copy of the CSV (a timestamp in month 13) and of
+the NDJSON (a line that is not JSON) broken at body line N, and prints the
+answer and the rows left in the table.
 
 Without --db a throwaway PostgreSQL comes from tests/harness/pg.sh (port
 from PGREST_TEST_PG_PORTS, default 6750-6799) and is removed at the end;

@@ -970,6 +970,12 @@ static void import_put(pgrest_task *t)
 {
     pgr_import *imp = t->import;
     pgr_copy_step s = pgr_import_put(imp);
+    if (s == PGR_COPY_REFUSED) {
+        /* the rest of the body is not read: the answer is the error */
+        t->phase = PHASE_IMPORT_CLOSE;
+        import_closing(t);
+        return;
+    }
     if (s != PGR_COPY_READY) {
         copy_wait(t, s);
         return;

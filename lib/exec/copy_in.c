@@ -1,6 +1,10 @@
 /* COPY ... FROM STDIN without blocking (copy_in.h). */
 #include "exec/copy_in.h"
 
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
 bool pgr_copy_in_send(pgr_copy_in *c, PGconn *pg, const pgr_stmt *before, size_t n,
                       const char *copy_sql)
 {
@@ -120,13 +124,42 @@ pgr_copy_step pgr_copy_in_put(pgr_copy_in *c, const char *data, size_t len)
     return pgr_copy_in_flush(c);
 }
 
-/* Reading what came tells of a server going away early. (A row
- * PostgreSQL refused is told only at the COPY's end: libpq reads no error
- * while it is in COPY IN state.) */
+/* What waits on the socket while a COPY takes data. PostgreSQL says
+ * nothing then unless it failed: an ErrorResponse ('E') is the first byte
+ * waiting. libpq would not tell before the COPY's end (it parses no error
+ * in COPY IN state), so the socket is peeked, and read (by libpq) only when
+ * something else came (a notice) or the server went away; an error libpq
+ * has already read comes at the end. */
+typedef enum waiting { NOTHING, AN_ERROR, SOMETHING, GONE } waiting;
+
+static waiting socket_waiting(const pgr_copy_in *c)
+{
+    char first;
+    ssize_t n = recv(PQsocket(c->pg), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 1)
+        return first == 'E' ? AN_ERROR : SOMETHING;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return NOTHING;
+    return GONE;
+}
+
 pgr_copy_step pgr_copy_in_flush(pgr_copy_in *c)
 {
     pgr_copy_step s = flush_step(c);
-    if (s == PGR_COPY_FAILED || PQconsumeInput(c->pg) == 0)
+    if (s == PGR_COPY_FAILED)
+        return s;
+    switch (socket_waiting(c)) {
+    case NOTHING:
+        return s;
+    case AN_ERROR:
+        /* CopyFail can only roll back: the COPY's results bring the error */
+        return PQputCopyEnd(c->pg, "abandoned after an error") == 1 ? PGR_COPY_REFUSED
+                                                                     : PGR_COPY_FAILED;
+    case SOMETHING:
+    case GONE:
+        break;
+    }
+    if (PQconsumeInput(c->pg) == 0)
         return PGR_COPY_FAILED;
     if (!PQisBusy(c->pg)) {
         bool copy_in, ended;

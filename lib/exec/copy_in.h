@@ -17,7 +17,9 @@ typedef enum pgr_copy_step {
     PGR_COPY_READY,      /* the step is complete */
     PGR_COPY_WAIT_READ,  /* it goes on once the socket is readable */
     PGR_COPY_WAIT_WRITE, /* ... writable */
-    PGR_COPY_FAILED      /* error (PostgreSQL's result) or the connection's */
+    PGR_COPY_FAILED,     /* error (PostgreSQL's result) or the connection's */
+    PGR_COPY_REFUSED     /* PostgreSQL refused the data: the COPY is ended,
+                          * step with pgr_copy_in_closing for its error */
 } pgr_copy_step;
 
 typedef struct pgr_copy_in {
@@ -40,7 +42,8 @@ pgr_copy_step pgr_copy_in_opening(pgr_copy_in *c);
 /* Queues data[0..len) and sends what the socket takes: READY when
  * nothing is left queued, WAIT_WRITE when some is. */
 pgr_copy_step pgr_copy_in_put(pgr_copy_in *c, const char *data, size_t len);
-/* Sends what is queued: READY when nothing is left. */
+/* Sends what is queued: READY when nothing is left, REFUSED when
+ * PostgreSQL has answered with an error. */
 pgr_copy_step pgr_copy_in_flush(pgr_copy_in *c);
 /* Ends the data (failure: NULL, or why the COPY is abandoned), then
  * steps with pgr_copy_in_closing. false: the connection failed. */

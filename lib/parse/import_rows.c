@@ -516,8 +516,6 @@ static int csv_typed_line(pgr_import_rows *r, size_t k, pgr_sb *out, pgrest_erro
         }
         pgr_sb_putc(out, i + 1 < k ? '\t' : '\n');
     }
-    if (k == 0)
-        pgr_sb_putc(out, '\n');
     return counted(r, out, r->rec_line, err);
 }
 

@@ -25,11 +25,8 @@ static const char *const builtin_types[] = {
     "timestamp without time zone", "tsquery", "tsvector", "uuid", "xml",
 };
 
-bool pgr_import_column_typed(const pgr_schema_cache *sc, const pgr_column *c)
+static bool builtin_type(const char *t)
 {
-    if (pgr_record_column_is_json(sc, c))
-        return true;
-    const char *t = c->nominal_type != NULL ? c->nominal_type : c->type;
     char name[64];
     size_t n = 0;
     int depth = 0;
@@ -53,9 +50,18 @@ bool pgr_import_column_typed(const pgr_schema_cache *sc, const pgr_column *c)
     return false;
 }
 
-/* The table's columns: the body's own, with the types json_to_record
- * would give them (emit_write.c) or text (pgr_import_column_typed), or
- * one json object per row. */
+const char *pgr_import_column_type(const pgr_schema_cache *sc, const pgr_column *c,
+                                   bool *cast)
+{
+    const char *own = pgr_record_column_type(sc, c);
+    *cast = !builtin_type(own);
+    if (!*cast)
+        return own;
+    return pgr_record_column_is_json(sc, c) ? c->type : "text";
+}
+
+/* The table's columns: the body's own (pgr_import_column_type), or one
+ * json object per row. */
 static const char *create_table(pgrest_arena *a, const pgrest_query_plan *plan)
 {
     pgr_sql q;
@@ -63,13 +69,11 @@ static const char *create_table(pgrest_arena *a, const pgrest_query_plan *plan)
     pgr_sql_put(&q, "CREATE TEMPORARY TABLE pgrst_import (");
     for (size_t i = 0; i < plan->n_streamed_columns; i++) {
         const pgr_column *c = plan->streamed_columns[i];
+        bool cast;
         pgr_sql_put(&q, i > 0 ? ", " : "");
-        if (pgr_import_column_typed(plan->schema, c)) {
-            pgr_emit_record_columns(&q, plan->schema, &c, 1);
-        } else {
-            pgr_sql_ident(&q, c->name);
-            pgr_sql_put(&q, " text");
-        }
+        pgr_sql_ident(&q, c->name);
+        pgr_sql_put(&q, " ");
+        pgr_sql_put(&q, pgr_import_column_type(plan->schema, c, &cast));
     }
     if (plan->streamed_columns == NULL)
         pgr_sql_put(&q, "json_data json");

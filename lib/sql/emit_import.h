@@ -16,13 +16,15 @@
  * inserts, EXPLAIN or a batch. */
 bool pgr_import_eligible(const pgrest_query_plan *plan);
 
-/* Whether a typed rows' column has its own type in the rows' table: a
- * type of PostgreSQL's own (with its modifiers, as an array too), which
- * the connection's role can name whatever it may use. Any other (an enum,
- * a domain or a composite type of the API's schemas) is text there, and
- * the INSERT casts it (the type's input function, as json_to_record's
- * string). */
-bool pgr_import_column_typed(const pgr_schema_cache *sc, const pgr_column *c);
+/* A typed rows' column's type in the rows' table: json_to_record's type
+ * for it when that is one of PostgreSQL's own (with its modifiers, as an
+ * array too), which the connection's role can name whatever it may use.
+ * Any other (an enum, a domain or a composite type of the API's schemas)
+ * is text there, or its json/jsonb base, and *cast tells that the INSERT
+ * casts it to its own (the type's input function and checks, as
+ * json_to_record's string). */
+const char *pgr_import_column_type(const pgr_schema_cache *sc, const pgr_column *c,
+                                   bool *cast);
 
 /* A streamed body's transaction in three parts. */
 typedef struct pgr_import_sql {

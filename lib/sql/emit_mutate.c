@@ -67,10 +67,12 @@ static void from_json_body(pgr_sql *q, const pgrest_query_plan *plan)
         for (size_t i = 0; i < plan->n_streamed_columns; i++) {
             const pgr_column *c = plan->streamed_columns[i];
             pgr_sql_put(q, i > 0 ? ", " : "");
+            bool cast;
             pgr_sql_ident(q, c->name);
-            if (!pgr_import_column_typed(plan->schema, c)) {
+            pgr_import_column_type(plan->schema, c, &cast);
+            if (cast) {
                 pgr_sql_put(q, "::");
-                pgr_sql_put(q, c->nominal_type ? c->nominal_type : c->type);
+                pgr_sql_put(q, pgr_record_column_type(plan->schema, c));
                 pgr_sql_put(q, " AS ");
                 pgr_sql_ident(q, c->name);
             }

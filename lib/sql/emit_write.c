@@ -46,6 +46,11 @@ void pgr_emit_body_values(pgr_sql *q, const pgr_schema_cache *sc,
     }
 }
 
+const char *pgr_record_column_type(const pgr_schema_cache *sc, const pgr_column *c)
+{
+    return body_transform(sc, c) ? "json" : c->nominal_type ? c->nominal_type : c->type;
+}
+
 void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,
                              const pgr_column *const *columns, size_t n)
 {
@@ -55,8 +60,7 @@ void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,
             pgr_sql_put(q, ", ");
         pgr_sql_ident(q, c->name);
         pgr_sql_put(q, " ");
-        pgr_sql_put(q, body_transform(sc, c) ? "json"
-                       : c->nominal_type ? c->nominal_type : c->type);
+        pgr_sql_put(q, pgr_record_column_type(sc, c));
     }
 }
 

@@ -15,6 +15,8 @@ void pgr_emit_body_value(pgr_sql *q, const pgr_schema_cache *sc, const pgr_colum
 /* pgr_emit_body_value for each column, comma separated. */
 void pgr_emit_body_values(pgr_sql *q, const pgr_schema_cache *sc,
                           const pgr_column *const *columns, size_t n);
+/* A column's type in json_to_record(set)'s column definition list. */
+const char *pgr_record_column_type(const pgr_schema_cache *sc, const pgr_column *c);
 /* The column definition list of json_to_record(set): declared types keep
  * their modifiers (bit(5), character(3)). */
 void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,

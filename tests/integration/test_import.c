@@ -33,7 +33,7 @@ static void setup(void)
     harness_admin_exec(admin,
         "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag();"
-        "DROP TYPE IF EXISTS api.imp_mood;"
+        "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
          * have failed before giving it back */
         "DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO PUBLIC',"
@@ -53,8 +53,9 @@ static void setup(void)
         /* a type of the API's schema, which the connection's role
          * (authenticator) may not use */
         "CREATE TYPE api.imp_mood AS ENUM ('calm', 'busy');"
+        "CREATE DOMAIN api.imp_doc AS jsonb CHECK (VALUE IS NULL OR VALUE <> '\"no\"');"
         "CREATE TABLE api.imp_moods (id integer PRIMARY KEY, mood api.imp_mood NOT NULL,"
-        " since date, tags text[]);"
+        " since date, tags text[], doc api.imp_doc);"
         "GRANT ALL ON api.imp_moods TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
     ctx = harness_ctx(opts);
@@ -64,7 +65,8 @@ static void teardown(void)
 {
     pgrest_ctx_free(ctx);
     harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
-                              "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood");
+                              "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood;"
+                              "DROP DOMAIN api.imp_doc");
     PQfinish(admin);
 }
 
@@ -344,17 +346,19 @@ START_TEST(typed_rows_read_as_postgrest)
 END_TEST
 
 /* Typed rows into a column of the API's own enum (the table's column is
- * text, the INSERT casts it) and a text[] column: as the whole body,
- * rows and a refused value alike. */
+ * text, the INSERT casts it), of its own domain over jsonb (jsonb there,
+ * cast) and a text[] column: as the whole body, rows and a refused value
+ * alike. */
 START_TEST(typed_rows_of_the_api_types)
 {
     static const req_spec s = {"/imp_moods", NULL, "text/csv", "count=exact"};
     size_t cap = 200000, len = 0;
     char *body = malloc(cap);
-    len += (size_t)snprintf(body, cap, "id,mood,since,tags\n");
+    len += (size_t)snprintf(body, cap, "id,mood,since,tags,doc\n");
     for (int i = 1; i <= 3000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%d,%s,2026-02-%02d,\"{a,\"\"b c\"\"}\"\n",
-                                i, i % 3 ? "calm" : "busy", 1 + i % 28);
+        len += (size_t)snprintf(body + len, cap - len,
+                                "%d,%s,2026-02-%02d,\"{a,\"\"b c\"\"}\",%s\n", i,
+                                i % 3 ? "calm" : "busy", 1 + i % 28, i % 2 ? "NULL" : "\"{\"\"k\"\":1}\"");
     bool copying;
     char *r = same_as_whole(&s, body,
                             "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t", &copying);
@@ -364,6 +368,8 @@ START_TEST(typed_rows_of_the_api_types)
     free(r);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_moods WHERE"
                                              " mood = 'busy' AND tags = '{a,\"b c\"}'"), 1000);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_moods WHERE"
+                                             " doc #>> '{}' = '{\"k\":1}'"), 1500);
     char *bad = strstr(body, "\n2000,");
     memcpy(bad + 6, "lazy", 4);
     r = same_as_whole(&s, body, "SELECT count(*) FROM api.imp_moods", &copying);

@@ -167,7 +167,7 @@ typedef struct keypair {
     const char *jwk_fields;   /* "kty":...,"n":...,"e":... without braces */
 } keypair;
 
-static keypair rsa_keypair(pgrest_arena *a)
+static keypair make_rsa_keypair(pgrest_arena *a)
 {
     EVP_PKEY *pkey = EVP_RSA_gen(2048);
     ck_assert_ptr_nonnull(pkey);
@@ -179,6 +179,33 @@ static keypair rsa_keypair(pgrest_arena *a)
                                  bn_b64url(a, pkey, OSSL_PKEY_PARAM_RSA_E, 0));
     EVP_PKEY_free(pkey);
     return kp;
+}
+
+/* Two RSA key pairs made once per run, in an unchecked fixture (the parent
+ * process, before Check forks a test): a 2048-bit key took ~25 s under
+ * valgrind, and the tests asked for seven. Tests that need two different
+ * keys take pair 0 and pair 1. */
+static pgrest_arena *rsa_arena;
+static keypair rsa_keys[2];
+
+static void rsa_keys_setup(void)
+{
+    rsa_arena = pgrest_arena_new(0);
+    ck_assert_ptr_nonnull(rsa_arena);
+    for (size_t i = 0; i < sizeof rsa_keys / sizeof rsa_keys[0]; i++)
+        rsa_keys[i] = make_rsa_keypair(rsa_arena);
+}
+
+static void rsa_keys_teardown(void)
+{
+    pgrest_arena_free(rsa_arena);
+    rsa_arena = NULL;
+}
+
+static keypair rsa_keypair(size_t which)
+{
+    ck_assert_ptr_nonnull(rsa_arena);
+    return rsa_keys[which];
 }
 
 static keypair ec_keypair(pgrest_arena *a)
@@ -718,13 +745,13 @@ START_TEST(rs256_with_jwk)
 {
     fixture f;
     fx_init(&f, NULL);
-    keypair kp = rsa_keypair(f.a);
+    keypair kp = rsa_keypair(0);
     f.cfg.jwt_secret = pgr_asprintf(f.a, "{\"alg\":\"RS256\",%s,\"use\":\"sig\"}",
                                         kp.jwk_fields);
     expect_role(&f, rs256(f.a, &kp, "{\"role\":\"rsa_user\"}", NULL), "rsa_user");
 
     /* another key pair's token */
-    keypair other = rsa_keypair(f.a);
+    keypair other = rsa_keypair(1);
     expect_error(&f, rs256(f.a, &other, "{\"role\":\"rsa_user\"}", NULL), 401, "PGRST301",
                  "No suitable key or wrong key type");
 
@@ -752,8 +779,8 @@ START_TEST(rs256_with_jwks_and_kid)
 {
     fixture f;
     fx_init(&f, NULL);
-    keypair k1 = rsa_keypair(f.a);
-    keypair k2 = rsa_keypair(f.a);
+    keypair k1 = rsa_keypair(0);
+    keypair k2 = rsa_keypair(1);
     f.cfg.jwt_secret = pgr_asprintf(
         f.a, "{\"keys\":[{%s,\"kid\":\"one\"},{\"kty\":\"oct\",\"k\":\"c2VjcmV0\",\"use\":\"enc\"},"
              "{%s,\"kid\":\"two\",\"alg\":\"RS256\"}]}\n",
@@ -781,7 +808,7 @@ START_TEST(unparsable_jwk_text_is_an_hmac_secret)
 {
     fixture f;
     fx_init(&f, NULL);
-    keypair kp = rsa_keypair(f.a);
+    keypair kp = rsa_keypair(0);
     const char *texts[] = {
         pgr_asprintf(f.a, "{\"keys\":[{%s},{\"kty\":\"XYZ\"}]}", kp.jwk_fields),
         pgr_asprintf(f.a, "{%s,\"use\":\"foo\"}", kp.jwk_fields),
@@ -808,7 +835,7 @@ START_TEST(secret_is_jwk_as_parse_secret_decides)
 {
     fixture f;
     fx_init(&f, NULL);
-    keypair kp = rsa_keypair(f.a);
+    keypair kp = rsa_keypair(0);
     static const struct { const char *text; bool jwk; } cases[] = {
         {"{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}", true},
         {" {\"keys\":[]}", true},
@@ -905,7 +932,7 @@ START_TEST(eddsa_with_okp_jwk)
         EVP_PKEY_free(other);
     }
     /* an EdDSA token against an RSA key */
-    keypair kp = rsa_keypair(f.a);
+    keypair kp = rsa_keypair(0);
     EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
     f.cfg.jwt_secret = pgr_asprintf(f.a, "{%s}", kp.jwk_fields);
     expect_error(&f, eddsa_token(f.a, key, "{\"role\":\"ed_user\"}"), 401, "PGRST301",
@@ -937,6 +964,7 @@ int main(void)
     TCase *tc = tcase_create("jwt");
     /* RSA key generation is slow on a loaded machine or under valgrind */
     tcase_set_timeout(tc, 120);
+    tcase_add_unchecked_fixture(tc, rsa_keys_setup, rsa_keys_teardown);
     tcase_add_test(tc, hs256_valid_token);
     tcase_add_test(tc, postgrest_fixture_token);
     tcase_add_test(tc, no_role_claim_uses_anon_role);

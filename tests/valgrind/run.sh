@@ -3,9 +3,12 @@
 # invalid read/write, use of uninitialised memory or definite leak fails the
 # program. The unit programs always run; the integration programs run when
 # PGREST_TEST_DB_URI is set, one after another because they share one
-# database (as in meson's suite), beside the unit programs: VALGRIND_JOBS
-# programs at a time in all (default: the number of cores; memcheck runs a
-# program on one core). The thread test is left to ThreadSanitizer:
+# database (as in meson's suite, is_parallel: false), beside the unit
+# programs: VALGRIND_JOBS programs at a time in all (default: the number of
+# cores; memcheck runs a program on one core). One queue feeds the jobs:
+# the integration chain first, then the slowest unit programs, then the
+# rest, so no core idles at the end while another runs a long program.
+# The thread test is left to ThreadSanitizer:
 # valgrind serialises threads and it would take minutes. Check's fork mode
 # is turned off so valgrind sees the tests themselves.
 #
@@ -15,10 +18,15 @@
 # "valgrind: N passed, N failed, N skipped".
 set -uo pipefail
 
-# internal: --one LOGDIR EXE... runs each program under memcheck in turn
+# internal: --one LOGDIR EXE... runs each program under memcheck in turn;
+# an argument @FILE stands for the programs listed in FILE (one a line).
 if [ "${1:-}" = --one ]; then
   dir="$2"; shift 2
-  for exe in "$@"; do
+  exes=()
+  for arg in "$@"; do
+    if [ "${arg#@}" != "$arg" ]; then mapfile -t -O "${#exes[@]}" exes <"${arg#@}"; else exes+=("$arg"); fi
+  done
+  for exe in "${exes[@]}"; do
     out="$dir/$(basename "$exe")" start=$(date +%s)
     CK_FORK=no CK_DEFAULT_TIMEOUT=600 timeout 900 valgrind -q --error-exitcode=99 \
       --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
@@ -55,15 +63,22 @@ if [ -n "${PGREST_TEST_DB_URI:-}" ]; then
   done
 fi
 
-unit_jobs="$jobs"
+# The queue: the integration chain (one item), then the unit programs that
+# take minutes under memcheck (seconds for the others), then the rest.
+slow_units=(test_arena_sweep test_jwt test_import_rows test_payload test_grammar)
+queue=()
 if [ "${#integs[@]}" -gt 0 ]; then
-  bash "$here/run.sh" --one "$log" "${integs[@]}" &
-  integ_pid=$!
-  [ "$jobs" -gt 1 ] && unit_jobs=$((jobs - 1))
+  printf '%s\n' "${integs[@]}" >"$log/integration.list"
+  queue+=("@$log/integration.list")
 fi
-[ "${#units[@]}" -gt 0 ] &&
-  printf '%s\0' "${units[@]}" | xargs -0 -n 1 -P "$unit_jobs" bash "$here/run.sh" --one "$log"
-[ -n "${integ_pid:-}" ] && wait "$integ_pid"
+for name in "${slow_units[@]}"; do
+  for exe in "${units[@]}"; do [ "$(basename "$exe")" = "$name" ] && queue+=("$exe"); done
+done
+for exe in "${units[@]}"; do
+  case " ${slow_units[*]} " in *" $(basename "$exe") "*) ;; *) queue+=("$exe") ;; esac
+done
+[ "${#queue[@]}" -gt 0 ] &&
+  printf '%s\0' "${queue[@]}" | xargs -0 -n 1 -P "$jobs" bash "$here/run.sh" --one "$log"
 
 pass=0 fail=0 skip=0
 for exe in "${units[@]}" "${integs[@]}"; do

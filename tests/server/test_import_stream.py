@@ -122,6 +122,20 @@ class ImportStreamTest(ServerTestCase):
         self.assertEqual(self.count(), 0)
         self.assertEqual(self.wait_for(self.copying, 0), 0)
 
+    def test_refused_csv_value_names_its_line(self):
+        """Typed CSV rows: a value its column refuses fails the COPY, and
+        the answer is PostgreSQL's error with the line and column."""
+        rows = ['%d,"Csv, %d",NO\r\n' % (i, i) for i in range(100000, 115000)]
+        rows[12000] = '112000x,"Csv",NO\r\n'
+        body = ("id,name,country\r\n" + "".join(rows)).encode()
+        status, data = self.import_halfway(body, {"Content-Type": "text/csv"}, False)
+        self.assertEqual(status, 400, data)
+        err = json.loads(data)
+        self.assertEqual((err["code"], err["details"]), ("22P02", "line 12002, column id"))
+        self.assertIn('"112000x"', err["message"])
+        self.assertEqual(self.count(), 0)
+        self.assertEqual(self.wait_for(self.copying, 0), 0)
+
     def test_client_leaving_mid_body(self):
         body = ndjson(100000, 20000)
         conn = self.open("/artists", {"Content-Type": "application/x-ndjson"}, len(body))

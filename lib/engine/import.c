@@ -85,37 +85,37 @@ static const pgr_column *written_column(const pgr_mutate_plan *mp, const char *n
     return NULL;
 }
 
-pgr_import_rows_kind pgr_import_type_rows(pgr_import *imp, pgrest_arena *a,
-                                          pgrest_query_plan *plan, const char *text, size_t n)
+bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *plan,
+                          const char *text, size_t n)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     const char *const *names;
     size_t k;
     if (!pgr_import_rows_csv_names(imp->rows, &names, &k) || k == 0 || k != mp->n_columns)
-        return PGR_ROWS_JSON;
+        return true;
     const pgr_column **columns = PGR_NEW_ARRAY(a, const pgr_column *, k);
     bool *json = PGR_NEW_ARRAY(a, bool, k);
     if (columns == NULL || json == NULL)
-        return PGR_ROWS_WHOLE;
+        return false;
     for (size_t i = 0; i < k; i++) {
         if ((columns[i] = written_column(mp, names[i])) == NULL)
-            return PGR_ROWS_JSON;
+            return true;
         json[i] = pgr_record_column_is_json(plan->schema, columns[i]);
     }
     pgr_import_rows *rows = pgr_import_rows_new(a, imp->format, imp->max_depth, imp->match_keys);
     if (rows == NULL)
-        return PGR_ROWS_WHOLE;
+        return false;
     pgr_import_rows_set_fields(rows, json, k);
     pgrest_error ignored = {0};
     imp->lines.len = 0;
     /* a field a typed line cannot hold, say: the whole body will tell */
     if (pgr_import_rows_feed(rows, text, n, &imp->lines, &ignored) != PGREST_OK ||
         imp->lines.failed)
-        return PGR_ROWS_WHOLE;
+        return false;
     imp->rows = rows;
     plan->streamed_columns = columns;
     plan->n_streamed_columns = k;
-    return PGR_ROWS_TYPED;
+    return true;
 }
 
 /* The reader's answer, or out of memory when the rows did not fit. */

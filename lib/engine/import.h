@@ -38,21 +38,15 @@ typedef struct pgr_import {
  * when the arena is exhausted. */
 pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req);
 
-typedef enum pgr_import_rows_kind {
-    PGR_ROWS_JSON,   /* rows stay JSON objects */
-    PGR_ROWS_TYPED,  /* typed rows */
-    PGR_ROWS_WHOLE   /* the body cannot stream after all (imp->lines lost) */
-} pgr_import_rows_kind;
-
 /* Typed rows (docs/bulk-import.md "Typed rows"): when the body is CSV and
  * its header names the plan's written columns, each once, the plan reads
  * them from a table of those columns (plan->streamed_columns) and the
- * reader starts anew on the body so far (text[0..n)), writing typed lines.
- * WHOLE when that reading failed (a field with a NUL byte, which the
- * whole body's answer tells) or the arena is exhausted. */
-pgr_import_rows_kind pgr_import_type_rows(pgr_import *imp, pgrest_arena *a,
-                                          pgrest_query_plan *plan, const char *text,
-                                          size_t n);
+ * reader starts anew on the body so far (text[0..n)), writing typed lines;
+ * otherwise the rows stay JSON objects. false: the body cannot stream
+ * after all (imp->lines lost): that reading failed (a field with a NUL
+ * byte, which the whole body's answer tells) or the arena is exhausted. */
+bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *plan,
+                          const char *text, size_t n);
 
 /* The details of PostgreSQL's error from the COPY (a value its column's
  * type refused, say), with the row it names in the body's own terms

@@ -235,7 +235,7 @@ static bool type_rows(pgrest_task *t, pgrest_query_plan *plan)
 {
     size_t n;
     const char *text = pgr_body_collector_text(&t->body, &n);
-    return pgr_import_type_rows(t->import, t->arena, plan, text, n) != PGR_ROWS_WHOLE;
+    return pgr_import_type_rows(t->import, t->arena, plan, text, n);
 }
 
 /* Parse, plan, emit, with the whole body (or, streamed, the first row's

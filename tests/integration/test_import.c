@@ -178,6 +178,18 @@ static void assert_status(const char *flat, const char *status)
     ck_assert_msg(strncmp(flat, status, strlen(status)) == 0, "%s", flat);
 }
 
+/* same_as_whole for a body that must stream (a COPY seen at its middle),
+ * with the answer's status. */
+static char *streamed_as_whole(const req_spec *s, const char *body, const char *table_sql,
+                               const char *status)
+{
+    bool copying;
+    char *r = same_as_whole(s, body, table_sql, &copying);
+    ck_assert_msg(copying, "no COPY ran while the body came");
+    assert_status(r, status);
+    return r;
+}
+
 /* n rows as NDJSON from id `first`; row `bad` (0: none) gets a null name */
 static char *ndjson_rows(int first, int n, int bad)
 {
@@ -230,10 +242,7 @@ START_TEST(json_array_import)
 {
     static const req_spec s = {"/imp_rows", NULL, "application/json", "count=exact"};
     char *body = json_rows(10, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */1000"));
     free(r);
     free(body);
@@ -246,10 +255,7 @@ START_TEST(csv_import)
 {
     static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
     char *body = csv_rows(10, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
@@ -268,9 +274,7 @@ START_TEST(bad_rows_write_nothing)
     char *line = strstr(body, "{\"id\":909,");
     memcpy(line, "{\"id\" 29", 8);
     bool copying;
-    char *r = same_as_whole(&nd, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "400");
+    char *r = streamed_as_whole(&nd, body, TABLE_JSON, "400");
     ck_assert_ptr_nonnull(strstr(r, "\"details\":\"line 900: invalid JSON\""));
     free(r);
     free(body);
@@ -317,9 +321,7 @@ START_TEST(typed_rows_read_as_postgrest)
                                            : "tab\there,%d,\"[1,\"\"\\u00e9\"\"]\",NULL\r\n",
                                 i);
     bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     free(r);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
                                              " name = E'multi\\nline' AND doc IS NULL"
@@ -360,10 +362,8 @@ START_TEST(typed_rows_of_the_api_types)
                                 "%d,%s,2026-02-%02d,\"{a,\"\"b c\"\"}\",%s\n", i,
                                 i % 3 ? "calm" : "busy", 1 + i % 28, i % 2 ? "NULL" : "\"{\"\"k\"\":1}\"");
     bool copying;
-    char *r = same_as_whole(&s, body,
-                            "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t", &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t",
+                                "201");
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
     free(r);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_moods WHERE"
@@ -455,10 +455,7 @@ START_TEST(ndjson_import)
 {
     static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", "count=exact"};
     char *body = ndjson_rows(10, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert_msg(copying, "no COPY ran while the body came");
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */1000"));
     free(r);
     free(body);
@@ -474,10 +471,7 @@ START_TEST(upsert_over_existing_keys)
                                "resolution=merge-duplicates,return=headers-only"};
     /* ids 1 and 2 exist */
     char *body = ndjson_rows(1, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 1000);
@@ -491,10 +485,7 @@ START_TEST(missing_default_and_columns)
     static const req_spec s = {"/imp_rows", "columns=id,name,note", "application/x-ndjson",
                                "missing=default"};
     char *body = ndjson_rows(10, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
@@ -507,10 +498,7 @@ START_TEST(refused_row_writes_nothing)
 {
     static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", NULL};
     char *body = ndjson_rows(10, 1000, 900);
-    bool copying;
-    char *r = same_as_whole(&s, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "400");
+    char *r = streamed_as_whole(&s, body, TABLE_JSON, "400");
     ck_assert_ptr_nonnull(strstr(r, "\"code\":\"23502\""));
     free(r);
     free(body);
@@ -626,10 +614,7 @@ START_TEST(max_affected_and_ignore_duplicates)
     static const req_spec strict = {"/imp_rows", NULL, "application/x-ndjson",
                                     "handling=strict,max-affected=10"};
     char *body = ndjson_rows(10, 1000, 0);
-    bool copying;
-    char *r = same_as_whole(&strict, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    char *r = streamed_as_whole(&strict, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 1002);
@@ -637,9 +622,7 @@ START_TEST(max_affected_and_ignore_duplicates)
     static const req_spec ignore = {"/imp_rows", "on_conflict=id", "application/x-ndjson",
                                     "resolution=ignore-duplicates,count=exact"};
     body = ndjson_rows(1, 1000, 0);
-    r = same_as_whole(&ignore, body, TABLE_JSON, &copying);
-    ck_assert(copying);
-    assert_status(r, "201");
+    r = streamed_as_whole(&ignore, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"

@@ -178,15 +178,28 @@ static bool copy_line(const char *context, size_t *line, const char **rest)
     return n > 0;
 }
 
+/* details with row (from 0) before them in the body's own terms, and
+ * the column COPY named; details unchanged when the row is not placed. */
+static const char *named(const pgr_import *imp, pgrest_arena *a, size_t row,
+                         const char *column, size_t column_len, const char *details)
+{
+    size_t at;
+    if (!pgr_import_rows_where(imp->rows, row, &at))
+        return details;
+    const char *place = pgr_import_rows_place(imp->rows);
+    const char *name = pgr_asprintf(a, "%s %zu%.*s", place, at, (int)column_len, column);
+    if (name == NULL || details == NULL)
+        return name != NULL ? name : details;
+    return pgr_asprintf(a, "%s: %s", name, details);
+}
+
 const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PGresult *r,
                                 const char *details)
 {
-    size_t line, at;
+    size_t line;
     const char *rest;
-    if (!copy_line(PQresultErrorField(r, PG_DIAG_CONTEXT), &line, &rest) ||
-        !pgr_import_rows_where(imp->rows, line - 1, &at))
+    if (!copy_line(PQresultErrorField(r, PG_DIAG_CONTEXT), &line, &rest))
         return details;
-    const char *place = pgr_import_rows_place(imp->rows);
     const char *column = "";
     size_t column_len = 0;
     if (strncmp(rest, ", column ", 9) == 0) {
@@ -194,8 +207,11 @@ const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PG
         column = rest;
         column_len = end != NULL ? (size_t)(end - rest) : strlen(rest);
     }
-    const char *named = pgr_asprintf(a, "%s %zu%.*s", place, at, (int)column_len, column);
-    if (named == NULL || details == NULL)
-        return named != NULL ? named : details;
-    return pgr_asprintf(a, "%s: %s", named, details);
+    return named(imp, a, line - 1, column, column_len, details);
+}
+
+const char *pgr_import_name_failed_row(const pgr_import *imp, pgrest_arena *a, size_t row,
+                                       const char *details)
+{
+    return row == 0 ? details : named(imp, a, row - 1, "", 0, details);
 }

@@ -55,6 +55,12 @@ bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *p
 const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PGresult *r,
                                 const char *details);
 
+/* The details of PostgreSQL's error from the write after the COPY, with
+ * the row (from 1) it failed on named as pgr_import_name_row does ("line
+ * N: details"); details unchanged for row 0 (not known). */
+const char *pgr_import_name_failed_row(const pgr_import *imp, pgrest_arena *a, size_t row,
+                                       const char *details);
+
 /* Reads the next bytes into rows (imp->lines). PGREST_OK, or
  * PGR_IMPORT_NOT_ROWS, or the reader's error (err filled). */
 int pgr_import_read(pgr_import *imp, const char *data, size_t len, pgrest_error *err);

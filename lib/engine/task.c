@@ -416,6 +416,9 @@ static void consume(pgrest_task *t)
         return;
     }
     t->resp = resp;
+    if (rc == PGREST_ERR_DATABASE && t->import != NULL && t->import->copied)
+        t->err.details = pgr_import_name_failed_row(
+            t->import, t->arena, pgr_pending_failed_row(t->pending), t->err.details);
     drained(t, rc);
 }
 

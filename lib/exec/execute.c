@@ -1,6 +1,7 @@
 #include "exec/execute.h"
 
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +276,7 @@ static const char *end_command(const pgrest_statements *st)
 typedef enum stage {
     STAGE_RESULTS,   /* results of the pipelined statements */
     STAGE_SYNC,      /* waiting for the pipeline's sync */
+    STAGE_FIND_ROW,  /* a streamed body's failed row sought (pgr_row_finder) */
     STAGE_END,       /* results of a COMMIT/ROLLBACK sent afterwards */
     STAGE_END_SYNC,
     STAGE_DONE
@@ -306,6 +308,9 @@ struct pgrest_pending {
     void *unit_data;
     bool failed;           /* a unit failed: the rest is read and ignored */
     bool unit_reported;    /* unit_done has seen the last unit */
+    int finder_syncs;      /* STAGE_FIND_ROW: the Syncs read */
+    char again_code[6];    /* ... the SQLSTATE the write failed with again */
+    size_t failed_row;     /* the row it failed on, from 1; 0: not known */
     run_state rs;
     int rc;
     pgrest_response *resp;
@@ -443,6 +448,78 @@ static void send_end(pgrest_pending *p, const char *command)
     p->stage = STAGE_END;
 }
 
+/* Errors a row raises as it is written (a value, a constraint, a policy's
+ * check, a trigger's RAISE): those worth finding the row of. A timeout,
+ * a lock or a lost connection says nothing about a row. */
+static bool row_error(const char *code)
+{
+    static const char *const classes[] = {"09", "21", "22", "23", "2F", "38", "39", "44",
+                                          "P0"};
+    if (code == NULL || strlen(code) != 5)
+        return false;
+    if (strcmp(code, "42501") == 0)
+        return true;
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (strncmp(code, classes[i], 2) == 0)
+            return true;
+    return false;
+}
+
+/* The main statement failed on a row: the statements that find which
+ * go before the rollback (pgr_row_finder). false: no finding. */
+static bool find_row(pgrest_pending *p)
+{
+    const pgr_row_finder *f = p->st->find_row;
+    if (f == NULL || p->rs.error_stmt == NULL || p->rs.error_stmt->role != PGR_STMT_MAIN ||
+        !row_error(PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE)) ||
+        PQtransactionStatus(p->pg) != PQTRANS_INERROR)
+        return false;
+    sent ignored;          /* the finder's results are read by stage */
+    bool ok = true;
+    for (size_t i = 0; i < f->n_again && ok; i++)
+        ok = send_one(p->pg, NULL, &f->again[i], &ignored);
+    ok = ok && PQpipelineSync(p->pg) == 1;
+    for (size_t i = 0; i < f->n_ask && ok; i++)
+        ok = send_one(p->pg, NULL, &f->ask[i], &ignored);
+    if (ok && PQpipelineSync(p->pg) == 1)
+        p->stage = STAGE_FIND_ROW;
+    else
+        finish(p, p->rc);  /* the error stands; the pool drops the connection */
+    return true;
+}
+
+/* The finder's results: the row counts when the write failed again
+ * with the same SQLSTATE (anything else, its own failure included, finds
+ * no row); after its second Sync, the rollback. */
+static void finder_result(pgrest_pending *p, PGresult *r)
+{
+    ExecStatusType t = PQresultStatus(r);
+    const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    if (t == PGRES_FATAL_ERROR && p->finder_syncs == 0 && p->again_code[0] == '\0' &&
+        code != NULL && strlen(code) == 5)
+        memcpy(p->again_code, code, 6);
+    if (t == PGRES_TUPLES_OK && p->finder_syncs == 1 && PQntuples(r) == 1 &&
+        strcmp(p->again_code, PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE)) == 0) {
+        char *end;
+        unsigned long long n = strtoull(PQgetvalue(r, 0, 0), &end, 10);
+        if (*end == '\0' && n > 0 && n <= SIZE_MAX)
+            p->failed_row = (size_t)n;
+    }
+    bool synced = t == PGRES_PIPELINE_SYNC && ++p->finder_syncs == 2;
+    PQclear(r);
+    if (!synced)
+        return;
+    if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
+        send_end(p, "ROLLBACK");
+    else
+        finish(p, p->rc);
+}
+
+size_t pgr_pending_failed_row(const pgrest_pending *p)
+{
+    return p != NULL ? p->failed_row : 0;
+}
+
 /* The unit's results are all in: its response, or its error. */
 static int unit_outcome(pgrest_pending *p)
 {
@@ -469,6 +546,8 @@ static void after_pipeline(pgrest_pending *p)
     bool db_error = p->rs.error != NULL;
     int rc = p->rc = unit_outcome(p);
     if (db_error) {
+        if (find_row(p))
+            return;
         if (PQtransactionStatus(p->pg) != PQTRANS_IDLE)
             send_end(p, "ROLLBACK");
         else
@@ -561,6 +640,10 @@ static void feed(pgrest_pending *p, PGresult *r)
             return;
         }
         PQclear(r);
+        return;
+    case STAGE_FIND_ROW:
+        if (r != NULL)
+            finder_result(p, r);
         return;
     case STAGE_END:
         if (r == NULL)

@@ -48,6 +48,9 @@ struct pgr_stream;
 /* Streams the main statement's rows into sink (sql/emit_stream.h
  * statements): set right after send, before the first consume. */
 void pgr_pending_set_sink(pgrest_pending *p, struct pgr_stream *sink);
+/* The row of a streamed body its write failed on, from 1 (the
+ * statements' find_row found it); 0 when not known. */
+size_t pgr_pending_failed_row(const pgrest_pending *p);
 /* The execution has read everything and left pipeline mode. */
 bool pgr_pending_done(const pgrest_pending *p);
 

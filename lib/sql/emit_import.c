@@ -96,6 +96,66 @@ static const pgr_stmt restore_timeout = {
     "pg_catalog.current_setting(" SAVED_TIMEOUT "), true)",
     NULL, 0, false};
 
+/* Finding the failed row (pgr_row_finder): the write runs after a
+ * savepoint, so that its failure leaves the rows' table; run again with
+ * each row numbered as it goes to the INSERT (a sequence's nextval, which
+ * no rollback undoes), the failure leaves the failing row's number in the
+ * sequence. An error raised once every row went (a foreign key's check,
+ * an AFTER trigger's) finds the sequence at 0, set by the last branch,
+ * which PostgreSQL only reaches after the rows: no row is named then. */
+#define ROW_SEQUENCE "pg_temp.pgrst_import_row"
+#define ROWS_SAVEPOINT "pgrst_import_rows"
+#define AGAIN_SAVEPOINT "pgrst_import_again"
+
+static const pgr_stmt rows_savepoint = {PGR_STMT_BEGIN, "SAVEPOINT " ROWS_SAVEPOINT, NULL, 0,
+                                        false};
+
+#define TABLE_SOURCE " FROM " PGR_IMPORT_TABLE ")"
+#define NUMBERED_SOURCE                                                                    \
+    " FROM (SELECT pgrst_rows.*, pg_catalog.nextval('" ROW_SEQUENCE "') AS pgrst_import_row" \
+    " FROM " PGR_IMPORT_TABLE " pgrst_rows UNION ALL (SELECT pgrst_rows.*, 0 FROM "        \
+    PGR_IMPORT_TABLE " pgrst_rows LIMIT pg_catalog.setval('" ROW_SEQUENCE "', 0)))"        \
+    " pgrst_import)"
+
+/* The main statement reading its rows numbered: the one FROM of the rows'
+ * table (sql/emit_mutate.c from_json_body) replaced; NULL when there is
+ * none or the arena is exhausted. */
+static const char *numbered_rows(pgrest_arena *a, const char *main)
+{
+    const char *at = strstr(main, TABLE_SOURCE);
+    if (at == NULL || strstr(at + 1, TABLE_SOURCE) != NULL)
+        return NULL;
+    return pgr_asprintf(a, "%.*s" NUMBERED_SOURCE "%s", (int)(at - main), main,
+                        at + strlen(TABLE_SOURCE));
+}
+
+static const pgr_stmt finder_ask[] = {
+    {PGR_STMT_BEGIN, "ROLLBACK TO SAVEPOINT " AGAIN_SAVEPOINT, NULL, 0, false},
+    {PGR_STMT_BEGIN, "SELECT last_value FROM " ROW_SEQUENCE " WHERE is_called", NULL, 0,
+     false},
+};
+
+/* NULL when main cannot be numbered (the finder is a nicety: the error
+ * stands without it) or the arena is exhausted. */
+static const pgr_row_finder *row_finder(pgrest_arena *a, const pgr_stmt *main)
+{
+    const char *numbered = numbered_rows(a, main->sql);
+    pgr_stmt *again = PGR_NEW_ARRAY(a, pgr_stmt, 4);
+    pgr_row_finder *f = PGR_NEW(a, pgr_row_finder);
+    if (numbered == NULL || again == NULL || f == NULL)
+        return NULL;
+    again[0] = (pgr_stmt){PGR_STMT_BEGIN, "ROLLBACK TO SAVEPOINT " ROWS_SAVEPOINT, NULL, 0,
+                          false};
+    /* the request's role makes it: its transaction drops it */
+    again[1] = (pgr_stmt){PGR_STMT_BEGIN,
+                          "CREATE TEMPORARY SEQUENCE pgrst_import_row MINVALUE 0 START 1",
+                          NULL, 0, false};
+    again[2] = (pgr_stmt){PGR_STMT_BEGIN, "SAVEPOINT " AGAIN_SAVEPOINT, NULL, 0, false};
+    again[3] = (pgr_stmt){PGR_STMT_MAIN, numbered, main->params, main->n_params, false};
+    *f = (pgr_row_finder){again, 4, finder_ask, sizeof finder_ask / sizeof finder_ask[0]};
+    return f;
+}
+
 static bool runs_before_copy(pgr_stmt_role role)
 {
     return role == PGR_STMT_BEGIN || role == PGR_STMT_SETTINGS || role == PGR_STMT_PRE_REQUEST;
@@ -106,7 +166,7 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
 {
     *out = (pgr_import_sql){0};
     pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 3);
-    pgrest_statements *rest = pgr_statements_rewrite(a, st, 1);
+    pgrest_statements *rest = pgr_statements_rewrite(a, st, 2);
     const char *create = create_table(a, st->plan);
     if (st->n == 0 || st->items[0].role != PGR_STMT_BEGIN)
         return pgr_error_internal(err, "a streamed body's statements have no BEGIN");
@@ -125,8 +185,13 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
         s.prepare = false;
         if (runs_before_copy(s.role))
             open[n++] = s;
-        else
+        else if (s.role != PGR_STMT_MAIN)
             rest->items[rest->n++] = s;
+        else {
+            rest->items[rest->n++] = rows_savepoint;
+            rest->items[rest->n++] = s;
+            rest->find_row = row_finder(a, &s);
+        }
     }
     open[n++] = lift_timeout;
     out->open = open;

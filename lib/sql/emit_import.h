@@ -39,7 +39,9 @@ typedef struct pgr_import_sql {
     size_t n_setup;      /* of which the first n_setup make the table */
     const char *copy;    /* COPY pg_temp.pgrst_import FROM STDIN */
     /* After the COPY: the timeout back, then the rest of st, nothing
-     * prepared (the table is new in every request). */
+     * prepared (the table is new in every request), its main statement
+     * after a savepoint, with the statements that find the row it failed
+     * on (rest->find_row). */
     pgrest_statements *rest;
 } pgr_import_sql;
 

@@ -27,6 +27,18 @@ typedef struct pgr_stmt {
     bool prepare;          /* cache as a prepared statement */
 } pgr_stmt;
 
+/* Finds the row of a streamed body its write failed on (sql/emit_import.h):
+ * when the main statement fails with a row's error, `again` runs it once
+ * more with the rows numbered, then a Sync, then `ask` (then a Sync),
+ * whose last statement answers the failing row's number from 1, or no
+ * row. The transaction is rolled back after, as after any failure. */
+typedef struct pgr_row_finder {
+    const pgr_stmt *again;
+    size_t n_again;
+    const pgr_stmt *ask;
+    size_t n_ask;
+} pgr_row_finder;
+
 struct pgrest_statements {
     const pgrest_query_plan *plan;
     pgr_stmt *items;
@@ -37,6 +49,8 @@ struct pgrest_statements {
     /* The main statement builds its embeds as text (sql/emit_embed_text.h):
      * a streamed form of it does too. */
     bool embed_text;
+    /* A streamed body's: which row failed (NULL for every other request). */
+    const pgr_row_finder *find_row;
 };
 
 /* An empty statement list carrying st's plan and flags, with room for

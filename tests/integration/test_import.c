@@ -31,7 +31,8 @@ static void setup(void)
 {
     admin = harness_admin_connect();
     harness_admin_exec(admin,
-        "DROP TABLE IF EXISTS api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
+        "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_owned, api.imp_moods"
+        " CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag();"
         "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
@@ -41,10 +42,14 @@ static void setup(void)
         "CREATE TABLE api.imp_rows (id integer PRIMARY KEY, name text NOT NULL,"
         " score numeric, at timestamptz, doc jsonb, note text DEFAULT 'none', tag text);"
         "CREATE FUNCTION api.imp_tag() RETURNS trigger LANGUAGE plpgsql AS"
-        " $$ BEGIN NEW.tag := 'trg:' || NEW.name; RETURN NEW; END $$;"
+        " $$ BEGIN IF NEW.name = 'x' THEN RAISE 'no x'; END IF;"
+        " NEW.tag := 'trg:' || NEW.name; RETURN NEW; END $$;"
         "CREATE TRIGGER imp_tag BEFORE INSERT ON api.imp_rows"
         " FOR EACH ROW EXECUTE FUNCTION api.imp_tag();"
         "GRANT ALL ON api.imp_rows TO web_user;"
+        "CREATE TABLE api.imp_child (id integer PRIMARY KEY,"
+        " parent integer REFERENCES api.imp_rows (id));"
+        "GRANT ALL ON api.imp_child TO web_user;"
         "CREATE TABLE api.imp_owned (id integer PRIMARY KEY, owner text);"
         "ALTER TABLE api.imp_owned ENABLE ROW LEVEL SECURITY;"
         "CREATE POLICY imp_mine ON api.imp_owned TO web_user"
@@ -64,7 +69,8 @@ static void setup(void)
 static void teardown(void)
 {
     pgrest_ctx_free(ctx);
-    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_owned, api.imp_moods CASCADE;"
+    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_owned,"
+                              " api.imp_moods CASCADE;"
                               "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood;"
                               "DROP DOMAIN api.imp_doc");
     PQfinish(admin);
@@ -72,7 +78,8 @@ static void teardown(void)
 
 static void reset_rows(void)
 {
-    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_owned, api.imp_moods;"
+    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_owned,"
+                              " api.imp_moods;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -188,6 +195,46 @@ static char *streamed_as_whole(const req_spec *s, const char *body, const char *
     ck_assert_msg(copying, "no COPY ran while the body came");
     assert_status(r, status);
     return r;
+}
+
+/* The whole body's answer with `row` named first in its details, as a
+ * streamed body's error names the row PostgreSQL failed on. */
+static char *with_row_named(const char *whole, const char *row)
+{
+    const char *str = strstr(whole, "\"details\":\"");
+    const char *null = strstr(whole, "\"details\":null");
+    ck_assert_msg(str != NULL || null != NULL, "no details in %s", whole);
+    size_t cap = strlen(whole) + strlen(row) + 16;
+    char *out = malloc(cap);
+    if (str != NULL)
+        snprintf(out, cap, "%.*s\"details\":\"%s: %s", (int)(str - whole), whole, row,
+                 str + strlen("\"details\":\""));
+    else
+        snprintf(out, cap, "%.*s\"details\":\"%s\"%s", (int)(null - whole), whole, row,
+                 null + strlen("\"details\":null"));
+    return out;
+}
+
+/* An error of the write after the COPY: the streamed body answers the
+ * whole body's error with `row` named in details (NULL: nothing named,
+ * the very same answer), and nothing is written either way. */
+static char *streamed_naming(const req_spec *s, const char *body, const char *table_sql,
+                             const char *row)
+{
+    reset_rows();
+    char *whole = via_set_body(s, body);
+    json_object *table = harness_sql_json(admin, table_sql);
+    reset_rows();
+    bool copying;
+    char *streamed = via_stream(s, body, &copying);
+    ck_assert_msg(copying, "no COPY ran while the body came");
+    char *expected = row != NULL ? with_row_named(whole, row) : strdup(whole);
+    ck_assert_msg(strcmp(streamed, expected) == 0, "streamed:\n%s\n--- expected:\n%s", streamed,
+                  expected);
+    harness_assert_same_json(harness_sql_json(admin, table_sql), table, false);
+    free(expected);
+    free(whole);
+    return streamed;
 }
 
 /* n rows as NDJSON from id `first`; row `bad` (0: none) gets a null name */
@@ -361,7 +408,6 @@ START_TEST(typed_rows_of_the_api_types)
         len += (size_t)snprintf(body + len, cap - len,
                                 "%d,%s,2026-02-%02d,\"{a,\"\"b c\"\"}\",%s\n", i,
                                 i % 3 ? "calm" : "busy", 1 + i % 28, i % 2 ? "NULL" : "\"{\"\"k\"\":1}\"");
-    bool copying;
     char *r = streamed_as_whole(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t",
                                 "201");
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
@@ -372,7 +418,8 @@ START_TEST(typed_rows_of_the_api_types)
                                              " doc #>> '{}' = '{\"k\":1}'"), 1500);
     char *bad = strstr(body, "\n2000,");
     memcpy(bad + 6, "lazy", 4);
-    r = same_as_whole(&s, body, "SELECT count(*) FROM api.imp_moods", &copying);
+    /* record 2000, on line 2001 */
+    r = streamed_naming(&s, body, "SELECT count(*) FROM api.imp_moods", "line 2001");
     assert_status(r, "400");
     ck_assert_msg(strstr(r, "invalid input value for enum imp_mood: \\\"lazy\\\"") != NULL, "%s", r);
     free(r);
@@ -494,12 +541,16 @@ START_TEST(missing_default_and_columns)
 END_TEST
 
 /* PostgreSQL refuses row 900: the whole body's answer, nothing written */
+/* A row PostgreSQL refuses in the write itself (NOT NULL; RLS's check):
+ * nothing written, the whole body's error with that row's line named */
 START_TEST(refused_row_writes_nothing)
 {
     static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", NULL};
     char *body = ndjson_rows(10, 1000, 900);
-    char *r = streamed_as_whole(&s, body, TABLE_JSON, "400");
+    char *r = streamed_naming(&s, body, TABLE_JSON, "line 891");
+    assert_status(r, "400");
     ck_assert_ptr_nonnull(strstr(r, "\"code\":\"23502\""));
+    ck_assert_ptr_nonnull(strstr(r, "\"details\":\"line 891: Failing row contains (900, null"));
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
@@ -514,16 +565,90 @@ START_TEST(rls_refusal_writes_nothing)
     for (int i = 1; i <= 1000; i++)
         len += (size_t)snprintf(body + len, cap - len, "{\"id\":%d,\"owner\":\"%s\"}\n", i,
                                 i == 999 ? "someone else" : "me");
-    bool copying;
-    char *r = same_as_whole(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_owned t",
-                            &copying);
-    ck_assert(copying);
+    char *r = streamed_naming(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_owned t",
+                              "line 999");
     /* anonymous: PostgREST answers 42501 with 401 */
     assert_status(r, "401");
     ck_assert_ptr_nonnull(strstr(r, "\"code\":\"42501\""));
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_owned"), 0);
+}
+END_TEST
+
+/* Each format names the row in its own terms: a JSON array's index, a
+ * CSV record's first line (records spanning lines and blank lines
+ * counted), for a key the body repeats, a value the column's type
+ * refuses in the INSERT's cast, a trigger's error; an error raised once
+ * all rows went (a foreign key's) names none */
+START_TEST(write_errors_name_their_row)
+{
+    static const req_spec json = {"/imp_rows", NULL, "application/json", NULL};
+    char *body = json_rows(10, 1000, 0);
+    char *row = strstr(body, "{\"id\":500,");
+    memcpy(row, "{\"id\":777,", 10);   /* index 490 repeats index 767's key */
+    char *r = streamed_naming(&json, body, TABLE_JSON, "index 767");
+    ck_assert_msg(strstr(r, "\"code\":\"23505\"") != NULL, "%s", r);
+    ck_assert_ptr_nonnull(strstr(r, "\"details\":\"index 767: Key (id)=(777) already exists."));
+    free(r);
+    free(body);
+
+    /* an existing key in typed CSV rows: record 3 spans lines 4 and 5,
+     * line 7 is blank, record 5 (line 8) repeats key 2 */
+    static const req_spec csv = {"/imp_rows", NULL, "text/csv", NULL};
+    size_t cap = 100000, len = 0;
+    body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "id,name\n");
+    for (int k = 1; k <= 5000; k++)
+        len += (size_t)snprintf(body + len, cap - len,
+                                k == 3 ? "%d,\"two\nlines\"\n" : k == 5 ? "\n2,dup\n" : "%d,r\n",
+                                10 + k);
+    r = streamed_naming(&csv, body, TABLE_JSON, "line 8");
+    ck_assert_msg(strstr(r, "\"details\":\"line 8: Key (id)=(2) already exists.") != NULL,
+                  "%s", r);
+    free(r);
+    free(body);
+
+    /* a value the enum refuses: a text column of the rows' table, cast by
+     * the INSERT */
+    static const req_spec moods = {"/imp_moods", NULL, "text/csv", NULL};
+    cap = 200000;
+    len = 0;
+    body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "id,mood\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,%s\n", i,
+                                i == 4321 ? "angry" : i % 2 ? "calm" : "busy");
+    r = streamed_naming(&moods, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t",
+                        "line 4322");
+    ck_assert_msg(strstr(r, "\"code\":\"22P02\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+
+    /* a BEFORE trigger's RAISE, NDJSON line 700 */
+    static const req_spec nd = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    body = ndjson_rows(10, 1000, 0);
+    row = strstr(body, "\"name\":\"r\",\"score\":709.25");
+    memcpy(row, "\"name\":\"x\"", 10);
+    r = streamed_naming(&nd, body, TABLE_JSON, "line 700");
+    ck_assert_msg(strstr(r, "\"code\":\"P0001\"") != NULL, "%s", r);
+    free(r);
+
+    /* a foreign key's check runs after the last row: no row named */
+    static const req_spec child = {"/imp_child", NULL, "application/x-ndjson", NULL};
+    free(body);
+    cap = 1000 * 40;
+    len = 0;
+    body = malloc(cap);
+    for (int i = 1; i <= 1000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "{\"id\":%d,\"parent\":%d}\n", i,
+                                i == 300 ? 99 : 1);
+    r = streamed_naming(&child, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_child t",
+                        NULL);
+    ck_assert_msg(strstr(r, "\"code\":\"23503\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
 }
 END_TEST
 
@@ -670,6 +795,7 @@ static Suite *suite(void)
     tcase_add_test(c, missing_default_and_columns);
     tcase_add_test(c, refused_row_writes_nothing);
     tcase_add_test(c, rls_refusal_writes_nothing);
+    tcase_add_test(c, write_errors_name_their_row);
     tcase_add_test(c, representation_stays_whole);
     tcase_add_test(c, cancel_mid_body);
     tcase_add_test(c, streamed_body_bound);

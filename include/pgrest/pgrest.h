@@ -540,14 +540,15 @@ PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
                                                size_t threshold_bytes);
 
 /* With pgrest_request_body_follows: a POST of rows to a table or view
- * (JSON array, application/x-ndjson or text/csv; insert or upsert, with
- * return=minimal or headers-only) whose body grows past threshold_bytes
+ * (JSON array, application/x-ndjson or text/csv; insert or upsert, any
+ * return=; a representation is then held whole) whose body grows past threshold_bytes
  * (0: the default, 1 MiB) is written to PostgreSQL as it comes, through
  * COPY into a temporary table and one INSERT ... SELECT, instead of being
  * held whole (docs/bulk-import.md). Such a body is not bounded by
- * server-max-body-size. Its answer is the whole body's, except that an
- * invalid row found after the first chunks went out names the row in the
- * error's details. Shorter bodies, and every other request, are unchanged.
+ * server-max-body-size. Its answer is the whole body's, except that a
+ * row refused after the first chunks went out (by the reader or by
+ * PostgreSQL) is named in the error's details. Shorter bodies, and every
+ * other request, are unchanged.
  * pgrest_task_write_body may then answer PGREST_AGAIN (backpressure).
  * Accepts NULL (does nothing). */
 PGREST_API void pgrest_request_allow_streamed_body(pgrest_request *req,

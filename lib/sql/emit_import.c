@@ -12,7 +12,7 @@ bool pgr_import_eligible(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     return plan->action == PGR_ACTION_CREATE && mp != NULL && mp->nested == NULL &&
-           !mp->representation && !plan->explain && !plan->in_batch &&
+           !plan->explain && !plan->in_batch &&
            plan->api != NULL && plan->api->target == PGR_TARGET_RELATION;
 }
 

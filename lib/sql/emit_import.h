@@ -11,9 +11,9 @@
 #define PGR_IMPORT_TABLE "pg_temp.pgrst_import"
 
 /* The engine's rule for streaming a body, on the plan of its first row:
- * a POST of rows to a table or view (insert, or upsert by Prefer) that
- * returns no rows (return=minimal or headers-only), without nested
- * inserts, EXPLAIN or a batch. */
+ * a POST of rows to a table or view (insert, or upsert by Prefer), without
+ * nested inserts, EXPLAIN or a batch. A representation is built as the
+ * whole body's is, once the rows are in. */
 bool pgr_import_eligible(const pgrest_query_plan *plan);
 
 /* A typed rows' column's type in the rows' table: json_to_record's type

@@ -5,8 +5,8 @@ the client still sends it (seen in pg_stat_activity halfway), is not
 bounded by server-max-body-size, and writes exactly the rows the same body
 writes whole; a bad row mid-body, a client leaving mid-body and
 server-max-streamed-body-size leave the table untouched and the server
-serving. A write that cannot stream (return=representation) keeps
-server-max-body-size's 413 up front."""
+serving. A write that cannot stream (a call) keeps server-max-body-size's
+413 up front."""
 import http.client
 import json
 import socket
@@ -151,8 +151,8 @@ class ImportStreamTest(ServerTestCase):
 
     def test_not_streamable_keeps_max_body_size(self):
         body = ndjson(100000, 20000)
-        conn = self.open("/artists", {"Content-Type": "application/x-ndjson",
-                                      "Prefer": "return=representation"}, len(body))
+        # a call's body does not stream (only a POST of rows to a table or view)
+        conn = self.open("/rpc/add", {"Content-Type": "application/x-ndjson"}, len(body))
         conn.send(body)
         r = conn.getresponse()
         data = r.read()

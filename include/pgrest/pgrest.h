@@ -541,7 +541,8 @@ PGREST_API void pgrest_request_allow_streaming(pgrest_request *req,
 
 /* With pgrest_request_body_follows: a POST of rows to a table or view
  * (JSON array, application/x-ndjson or text/csv; insert or upsert, any
- * return=; a representation is then held whole) whose body grows past threshold_bytes
+ * return=; a JSON or NDJSON representation streams too with
+ * pgrest_request_allow_streaming) whose body grows past threshold_bytes
  * (0: the default, 1 MiB) is written to PostgreSQL as it comes, through
  * COPY into a temporary table and one INSERT ... SELECT, instead of being
  * held whole (docs/bulk-import.md). Such a body is not bounded by

@@ -265,6 +265,8 @@ static int prepare(pgrest_task *t, bool streamed)
     if (streamed && (!pgr_import_eligible(plan) || !type_rows(t, plan)))
         return NOT_STREAMED;
     plan->streamed_body = streamed;
+    plan->streamed_representation = streamed && t->req->stream_threshold > 0 &&
+                                    pgr_import_representation_streams(plan);
     if ((rc = pgrest_emit_sql(ctx, arena, plan, &st, &t->err)) != PGREST_OK)
         return rc;
     if (streamed) {
@@ -273,6 +275,9 @@ static int prepare(pgrest_task *t, bool streamed)
         if ((rc = pgr_emit_import(arena, st, &t->import->sql, &t->err)) != PGREST_OK)
             return rc;
         st = t->import->sql.rest;
+        if (plan->streamed_representation &&
+            (t->stream = pgr_stream_new(arena, plan, t->req->stream_threshold)) == NULL)
+            return pgr_error_oom(&t->err);
     } else if (t->req->stream_threshold > 0 && pgr_stream_eligible(plan)) {
         if ((rc = pgr_emit_stream_statements(arena, st, &st, &t->err)) != PGREST_OK)
             return rc;
@@ -432,13 +437,19 @@ static bool commit_head(pgrest_task *t)
     pgrest_ctx *ctx = t->ctx;
     pgrest_arena *a = t->arena;
     pgr_main_row row = {.body = "", .page_total = t->stream->rows};
+    /* a streamed body's representation: its head, count included, came
+     * before its rows */
+    bool head_known = pgr_pending_head(t->pending, &row);
+    row.body = "";
+    row.body_len = 0;
     pgrest_response *resp = NULL;
     pgrest_error err = {0};
     t->tm.transaction = now_ms() - t->tx_start;
     if (pgr_build_response(ctx, a, t->st->plan, &row, &resp, &err) != PGREST_OK ||
         resp == NULL || pgr_arena_exhausted(a))
         return false;
-    pgr_response_remove_header(resp, "Content-Range");
+    if (!head_known)
+        pgr_response_remove_header(resp, "Content-Range");
     resp->streamed = true;
     if (!pgr_decorate_fits(ctx, a, t->req, resp, &t->tm, t->legacy_warning))
         return false;

@@ -465,12 +465,12 @@ static bool row_error(const char *code)
     return false;
 }
 
-/* The main statement failed on a row: the statements that find which
+/* The write failed on a row: the statements that find which
  * go before the rollback (pgr_row_finder). false: no finding. */
 static bool find_row(pgrest_pending *p)
 {
     const pgr_row_finder *f = p->st->find_row;
-    if (f == NULL || p->rs.error_stmt == NULL || p->rs.error_stmt->role != PGR_STMT_MAIN ||
+    if (f == NULL || p->rs.error_stmt != &p->st->items[f->write] ||
         !row_error(PQresultErrorField(p->rs.error, PG_DIAG_SQLSTATE)) ||
         PQtransactionStatus(p->pg) != PQTRANS_INERROR)
         return false;
@@ -513,6 +513,14 @@ static void finder_result(pgrest_pending *p, PGresult *r)
         send_end(p, "ROLLBACK");
     else
         finish(p, p->rc);
+}
+
+bool pgr_pending_head(const pgrest_pending *p, pgr_main_row *row)
+{
+    if (p == NULL || p->rs.gucs == NULL)
+        return false;
+    read_main_row(p->rs.gucs, row);
+    return true;
 }
 
 size_t pgr_pending_failed_row(const pgrest_pending *p)

@@ -6,6 +6,7 @@
 
 #include <libpq-fe.h>
 
+#include "exec/main_row.h"
 #include "exec/stmt_cache.h"
 #include "sql/statements.h"
 
@@ -48,6 +49,11 @@ struct pgr_stream;
 /* Streams the main statement's rows into sink (sql/emit_stream.h
  * statements): set right after send, before the first consume. */
 void pgr_pending_set_sink(pgrest_pending *p, struct pgr_stream *sink);
+/* A streamed response's head when its statement answered before the rows
+ * (a streamed body's representation, sql/emit_import.h): its main row,
+ * the body aside. false: the head is not known yet (a streamed read's
+ * comes after its rows). */
+bool pgr_pending_head(const pgrest_pending *p, pgr_main_row *row);
 /* The row of a streamed body its write failed on, from 1 (the
  * statements' find_row found it); 0 when not known. */
 size_t pgr_pending_failed_row(const pgrest_pending *p);

@@ -132,6 +132,9 @@ struct pgrest_query_plan {
      * json object each; always an explicit transaction, which the COPY's
      * statements open */
     bool streamed_body;
+    /* ... whose representation streams too (sql/emit_import.h): the write
+     * puts each row's JSON in pg_temp.pgrst_returned, read back row by row */
+    bool streamed_representation;
     const struct pgr_column *const *streamed_columns;
     size_t n_streamed_columns;
     bool tx_override_applied;      /* Prefer: tx honoured */

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "exec/stream.h"
 #include "plan/mutate_plan.h"
 #include "sql/emit_write.h"
 #include "util/error.h"
@@ -14,6 +15,16 @@ bool pgr_import_eligible(const pgrest_query_plan *plan)
     return plan->action == PGR_ACTION_CREATE && mp != NULL && mp->nested == NULL &&
            !plan->explain && !plan->in_batch &&
            plan->api != NULL && plan->api->target == PGR_TARGET_RELATION;
+}
+
+bool pgr_import_representation_streams(const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    pgr_stream_format format;
+    return mp->representation && !mp->singular && !mp->check_max_affected && !mp->location &&
+           plan->action == PGR_ACTION_CREATE && plan->read != NULL &&
+           pgr_stream_format_of(plan, &format) &&
+           (plan->output == PGR_OUT_JSON || plan->output == PGR_OUT_NDJSON);
 }
 
 /* format_type's names of PostgreSQL's own types, modifiers left out */
@@ -137,7 +148,7 @@ static const pgr_stmt finder_ask[] = {
 
 /* NULL when main cannot be numbered (the finder is a nicety: the error
  * stands without it) or the arena is exhausted. */
-static const pgr_row_finder *row_finder(pgrest_arena *a, const pgr_stmt *main)
+static const pgr_row_finder *row_finder(pgrest_arena *a, const pgr_stmt *main, size_t at)
 {
     const char *numbered = numbered_rows(a, main->sql);
     pgr_stmt *again = PGR_NEW_ARRAY(a, pgr_stmt, 4);
@@ -152,9 +163,17 @@ static const pgr_row_finder *row_finder(pgrest_arena *a, const pgr_stmt *main)
                           NULL, 0, false};
     again[2] = (pgr_stmt){PGR_STMT_BEGIN, "SAVEPOINT " AGAIN_SAVEPOINT, NULL, 0, false};
     again[3] = (pgr_stmt){PGR_STMT_MAIN, numbered, main->params, main->n_params, false};
-    *f = (pgr_row_finder){again, 4, finder_ask, sizeof finder_ask / sizeof finder_ask[0]};
+    *f = (pgr_row_finder){at, again, 4, finder_ask, sizeof finder_ask / sizeof finder_ask[0]};
     return f;
 }
+
+/* A streamed representation, once written: what a commit would check
+ * is checked now, then its rows come back in the order they went in (a
+ * table written by one statement, never scanned from elsewhere) */
+static const pgr_stmt constraints_now = {PGR_STMT_BEGIN, "SET CONSTRAINTS ALL IMMEDIATE", NULL,
+                                         0, false};
+static const pgr_stmt returned_rows = {PGR_STMT_MAIN, "SELECT line FROM " PGR_RETURNED_TABLE,
+                                       NULL, 0, false};
 
 static bool runs_before_copy(pgr_stmt_role role)
 {
@@ -165,8 +184,8 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
                     pgrest_error *err)
 {
     *out = (pgr_import_sql){0};
-    pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 3);
-    pgrest_statements *rest = pgr_statements_rewrite(a, st, 2);
+    pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 5);
+    pgrest_statements *rest = pgr_statements_rewrite(a, st, 4);
     const char *create = create_table(a, st->plan);
     if (st->n == 0 || st->items[0].role != PGR_STMT_BEGIN)
         return pgr_error_internal(err, "a streamed body's statements have no BEGIN");
@@ -178,6 +197,13 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
     open[n++] = (pgr_stmt){PGR_STMT_BEGIN,
                            "GRANT INSERT, SELECT ON " PGR_IMPORT_TABLE " TO PUBLIC", NULL, 0,
                            false};
+    if (st->plan->streamed_representation) {
+        open[n++] = (pgr_stmt){PGR_STMT_BEGIN, "CREATE TEMPORARY TABLE pgrst_returned (line text)"
+                                               " ON COMMIT DROP", NULL, 0, false};
+        open[n++] = (pgr_stmt){PGR_STMT_BEGIN,
+                               "GRANT INSERT, SELECT ON " PGR_RETURNED_TABLE " TO PUBLIC", NULL,
+                               0, false};
+    }
     out->n_setup = n;
     rest->items[rest->n++] = restore_timeout;
     for (size_t i = 1; i < st->n; i++) {
@@ -189,8 +215,15 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
             rest->items[rest->n++] = s;
         else {
             rest->items[rest->n++] = rows_savepoint;
-            rest->items[rest->n++] = s;
-            rest->find_row = row_finder(a, &s);
+            rest->find_row = row_finder(a, &s, rest->n);
+            if (st->plan->streamed_representation) {
+                s.role = PGR_STMT_GUCS;
+                rest->items[rest->n++] = s;
+                rest->items[rest->n++] = constraints_now;
+                rest->items[rest->n++] = returned_rows;
+            } else {
+                rest->items[rest->n++] = s;
+            }
         }
     }
     open[n++] = lift_timeout;

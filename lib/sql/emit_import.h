@@ -9,12 +9,20 @@
 /* The rows' table: the session's own, dropped when the transaction ends,
  * so nothing of a body outlives its request. */
 #define PGR_IMPORT_TABLE "pg_temp.pgrst_import"
+/* A streamed representation's rows (plan->streamed_representation), each
+ * one's text in the order the response has them */
+#define PGR_RETURNED_TABLE "pg_temp.pgrst_returned"
 
 /* The engine's rule for streaming a body, on the plan of its first row:
  * a POST of rows to a table or view (insert, or upsert by Prefer), without
  * nested inserts, EXPLAIN or a batch. A representation is built as the
  * whole body's is, once the rows are in. */
 bool pgr_import_eligible(const pgrest_query_plan *plan);
+
+/* Whether a streamed body's representation (plan, eligible) streams too:
+ * a plural JSON or NDJSON response whose end no check decides (no
+ * vnd.pgrst.object, max-affected or PUT), when the host streams responses. */
+bool pgr_import_representation_streams(const pgrest_query_plan *plan);
 
 /* A typed rows' column's type in the rows' table: json_to_record's type
  * for it when that is one of PostgreSQL's own (with its modifiers, as an
@@ -41,7 +49,10 @@ typedef struct pgr_import_sql {
     /* After the COPY: the timeout back, then the rest of st, nothing
      * prepared (the table is new in every request), its main statement
      * after a savepoint, with the statements that find the row it failed
-     * on (rest->find_row). */
+     * on (rest->find_row). A streamed representation's write answers the
+     * head (its role is PGR_STMT_GUCS); deferred constraints are checked
+     * then, so that nothing decides the outcome once the rows stream;
+     * then the rows are read (PGR_STMT_MAIN, row by row). */
     pgrest_statements *rest;
 } pgr_import_sql;
 

@@ -12,6 +12,7 @@
 #include "sql/emit_main.h"
 #include "sql/emit_read.h"
 #include "sql/emit_nested.h"
+#include "sql/emit_stream.h"
 #include "sql/emit_write.h"
 #include "util/error.h"
 
@@ -365,6 +366,36 @@ static bool needs_post_check(const pgrest_query_plan *plan)
            plan->action == PGR_ACTION_UPSERT;
 }
 
+static void inserted_count(pgr_sql *q, const pgr_mutate_plan *mp)
+{
+    pgr_sql_put(q, mp->count_inserted
+                       ? "nullif(current_setting('pgrst.inserted', true), '')::int"
+                       : "''");
+}
+
+/* A streamed body's representation (plan->streamed_representation): each
+ * row's text, as a streamed read's, goes to the returned rows' table as
+ * the write goes, in the representation's order, and the statement
+ * answers the rest of what mainWrite does, with an empty body; the rows
+ * are read back after it (sql/emit_import.c). */
+static int streamed_representation(pgr_sql *q, const pgrest_query_plan *plan,
+                                   pgrest_error *err)
+{
+    write_ctes(q, plan);
+    pgr_sql_put(q, ", pgrst_lines AS (INSERT INTO " PGR_RETURNED_TABLE " SELECT ");
+    pgr_emit_stream_row(q, plan);
+    pgr_sql_put(q, " FROM (");
+    int rc = representation(q, plan, err);
+    if (rc != PGREST_OK)
+        return rc;
+    pgr_sql_put(q, ") _postgrest_t RETURNING 1) SELECT '' AS total_result_set, "
+                   "pg_catalog.count(*) AS page_total, " NO_LOCATION " AS response_location, "
+                   "'' AS body, " RESPONSE_GUCS ", ");
+    inserted_count(q, plan->mutate);
+    pgr_sql_put(q, " AS response_inserted FROM pgrst_lines");
+    return PGREST_OK;
+}
+
 int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
                            const pgrest_query_plan *plan,
                            pgrest_statements *st, pgrest_error *err)
@@ -373,6 +404,8 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     const pgr_mutate_plan *mp = plan->mutate;
     if (mp == NULL)
         return pgr_error_internal(err, "mutation without a plan");
+    if (plan->streamed_representation)
+        return streamed_representation(q, plan, err);
     write_ctes(q, plan);
     /* Statements.hs mainWrite: no total ('' as text, as PostgREST's, which
      * keeps the plan's row width the same) */
@@ -382,9 +415,7 @@ int pgr_emit_main_mutation(pgr_sql *q, const pgrest_ctx *ctx,
     pgr_sql_put(q, " AS response_location, ");
     pgr_emit_body(q, plan);
     pgr_sql_put(q, " AS body, " RESPONSE_GUCS ", ");
-    pgr_sql_put(q, mp->count_inserted
-                       ? "nullif(current_setting('pgrst.inserted', true), '')::int"
-                       : "''");
+    inserted_count(q, mp);
     pgr_sql_put(q, " AS response_inserted FROM (");
     int rc = representation(q, plan, err);
     if (rc != PGREST_OK)

@@ -49,9 +49,7 @@ static const char *row_expression(const pgrest_query_plan *plan)
     }
 }
 
-/* The row's expression; with embeds built as text (sql/emit_embed_text.h,
- * q->embed_text) the row's text is built the same way. */
-static void put_row(pgr_sql *q, const pgrest_query_plan *plan)
+void pgr_emit_stream_row(pgr_sql *q, const pgrest_query_plan *plan)
 {
     if (q->embed_text)
         pgr_emit_row_text(q, plan->read);
@@ -68,7 +66,7 @@ static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *er
         if ((rc = pgr_emit_call_source(q, plan, err)) != PGREST_OK)
             return rc;
         pgr_sql_put(q, " SELECT ");
-        put_row(q, plan);
+        pgr_emit_stream_row(q, plan);
         pgr_sql_put(q, " FROM (");
         if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
             return rc;
@@ -79,7 +77,7 @@ static int emit_main(pgr_sql *q, const pgrest_query_plan *plan, pgrest_error *er
     if ((rc = pgr_emit_read_node(q, plan->read, plan->max_rows, err)) != PGREST_OK)
         return rc;
     pgr_sql_put(q, ") SELECT ");
-    put_row(q, plan);
+    pgr_emit_stream_row(q, plan);
     pgr_sql_put(q, " FROM (SELECT * FROM pgrst_source) _postgrest_t");
     return PGREST_OK;
 }

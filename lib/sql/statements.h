@@ -28,11 +28,12 @@ typedef struct pgr_stmt {
 } pgr_stmt;
 
 /* Finds the row of a streamed body its write failed on (sql/emit_import.h):
- * when the main statement fails with a row's error, `again` runs it once
+ * when the write (items[write]) fails with a row's error, `again` runs it once
  * more with the rows numbered, then a Sync, then `ask` (then a Sync),
  * whose last statement answers the failing row's number from 1, or no
  * row. The transaction is rolled back after, as after any failure. */
 typedef struct pgr_row_finder {
+    size_t write;          /* the index of the write it finds the row of */
     const pgr_stmt *again;
     size_t n_again;
     const pgr_stmt *ask;

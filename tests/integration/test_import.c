@@ -31,8 +31,8 @@ static void setup(void)
 {
     admin = harness_admin_connect();
     harness_admin_exec(admin,
-        "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_owned, api.imp_moods"
-        " CASCADE;"
+        "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_later, api.imp_owned,"
+        " api.imp_moods CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag();"
         "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
@@ -50,6 +50,9 @@ static void setup(void)
         "CREATE TABLE api.imp_child (id integer PRIMARY KEY,"
         " parent integer REFERENCES api.imp_rows (id));"
         "GRANT ALL ON api.imp_child TO web_user;"
+        "CREATE TABLE api.imp_later (id integer PRIMARY KEY, parent integer REFERENCES"
+        " api.imp_rows (id) DEFERRABLE INITIALLY DEFERRED);"
+        "GRANT ALL ON api.imp_later TO web_user;"
         "CREATE TABLE api.imp_owned (id integer PRIMARY KEY, owner text);"
         "ALTER TABLE api.imp_owned ENABLE ROW LEVEL SECURITY;"
         "CREATE POLICY imp_mine ON api.imp_owned TO web_user"
@@ -69,8 +72,8 @@ static void setup(void)
 static void teardown(void)
 {
     pgrest_ctx_free(ctx);
-    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_owned,"
-                              " api.imp_moods CASCADE;"
+    harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_later,"
+                              " api.imp_owned, api.imp_moods CASCADE;"
                               "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood;"
                               "DROP DOMAIN api.imp_doc");
     PQfinish(admin);
@@ -78,8 +81,8 @@ static void teardown(void)
 
 static void reset_rows(void)
 {
-    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_owned,"
-                              " api.imp_moods;"
+    harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_later,"
+                              " api.imp_owned, api.imp_moods;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -119,9 +122,42 @@ static long copies_running(void)
 }
 
 /* via_stream's pause after each piece (a slow client); what it fed before
- * the task was done. */
+ * the task was done; the response's streaming threshold (0: the response
+ * is not streamed) and whether the response streamed. */
 static useconds_t pace;
 static size_t fed;
+static size_t response_threshold;
+static bool response_streamed;
+
+/* The task's response once the body went: a streamed one's body read
+ * from the task as a host does, taking what is there and advancing;
+ * flattened as harness_flatten does. */
+static char *take_response(pgrest_task *t)
+{
+    harness_advance_until(t, PGREST_TASK_BODY);
+    response_streamed = pgrest_task_wait_state(t) == PGREST_TASK_BODY;
+    char *out = harness_flatten(pgrest_task_response(t));
+    if (!response_streamed)
+        return out;
+    size_t len = strlen(out), cap = len + (1u << 16);
+    out = realloc(out, cap);
+    for (;;) {
+        if (cap - len < (1u << 15))
+            out = realloc(out, cap *= 2);
+        long n = pgrest_task_read_body(t, out + len, cap - len - 1);
+        if (n == PGREST_BODY_END)
+            break;
+        ck_assert_int_ne(n, PGREST_BODY_FAILED);
+        if (n > 0) {
+            len += (size_t)n;
+            continue;
+        }
+        pgrest_task_advance(t);
+        harness_advance_until(t, PGREST_TASK_BODY);
+    }
+    out[len] = '\0';
+    return out;
+}
 
 /* The body in CHUNK-byte pieces as a host feeds it (PGREST_AGAIN: advance
  * until the task wants the body again, then the same piece); *copying
@@ -132,6 +168,8 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
     pgrest_request *req = build(a, s);
     pgrest_request_body_follows(req);
     pgrest_request_allow_streamed_body(req, THRESHOLD);
+    if (response_threshold > 0)
+        pgrest_request_allow_streaming(req, response_threshold);
     pgrest_task *t = pgrest_task_start(ctx, a, req, NULL, NULL);
     ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_WANTS_BODY);
     size_t len = strlen(body);
@@ -158,8 +196,7 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
     }
     if (pgrest_task_wait_state(t) != PGREST_TASK_DONE)
         pgrest_task_end_body(t, &err);
-    harness_advance_until(t, PGREST_TASK_DONE);
-    char *flat = harness_flatten(pgrest_task_response(t));
+    char *flat = take_response(t);
     pgrest_arena_free(a);
     return flat;
 }
@@ -601,6 +638,15 @@ START_TEST(write_errors_name_their_row)
     ck_assert_msg(strstr(r, "\"code\":\"23505\"") != NULL, "%s", r);
     ck_assert_ptr_nonnull(strstr(r, "\"details\":\"index 767: Key (id)=(777) already exists."));
     free(r);
+    /* ... and so with a representation streamed back */
+    static const req_spec shown = {"/imp_rows", "select=id", "application/json",
+                                   "return=representation"};
+    response_threshold = 4096;
+    r = streamed_naming(&shown, body, TABLE_JSON, "index 767");
+    response_threshold = 0;
+    ck_assert(!response_streamed);
+    ck_assert_msg(strstr(r, "\"code\":\"23505\"") != NULL, "%s", r);
+    free(r);
     free(body);
 
     /* an existing key in typed CSV rows: record 3 spans lines 4 and 5,
@@ -683,6 +729,18 @@ START_TEST(representation_streams_the_body)
     free(r);
     free(body);
 
+    /* the response streams too when the host streams responses: the head
+     * once the rows are written (their count known), then the rows */
+    response_threshold = 4096;
+    static const req_spec nd = {"/imp_rows", "select=id,name,doc", "application/x-ndjson",
+                                "return=representation,count=exact"};
+    body = ndjson_rows(10, 1000, 0);
+    r = streamed_as_whole(&nd, body, TABLE_JSON, "201");
+    ck_assert(response_streamed);
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */1000"));
+    free(r);
+    free(body);
+
     static const req_spec child = {"/imp_child", "select=id,imp_rows(name)&order=id",
                                    "application/x-ndjson", "return=representation"};
     size_t cap = 1000 * 40, len = 0;
@@ -693,8 +751,21 @@ START_TEST(representation_streams_the_body)
     r = streamed_as_whole(&child, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_child t",
                           "201");
     ck_assert_ptr_nonnull(strstr(r, "{\"id\":1000,\"imp_rows\":{\"name\": \"old one\"}}"));
+    ck_assert(response_streamed);
+    free(r);
+
+    /* a deferred constraint the commit would break: checked before the
+     * head, so the answer is the whole body's error, not a cut stream */
+    static const req_spec later = {"/imp_later", "select=id", "application/x-ndjson",
+                                   "return=representation"};
+    body[strlen(body) - 3] = '9';   /* the last row's parent: 9 */
+    r = streamed_naming(&later, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_later t",
+                        NULL);
+    ck_assert_msg(strstr(r, "\"code\":\"23503\"") != NULL, "%s", r);
+    ck_assert(!response_streamed);
     free(r);
     free(body);
+    response_threshold = 0;
 }
 END_TEST
 

@@ -136,6 +136,28 @@ class ImportStreamTest(ServerTestCase):
         self.assertEqual(self.count(), 0)
         self.assertEqual(self.wait_for(self.copying, 0), 0)
 
+    def test_representation_streams_both_ways(self):
+        """return=representation: the body streams in, the representation
+        streams out (chunked, the count in Content-Range up front), and
+        it is what the table holds."""
+        body = ndjson(100000, 20000)
+        conn = self.open("/artists?select=id,name", {"Content-Type": "application/x-ndjson",
+                                                     "Prefer": "return=representation,"
+                                                               "count=exact"}, len(body))
+        for at in range(0, len(body), 16384):
+            conn.send(body[at:at + 16384])
+        r = conn.getresponse()
+        data = r.read()
+        conn.close()
+        self.assertEqual(r.status, 201, data[:300])
+        self.assertEqual(r.getheader("Transfer-Encoding"), "chunked")
+        self.assertEqual(r.getheader("Content-Range"), "*/20000")
+        rows = json.loads(data)
+        self.assertEqual(rows[0], {"id": 100000, "name": "Streamed 100000"})
+        self.assertEqual(rows, json.loads(self.cluster.psql(
+            "SELECT json_agg(json_build_object('id', id, 'name', name) ORDER BY id)"
+            " FROM api.artists WHERE id >= 100000")))
+
     def test_client_leaving_mid_body(self):
         body = ndjson(100000, 20000)
         conn = self.open("/artists", {"Content-Type": "application/x-ndjson"}, len(body))

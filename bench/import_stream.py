@@ -11,11 +11,14 @@ import end to end: streamed bodies through pgrest-server (issue 40)".
   bench/import_stream.py [--rows 1000000] [--rounds 3] [--concurrent 8]
                          [--formats csv,ndjson,json] [--modes streamed,buffered]
                          [--db URI] [--build DIR] [--data-dir DIR] [--no-verify]
-                         [--bad-line N]
+                         [--bad-line N] [--repeated-key N] [--representation SELECT]
 
 --bad-line N then POSTs a copy of the CSV (a timestamp in month 13) and of
 the NDJSON (a line that is not JSON) broken at body line N, and prints the
-answer and the rows left in the table.
+answer and the rows left in the table. --repeated-key N does the same with
+body line N repeating the first row's key (PostgreSQL's 23505 from the
+INSERT, after the COPY). --representation SELECT posts with
+Prefer: return=representation and ?select=SELECT.
 
 Without --db a throwaway PostgreSQL comes from tests/harness/pg.sh (port
 from PGREST_TEST_PG_PORTS, default 6750-6799) and is removed at the end;
@@ -171,18 +174,22 @@ def data_files(ddir, fmt, rows, parts):
     return whole, partfiles
 
 
-def bad_line_file(ddir, whole, fmt, line):
+def bad_line_file(ddir, whole, fmt, line, repeated_key=False):
     """A copy of the whole file whose body line `line` (from 1) is broken:
     CSV, a timestamp the column refuses (month 13: PostgreSQL's 22008 from
     the COPY of typed rows); NDJSON, a line that is not JSON (the reader's
-    PGRST102)."""
-    path = os.path.join(ddir, "bad-line-%d.%s" % (line, fmt))
+    PGRST102). repeated_key: the line repeats the first row's key, 1."""
+    path = os.path.join(ddir, "%s-%d.%s" % ("repeated-key" if repeated_key else "bad-line",
+                                            line, fmt))
     if os.path.exists(path):
         return path
     with open(whole, encoding="utf-8", newline="") as src, \
             open(path + ".tmp", "w", encoding="utf-8", newline="") as dst:
         for n, text in enumerate(src, 1):
-            if n == line:
+            if n == line and repeated_key:
+                text = (re.sub(r"^\d+,", "1,", text) if fmt == "csv"
+                        else re.sub(r'"id": \d+', '"id": 1', text, count=1))
+            elif n == line:
                 text = (re.sub(r"(\d{4})-\d\d-(\d\dT)", r"\1-13-\2", text, count=1)
                         if fmt == "csv" else text.replace('"name":', '"name"', 1))
             dst.write(text)
@@ -302,9 +309,11 @@ class Bench:
 
     def curl(self, srv, path, fmt):
         out = os.path.join(self.work, "resp-%d" % threading.get_ident())
+        shown = self.args.representation
         cmd = ["curl", "-sS", "-o", out, "-w", "%{http_code}", "-T", path, "-X", "POST",
-               "-H", "Content-Type: " + CTYPE[fmt], "-H", "Prefer: return=minimal",
-               srv.url("/rows")]
+               "-H", "Content-Type: " + CTYPE[fmt],
+               "-H", "Prefer: return=" + ("representation" if shown else "minimal"),
+               srv.url("/rows" + ("?select=" + shown if shown else ""))]
         rc, text, cpu, rss = run_client(cmd, self.args.timeout)
         try:
             with open(out, encoding="utf-8", errors="replace") as f:
@@ -478,6 +487,11 @@ def main():
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--bad-line", type=int, help="then POST a copy of each CSV/NDJSON file "
                     "broken at this line (from 1): the answer and the rows left")
+    ap.add_argument("--repeated-key", type=int, help="then POST a copy of each CSV/NDJSON "
+                    "file whose line N (from 1) repeats the first row's key")
+    ap.add_argument("--representation", metavar="SELECT",
+                    help="POST with Prefer: return=representation and ?select=SELECT "
+                    "(the response goes to a file)")
     args = ap.parse_args()
     harness.SERVER = os.path.join(args.build, "server", "pgrest-server")
     formats = args.formats.split(",")
@@ -528,14 +542,18 @@ def main():
                                fmt_num(r["cpu"], ".2f"),
                                fmt_num(r["db"], ".2f"), r["load"], r["verified"],
                                "" if r["status"] in ("201", "204") else " " + r["body"][:200]))
-        for fmt in (f for f in formats if args.bad_line and f in ("csv", "ndjson")):
-            path = bad_line_file(ddir, files[fmt][0], fmt, args.bad_line)
-            r = b.http_run(fmt, "streamed", [path])
-            rows_left = int(b.psql("SELECT count(*) FROM imp.rows"))
-            print("bad line %d of %s: HTTP %s after %.2f s, server peak RSS %s MB, "
-                  "rows in the table after: %d\n  %s"
-                  % (args.bad_line, fmt, r["status"], r["wall"], fmt_num(r["rss"], ".0f"),
-                     rows_left, r["body"][:300]))
+        broken = [(line, kind) for line, kind in ((args.bad_line, False),
+                                                  (args.repeated_key, True)) if line]
+        for line, repeated_key in broken:
+            for fmt in (f for f in formats if f in ("csv", "ndjson")):
+                path = bad_line_file(ddir, files[fmt][0], fmt, line, repeated_key)
+                r = b.http_run(fmt, "streamed", [path])
+                rows_left = int(b.psql("SELECT count(*) FROM imp.rows"))
+                print("%s line %d of %s: HTTP %s after %.2f s, server peak RSS %s MB, "
+                      "server CPU %s s, DB CPU %s s, rows in the table after: %d\n  %s"
+                      % ("repeated key at" if repeated_key else "bad", line, fmt, r["status"],
+                         r["wall"], fmt_num(r["rss"], ".0f"), fmt_num(r["cpu"], ".2f"),
+                         fmt_num(r["db"], ".2f"), rows_left, r["body"][:300]))
     finally:
         b.close()
     print("pgrest-server %s, %d rows (%s), %d rounds, %.0f s in all; load average at the end "

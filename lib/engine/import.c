@@ -156,15 +156,27 @@ pgr_copy_step pgr_import_put(pgr_import *imp)
     return s;
 }
 
-/* COPY's CONTEXT: "COPY pgrst_import, line N, column c: ..." or
- * "COPY pgrst_import, line N: ...", N counting the COPY's lines from 1. */
-#define COPY_CONTEXT "COPY pgrst_import, line "
-
-static bool copy_line(const char *context, size_t *line, const char **rest)
+/* The number in COPY's line of an error's CONTEXT (a trigger's lines come
+ * before it): "COPY t, line N, column c: ..." or "COPY t, line N: ...", N
+ * counting the COPY's lines from 1, t the table it writes (unqualified,
+ * unquoted). */
+static const char *copy_context(const char *context, const char *table)
 {
-    if (context == NULL || strncmp(context, COPY_CONTEXT, strlen(COPY_CONTEXT)) != 0)
+    size_t n = strlen(table);
+    for (const char *p = context; p != NULL && *p != '\0'; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        if (strncmp(p, "COPY ", 5) == 0 && strncmp(p + 5, table, n) == 0 &&
+            strncmp(p + 5 + n, ", line ", 7) == 0)
+            return p + 5 + n + 7;
+    }
+    return NULL;
+}
+
+static bool copy_line(const char *context, const char *table, size_t *line, const char **rest)
+{
+    const char *p = copy_context(context, table);
+    if (p == NULL)
         return false;
-    const char *p = context + strlen(COPY_CONTEXT);
     size_t n = 0;
     if (*p < '0' || *p > '9')
         return false;
@@ -198,7 +210,7 @@ const char *pgr_import_name_row(const pgr_import *imp, pgrest_arena *a, const PG
 {
     size_t line;
     const char *rest;
-    if (!copy_line(PQresultErrorField(r, PG_DIAG_CONTEXT), &line, &rest))
+    if (!copy_line(PQresultErrorField(r, PG_DIAG_CONTEXT), imp->sql.copy_table, &line, &rest))
         return details;
     const char *column = "";
     size_t column_len = 0;

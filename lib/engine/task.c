@@ -974,6 +974,12 @@ static void import_closing(pgrest_task *t)
         return;
     }
     t->import->copied = true;
+    const char **rows = t->import->sql.copied_rows;
+    /* rows the COPY wrote into the table itself: its count answers */
+    if (rows != NULL && (*rows = pgr_strdup(t->arena, t->import->copy.copied)) == NULL) {
+        abandon_import(t, pgr_error_oom(&t->err));
+        return;
+    }
     send_pipeline(t);
 }
 

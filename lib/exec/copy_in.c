@@ -2,6 +2,7 @@
 #include "exec/copy_in.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -75,10 +76,13 @@ static bool take_results(pgr_copy_in *c, bool *copy_in, bool *ended)
             *copy_in = true;
             return true;
         }
-        if (s == PGRES_FATAL_ERROR || s == PGRES_BAD_RESPONSE || s == PGRES_NONFATAL_ERROR)
+        if (s == PGRES_FATAL_ERROR || s == PGRES_BAD_RESPONSE || s == PGRES_NONFATAL_ERROR) {
             keep_error(c, r);
-        else
-            PQclear(r);
+            continue;
+        }
+        if (s == PGRES_COMMAND_OK)
+            snprintf(c->copied, sizeof c->copied, "%s", PQcmdTuples(r));
+        PQclear(r);
     }
     return true;
 }

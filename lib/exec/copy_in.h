@@ -30,6 +30,7 @@ typedef struct pgr_copy_in {
     bool before;         /* the statements before the COPY are not through */
     size_t n_before, answered;
     const char *copy_sql;
+    char copied[24];     /* the COPY's row count ("COPY n"), once it ended */
 } pgr_copy_in;
 
 /* Sends the n statements before (pipelined, each with its parameters),

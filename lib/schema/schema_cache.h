@@ -112,6 +112,12 @@ struct pgr_table {
     char kind;                 /* 'r','v','m','f','p' */
     const char *description;
     bool insertable, updatable, deletable;
+    /* COPY FROM into it does what an INSERT of the same columns does: a
+     * table (or partitioned one) without row-level security, INSERT
+     * rules, GENERATED ALWAYS identity or generated columns (which COPY
+     * writes or refuses otherwise), or AFTER INSERT triggers of its own
+     * (the GUCs they set come after PostgREST's answer is read) */
+    bool copy_as_insert;
     const char **pk;
     size_t n_pk;
     pgr_column *columns;       /* in position order */

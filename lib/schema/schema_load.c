@@ -167,6 +167,7 @@ static bool parse_table(parse_ctx *p, json_object *o, pgr_table *t)
     t->insertable = get_bool(o, "insertable", false);
     t->updatable = get_bool(o, "updatable", false);
     t->deletable = get_bool(o, "deletable", false);
+    t->copy_as_insert = get_bool(o, "copy_as_insert", false);
     t->pk = str_array(p, o, "pk", &t->n_pk);
     json_object *cols = get_array(o, "columns", &t->n_columns);
     t->columns = alloc_items(p, t->n_columns, sizeof(pgr_column));

@@ -5,6 +5,7 @@
 
 #include "exec/stream.h"
 #include "plan/mutate_plan.h"
+#include "sql/emit_main.h"
 #include "sql/emit_write.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -175,36 +176,121 @@ static const pgr_stmt constraints_now = {PGR_STMT_BEGIN, "SET CONSTRAINTS ALL IM
 static const pgr_stmt returned_rows = {PGR_STMT_MAIN, "SELECT line FROM " PGR_RETURNED_TABLE,
                                        NULL, 0, false};
 
+/* Typed rows of a plain insert that returns nothing and answers no
+ * Location, into a table where COPY does what the INSERT does
+ * (pgr_table.copy_as_insert), each column its own type: COPY writes them
+ * into the table itself, with no temporary table and no INSERT. */
+static bool copies_into_table(const pgrest_query_plan *plan)
+{
+    const pgr_mutate_plan *mp = plan->mutate;
+    bool upsert = mp->resolution != PGR_PREF_RESOLUTION_NONE && mp->n_conflict_cols > 0;
+    if (plan->streamed_columns == NULL || !mp->table->copy_as_insert || mp->representation ||
+        mp->location || mp->count_inserted || upsert || plan->action != PGR_ACTION_CREATE)
+        return false;
+    for (size_t i = 0; i < plan->n_streamed_columns; i++)
+        if (pgr_record_column_transformed(plan->schema, plan->streamed_columns[i]))
+            return false;
+    return true;
+}
+
+static const char *copy_into_table(pgrest_arena *a, const pgrest_query_plan *plan)
+{
+    const pgr_table *t = plan->mutate->table;
+    pgr_sql q;
+    pgr_sql_init(&q, a);
+    pgr_sql_put(&q, "COPY ");
+    pgr_sql_qualified(&q, t->schema, t->name);
+    pgr_sql_put(&q, " (");
+    for (size_t i = 0; i < plan->n_streamed_columns; i++) {
+        pgr_sql_put(&q, i > 0 ? ", " : "");
+        pgr_sql_ident(&q, plan->streamed_columns[i]->name);
+    }
+    pgr_sql_put(&q, ") FROM STDIN");
+    return pgr_sql_ok(&q) ? q.sb.data : NULL;
+}
+
+/* In the INSERT's place after a COPY into the table: what mainWrite
+ * answers for it, the count being the COPY's ($1), the response GUCs
+ * those its triggers set. */
+static pgr_stmt copied_answer(pgrest_arena *a)
+{
+    const char **params = PGR_NEW_ARRAY(a, const char *, 1);
+    if (params != NULL)
+        params[0] = "0";
+    return (pgr_stmt){PGR_STMT_MAIN,
+                      "SELECT '' AS total_result_set, $1::bigint AS page_total, "
+                      "array[]::text[] AS response_location, '' AS body, " RESPONSE_GUCS
+                      ", '' AS response_inserted",
+                      params, 1, false};
+}
+
 static bool runs_before_copy(pgr_stmt_role role)
 {
     return role == PGR_STMT_BEGIN || role == PGR_STMT_SETTINGS || role == PGR_STMT_PRE_REQUEST;
 }
 
-int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql *out,
-                    pgrest_error *err)
+/* The tables the rows go through, made and granted by the connection's
+ * role: none when COPY writes into the table itself. */
+static size_t setup_tables(pgr_stmt *open, size_t n, const char *create,
+                           const pgrest_query_plan *plan, bool direct)
 {
-    *out = (pgr_import_sql){0};
-    pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 5);
-    pgrest_statements *rest = pgr_statements_rewrite(a, st, 4);
-    const char *create = create_table(a, st->plan);
-    if (st->n == 0 || st->items[0].role != PGR_STMT_BEGIN)
-        return pgr_error_internal(err, "a streamed body's statements have no BEGIN");
-    if (open == NULL || rest == NULL || create == NULL)
-        return pgr_error_oom(err);
-    size_t n = 0;
-    open[n++] = st->items[0];
+    if (direct)
+        return n;
     open[n++] = (pgr_stmt){PGR_STMT_BEGIN, create, NULL, 0, false};
     open[n++] = (pgr_stmt){PGR_STMT_BEGIN,
                            "GRANT INSERT, SELECT ON " PGR_IMPORT_TABLE " TO PUBLIC", NULL, 0,
                            false};
-    if (st->plan->streamed_representation) {
+    if (plan->streamed_representation) {
         open[n++] = (pgr_stmt){PGR_STMT_BEGIN, "CREATE TEMPORARY TABLE pgrst_returned (line text)"
                                                " ON COMMIT DROP", NULL, 0, false};
         open[n++] = (pgr_stmt){PGR_STMT_BEGIN,
                                "GRANT INSERT, SELECT ON " PGR_RETURNED_TABLE " TO PUBLIC", NULL,
                                0, false};
     }
-    out->n_setup = n;
+    return n;
+}
+
+/* The write after the COPY, in rest: the INSERT after its savepoint, with
+ * its row finder (and, a streamed representation, its rows read back);
+ * or, the COPY having written into the table, the answer in its place. */
+static void place_write(pgrest_arena *a, pgrest_statements *rest, pgr_stmt s,
+                        pgr_import_sql *out, bool direct)
+{
+    if (direct) {
+        pgr_stmt answer = copied_answer(a);
+        out->copied_rows = answer.params;
+        rest->items[rest->n++] = answer;
+        return;
+    }
+    rest->items[rest->n++] = rows_savepoint;
+    rest->find_row = row_finder(a, &s, rest->n);
+    if (!rest->plan->streamed_representation) {
+        rest->items[rest->n++] = s;
+        return;
+    }
+    s.role = PGR_STMT_GUCS;
+    rest->items[rest->n++] = s;
+    rest->items[rest->n++] = constraints_now;
+    rest->items[rest->n++] = returned_rows;
+}
+
+int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql *out,
+                    pgrest_error *err)
+{
+    *out = (pgr_import_sql){0};
+    const pgrest_query_plan *plan = st->plan;
+    bool direct = copies_into_table(plan);
+    pgr_stmt *open = PGR_NEW_ARRAY(a, pgr_stmt, st->n + 5);
+    pgrest_statements *rest = pgr_statements_rewrite(a, st, 4);
+    const char *create = create_table(a, plan);
+    out->copy = direct ? copy_into_table(a, plan) : "COPY " PGR_IMPORT_TABLE " FROM STDIN";
+    out->copy_table = direct ? plan->mutate->table->name : "pgrst_import";
+    if (st->n == 0 || st->items[0].role != PGR_STMT_BEGIN)
+        return pgr_error_internal(err, "a streamed body's statements have no BEGIN");
+    if (open == NULL || rest == NULL || create == NULL || out->copy == NULL)
+        return pgr_error_oom(err);
+    open[0] = st->items[0];
+    size_t n = out->n_setup = setup_tables(open, 1, create, plan, direct);
     rest->items[rest->n++] = restore_timeout;
     for (size_t i = 1; i < st->n; i++) {
         pgr_stmt s = st->items[i];
@@ -213,23 +299,14 @@ int pgr_emit_import(pgrest_arena *a, const pgrest_statements *st, pgr_import_sql
             open[n++] = s;
         else if (s.role != PGR_STMT_MAIN)
             rest->items[rest->n++] = s;
-        else {
-            rest->items[rest->n++] = rows_savepoint;
-            rest->find_row = row_finder(a, &s, rest->n);
-            if (st->plan->streamed_representation) {
-                s.role = PGR_STMT_GUCS;
-                rest->items[rest->n++] = s;
-                rest->items[rest->n++] = constraints_now;
-                rest->items[rest->n++] = returned_rows;
-            } else {
-                rest->items[rest->n++] = s;
-            }
-        }
+        else
+            place_write(a, rest, s, out, direct);
     }
+    if (direct && out->copied_rows == NULL)
+        return pgr_error_oom(err);
     open[n++] = lift_timeout;
     out->open = open;
     out->n_open = n;
-    out->copy = "COPY " PGR_IMPORT_TABLE " FROM STDIN";
     out->rest = rest;
     return PGREST_OK;
 }

@@ -45,7 +45,9 @@ typedef struct pgr_import_sql {
     pgr_stmt *open;
     size_t n_open;
     size_t n_setup;      /* of which the first n_setup make the table */
-    const char *copy;    /* COPY pg_temp.pgrst_import FROM STDIN */
+    const char *copy;    /* COPY pg_temp.pgrst_import FROM STDIN, or into the
+                          * table itself (copied_rows) */
+    const char *copy_table; /* the table it writes, as its errors name it */
     /* After the COPY: the timeout back, then the rest of st, nothing
      * prepared (the table is new in every request), its main statement
      * after a savepoint, with the statements that find the row it failed
@@ -54,6 +56,10 @@ typedef struct pgr_import_sql {
      * then, so that nothing decides the outcome once the rows stream;
      * then the rows are read (PGR_STMT_MAIN, row by row). */
     pgrest_statements *rest;
+    /* Rows COPY writes straight into the table (docs/bulk-import.md,
+     * "Straight into the table"): the slot of rest's answer statement that
+     * takes the COPY's row count before rest is sent; NULL otherwise. */
+    const char **copied_rows;
 } pgr_import_sql;
 
 /* Splits st, the statement list of a plan with streamed_body set (which

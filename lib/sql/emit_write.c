@@ -23,6 +23,11 @@ bool pgr_record_column_is_json(const pgr_schema_cache *sc, const pgr_column *c)
            strcmp(c->type, "jsonb") == 0;
 }
 
+bool pgr_record_column_transformed(const pgr_schema_cache *sc, const pgr_column *c)
+{
+    return body_transform(sc, c) != NULL;
+}
+
 void pgr_emit_body_value(pgr_sql *q, const pgr_schema_cache *sc, const pgr_column *c)
 {
     const char *fn = body_transform(sc, c);

@@ -24,6 +24,9 @@ void pgr_emit_record_columns(pgr_sql *q, const pgr_schema_cache *sc,
 /* Whether the column's json_to_record type is json or jsonb (a domain's
  * json representation included): a JSON string for it stays a string. */
 bool pgr_record_column_is_json(const pgr_schema_cache *sc, const pgr_column *c);
+/* The column's body value goes through its domain's json representation
+ * function (PostgREST's "Domain Request Body Format"). */
+bool pgr_record_column_transformed(const pgr_schema_cache *sc, const pgr_column *c);
 /* missing=default: jsonb_build_object('<col>', <default>, ...) for the
  * columns that have a default (from the catalog, never the request). */
 void pgr_emit_defaults_object(pgr_sql *q, const pgr_column *const *columns, size_t n);

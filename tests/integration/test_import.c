@@ -32,8 +32,8 @@ static void setup(void)
     admin = harness_admin_connect();
     harness_admin_exec(admin,
         "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_later, api.imp_owned,"
-        " api.imp_moods CASCADE;"
-        "DROP FUNCTION IF EXISTS api.imp_tag();"
+        " api.imp_moods, api.imp_ident, api.imp_after CASCADE;"
+        "DROP FUNCTION IF EXISTS api.imp_tag(), api.imp_counted(), api.imp_mood_header();"
         "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
          * have failed before giving it back */
@@ -64,7 +64,27 @@ static void setup(void)
         "CREATE DOMAIN api.imp_doc AS jsonb CHECK (VALUE IS NULL OR VALUE <> '\"no\"');"
         "CREATE TABLE api.imp_moods (id integer PRIMARY KEY, mood api.imp_mood NOT NULL,"
         " since date, tags text[], doc api.imp_doc);"
-        "GRANT ALL ON api.imp_moods TO web_user");
+        "GRANT ALL ON api.imp_moods TO web_user;"
+        /* response GUCs a row trigger sets, which COPY fires as INSERT does */
+        "CREATE FUNCTION api.imp_mood_header() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " PERFORM set_config('response.headers', json_build_array(json_build_object("
+        " 'X-Last-Mood', NEW.mood::text))::text, true); RETURN NEW; END $$;"
+        "CREATE TRIGGER imp_mood_header BEFORE INSERT ON api.imp_moods"
+        " FOR EACH ROW EXECUTE FUNCTION api.imp_mood_header();"
+        /* ... and an AFTER trigger's, which PostgREST's answer does not see
+         * (they run once the statement's rows are written) */
+        "CREATE TABLE api.imp_after (id integer PRIMARY KEY, name text);"
+        "GRANT ALL ON api.imp_after TO web_user;"
+        "CREATE FUNCTION api.imp_counted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " PERFORM set_config('response.headers', json_build_array(json_build_object("
+        " 'X-Count', (SELECT count(*) FROM new_rows)::text))::text, true); RETURN NULL;"
+        " END $$;"
+        "CREATE TRIGGER imp_counted AFTER INSERT ON api.imp_after REFERENCING NEW TABLE"
+        " AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION api.imp_counted();"
+        /* COPY would write an identity column GENERATED ALWAYS: INSERTs only */
+        "CREATE TABLE api.imp_ident (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+        " name text);"
+        "GRANT ALL ON api.imp_ident TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
     ctx = harness_ctx(opts);
 }
@@ -73,8 +93,9 @@ static void teardown(void)
 {
     pgrest_ctx_free(ctx);
     harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_later,"
-                              " api.imp_owned, api.imp_moods CASCADE;"
-                              "DROP FUNCTION api.imp_tag(); DROP TYPE api.imp_mood;"
+                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after CASCADE;"
+                              "DROP FUNCTION api.imp_tag(), api.imp_counted(), api.imp_mood_header();"
+                              "DROP TYPE api.imp_mood;"
                               "DROP DOMAIN api.imp_doc");
     PQfinish(admin);
 }
@@ -82,7 +103,7 @@ static void teardown(void)
 static void reset_rows(void)
 {
     harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_later,"
-                              " api.imp_owned, api.imp_moods;"
+                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after RESTART IDENTITY;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -113,12 +134,15 @@ static char *via_set_body(const req_spec *s, const char *body)
     return flat;
 }
 
-/* Backends running the streamed body's COPY now. */
-static long copies_running(void)
+/* Backends running a streamed body's COPY now (into the rows' temporary
+ * table, or into a table of the API's schema itself). */
+static long copies_running(const char *into)
 {
-    return harness_sql_long(admin, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
-                                   " AND query LIKE '%COPY pg_temp.pgrst_import%'"
-                                   " AND pid <> pg_backend_pid()");
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+                              " AND query LIKE 'COPY %s%%FROM STDIN' AND pid <> pg_backend_pid()",
+             into);
+    return harness_sql_long(admin, sql);
 }
 
 /* via_stream's pause after each piece (a slow client); what it fed before
@@ -128,6 +152,7 @@ static useconds_t pace;
 static size_t fed;
 static size_t response_threshold;
 static bool response_streamed;
+static bool copied_into_table;   /* the COPY wrote into the table itself */
 
 /* The task's response once the body went: a streamed one's body read
  * from the task as a host does, taking what is there and advancing;
@@ -174,7 +199,7 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
     ck_assert_int_eq(pgrest_task_wait_state(t), PGREST_TASK_WANTS_BODY);
     size_t len = strlen(body);
     pgrest_error err = {0};
-    *copying = false;
+    *copying = copied_into_table = false;
     bool looked = false;
     fed = 0;
     for (size_t at = 0; at < len && pgrest_task_wait_state(t) != PGREST_TASK_DONE; at += CHUNK) {
@@ -191,7 +216,8 @@ static char *via_stream(const req_spec *s, const char *body, bool *copying)
             usleep(pace);
         if (!looked && at > len / 2) {
             looked = true;
-            *copying = copies_running() == 1;
+            *copying = copies_running("") == 1;
+            copied_into_table = copies_running("\"api\".") == 1;
         }
     }
     if (pgrest_task_wait_state(t) != PGREST_TASK_DONE)
@@ -350,6 +376,7 @@ START_TEST(csv_import)
     static const req_spec s = {"/imp_rows", NULL, "text/csv", NULL};
     char *body = csv_rows(10, 1000, 0);
     char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
+    ck_assert_msg(copied_into_table, "the typed rows did not go into the table by COPY");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"
@@ -458,6 +485,8 @@ START_TEST(typed_rows_of_the_api_types)
     char *r = streamed_as_whole(&s, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t",
                                 "201");
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */3000"));
+    ck_assert_ptr_nonnull(strstr(r, "X-Last-Mood: busy"));
+    ck_assert_msg(copied_into_table, "the typed rows did not go into the table by COPY");
     free(r);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_moods WHERE"
                                              " mood = 'busy' AND tags = '{a,\"b c\"}'"), 1000);
@@ -466,7 +495,8 @@ START_TEST(typed_rows_of_the_api_types)
     char *bad = strstr(body, "\n2000,");
     memcpy(bad + 6, "lazy", 4);
     /* record 2000, on line 2001 */
-    r = streamed_naming(&s, body, "SELECT count(*) FROM api.imp_moods", "line 2001");
+    r = streamed_naming(&s, body, "SELECT count(*) FROM api.imp_moods",
+                        "line 2001, column mood");
     assert_status(r, "400");
     ck_assert_msg(strstr(r, "invalid input value for enum imp_mood: \\\"lazy\\\"") != NULL, "%s", r);
     free(r);
@@ -650,17 +680,20 @@ START_TEST(write_errors_name_their_row)
     free(body);
 
     /* an existing key in typed CSV rows: record 3 spans lines 4 and 5,
-     * line 7 is blank, record 5 (line 8) repeats key 2 */
+     * line 7 is blank, record 4000 (line 4003) repeats key 2 */
     static const req_spec csv = {"/imp_rows", NULL, "text/csv", NULL};
     size_t cap = 100000, len = 0;
     body = malloc(cap);
     len += (size_t)snprintf(body, cap, "id,name\n");
     for (int k = 1; k <= 5000; k++)
         len += (size_t)snprintf(body + len, cap - len,
-                                k == 3 ? "%d,\"two\nlines\"\n" : k == 5 ? "\n2,dup\n" : "%d,r\n",
+                                k == 3      ? "%d,\"two\nlines\"\n"
+                                : k == 5    ? "\n%d,r\n"
+                                : k == 4000 ? "2,dup\n"
+                                            : "%d,r\n",
                                 10 + k);
-    r = streamed_naming(&csv, body, TABLE_JSON, "line 8");
-    ck_assert_msg(strstr(r, "\"details\":\"line 8: Key (id)=(2) already exists.") != NULL,
+    r = streamed_naming(&csv, body, TABLE_JSON, "line 4003");
+    ck_assert_msg(strstr(r, "\"details\":\"line 4003: Key (id)=(2) already exists.") != NULL,
                   "%s", r);
     free(r);
     free(body);
@@ -676,7 +709,7 @@ START_TEST(write_errors_name_their_row)
         len += (size_t)snprintf(body + len, cap - len, "%d,%s\n", i,
                                 i == 4321 ? "angry" : i % 2 ? "calm" : "busy");
     r = streamed_naming(&moods, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_moods t",
-                        "line 4322");
+                        "line 4322, column mood");
     ck_assert_msg(strstr(r, "\"code\":\"22P02\"") != NULL, "%s", r);
     free(r);
     free(body);
@@ -705,6 +738,54 @@ START_TEST(write_errors_name_their_row)
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 2);
+}
+END_TEST
+
+/* COPY writes typed rows into the table only where it does what the
+ * INSERT does: not under row-level security (which COPY refuses), not
+ * into an identity column GENERATED ALWAYS (which COPY would write and
+ * the INSERT refuses); those go through the rows' table, as the whole
+ * body's answer has it. */
+START_TEST(copy_only_where_it_does_as_insert)
+{
+    static const req_spec owned = {"/imp_owned", NULL, "text/csv", "count=exact"};
+    size_t cap = 100000, len = 0;
+    char *body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "id,owner\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,me\n", i);
+    char *r = streamed_as_whole(&owned, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_owned t",
+                                "201");
+    ck_assert(!copied_into_table);
+    ck_assert_ptr_nonnull(strstr(r, "Content-Range: */5000"));
+    free(r);
+
+    static const req_spec ident = {"/imp_ident", NULL, "text/csv", NULL};
+    len = (size_t)snprintf(body, cap, "name\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "n%d\n", i);
+    r = streamed_as_whole(&ident, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_ident t",
+                          "201");
+    ck_assert(!copied_into_table);
+    free(r);
+    len = (size_t)snprintf(body, cap, "id,name\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
+    r = same_as_whole(&ident, body, "SELECT count(*) FROM api.imp_ident", &(bool){false});
+    assert_status(r, "400");
+    ck_assert_msg(strstr(r, "\"code\":\"428C9\"") != NULL, "%s", r);
+    free(r);
+
+    static const req_spec after = {"/imp_after", NULL, "text/csv", NULL};
+    len = (size_t)snprintf(body, cap, "id,name\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
+    r = streamed_as_whole(&after, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_after t",
+                          "201");
+    ck_assert(!copied_into_table);
+    ck_assert_ptr_null(strstr(r, "X-Count"));
+    free(r);
+    free(body);
 }
 END_TEST
 
@@ -792,7 +873,7 @@ START_TEST(cancel_mid_body)
             }
             ck_assert_int_eq(rc, PGREST_OK);
         }
-        ck_assert_int_eq(copies_running(), 1);
+        ck_assert_int_eq(copies_running(""), 1);
         ck_assert_int_eq(pgrest_task_cancel(t), PGREST_TASK_DONE);
         pgrest_arena_free(a);
     }
@@ -898,6 +979,7 @@ static Suite *suite(void)
     tcase_add_test(c, refused_row_writes_nothing);
     tcase_add_test(c, rls_refusal_writes_nothing);
     tcase_add_test(c, write_errors_name_their_row);
+    tcase_add_test(c, copy_only_where_it_does_as_insert);
     tcase_add_test(c, representation_streams_the_body);
     tcase_add_test(c, cancel_mid_body);
     tcase_add_test(c, streamed_body_bound);

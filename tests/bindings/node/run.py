@@ -357,7 +357,7 @@ def cancel_on_disconnect(cluster, node_port):
 
 BULK_ROWS = 40000
 COPYING = ("SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
-           "AND query LIKE '%COPY pg_temp.pgrst_import%'")
+           "AND query LIKE 'COPY %FROM STDIN'")  # into the rows' table or the table
 BULK_TABLE_STATE = ("SELECT count(*), md5(coalesce(string_agg(t::text, E'\\n' ORDER BY id), '')) "
                     "FROM api.bulk_rows t")
 

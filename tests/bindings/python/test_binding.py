@@ -369,7 +369,7 @@ def csv_rows(n):
 NDJSON = ("Content-Type", "application/x-ndjson")
 CSV = ("Content-Type", "text/csv")
 COPYING = ("SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
-           "AND query LIKE '%COPY pg_temp.pgrst_import%'")
+           "AND query LIKE 'COPY %FROM STDIN'")  # into the rows' table or the table
 
 
 def poll(predicate, seconds=60):

@@ -87,9 +87,11 @@ static _Thread_local struct request_state *streaming_bodies;
 /* Per-request state, created by the URI callback (which sees the raw
  * request target, query string included). */
 typedef struct request_state {
+    http_server *server;
     char *uri;
     raw_target raw;   /* the target as it lay in MHD's buffer */
     bool started;
+    bool in_flight;   /* counted in server->active: graceful shutdown waits */
     /* A request body goes to the task as MHD hands it over
      * (pgrest_task_write_body); the server only counts it, for its own
      * 413 and for how much of a refused body it reads and drops. */
@@ -137,9 +139,10 @@ static void keep_mhd_from_splitting(char *uri)
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
-    (void)cls;
     (void)con;
     request_state *rs = calloc(1, sizeof *rs);
+    if (rs != NULL)
+        rs->server = cls;
     if (rs != NULL && uri != NULL)
         rs->raw = (raw_target){uri, strlen(uri)};
     if (rs != NULL)
@@ -170,9 +173,35 @@ static void watch_body(request_state *rs)
     streaming_bodies = rs;
 }
 
+static void count_in_flight(request_state *rs)
+{
+    rs->in_flight = true;
+    atomic_fetch_add(&rs->server->active, 1);
+}
+
+/* Once per request: by its completion, or earlier once it answers nobody */
+static void stop_counting(request_state *rs)
+{
+    if (!rs->in_flight)
+        return;
+    rs->in_flight = false;
+    atomic_fetch_sub(&rs->server->active, 1);
+}
+
+/* A request whose client left mid-body answers nobody: a graceful
+ * shutdown need not wait for it (http_stop), as it would until MHD's
+ * server-timeout. Its socket is shut down on our side as well: the
+ * hang-up is a new event, on which MHD drops the connection at once (the
+ * client's own close may have gone unseen: client_left). */
+static void abandon_request(request_state *rs)
+{
+    stop_counting(rs);
+    shutdown(connection_fd(rs->con), SHUT_RDWR);
+}
+
 /* A streamed body's client gone (client_left): its task is cancelled,
- * nothing written, the connection back in the pool; MHD drops the
- * request at server-timeout. */
+ * nothing written, the connection back in the pool, the request
+ * abandoned. */
 static void sweep_streaming_bodies(void)
 {
     request_state **p = &streaming_bodies;
@@ -181,6 +210,8 @@ static void sweep_streaming_bodies(void)
         bool gone = !rs->adopted && !rs->job.finished && client_left(rs->con);
         if (gone && pgrest_task_cancel(rs->job.task) == PGREST_TASK_DONE)
             rs->job.finished = true;
+        if (gone)
+            abandon_request(rs);
         if (rs->job.finished) {
             *p = rs->next_streaming;
             rs->streaming = false;
@@ -200,17 +231,16 @@ static void free_state(request_state *rs)
 static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+    (void)cls;
     (void)con;
     /* its status line is long written */
     pgrs_reason_phrase_next(0, NULL);
-    http_server *s = cls;
     request_state *rs = *con_cls;
     if (rs == NULL)
         return;
     /* counted once the access handler saw it: MHD reports completion
      * for every request its handler was called for */
-    if (rs->started)
-        atomic_fetch_sub(&s->active, 1);
+    stop_counting(rs);
     *con_cls = NULL;
     stop_watching_body(rs);
     /* a task the HTTP side holds, waiting for the rest of its body: the
@@ -812,7 +842,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con,
         return MHD_NO;
     if (!rs->started) {
         rs->started = true;
-        atomic_fetch_add(&s->active, 1);
+        count_in_flight(rs);
         if (request_hides_bytes(con, method, version, &rs->raw) ||
             body_length_unknowable(con))
             return send_bad_request(con);

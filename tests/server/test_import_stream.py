@@ -9,7 +9,9 @@ serving. A write that cannot stream (a call) keeps server-max-body-size's
 413 up front."""
 import http.client
 import json
+import signal
 import socket
+import subprocess
 import time
 
 from harness import ServerTestCase
@@ -171,6 +173,25 @@ class ImportStreamTest(ServerTestCase):
         status, _ = self.import_halfway(body, {"Content-Type": "application/x-ndjson"}, False)
         self.assertEqual(status, 201)
         self.assertEqual(self.count(), 20000)
+
+    def test_sigterm_after_client_left_mid_body(self):
+        # A request whose client left mid-body answers nobody: graceful
+        # shutdown does not wait for it (MHD would drop it only at
+        # server-timeout, 30 s). It needs well under a second; 10 s is
+        # the deadline, far below server-timeout.
+        body = ndjson(100000, 20000)
+        conn = self.open("/artists", {"Content-Type": "application/x-ndjson"}, len(body))
+        conn.send(body[:len(body) // 2])
+        self.assertEqual(self.wait_for(self.copying, 1), 1)
+        conn.close()
+        self.assertEqual(self.wait_for(self.copying, 0), 0)
+        self.server.signal(signal.SIGTERM)
+        try:
+            status = self.server.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.fail("SIGTERM still waits for the request whose client left")
+        self.assertEqual(status, 0)
+        self.assertEqual(self.count(), 0)
 
     def test_not_streamable_keeps_max_body_size(self):
         body = ndjson(100000, 20000)

@@ -468,10 +468,11 @@ START_TEST(typed_rows_read_as_postgrest)
 }
 END_TEST
 
-/* Typed rows into a column of the API's own enum (the table's column is
- * text, the INSERT casts it), of its own domain over jsonb (jsonb there,
- * cast) and a text[] column: as the whole body, rows and a refused value
- * alike. */
+/* Typed rows into a column of the API's own enum, of its own domain over
+ * jsonb and a text[] column, straight into the table by COPY (each value
+ * through its column's input function, as the INSERT's cast), with the
+ * response header a row trigger sets: as the whole body, rows and a
+ * refused value alike. */
 START_TEST(typed_rows_of_the_api_types)
 {
     static const req_spec s = {"/imp_moods", NULL, "text/csv", "count=exact"};
@@ -744,8 +745,9 @@ END_TEST
 /* COPY writes typed rows into the table only where it does what the
  * INSERT does: not under row-level security (which COPY refuses), not
  * into an identity column GENERATED ALWAYS (which COPY would write and
- * the INSERT refuses); those go through the rows' table, as the whole
- * body's answer has it. */
+ * the INSERT refuses), not where an AFTER trigger sets a response header
+ * (which PostgREST's answer does not see); those go through the rows'
+ * table, as the whole body's answer has it. */
 START_TEST(copy_only_where_it_does_as_insert)
 {
     static const req_spec owned = {"/imp_owned", NULL, "text/csv", "count=exact"};

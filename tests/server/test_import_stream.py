@@ -161,14 +161,19 @@ class ImportStreamTest(ServerTestCase):
             "SELECT json_agg(json_build_object('id', id, 'name', name) ORDER BY id)"
             " FROM api.artists WHERE id >= 100000")))
 
-    def test_client_leaving_mid_body(self):
-        body = ndjson(100000, 20000)
+    def leave_mid_body(self, body):
+        """Sends half the body, leaves once its COPY runs, and waits until
+        the COPY is gone (its connection closed)."""
         conn = self.open("/artists", {"Content-Type": "application/x-ndjson"}, len(body))
         conn.send(body[:len(body) // 2])
         self.assertEqual(self.wait_for(self.copying, 1), 1)
         conn.close()
-        # the COPY's connection is closed, nothing written
         self.assertEqual(self.wait_for(self.copying, 0), 0)
+
+    def test_client_leaving_mid_body(self):
+        body = ndjson(100000, 20000)
+        self.leave_mid_body(body)
+        # nothing written
         self.assertEqual(self.count(), 0)
         status, _ = self.import_halfway(body, {"Content-Type": "application/x-ndjson"}, False)
         self.assertEqual(status, 201)
@@ -179,12 +184,7 @@ class ImportStreamTest(ServerTestCase):
         # shutdown does not wait for it (MHD would drop it only at
         # server-timeout, 30 s). It needs well under a second; 10 s is
         # the deadline, far below server-timeout.
-        body = ndjson(100000, 20000)
-        conn = self.open("/artists", {"Content-Type": "application/x-ndjson"}, len(body))
-        conn.send(body[:len(body) // 2])
-        self.assertEqual(self.wait_for(self.copying, 1), 1)
-        conn.close()
-        self.assertEqual(self.wait_for(self.copying, 0), 0)
+        self.leave_mid_body(ndjson(100000, 20000))
         self.server.signal(signal.SIGTERM)
         try:
             status = self.server.proc.wait(timeout=10)

@@ -916,9 +916,12 @@ static bool take_whole_instead(pgrest_task *t)
     const pgr_copy_in *copy = &t->import->copy;
     if (t->phase != PHASE_IMPORT_OPEN || t->cancelled)
         return false;
-    /* the request's own statements (settings, pre-request) answer */
-    if (copy->error != NULL && copy->failed_at >= t->import->sql.n_setup &&
-        copy->failed_at < t->import->sql.n_open)
+    /* the request's own statements (settings, pre-request) answer; so
+     * does a COPY into the table itself, refused as its INSERT would be
+     * (no privilege, say) */
+    const pgr_import_sql *sql = &t->import->sql;
+    if (copy->error != NULL && copy->failed_at >= sql->n_setup &&
+        (copy->failed_at < sql->n_open || sql->copied_rows != NULL))
         return false;
     bool ended = t->import->body_ended;
     pgr_copy_in_clear(&t->import->copy);

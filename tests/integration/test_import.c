@@ -32,7 +32,7 @@ static void setup(void)
     admin = harness_admin_connect();
     harness_admin_exec(admin,
         "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_later, api.imp_owned,"
-        " api.imp_moods, api.imp_ident, api.imp_after CASCADE;"
+        " api.imp_moods, api.imp_ident, api.imp_after, api.imp_read_only CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag(), api.imp_counted(), api.imp_mood_header();"
         "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
@@ -84,7 +84,9 @@ static void setup(void)
         /* COPY would write an identity column GENERATED ALWAYS: INSERTs only */
         "CREATE TABLE api.imp_ident (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         " name text);"
-        "GRANT ALL ON api.imp_ident TO web_user");
+        "GRANT ALL ON api.imp_ident TO web_user;"
+        "CREATE TABLE api.imp_read_only (id integer PRIMARY KEY, name text);"
+        "GRANT SELECT ON api.imp_read_only TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
     ctx = harness_ctx(opts);
 }
@@ -93,8 +95,10 @@ static void teardown(void)
 {
     pgrest_ctx_free(ctx);
     harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_later,"
-                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after CASCADE;"
-                              "DROP FUNCTION api.imp_tag(), api.imp_counted(), api.imp_mood_header();"
+                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after,"
+                              " api.imp_read_only CASCADE;"
+                              "DROP FUNCTION api.imp_tag(), api.imp_counted(),"
+                              " api.imp_mood_header();"
                               "DROP TYPE api.imp_mood;"
                               "DROP DOMAIN api.imp_doc");
     PQfinish(admin);
@@ -103,7 +107,8 @@ static void teardown(void)
 static void reset_rows(void)
 {
     harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_later,"
-                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after RESTART IDENTITY;"
+                              " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after,"
+                              " api.imp_read_only RESTART IDENTITY;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -787,6 +792,25 @@ START_TEST(copy_only_where_it_does_as_insert)
     ck_assert(!copied_into_table);
     ck_assert_ptr_null(strstr(r, "X-Count"));
     free(r);
+
+    /* a COPY into the table refused at its start (no INSERT privilege)
+     * answers as the INSERT would, without taking the body whole (which
+     * server-max-body-size would refuse) */
+    static const req_spec ro = {"/imp_read_only", NULL, "text/csv", NULL};
+    len = (size_t)snprintf(body, cap, "id,name\n");
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
+    reset_rows();
+    char *whole = via_set_body(&ro, body);
+    pgrest_error err = {0};
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "server-max-body-size", "10000", &err), PGREST_OK);
+    bool copying;
+    r = via_stream(&ro, body, &copying);
+    ck_assert_int_eq(pgrest_ctx_set(ctx, "server-max-body-size", "10485760", &err), PGREST_OK);
+    assert_same_answer(r, whole);
+    ck_assert_msg(strstr(r, "\"code\":\"42501\"") != NULL, "%s", r);
+    free(whole);
+    free(r);
     free(body);
 }
 END_TEST
@@ -799,7 +823,8 @@ START_TEST(representation_streams_the_body)
                                "return=representation"};
     char *body = ndjson_rows(10, 1000, 0);
     char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
-    ck_assert_msg(strstr(r, "{\"id\":1009,\"name\":\"r\",\"doc\":{\"k\": [1009, ") != NULL, "%s", r);
+    ck_assert_msg(strstr(r, "{\"id\":1009,\"name\":\"r\",\"doc\":{\"k\": [1009, ") != NULL,
+                  "%s", r);
     free(r);
     free(body);
 

@@ -85,13 +85,36 @@ static const pgr_column *written_column(const pgr_mutate_plan *mp, const char *n
     return NULL;
 }
 
+/* Whether json_to_record's conversion of a JSON row's value for column c
+ * is reproduced by a typed line (pgr_import_rows_set_fields): a value
+ * given to the input function of a scalar type, an enum, a domain over
+ * one, json or jsonb. Not an array or composite column (json_to_record
+ * reads a JSON array or object into those itself), nor a domain with a
+ * json representation (its function reads the JSON value). */
+static bool json_row_typed(const pgr_schema_cache *sc, const pgr_column *c)
+{
+    return !c->is_array && !c->is_composite && !pgr_record_column_transformed(sc, c);
+}
+
+/* The names the first row's fields stand under, when its rows may be
+ * typed: CSV's header, or JSON's or NDJSON's first keys (*json: then
+ * every written column must pass json_row_typed). */
+static bool typed_names(const pgr_import *imp, const char *const **names, size_t *k,
+                        bool *json)
+{
+    *json = imp->format != PGR_IMPORT_CSV;
+    return *json ? pgr_import_rows_json_names(imp->rows, names, k)
+                 : pgr_import_rows_csv_names(imp->rows, names, k);
+}
+
 bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *plan,
                           const char *text, size_t n)
 {
     const pgr_mutate_plan *mp = plan->mutate;
     const char *const *names;
     size_t k;
-    if (!pgr_import_rows_csv_names(imp->rows, &names, &k) || k == 0 || k != mp->n_columns)
+    bool json_rows;
+    if (!typed_names(imp, &names, &k, &json_rows) || k == 0 || k != mp->n_columns)
         return true;
     const pgr_column **columns = PGR_NEW_ARRAY(a, const pgr_column *, k);
     bool *json = PGR_NEW_ARRAY(a, bool, k);
@@ -100,12 +123,13 @@ bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *p
     for (size_t i = 0; i < k; i++) {
         if ((columns[i] = written_column(mp, names[i])) == NULL)
             return true;
+        if (json_rows && !json_row_typed(plan->schema, columns[i]))
+            return true;
         json[i] = pgr_record_column_is_json(plan->schema, columns[i]);
     }
     pgr_import_rows *rows = pgr_import_rows_new(a, imp->format, imp->max_depth, imp->match_keys);
-    if (rows == NULL)
+    if (rows == NULL || !pgr_import_rows_set_fields(rows, names, json, k))
         return false;
-    pgr_import_rows_set_fields(rows, json, k);
     pgrest_error ignored = {0};
     imp->lines.len = 0;
     /* a field a typed line cannot hold, say: the whole body will tell */

@@ -39,12 +39,16 @@ typedef struct pgr_import {
 pgr_import *pgr_import_new(pgrest_ctx *ctx, pgrest_arena *a, const pgrest_request *req);
 
 /* Typed rows (docs/bulk-import.md "Typed rows"): when the body is CSV and
- * its header names the plan's written columns, each once, the plan reads
- * them from a table of those columns (plan->streamed_columns) and the
- * reader starts anew on the body so far (text[0..n)), writing typed lines;
- * otherwise the rows stay JSON objects. false: the body cannot stream
- * after all (imp->lines lost): that reading failed (a field with a NUL
- * byte, which the whole body's answer tells) or the arena is exhausted. */
+ * its header names the plan's written columns, each once, or NDJSON or a
+ * JSON array with matched keys whose first row's keys are the written
+ * columns, none of an array or composite type or with a json
+ * representation, the plan reads them from a table of those columns
+ * (plan->streamed_columns) and the reader starts anew on the body so far
+ * (text[0..n)), writing typed lines; otherwise the rows stay JSON
+ * objects. false: the body cannot stream after all (imp->lines lost):
+ * that reading failed (a field with a NUL byte, an escape PostgreSQL
+ * refuses, which the whole body's answer tells) or the arena is
+ * exhausted. */
 bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *plan,
                           const char *text, size_t n);
 

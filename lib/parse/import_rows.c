@@ -9,6 +9,7 @@
 #include "parse/import_rows.h"
 
 #include <json-c/json.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parse/csv_body.h"
@@ -78,10 +79,15 @@ struct pgr_import_rows {
     size_t rec_line;      /* the line the record at row_start starts on */
     char *header_raw;
     size_t header_raw_len;
-    pgr_sb scratch;       /* a CSV record's JSON object before escaping */
+    pgr_sb scratch;       /* a CSV record's JSON object before escaping; a json
+                           * column's string value quoted again */
     const bool *json_field; /* typed lines (set_fields): per field, written
                              * as a JSON string; NULL: one JSON object */
     size_t n_fields;
+    const char *const *field_names; /* JSON and NDJSON typed lines: the
+                                     * columns, the keys of every row */
+    struct span { size_t at, len; } *spans; /* a row's value of each column */
+    pgr_sb value;         /* a JSON string value decoded */
 
     /* where the rows are (pgr_import_rows_where): row i of a stretch
      * starting at breaks[b].row is at breaks[b].at + (i - breaks[b].row) */
@@ -135,10 +141,29 @@ bool pgr_import_rows_csv_names(const pgr_import_rows *r, const char *const **nam
     return true;
 }
 
-void pgr_import_rows_set_fields(pgr_import_rows *r, const bool *json_field, size_t n)
+bool pgr_import_rows_json_names(const pgr_import_rows *r, const char *const **names,
+                                size_t *n)
+{
+    if (r->fmt == PGR_IMPORT_CSV || !r->match_keys || r->count == 0)
+        return false;
+    *names = r->keys.keys;
+    *n = r->keys.n_keys;
+    return true;
+}
+
+bool pgr_import_rows_set_fields(pgr_import_rows *r, const char *const *names,
+                                const bool *json_field, size_t n)
 {
     r->json_field = json_field;
     r->n_fields = n;
+    r->field_names = names;
+    if (r->fmt == PGR_IMPORT_CSV)
+        return true;
+    if (n > SIZE_MAX / sizeof *r->spans)
+        return false;
+    pgr_sb_init(&r->value, r->a, 256);
+    r->spans = PGR_NEW_ARRAY(r->a, struct span, n > 0 ? n : 1);
+    return r->spans != NULL;
 }
 
 const char *pgr_import_rows_first(const pgr_import_rows *r, size_t *len)
@@ -292,6 +317,307 @@ static bool json_ws(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* ------------------------------------------------------------ typed JSON rows */
+
+/* A JSON or NDJSON row as a typed line (pgr_import_rows_set_fields): per
+ * column, the text json_to_record hands the column's input function
+ * (PostgreSQL's populate_scalar): a JSON null as \N; a string decoded,
+ * or for a json/jsonb column decoded and quoted again as escape_json
+ * does; any other value (number, true, false, object, array) as its text
+ * in the row, verbatim, as PostgreSQL takes it from the row's text. The
+ * row is an object json-c accepted (valid JSON): the scanners below need
+ * not check its syntax. */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && json_ws(s[i]))
+        i++;
+    return i;
+}
+
+/* After the closing quote of the string whose opening quote is at i. */
+static size_t string_end(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+/* After the value starting at i. */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+    if (i < n && s[i] == '"')
+        return string_end(s, n, i);
+    if (i < n && s[i] != '{' && s[i] != '[') {
+        while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && !json_ws(s[i]))
+            i++;
+        return i;
+    }
+    size_t depth = 0;
+    while (i < n) {
+        char c = s[i];
+        if (c == '"') {
+            i = string_end(s, n, i);
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return i + 1;
+        i++;
+    }
+    return n;
+}
+
+static unsigned hex4(const char *s)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+static bool high_surrogate(unsigned c)
+{
+    return c >= 0xD800 && c <= 0xDBFF;
+}
+
+static bool low_surrogate(unsigned c)
+{
+    return c >= 0xDC00 && c <= 0xDFFF;
+}
+
+/* What PostgreSQL's JSON lexer refuses in a string's escapes while it
+ * de-escapes them (json_lex_string), as json_to_record does for every
+ * string of the row, nested ones and keys too: an escaped NUL, and a
+ * surrogate escape not in a pair. */
+typedef enum bad_escape { E_NONE, E_NUL, E_HIGH_AFTER_HIGH, E_LONE_SURROGATE } bad_escape;
+
+static bad_escape string_escapes(const char *s, size_t n)
+{
+    bool high = false;   /* the escape before was a high surrogate */
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            if (high)
+                return E_LONE_SURROGATE;
+            continue;
+        }
+        if (i + 1 >= n || s[i + 1] != 'u' || n - i < 6) {
+            if (high)
+                return E_LONE_SURROGATE;
+            i++;
+            continue;
+        }
+        unsigned c = hex4(s + i + 2);
+        i += 5;
+        if (high_surrogate(c)) {
+            if (high)
+                return E_HIGH_AFTER_HIGH;
+            high = true;
+            continue;
+        }
+        if (low_surrogate(c) != high)
+            return E_LONE_SURROGATE;
+        if (!high && c == 0)
+            return E_NUL;
+        high = false;
+    }
+    return high ? E_LONE_SURROGATE : E_NONE;
+}
+
+/* The first bad escape of the row's strings, in the row's order. */
+static bad_escape row_escapes(const char *s, size_t n)
+{
+    if (memchr(s, '\\', n) == NULL)
+        return E_NONE;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '"')
+            continue;
+        size_t end = string_end(s, n, i);
+        if (end - i < 2)   /* unterminated: not in a valid row */
+            break;
+        bad_escape e = string_escapes(s + i + 1, end - i - 2);
+        if (e != E_NONE)
+            return e;
+        i = end - 1;
+    }
+    return E_NONE;
+}
+
+/* PostgreSQL's error for the escape, the row named as the INSERT's are. */
+static int bad_escape_error(pgr_import_rows *r, bad_escape e, size_t at, pgrest_error *err)
+{
+    const char *place = pgr_import_rows_place(r);
+    if (e == E_NUL)
+        return pgr_error(err, 400, "22P05", "unsupported Unicode escape sequence",
+                         pgr_asprintf(r->a, "%s %zu: \\u0000 cannot be converted to text.",
+                                      place, at),
+                         NULL);
+    return pgr_error(err, 400, "22P02", "invalid input syntax for type json",
+                     pgr_asprintf(r->a, "%s %zu: %s", place, at,
+                                  e == E_HIGH_AFTER_HIGH
+                                      ? "Unicode high surrogate must not follow a high surrogate."
+                                      : "Unicode low surrogate must follow a high surrogate."),
+                     NULL);
+}
+
+static void put_utf8(pgr_sb *to, unsigned c)
+{
+    char u[4];
+    size_t n;
+    if (c < 0x80) {
+        u[0] = (char)c;
+        n = 1;
+    } else if (c < 0x800) {
+        u[0] = (char)(0xC0 | c >> 6);
+        u[1] = (char)(0x80 | (c & 0x3F));
+        n = 2;
+    } else if (c < 0x10000) {
+        u[0] = (char)(0xE0 | c >> 12);
+        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        u[2] = (char)(0x80 | (c & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (char)(0xF0 | c >> 18);
+        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
+        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
+        u[3] = (char)(0x80 | (c & 0x3F));
+        n = 4;
+    }
+    pgr_sb_putn(to, u, n);
+}
+
+/* A string's text s[0..n) (between its quotes) decoded into to; its
+ * escapes passed row_escapes. */
+static void decode_string(const char *s, size_t n, pgr_sb *to)
+{
+    static const char simple[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
+                                     ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+    size_t i = 0;
+    while (i < n) {
+        const char *bs = memchr(s + i, '\\', n - i);
+        size_t j = bs != NULL ? (size_t)(bs - s) : n;
+        pgr_sb_putn(to, s + i, j - i);
+        if (j + 1 >= n)
+            return;
+        if (s[j + 1] != 'u' || n - j < 6) {
+            pgr_sb_putc(to, simple[(unsigned char)s[j + 1]]);
+            i = j + 2;
+            continue;
+        }
+        unsigned c = hex4(s + j + 2);
+        i = j + 6;
+        if (high_surrogate(c) && n - i >= 6) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (hex4(s + i + 2) - 0xDC00);
+            i += 6;
+        }
+        put_utf8(to, c);
+    }
+}
+
+/* The column named by the key s[0..n) (between its quotes), or n_fields
+ * when none is: the usual place first, rows' keys coming in one order. */
+static size_t key_field(pgr_import_rows *r, const char *s, size_t n, size_t guess)
+{
+    if (memchr(s, '\\', n) != NULL) {
+        r->value.len = 0;
+        decode_string(s, n, &r->value);
+        if (!pgr_sb_ok(&r->value))
+            return r->n_fields;
+        s = r->value.data;
+        n = r->value.len;
+    }
+    for (size_t k = 0; k < r->n_fields; k++) {
+        size_t f = (guess + k) % r->n_fields;
+        const char *name = r->field_names[f];
+        if (strncmp(name, s, n) == 0 && name[n] == '\0')
+            return f;
+    }
+    return r->n_fields;
+}
+
+/* One column's value s[0..n) as a COPY field. */
+static void put_typed_value(pgr_import_rows *r, const char *s, size_t n, bool json,
+                            pgr_sb *out)
+{
+    if (n == 4 && memcmp(s, "null", 4) == 0) {
+        pgr_sb_putn(out, "\\N", 2);
+        return;
+    }
+    if (s[0] != '"' || n < 2 || (json && memchr(s, '\\', n) == NULL)) {
+        /* escape_json of a string without escapes is its JSON text */
+        put_copy_field(out, s, n);
+        return;
+    }
+    if (!json && memchr(s, '\\', n) == NULL) {
+        put_copy_field(out, s + 1, n - 2);
+        return;
+    }
+    r->value.len = 0;
+    decode_string(s + 1, n - 2, &r->value);
+    if (!json) {
+        put_copy_field(out, r->value.data, r->value.len);
+        return;
+    }
+    r->scratch.len = 0;
+    pgr_sb_put_json_stringn(&r->scratch, r->value.data, r->value.len);
+    put_copy_field(out, r->scratch.data, r->scratch.len);
+}
+
+static int json_typed_line(pgr_import_rows *r, const char *s, size_t n, size_t at,
+                           pgr_sb *out, pgrest_error *err)
+{
+    bad_escape bad = row_escapes(s, n);
+    if (bad != E_NONE)
+        return bad_escape_error(r, bad, at, err);
+    for (size_t f = 0; f < r->n_fields; f++)
+        r->spans[f] = (struct span){0, 0};
+    size_t i = skip_ws(s, n, 0) + 1, member = 0;
+    for (;;) {
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] == '}')
+            break;
+        size_t key = i;
+        i = string_end(s, n, i);
+        if (i - key < 2)   /* unterminated: not in a valid row */
+            break;
+        size_t f = key_field(r, s + key + 1, i - key - 2, member++);
+        i = skip_ws(s, n, skip_ws(s, n, i) + 1);
+        size_t value = i;
+        i = value_end(s, n, i);
+        if (f < r->n_fields)   /* a key repeated: the last value, as PostgreSQL's */
+            r->spans[f] = (struct span){value, i - value};
+        i = skip_ws(s, n, i);
+        i += i < n && s[i] == ',';
+    }
+    if (!pgr_sb_ok(&r->value))
+        return pgr_error_oom(err);
+    for (size_t f = 0; f < r->n_fields; f++) {
+        if (r->spans[f].len == 0)
+            return pgr_error_internal(err, "a JSON row lacks a typed column");
+        put_typed_value(r, s + r->spans[f].at, r->spans[f].len, r->json_field[f], out);
+        pgr_sb_putc(out, f + 1 < r->n_fields ? '\t' : '\n');
+    }
+    if (!pgr_sb_ok(&r->value) || !pgr_sb_ok(&r->scratch))
+        return pgr_error_oom(err);
+    return counted(r, out, at, err);
+}
+
+/* A row written: as one JSON object, or a typed line. */
+static int put_json_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n, size_t at,
+                        pgrest_error *err)
+{
+    if (r->json_field != NULL)
+        return json_typed_line(r, s, n, at, out, err);
+    return put_row(r, out, s, n, at, err);
+}
+
 /* An element of the array, as payload.c's json_array_scan checks it. */
 static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out,
                         pgrest_error *err)
@@ -328,7 +654,7 @@ static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out
         return rc;
     check_nul_key(r, s, n);
     r->index++;
-    return r->deferred == D_NONE ? put_row(r, out, s, n, r->index - 1, err) : PGREST_OK;
+    return r->deferred == D_NONE ? put_json_row(r, out, s, n, r->index - 1, err) : PGREST_OK;
 }
 
 /* Where the element starting at row_start ends (payload.c's element_end,
@@ -450,7 +776,7 @@ static int ndjson_line(pgr_import_rows *r, const char *line, size_t n, pgr_sb *o
         return rc;
     r->keys.n_rows++;
     check_nul_key(r, line, n);
-    return r->deferred == D_NONE ? put_row(r, out, line, n, r->line_no, err) : PGREST_OK;
+    return r->deferred == D_NONE ? put_json_row(r, out, line, n, r->line_no, err) : PGREST_OK;
 }
 
 static int ndjson_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error *err)

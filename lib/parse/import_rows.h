@@ -64,20 +64,32 @@ bool pgr_import_rows_where(const pgr_import_rows *r, size_t row, size_t *at);
 /* "line" or "index". */
 const char *pgr_import_rows_place(const pgr_import_rows *r);
 
-/* Typed lines (CSV only): once the first row is written, the names its
+/* Typed lines (CSV): once the first row is written, the names its
  * fields stand under, *n of them; false when the body is not CSV, has no
  * row yet, or repeats one of those names (a JSON object keeps only the
  * last: its rows stay objects). */
 bool pgr_import_rows_csv_names(const pgr_import_rows *r, const char *const **names,
                                size_t *n);
-/* From now on a CSV record is written as one COPY text-format line of its
- * n fields, tab-separated, for a table whose columns have the fields'
- * types: the literal NULL as \N, a field whose json_field[i] is true (a
- * json or jsonb column) as the JSON string payload.c makes of it, any other
- * as its text. A field holding a NUL byte fails as json_to_record does on
- * the object (22P05). json_field must outlive the converter; a converter
- * that already wrote rows writes both kinds (the caller starts anew). */
-void pgr_import_rows_set_fields(pgr_import_rows *r, const bool *json_field, size_t n);
+/* Typed lines (JSON and NDJSON with matched keys): once the first row is
+ * written, its keys, *n of them (each once: a JSON object's). */
+bool pgr_import_rows_json_names(const pgr_import_rows *r, const char *const **names,
+                                size_t *n);
+/* From now on a row is written as one COPY text-format line of its n
+ * fields, tab-separated, for a table whose columns have the fields'
+ * types. A CSV record: the literal NULL as \N, a field whose json_field[i]
+ * is true (a json or jsonb column) as the JSON string payload.c makes of
+ * it, any other as its text; a field holding a NUL byte fails as
+ * json_to_record does on the object (22P05). A JSON or NDJSON row: the
+ * value of key names[i] as json_to_record gives it to the column's input
+ * function (null as \N, a string decoded -- for a json column decoded and
+ * quoted again as PostgreSQL's escape_json does --, any other value its
+ * text as written); a row whose strings hold an escape PostgreSQL's JSON
+ * lexer refuses (\u0000, a lone surrogate) fails with PostgreSQL's
+ * error, the row named. names (unused for CSV) and json_field must
+ * outlive the converter; a converter that already wrote rows writes both
+ * kinds (the caller starts anew). false when the arena is exhausted. */
+bool pgr_import_rows_set_fields(pgr_import_rows *r, const char *const *names,
+                                const bool *json_field, size_t n);
 /* Once the first row is complete: a body in the same format holding only that
  * row (CSV: the header line and the first record; NDJSON: its line; JSON:
  * "[" element "]"), which the buffered path (pgr_parse_payload) reads to the

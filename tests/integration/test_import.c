@@ -32,7 +32,8 @@ static void setup(void)
     admin = harness_admin_connect();
     harness_admin_exec(admin,
         "DROP TABLE IF EXISTS api.imp_rows, api.imp_child, api.imp_later, api.imp_owned,"
-        " api.imp_moods, api.imp_ident, api.imp_after, api.imp_read_only CASCADE;"
+        " api.imp_moods, api.imp_ident, api.imp_after, api.imp_read_only, api.imp_typed"
+        " CASCADE;"
         "DROP FUNCTION IF EXISTS api.imp_tag(), api.imp_counted(), api.imp_mood_header();"
         "DROP TYPE IF EXISTS api.imp_mood; DROP DOMAIN IF EXISTS api.imp_doc;"
         /* what no_temp_privilege_takes_the_body_whole revokes, should it
@@ -86,7 +87,13 @@ static void setup(void)
         " name text);"
         "GRANT ALL ON api.imp_ident TO web_user;"
         "CREATE TABLE api.imp_read_only (id integer PRIMARY KEY, name text);"
-        "GRANT SELECT ON api.imp_read_only TO web_user");
+        "GRANT SELECT ON api.imp_read_only TO web_user;"
+        /* typed JSON rows: a column of each kind they convert, and an
+         * array column, which keeps JSON rows */
+        "CREATE TABLE api.imp_typed (id integer PRIMARY KEY, t text, n numeric, big bigint,"
+        " f double precision, at timestamptz, ok boolean, j json, jb jsonb,"
+        " mood api.imp_mood, v varchar(12), tags text[]);"
+        "GRANT ALL ON api.imp_typed TO web_user");
     const char *opts[] = {"db-anon-role", "web_user", "db-tx-end", "commit", NULL};
     ctx = harness_ctx(opts);
 }
@@ -96,7 +103,7 @@ static void teardown(void)
     pgrest_ctx_free(ctx);
     harness_admin_exec(admin, "DROP TABLE api.imp_rows, api.imp_child, api.imp_later,"
                               " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after,"
-                              " api.imp_read_only CASCADE;"
+                              " api.imp_read_only, api.imp_typed CASCADE;"
                               "DROP FUNCTION api.imp_tag(), api.imp_counted(),"
                               " api.imp_mood_header();"
                               "DROP TYPE api.imp_mood;"
@@ -108,7 +115,7 @@ static void reset_rows(void)
 {
     harness_admin_exec(admin, "TRUNCATE api.imp_rows, api.imp_child, api.imp_later,"
                               " api.imp_owned, api.imp_moods, api.imp_ident, api.imp_after,"
-                              " api.imp_read_only RESTART IDENTITY;"
+                              " api.imp_read_only, api.imp_typed RESTART IDENTITY;"
                               "INSERT INTO api.imp_rows (id, name, score) VALUES"
                               " (1, 'old one', 1), (2, 'old two', 2)");
 }
@@ -881,8 +888,10 @@ END_TEST
  * gone, and the pool serves the next request. */
 START_TEST(cancel_mid_body)
 {
-    /* NDJSON goes into the rows' table, typed CSV into the table itself */
-    static const req_spec nd = {"/imp_rows", NULL, "application/x-ndjson", NULL};
+    /* NDJSON with ?columns= goes into the rows' table, typed CSV into the
+     * table itself */
+    static const req_spec nd = {"/imp_rows", "columns=id,name,score,at,doc",
+                                "application/x-ndjson", NULL};
     static const req_spec csv = {"/imp_rows", NULL, "text/csv", NULL};
     reset_rows();
     char *bodies[] = {ndjson_rows(10, 1000, 0), csv_rows(10, 1000, 0)};
@@ -975,7 +984,9 @@ END_TEST
  * answer and rows */
 START_TEST(no_temp_privilege_takes_the_body_whole)
 {
-    static const req_spec s = {"/imp_rows", NULL, "application/x-ndjson", "count=exact"};
+    /* ?columns=: JSON rows, which need the rows' table */
+    static const req_spec s = {"/imp_rows", "columns=id,name,score,at,doc",
+                               "application/x-ndjson", "count=exact"};
     harness_admin_exec(admin, "DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I"
                               " FROM PUBLIC', current_database()); END $$");
     char *body = ndjson_rows(10, 1000, 0);
@@ -989,6 +1000,161 @@ START_TEST(no_temp_privilege_takes_the_body_whole)
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows"), 1002);
+}
+END_TEST
+
+#define TYPED_JSON "SELECT json_agg(t ORDER BY id) FROM api.imp_typed t"
+
+/* Values of each kind for api.imp_typed, as JSON texts */
+static const char *const t_vals[] = {
+    "\"tab\\there \\\"q\\\" back\\\\slash \\/ \\u00e9\\ud83d\\ude00 \\b\\f\\r\\n\"",
+    "\"plain\"", "\"\xc3\xa9\xe6\xbc\xa2\"", "\"\"", "null", "12.50", "true",
+    "{\"a\" : [1, 2]}", "\"\\u0041\\u00DF\"", "[ \"x\\ty\" ]"};
+static const char *const n_vals[] = {
+    "123456789012345678901234567890.123456789012345678901", "1.5e-7", "-0", "1E+3",
+    "\"7.25\"", "null", "-0.000"};
+static const char *const big_vals[] = {"9223372036854775807", "-9223372036854775808", "\"42\"",
+                                       "null", "0"};
+static const char *const f_vals[] = {"1.7976931348623157e308", "0.1", "5e-324", "1e2",
+                                     "\"NaN\"", "null", "-0.0", "3.141592653589793238"};
+static const char *const at_vals[] = {"\"2026-01-05T10:00:00+02:00\"",
+                                      "\"2026-01-05 10:00:00.123456Z\"", "null", "\"infinity\""};
+static const char *const ok_vals[] = {"true", "false", "\"yes\"", "\"f\"", "null"};
+static const char *const j_vals[] = {
+    "{\"a\" : [1, 2.50, \"x\\u00e9\"], \"b\":null}", "[ 1 , 2 ]",
+    "\"str\\\"with\\\\escapes\\u0041\\/\"", "12.50e1", "true", "null", "\"plain\"", "{}",
+    "\"\\u0009 tab \\u001f\"", "{\"k\": {\"deep\": [\"\\ud83d\\ude00\"]}, \"k\": 2}"};
+static const char *const mood_vals[] = {"\"calm\"", "\"busy\"", "null"};
+static const char *const v_vals[] = {"\"short\"", "\"\\u00e9\\u00e9\"", "null"};
+
+#define PICK(vals, i) vals[(size_t)(i) % (sizeof vals / sizeof vals[0])]
+
+/* n rows for api.imp_typed (ids from 1), NDJSON or a JSON array: every
+ * third one's keys in another order, some spaced out, some with a key
+ * repeated (the last value counts) or escaped; tags: with the array
+ * column too. Row `bad` (0: none) gets `bad_t` as t. */
+static char *typed_json_rows(int n, bool array, bool tags, int bad, const char *bad_t)
+{
+    size_t cap = (size_t)n * 700 + 16, len = 0;
+    char *out = malloc(cap);
+    if (array)
+        out[len++] = '[';
+    for (int i = 1; i <= n; i++) {
+        const char *sep = i % 5 == 0 ? " : " : ":", *comma = i % 5 == 0 ? " ,\t" : ",";
+        const char *keys[] = {"id", i % 13 == 0 ? "\\u0074" : "t", "n", "big", "f", "at", "ok",
+                              "j", "jb", "mood", "v", "tags"};
+        char id[16];
+        snprintf(id, sizeof id, "%d", i);
+        const char *vals[] = {id, i == bad ? bad_t : PICK(t_vals, i), PICK(n_vals, i),
+                              PICK(big_vals, i), PICK(f_vals, i), PICK(at_vals, i),
+                              PICK(ok_vals, i), PICK(j_vals, i), PICK(j_vals, i + 3),
+                              PICK(mood_vals, i), PICK(v_vals, i), "[\"a\", null]"};
+        size_t k = tags ? 12 : 11;
+        len += (size_t)snprintf(out + len, cap - len, "%s{%s", i > 1 && array ? ",\n" : "",
+                                i % 11 == 0 ? "\"t\":\"dup\"," : "");
+        for (size_t m = 0; m < k; m++) {
+            size_t f = i % 3 == 1 ? k - 1 - m : m;
+            len += (size_t)snprintf(out + len, cap - len, "%s\"%s\"%s%s", m > 0 ? comma : "",
+                                    keys[f], sep, vals[f]);
+        }
+        len += (size_t)snprintf(out + len, cap - len, "}%s", array ? "" : "\n");
+    }
+    if (array)
+        out[len++] = ']';
+    out[len] = '\0';
+    return out;
+}
+
+/* NDJSON lines and JSON array elements become typed rows when their keys
+ * are the written columns: each value as json_to_record gives it to the
+ * column (strings decoded, json strings quoted again as PostgreSQL does,
+ * numbers as written, objects and arrays as their text, the last of a
+ * repeated key), straight into the table or through the rows' table */
+START_TEST(typed_json_rows_as_whole)
+{
+    static const req_spec nd = {"/imp_typed", NULL, "application/x-ndjson", NULL};
+    static const req_spec json = {"/imp_typed", NULL, "application/json", "count=exact"};
+    static const req_spec shown = {"/imp_typed", "select=id,t,j,jb,mood",
+                                   "application/x-ndjson", "return=representation"};
+    for (int array = 0; array < 2; array++) {
+        char *body = typed_json_rows(1500, array, false, 0, NULL);
+        char *r = streamed_as_whole(array ? &json : &nd, body, TYPED_JSON, "201");
+        ck_assert_msg(copied_into_table, "the typed rows did not go into the table by COPY");
+        free(r);
+        if (!array) {
+            bool copying;
+            r = same_as_whole(&shown, body, TYPED_JSON, &copying);
+            ck_assert(copying && !copied_into_table);
+            assert_status(r, "201");
+            free(r);
+        }
+        free(body);
+    }
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_typed WHERE"
+                                             " t = E'tab\\there \"q\" back\\\\slash /"
+                                             " \\u00e9\\U0001F600 \\b\\f\\r\\n'"),
+                     150);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_typed WHERE"
+                                             " j::text = '\"\\t tab \\u001f\"'"),
+                     150);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_typed WHERE"
+                                             " n::text = '123456789012345678901234567890"
+                                             ".123456789012345678901'"
+                                             " AND big = 9223372036854775807"),
+                     1500 / 35);
+}
+END_TEST
+
+/* A value the column refuses fails the COPY, named by its line (index)
+ * and column; an escape PostgreSQL's JSON reading refuses (\u0000,
+ * nested too; a lone surrogate) is refused as the whole body's is, the
+ * row named */
+START_TEST(typed_json_rows_refused)
+{
+    static const req_spec nd = {"/imp_typed", NULL, "application/x-ndjson", NULL};
+    static const req_spec json = {"/imp_typed", NULL, "application/json", NULL};
+    char *body = typed_json_rows(1500, false, false, 1400, "{\"x\": \"\\u0000\"}");
+    char *r = streamed_naming(&nd, body, TYPED_JSON, "line 1400");
+    ck_assert_msg(strstr(r, "\"code\":\"22P05\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+    body = typed_json_rows(1500, true, false, 1450, "\"a\\ud800b\"");
+    r = streamed_naming(&json, body, TYPED_JSON, "index 1449");
+    ck_assert_msg(strstr(r, "\"code\":\"22P02\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+    body = typed_json_rows(1500, false, false, 0, NULL);
+    char *row = strstr(body, "\n{\"id\":1004,");
+    ck_assert_ptr_nonnull(row);
+    row = strstr(row, "\"mood\":null");
+    memcpy(row, "\"mood\":\"no\"", 11);
+    r = streamed_naming(&nd, body, TYPED_JSON, "line 1004, column mood");
+    ck_assert_msg(strstr(r, "\"code\":\"22P02\"") != NULL, "%s", r);
+    free(r);
+    free(body);
+}
+END_TEST
+
+/* Keys that are not exactly the written columns of convertible kinds
+ * keep JSON rows: an array column, ?columns=; the same answers */
+START_TEST(typed_json_rows_excluded)
+{
+    static const req_spec nd = {"/imp_typed", NULL, "application/x-ndjson", NULL};
+    static const req_spec some = {"/imp_typed", "columns=id,t,n,big,f,at,ok,j,jb,mood,v",
+                                  "application/x-ndjson", NULL};
+    char *body = typed_json_rows(1500, false, true, 0, NULL);
+    bool copying;
+    char *r = same_as_whole(&nd, body, TYPED_JSON, &copying);
+    ck_assert(copying && !copied_into_table);
+    assert_status(r, "201");
+    free(r);
+    free(body);
+    body = typed_json_rows(1500, false, false, 0, NULL);
+    r = same_as_whole(&some, body, TYPED_JSON, &copying);
+    ck_assert(copying && !copied_into_table);
+    assert_status(r, "201");
+    free(r);
+    free(body);
 }
 END_TEST
 
@@ -1017,6 +1183,9 @@ static Suite *suite(void)
     tcase_add_test(c, streamed_body_bound);
     tcase_add_test(c, max_affected_and_ignore_duplicates);
     tcase_add_test(c, no_temp_privilege_takes_the_body_whole);
+    tcase_add_test(c, typed_json_rows_as_whole);
+    tcase_add_test(c, typed_json_rows_refused);
+    tcase_add_test(c, typed_json_rows_excluded);
     suite_add_tcase(s, c);
     return s;
 }

@@ -477,12 +477,13 @@ END_TEST
 /* Typed lines: the fields in COPY text format, NULL (quoted or not) as
  * \N, a json field as the JSON string payload.c makes of it; the same in
  * any split. A NUL byte in a field fails as json_to_record does. */
-static char *typed(const char *body, size_t len, unsigned split, const bool *json, size_t n,
-                   int *rc, pgrest_error *err)
+static char *typed_as(pgr_import_format fmt, const char *const *names, const char *body,
+                      size_t len, unsigned split, const bool *json, size_t n, int *rc,
+                      pgrest_error *err)
 {
-    pgr_import_rows *r = pgr_import_rows_new(arena, PGR_IMPORT_CSV, DEPTH, true);
+    pgr_import_rows *r = pgr_import_rows_new(arena, fmt, DEPTH, true);
     ck_assert_ptr_nonnull(r);
-    pgr_import_rows_set_fields(r, json, n);
+    ck_assert(pgr_import_rows_set_fields(r, names, json, n));
     pgr_sb out;
     pgr_sb_init(&out, arena, 64);
     unsigned seed = split;
@@ -497,6 +498,12 @@ static char *typed(const char *body, size_t len, unsigned split, const bool *jso
         *rc = pgr_import_rows_finish(r, &out, err);
     ck_assert(pgr_sb_ok(&out));
     return pgr_strndup(arena, out.len > 0 ? out.data : "", out.len);
+}
+
+static char *typed(const char *body, size_t len, unsigned split, const bool *json, size_t n,
+                   int *rc, pgrest_error *err)
+{
+    return typed_as(PGR_IMPORT_CSV, NULL, body, len, split, json, n, rc, err);
 }
 
 START_TEST(typed_lines)
@@ -524,6 +531,92 @@ START_TEST(typed_lines)
     ck_assert_int_eq(err.http_status, 400);
     ck_assert_str_eq(err.code, "22P05");
     ck_assert_str_eq(err.details, "line 3: \\u0000 cannot be converted to text.");
+}
+END_TEST
+
+/* Typed lines of JSON rows: each column's value as json_to_record gives
+ * it to the column's input function -- a string decoded (surrogate pairs
+ * too), for a json column quoted again as PostgreSQL's escape_json does;
+ * numbers, true, objects and arrays as written; null as \N; a repeated
+ * key's last value; keys escaped or in another order -- the same for
+ * NDJSON lines and a JSON array's elements, in any split. An escape
+ * PostgreSQL's JSON lexer refuses, anywhere in the row, fails the row
+ * with PostgreSQL's error. */
+START_TEST(typed_json_lines)
+{
+    static const char *const rows[] = {
+        "{\"t\":\"a\\tb\\\\c\\u00e9\\ud83d\\ude00\",\"j\":\"x\\/\\u0041\\b\",\"n\":1.50e3}",
+        "{\"n\":null, \"j\" : {\"k\": [1, \"\\\\\"]} ,\t\"t\":true}",
+        "{\"t\":\"first\",\"j\":[ 1 ],\"n\":\"7\",\"t\":{\"o\" :1}}",
+        "{\"\\u0074\":\"\",\"j\":\"\\u001f\\\"\",\"n\":-0.000000000000000000000001}",
+    };
+    static const char *const names[] = {"t", "j", "n"};
+    static const bool json[] = {false, true, false};
+    static const char want[] = "a\\tb\\\\c\xc3\xa9\xf0\x9f\x98\x80\t\"x/A\\\\b\"\t1.50e3\n"
+                               "true\t{\"k\": [1, \"\\\\\\\\\"]}\t\\N\n"
+                               "{\"o\" :1}\t[ 1 ]\t7\n"
+                               "\t\"\\\\u001f\\\\\"\"\t-0.000000000000000000000001\n";
+    char nd[512], arr[512];
+    size_t nl = 0, al = 0;
+    arr[al++] = '[';
+    for (size_t i = 0; i < 4; i++) {
+        nl += (size_t)snprintf(nd + nl, sizeof nd - nl, "%s\n%s", rows[i], i == 1 ? "\n" : "");
+        al += (size_t)snprintf(arr + al, sizeof arr - al, "%s%s", i > 0 ? ", " : "", rows[i]);
+    }
+    arr[al++] = ']';
+    for (unsigned split = 0; split < 40; split++) {
+        int rc;
+        pgrest_error err = {0};
+        char *lines = typed_as(PGR_IMPORT_NDJSON, names, nd, nl, split, json, 3, &rc, &err);
+        ck_assert_int_eq(rc, PGREST_OK);
+        ck_assert_str_eq(lines, want);
+        lines = typed_as(PGR_IMPORT_JSON, names, arr, al, split, json, 3, &rc, &err);
+        ck_assert_int_eq(rc, PGREST_OK);
+        ck_assert_str_eq(lines, want);
+    }
+    /* a long string, decoded and quoted again past the buffers' first size */
+    char longrow[2200], longwant[2200];
+    size_t ll = (size_t)snprintf(longrow, sizeof longrow, "{\"t\":\"\\u0041\",\"n\":1,\"j\":\"\\n");
+    size_t wl = (size_t)snprintf(longwant, sizeof longwant, "A\t\"\\\\n");
+    for (int i = 0; i < 1000; i++) {
+        longrow[ll++] = (char)('a' + i % 26);
+        longwant[wl++] = (char)('a' + i % 26);
+    }
+    ll += (size_t)snprintf(longrow + ll, sizeof longrow - ll, "\"}\n");
+    snprintf(longwant + wl, sizeof longwant - wl, "\"\t1\n");
+    for (unsigned split = 0; split < 3; split++) {
+        int rc;
+        pgrest_error err = {0};
+        char *lines = typed_as(PGR_IMPORT_NDJSON, names, longrow, ll, split, json, 3, &rc, &err);
+        ck_assert_int_eq(rc, PGREST_OK);
+        ck_assert_str_eq(lines, longwant);
+    }
+    static const struct {
+        pgr_import_format fmt;
+        const char *body, *code, *details;
+    } bad[] = {
+        {PGR_IMPORT_NDJSON,
+         "{\"t\":\"ok\",\"j\":1,\"n\":1}\n{\"t\":\"x\",\"j\":{\"a\":\"\\u0000\"},\"n\":2}\n",
+         "22P05", "line 2: \\u0000 cannot be converted to text."},
+        {PGR_IMPORT_JSON, "[{\"t\":\"ok\",\"j\":1,\"n\":1},{\"t\":\"\\ud800\",\"j\":1,\"n\":2}]",
+         "22P02", "index 1: Unicode low surrogate must follow a high surrogate."},
+        {PGR_IMPORT_JSON,
+         "[{\"t\":\"ok\",\"j\":1,\"n\":1},{\"t\":\"\\ud800\\ud800\",\"j\":1,\"n\":2}]",
+         "22P02", "index 1: Unicode high surrogate must not follow a high surrogate."},
+        {PGR_IMPORT_NDJSON, "{\"t\":\"\\udc00x\",\"j\":1,\"n\":2}", "22P02",
+         "line 1: Unicode low surrogate must follow a high surrogate."},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        for (unsigned split = 0; split < 10; split++) {
+            int rc;
+            pgrest_error err = {0};
+            typed_as(bad[c].fmt, names, bad[c].body, strlen(bad[c].body), split, json, 3, &rc,
+                     &err);
+            ck_assert_int_ne(rc, PGREST_OK);
+            ck_assert_str_eq(err.code, bad[c].code);
+            ck_assert_str_eq(err.details, bad[c].details);
+        }
+    }
 }
 END_TEST
 
@@ -579,6 +672,7 @@ int main(void)
     tcase_add_test(tc, memory_is_bounded);
     tcase_add_test(tc, random_bodies);
     tcase_add_test(tc, typed_lines);
+    tcase_add_test(tc, typed_json_lines);
     tcase_add_test(tc, rows_know_their_place);
     suite_add_tcase(s, tc);
     return check_run(s);

@@ -116,6 +116,11 @@ bool pgr_import_type_rows(pgr_import *imp, pgrest_arena *a, pgrest_query_plan *p
     bool json_rows;
     if (!typed_names(imp, &names, &k, &json_rows) || k == 0 || k != mp->n_columns)
         return true;
+    /* missing=default reads JSON rows as jsonb (jsonb_to_record), which
+     * normalizes what a typed line keeps as written (a number's text, a
+     * json column's spacing) */
+    if (json_rows && mp->apply_defaults)
+        return true;
     const pgr_column **columns = PGR_NEW_ARRAY(a, const pgr_column *, k);
     bool *json = PGR_NEW_ARRAY(a, bool, k);
     if (columns == NULL || json == NULL)

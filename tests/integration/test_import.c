@@ -619,10 +619,26 @@ END_TEST
 
 START_TEST(missing_default_and_columns)
 {
+    /* JSON rows under missing=default are jsonb's: a number's text and a
+     * json column's spacing normalized, as the whole body has them */
+    static const req_spec typed = {"/imp_typed", NULL, "application/x-ndjson",
+                                   "missing=default"};
+    size_t cap = 200000, len = 0;
+    char *rows = malloc(cap);
+    for (int i = 1; i <= 2000; i++)
+        len += (size_t)snprintf(rows + len, cap - len,
+                                "{\"id\":%d,\"t\":1.50e3,\"j\":{\"a\":  %d}}\n", i, i);
+    char *r = streamed_as_whole(&typed, rows, "SELECT json_agg(t ORDER BY id) FROM api.imp_typed t",
+                                "201");
+    free(r);
+    free(rows);
+    ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_typed WHERE"
+                                             " t = '1500' AND j::text = '{\"a\": 7}'"), 1);
+
     static const req_spec s = {"/imp_rows", "columns=id,name,note", "application/x-ndjson",
                                "missing=default"};
     char *body = ndjson_rows(10, 1000, 0);
-    char *r = streamed_as_whole(&s, body, TABLE_JSON, "201");
+    r = streamed_as_whole(&s, body, TABLE_JSON, "201");
     free(r);
     free(body);
     ck_assert_int_eq(harness_sql_long(admin, "SELECT count(*) FROM api.imp_rows WHERE"

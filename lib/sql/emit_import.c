@@ -183,9 +183,10 @@ static const pgr_stmt returned_rows = {PGR_STMT_MAIN, "SELECT line FROM " PGR_RE
 static bool copies_into_table(const pgrest_query_plan *plan)
 {
     const pgr_mutate_plan *mp = plan->mutate;
-    bool upsert = mp->resolution != PGR_PREF_RESOLUTION_NONE && mp->n_conflict_cols > 0;
+    /* resolution_applied: the INSERT has an ON CONFLICT (plan_conflict) */
     if (plan->streamed_columns == NULL || !mp->table->copy_as_insert || mp->representation ||
-        mp->location || mp->count_inserted || upsert || plan->action != PGR_ACTION_CREATE)
+        mp->location || mp->count_inserted || mp->resolution_applied ||
+        plan->action != PGR_ACTION_CREATE)
         return false;
     for (size_t i = 0; i < plan->n_streamed_columns; i++)
         if (pgr_record_column_transformed(plan->schema, plan->streamed_columns[i]))
@@ -218,9 +219,8 @@ static pgr_stmt copied_answer(pgrest_arena *a)
     if (params != NULL)
         params[0] = "0";
     return (pgr_stmt){PGR_STMT_MAIN,
-                      "SELECT '' AS total_result_set, $1::bigint AS page_total, "
-                      "array[]::text[] AS response_location, '' AS body, " RESPONSE_GUCS
-                      ", '' AS response_inserted",
+                      "SELECT '' AS total_result_set, $1::bigint AS page_total, " NO_LOCATION
+                      " AS response_location, '' AS body, " RESPONSE_GUCS ", " NOT_INSERTED,
                       params, 1, false};
 }
 

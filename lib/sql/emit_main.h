@@ -14,9 +14,13 @@
     "nullif(current_setting('response.headers', true), '') AS response_headers, " \
     "nullif(current_setting('response.status', true), '') AS response_status"
 
-/* Statements.hs mainRead / mainCall: no rows are inserted; the column is
- * there all the same (the same row shape, and plan width, as PostgREST's) */
+/* Statements.hs mainRead / mainCall, and a write that counts no inserted
+ * rows: the column is there all the same (the same row shape, and plan
+ * width, as PostgREST's) */
 #define NOT_INSERTED "'' AS response_inserted"
+
+/* mainWrite's response_location when there is none (noLocationF) */
+#define NO_LOCATION "array[]::text[]"
 
 /* Closes the main SELECT after the body expression. */
 #define BODY_FROM_SOURCE \

@@ -17,7 +17,6 @@
 #include "util/error.h"
 
 #define SOURCE "pgrst_source"
-#define NO_LOCATION "array[]::text[]"
 
 /* pgrst.inserted counts inserted rows in upserts: +1 per candidate row,
  * -1 when ON CONFLICT updates instead (SqlFragment.hs

@@ -770,6 +770,18 @@ START_TEST(write_errors_name_their_row)
 }
 END_TEST
 
+/* A CSV body: the header, then 5000 records of row_fmt, whose every %d is
+ * the record's number from 1 (id,name: "%d,n%d\n") */
+static char *numbered_csv(const char *header, const char *row_fmt)
+{
+    size_t cap = 100000, len = 0;
+    char *body = malloc(cap);
+    len += (size_t)snprintf(body, cap, "%s\n", header);
+    for (int i = 1; i <= 5000; i++)
+        len += (size_t)snprintf(body + len, cap - len, row_fmt, i, i);
+    return body;
+}
+
 /* COPY writes typed rows into the table only where it does what the
  * INSERT does: not under row-level security (which COPY refuses), not
  * into an identity column GENERATED ALWAYS (which COPY would write and
@@ -779,37 +791,28 @@ END_TEST
 START_TEST(copy_only_where_it_does_as_insert)
 {
     static const req_spec owned = {"/imp_owned", NULL, "text/csv", "count=exact"};
-    size_t cap = 100000, len = 0;
-    char *body = malloc(cap);
-    len += (size_t)snprintf(body, cap, "id,owner\n");
-    for (int i = 1; i <= 5000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%d,me\n", i);
+    char *body = numbered_csv("id,owner", "%d,me\n");
     char *r = streamed_as_whole(&owned, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_owned t",
                                 "201");
     ck_assert(!copied_into_table);
     ck_assert_ptr_nonnull(strstr(r, "Content-Range: */5000"));
     free(r);
+    free(body);
 
     static const req_spec ident = {"/imp_ident", NULL, "text/csv", NULL};
-    len = (size_t)snprintf(body, cap, "name\n");
-    for (int i = 1; i <= 5000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "n%d\n", i);
+    body = numbered_csv("name", "n%d\n");
     r = streamed_as_whole(&ident, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_ident t",
                           "201");
     ck_assert(!copied_into_table);
     free(r);
-    len = (size_t)snprintf(body, cap, "id,name\n");
-    for (int i = 1; i <= 5000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
+    free(body);
+    body = numbered_csv("id,name", "%d,n%d\n");
     r = same_as_whole(&ident, body, "SELECT count(*) FROM api.imp_ident", &(bool){false});
     assert_status(r, "400");
     ck_assert_msg(strstr(r, "\"code\":\"428C9\"") != NULL, "%s", r);
     free(r);
 
     static const req_spec after = {"/imp_after", NULL, "text/csv", NULL};
-    len = (size_t)snprintf(body, cap, "id,name\n");
-    for (int i = 1; i <= 5000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
     r = streamed_as_whole(&after, body, "SELECT json_agg(t ORDER BY id) FROM api.imp_after t",
                           "201");
     ck_assert(!copied_into_table);
@@ -820,9 +823,6 @@ START_TEST(copy_only_where_it_does_as_insert)
      * answers as the INSERT would, without taking the body whole (which
      * server-max-body-size would refuse) */
     static const req_spec ro = {"/imp_read_only", NULL, "text/csv", NULL};
-    len = (size_t)snprintf(body, cap, "id,name\n");
-    for (int i = 1; i <= 5000; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%d,n%d\n", i, i);
     reset_rows();
     char *whole = via_set_body(&ro, body);
     pgrest_error err = {0};

@@ -5,7 +5,9 @@
  * readers' (ndjson_body.c's line check, csv_body.c's record reader and
  * writer, payload.c's element parse and NUL-key check) and written out,
  * and the incomplete tail moves to the front. The scanners keep their
- * state between calls, so no byte is scanned twice. */
+ * state between calls, so no byte is scanned twice. A JSON row after the
+ * first is read in one pass (json_row.h) when it is plain, as bulk rows
+ * are: json-c, eight times slower, reads the first row and any other. */
 #include "parse/import_rows.h"
 
 #include <json-c/json.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "parse/csv_body.h"
+#include "parse/json_row.h"
 #include "parse/json_value.h"
 #include "parse/ndjson_body.h"
 #include "parse/payload.h"
@@ -88,6 +91,8 @@ struct pgr_import_rows {
                                      * columns, the keys of every row */
     struct span { size_t at, len; } *spans; /* a row's value of each column */
     pgr_sb value;         /* a JSON string value decoded */
+    size_t *seen;         /* plain rows: per first key, the last row holding it */
+    size_t row_stamp;     /* plain rows: the row being read, from 1 */
 
     /* where the rows are (pgr_import_rows_where): row i of a stretch
      * starting at breaks[b].row is at breaks[b].at + (i - breaks[b].row) */
@@ -113,6 +118,7 @@ pgr_import_rows *pgr_import_rows_new(pgrest_arena *a, pgr_import_format fmt, int
     r->buf = pgr_alloc(a, r->cap);
     pgr_csv_rows_init(&r->csv, a);
     pgr_sb_init(&r->scratch, a, 256);
+    pgr_sb_init(&r->value, a, 256);
     return r->buf != NULL && !pgr_arena_exhausted(a) ? r : NULL;
 }
 
@@ -161,7 +167,6 @@ bool pgr_import_rows_set_fields(pgr_import_rows *r, const char *const *names,
         return true;
     if (n > SIZE_MAX / sizeof *r->spans)
         return false;
-    pgr_sb_init(&r->value, r->a, 256);
     r->spans = PGR_NEW_ARRAY(r->a, struct span, n > 0 ? n : 1);
     return r->spans != NULL;
 }
@@ -521,25 +526,41 @@ static void decode_string(const char *s, size_t n, pgr_sb *to)
     }
 }
 
-/* The column named by the key s[0..n) (between its quotes), or n_fields
- * when none is: the usual place first, rows' keys coming in one order. */
-static size_t key_field(pgr_import_rows *r, const char *s, size_t n, size_t guess)
+/* The names a JSON row's keys are matched against, *n of them: the
+ * typed columns, or the first row's keys. */
+static const char *const *row_names(const pgr_import_rows *r, size_t *n)
 {
-    if (memchr(s, '\\', n) != NULL) {
+    if (r->json_field != NULL) {
+        *n = r->n_fields;
+        return r->field_names;
+    }
+    *n = r->keys.n_keys;
+    return (const char *const *)r->keys.keys;
+}
+
+/* The name the key s[0..n) (between its quotes; escaped: holding an
+ * escape) names, or the number of names when none: the usual place
+ * first, rows' keys coming in one order. */
+static size_t key_index(pgr_import_rows *r, const char *s, size_t n, bool escaped,
+                        size_t guess)
+{
+    size_t count;
+    const char *const *names = row_names(r, &count);
+    if (escaped) {
         r->value.len = 0;
         decode_string(s, n, &r->value);
         if (!pgr_sb_ok(&r->value))
-            return r->n_fields;
+            return count;
         s = r->value.data;
         n = r->value.len;
     }
-    for (size_t k = 0; k < r->n_fields; k++) {
-        size_t f = (guess + k) % r->n_fields;
-        const char *name = r->field_names[f];
+    for (size_t k = 0; k < count; k++) {
+        size_t f = (guess + k) % count;
+        const char *name = names[f];
         if (strncmp(name, s, n) == 0 && name[n] == '\0')
             return f;
     }
-    return r->n_fields;
+    return count;
 }
 
 /* One column's value s[0..n) as a COPY field. */
@@ -570,6 +591,21 @@ static void put_typed_value(pgr_import_rows *r, const char *s, size_t n, bool js
     put_copy_field(out, r->scratch.data, r->scratch.len);
 }
 
+/* A row as a typed line, its values at r->spans. */
+static int put_typed_spans(pgr_import_rows *r, const char *s, size_t at, pgr_sb *out,
+                           pgrest_error *err)
+{
+    for (size_t f = 0; f < r->n_fields; f++) {
+        if (r->spans[f].len == 0)
+            return pgr_error_internal(err, "a JSON row lacks a typed column");
+        put_typed_value(r, s + r->spans[f].at, r->spans[f].len, r->json_field[f], out);
+        pgr_sb_putc(out, f + 1 < r->n_fields ? '\t' : '\n');
+    }
+    if (!pgr_sb_ok(&r->value) || !pgr_sb_ok(&r->scratch))
+        return pgr_error_oom(err);
+    return counted(r, out, at, err);
+}
+
 static int json_typed_line(pgr_import_rows *r, const char *s, size_t n, size_t at,
                            pgr_sb *out, pgrest_error *err)
 {
@@ -587,7 +623,8 @@ static int json_typed_line(pgr_import_rows *r, const char *s, size_t n, size_t a
         i = string_end(s, n, i);
         if (i - key < 2)   /* unterminated: not in a valid row */
             break;
-        size_t f = key_field(r, s + key + 1, i - key - 2, member++);
+        size_t f = key_index(r, s + key + 1, i - key - 2,
+                             memchr(s + key + 1, '\\', i - key - 2) != NULL, member++);
         i = skip_ws(s, n, skip_ws(s, n, i) + 1);
         size_t value = i;
         i = value_end(s, n, i);
@@ -598,15 +635,7 @@ static int json_typed_line(pgr_import_rows *r, const char *s, size_t n, size_t a
     }
     if (!pgr_sb_ok(&r->value))
         return pgr_error_oom(err);
-    for (size_t f = 0; f < r->n_fields; f++) {
-        if (r->spans[f].len == 0)
-            return pgr_error_internal(err, "a JSON row lacks a typed column");
-        put_typed_value(r, s + r->spans[f].at, r->spans[f].len, r->json_field[f], out);
-        pgr_sb_putc(out, f + 1 < r->n_fields ? '\t' : '\n');
-    }
-    if (!pgr_sb_ok(&r->value) || !pgr_sb_ok(&r->scratch))
-        return pgr_error_oom(err);
-    return counted(r, out, at, err);
+    return put_typed_spans(r, s, at, out, err);
 }
 
 /* A row written: as one JSON object, or a typed line. */
@@ -618,10 +647,78 @@ static int put_json_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n
     return put_row(r, out, s, n, at, err);
 }
 
+/* ------------------------------------------------------------ plain rows */
+
+/* A row after the first read in one pass (json_row.h) instead of through
+ * json-c: what the checks below would find of it, found on the way. */
+typedef struct plain_reading {
+    pgr_import_rows *r;
+    const char *row;
+    size_t members;   /* read so far */
+    size_t matched;   /* of the names, each once */
+} plain_reading;
+
+static bool plain_member(void *ctx, const char *key, size_t key_len, bool key_escaped,
+                         const char *value, size_t value_len)
+{
+    plain_reading *p = ctx;
+    pgr_import_rows *r = p->r;
+    if (!r->match_keys)
+        return true;
+    size_t count;
+    row_names(r, &count);
+    size_t f = key_index(r, key, key_len, key_escaped, p->members++);
+    if (f == count)   /* a key the first row lacks: the keys differ */
+        return false;
+    if (r->seen[f] != r->row_stamp) {
+        r->seen[f] = r->row_stamp;
+        p->matched++;
+    }
+    if (r->spans != NULL)   /* a key repeated: the last value, as PostgreSQL's */
+        r->spans[f] = (struct span){(size_t)(value - p->row), value_len};
+    return true;
+}
+
+/* Whether the row s[0..n) after the first is plain (json_row.h) and, when
+ * keys are matched, has the first row's key set: then it is valid, an
+ * object, has no key holding \u0000 and no escape PostgreSQL refuses,
+ * and its values are at r->spans (typed lines). max_depth as the strict
+ * reader's (pgr_json_parse_body_value). False: the row goes the first
+ * row's way, which gives every answer exactly. */
+static bool plain_row(pgr_import_rows *r, const char *s, size_t n, int max_depth)
+{
+    if (r->deferred != D_NONE)
+        return false;
+    size_t count;
+    row_names(r, &count);
+    if (r->match_keys && r->seen == NULL &&
+        (r->seen = PGR_NEW_ARRAY(r->a, size_t, count > 0 ? count : 1)) == NULL)
+        return false;
+    r->row_stamp++;
+    plain_reading p = {.r = r, .row = s};
+    /* one container short of the strict reader's limit, which counts its
+     * levels its own way */
+    return pgr_json_row_plain(s, n, max_depth - 1, plain_member, &p) &&
+           (!r->match_keys || p.matched == count);
+}
+
+/* A plain row written (plain_row said so). */
+static int put_plain_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n, size_t at,
+                         pgrest_error *err)
+{
+    if (r->json_field != NULL)
+        return put_typed_spans(r, s, at, out, err);
+    return put_row(r, out, s, n, at, err);
+}
+
 /* An element of the array, as payload.c's json_array_scan checks it. */
 static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out,
                         pgrest_error *err)
 {
+    if (r->index > 0 && plain_row(r, s, n, r->max_depth - 1)) {
+        r->index++;
+        return put_plain_row(r, out, s, n, r->index - 1, err);
+    }
     bool deep = false;
     json_object *el = pgr_json_parse_body_value(s, n, r->max_depth - 1, &deep);
     if (el == NULL && deep)
@@ -766,6 +863,10 @@ static int ndjson_line(pgr_import_rows *r, const char *line, size_t n, pgr_sb *o
         n--;
     if (pgr_ndjson_blank(line, n))
         return PGREST_OK;
+    if (r->keys.n_rows > 0 && plain_row(r, line, n, r->max_depth)) {
+        r->keys.n_rows++;
+        return put_plain_row(r, out, line, n, r->line_no, err);
+    }
     int rc = pgr_ndjson_check_line(r->a, r->line_no, line, n, r->max_depth, r->match_keys,
                                    &r->keys, err);
     if (rc != PGREST_OK)

@@ -4,6 +4,7 @@
  * declines the object, and its reader of last resort decides. */
 #include "parse/json_row.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "util/utf8.h"
@@ -159,7 +160,8 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
     if (max_containers > MAX_CONTAINERS)
         max_containers = MAX_CONTAINERS;
     size_t i = skip_space(s, n, 0);
-    if (max_containers < 1 || i >= n || s[i] != '{')
+    /* json-c reads at most INT_MAX bytes */
+    if (max_containers < 1 || n > INT_MAX || i >= n || s[i] != '{')
         return false;
     uint64_t objects = 1;   /* bit d-1: the container at depth d is an object */
     int depth = 1;

@@ -22,7 +22,7 @@ typedef bool (*pgr_json_member_fn)(void *ctx, const char *key, size_t key_len,
  * nested at most max_containers deep (the object is one; at most 64),
  * numbers without an exponent and with at most 18 digits before the
  * point, no \u escape of U+0000 nor of a surrogate (PostgreSQL refuses
- * some, json-c reads them its own way). */
+ * some, json-c reads them its own way), at most INT_MAX bytes. */
 bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
                         pgr_json_member_fn member, void *ctx);
 

@@ -466,7 +466,7 @@ fi
 # ---- fuzz ----------------------------------------------------------------------
 # A short bounded run of every libFuzzer target (tests/fuzz/README.md has the
 # long runs). Needs clang and its fuzzer runtime; skipped without them.
-fuzz_targets=(request grammar payload jwt config headers target)
+fuzz_targets=(request grammar payload jwt config headers target import)
 if [ "$use_fuzz" -eq 1 ]; then
   echo "== fuzz (tests/fuzz, ${FUZZ_SECONDS:-10} s per target)"
   "$repo/tests/fuzz/build.sh" "$repo/build-fuzz"

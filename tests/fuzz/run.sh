@@ -26,7 +26,7 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || { sed -n '2,16p' "$0"; exit 2; }
 secs="$1"; shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(request grammar payload jwt config headers target)
+[ ${#targets[@]} -gt 0 ] || targets=(request grammar payload jwt config headers target import)
 tmp=0
 if [ -z "$work" ]; then work="$(mktemp -d "${TMPDIR:-/tmp}/pgrest-fuzz.XXXXXX")"; tmp=1; fi
 mkdir -p "$work"

@@ -93,6 +93,8 @@ struct pgr_import_rows {
     pgr_sb value;         /* a JSON string value decoded */
     size_t *seen;         /* plain rows: per first key, the last row holding it */
     size_t row_stamp;     /* plain rows: the row being read, from 1 */
+    bool element_waited;  /* the element at pos ran past the window once */
+    bool element_declined; /* the one pass declined the element at pos */
 
     /* where the rows are (pgr_import_rows_where): row i of a stretch
      * starting at breaks[b].row is at breaks[b].at + (i - breaks[b].row) */
@@ -679,13 +681,9 @@ static bool plain_member(void *ctx, const char *key, size_t key_len, bool key_es
     return true;
 }
 
-/* Whether the row s[0..n) after the first is plain (json_row.h) and, when
- * keys are matched, has the first row's key set: then it is valid, an
- * object, has no key holding \u0000 and no escape PostgreSQL refuses,
- * and its values are at r->spans (typed lines). max_depth as the strict
- * reader's (pgr_json_parse_body_value). False: the row goes the first
- * row's way, which gives every answer exactly. */
-static bool plain_row(pgr_import_rows *r, const char *s, size_t n, int max_depth)
+/* Ready to read the row at s in one pass; false when rows go the first
+ * row's way (an error is deferred: json-c finds what follows it). */
+static bool plain_ready(pgr_import_rows *r, plain_reading *p, const char *s)
 {
     if (r->deferred != D_NONE)
         return false;
@@ -695,11 +693,38 @@ static bool plain_row(pgr_import_rows *r, const char *s, size_t n, int max_depth
         (r->seen = PGR_NEW_ARRAY(r->a, size_t, count > 0 ? count : 1)) == NULL)
         return false;
     r->row_stamp++;
-    plain_reading p = {.r = r, .row = s};
-    /* one container short of the strict reader's limit, which counts its
-     * levels its own way */
-    return pgr_json_row_plain(s, n, max_depth - 1, plain_member, &p) &&
-           (!r->match_keys || p.matched == count);
+    *p = (plain_reading){.r = r, .row = s};
+    return true;
+}
+
+/* The row read had the first row's key set (when keys are matched). */
+static bool plain_keys_match(const pgr_import_rows *r, const plain_reading *p)
+{
+    size_t count;
+    row_names(r, &count);
+    return !r->match_keys || p->matched == count;
+}
+
+/* The one pass's container limit for the strict reader's max_depth
+ * (pgr_json_parse_body_value): one container short, as json-c counts
+ * its levels its own way. */
+static int plain_containers(int max_depth)
+{
+    return max_depth - 1;
+}
+
+/* Whether the row s[0..n) after the first is plain (json_row.h) and, when
+ * keys are matched, has the first row's key set: then it is valid, an
+ * object, has no key holding \u0000 and no escape PostgreSQL refuses,
+ * and its values are at r->spans (typed lines). max_depth as the strict
+ * reader's. False: the row goes the first row's way, which gives every
+ * answer exactly. */
+static bool plain_row(pgr_import_rows *r, const char *s, size_t n, int max_depth)
+{
+    plain_reading p;
+    return plain_ready(r, &p, s) &&
+           pgr_json_row_plain(s, n, plain_containers(max_depth), plain_member, &p) &&
+           plain_keys_match(r, &p);
 }
 
 /* A plain row written (plain_row said so). */
@@ -715,7 +740,9 @@ static int put_plain_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t 
 static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out,
                         pgrest_error *err)
 {
-    if (r->index > 0 && plain_row(r, s, n, r->max_depth - 1)) {
+    bool declined = r->element_declined;
+    r->element_declined = false;
+    if (r->index > 0 && !declined && plain_row(r, s, n, r->max_depth - 1)) {
         r->index++;
         return put_plain_row(r, out, s, n, r->index - 1, err);
     }
@@ -752,6 +779,40 @@ static int json_element(pgr_import_rows *r, const char *s, size_t n, pgr_sb *out
     check_nul_key(r, s, n);
     r->index++;
     return r->deferred == D_NONE ? put_json_row(r, out, s, n, r->index - 1, err) : PGREST_OK;
+}
+
+typedef enum element_way { ELEMENT_READ, ELEMENT_WAIT, ELEMENT_ELSEWHERE } element_way;
+
+/* The element at pos (its '{', after the first element) found and read
+ * in one pass, instead of json_element_end's scan and then the pass:
+ * ELEMENT_READ when taken and written (*rc the writing's), pos after it;
+ * ELEMENT_WAIT when the window ends inside it, once per element (a longer
+ * one is left to json_element_end, which resumes); ELEMENT_ELSEWHERE when
+ * json_element reads it. */
+static element_way plain_element(pgr_import_rows *r, bool at_end, pgr_sb *out, int *rc,
+                                 pgrest_error *err)
+{
+    const char *s = r->buf + r->pos;
+    plain_reading p;
+    if (!plain_ready(r, &p, s))
+        return ELEMENT_ELSEWHERE;
+    size_t end;
+    pgr_json_row_verdict v = pgr_json_row_plain_prefix(
+        s, r->len - r->pos, plain_containers(r->max_depth - 1), plain_member, &p, &end);
+    if (v == PGR_JSON_ROW_SHORT && !at_end && !r->element_waited) {
+        r->element_waited = true;
+        return ELEMENT_WAIT;
+    }
+    r->element_waited = false;
+    if (v != PGR_JSON_ROW_TAKEN || !plain_keys_match(r, &p)) {
+        r->element_declined = v != PGR_JSON_ROW_SHORT;
+        return ELEMENT_ELSEWHERE;
+    }
+    r->index++;
+    *rc = put_plain_row(r, out, s, end, r->index - 1, err);
+    r->pos += end;
+    r->js = J_AFTER;
+    return ELEMENT_READ;
 }
 
 /* Where the element starting at row_start ends (payload.c's element_end,
@@ -824,6 +885,17 @@ static int json_scan(pgr_import_rows *r, bool at_end, pgr_sb *out, pgrest_error 
             }
             if (r->index == 0 && c != '{')
                 return PGR_IMPORT_NOT_ROWS;
+            if (c == '{' && r->index > 0) {
+                int rc = PGREST_OK;
+                element_way way = plain_element(r, at_end, out, &rc, err);
+                if (way == ELEMENT_WAIT)
+                    return PGREST_OK;
+                if (way == ELEMENT_READ) {
+                    if (rc != PGREST_OK)
+                        return rc;
+                    break;
+                }
+            }
             r->scalar = c != '{' && c != '[' && c != '"';
             r->in_string = r->escaped = false;
             r->depth = 0;

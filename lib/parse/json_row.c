@@ -11,6 +11,10 @@
 
 enum { MAX_CONTAINERS = 64 };
 
+/* What the scanners of one token answer when the text ends inside it
+ * (0: declined). */
+#define RAN_OUT SIZE_MAX
+
 /* Bytes a string holds as they are: printable ASCII but '"' and '\\'. */
 static const unsigned char string_plain[256] = {
     [' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1,
@@ -57,21 +61,23 @@ static long unicode_escape(const char *s, size_t n, size_t i)
     return v;
 }
 
-/* After the string whose opening quote is at s[i], or 0 (declined);
- * *escaped tells whether it holds an escape. */
+/* After the string whose opening quote is at s[i], or 0 (declined), or
+ * RAN_OUT; *escaped tells whether it holds an escape. */
 static size_t string_end(const char *s, size_t n, size_t i, bool *escaped)
 {
     for (i++;;) {
         while (i < n && string_plain[(unsigned char)s[i]])
             i++;
         if (i >= n)
-            return 0;
+            return RAN_OUT;
         char c = s[i];
         if (c == '"')
             return i + 1;
         if (c == '\\') {
             *escaped = true;
-            char e = i + 1 < n ? s[i + 1] : '\0';
+            if (n - i < 6 && (i + 1 == n || s[i + 1] == 'u'))
+                return RAN_OUT;
+            char e = s[i + 1];
             if (e == 'u') {
                 long v = unicode_escape(s, n, i + 1);
                 if (v <= 0 || (v >= 0xD800 && v <= 0xDFFF))
@@ -99,7 +105,8 @@ static bool digit(const char *s, size_t n, size_t i)
     return i < n && s[i] >= '0' && s[i] <= '9';
 }
 
-/* After the number starting at s[i], or 0 (declined). */
+/* After the number starting at s[i], or 0 (declined); at the text's end
+ * the caller finds it ran out. */
 static size_t number_end(const char *s, size_t n, size_t i)
 {
     i += i < n && s[i] == '-';
@@ -126,13 +133,17 @@ static size_t number_end(const char *s, size_t n, size_t i)
 
 static size_t word_end(const char *s, size_t n, size_t i, const char *word, size_t len)
 {
-    for (size_t k = 0; k < len; k++)
-        if (i + k >= n || s[i + k] != word[k])
+    for (size_t k = 0; k < len; k++) {
+        if (i + k >= n)
+            return RAN_OUT;
+        if (s[i + k] != word[k])
             return 0;
+    }
     return i + len;
 }
 
-/* After the scalar (string, number, true, false, null) at s[i], or 0. */
+/* After the scalar (string, number, true, false, null) at s[i], or 0, or
+ * RAN_OUT. */
 static size_t scalar_end(const char *s, size_t n, size_t i)
 {
     bool escaped = false;
@@ -154,15 +165,16 @@ typedef enum expect {
     AFTER_VALUE     /* ',' or the container's close */
 } expect;
 
-bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
-                        pgr_json_member_fn member, void *ctx)
+/* After the plain object whose '{' is at s[i], or 0 (declined; *short_text:
+ * the text ended first, all of it plain so far). */
+static size_t object_end(const char *s, size_t n, size_t i, int max_containers,
+                         pgr_json_member_fn member, void *ctx, bool *short_text)
 {
+    *short_text = false;
     if (max_containers > MAX_CONTAINERS)
         max_containers = MAX_CONTAINERS;
-    size_t i = skip_space(s, n, 0);
-    /* json-c reads at most INT_MAX bytes */
-    if (max_containers < 1 || n > INT_MAX || i >= n || s[i] != '{')
-        return false;
+    if (max_containers < 1 || i >= n || s[i] != '{')
+        return 0;
     uint64_t objects = 1;   /* bit d-1: the container at depth d is an object */
     int depth = 1;
     expect want = KEY_OR_CLOSE;
@@ -171,8 +183,10 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
     bool key_escaped = false;
     for (i++;;) {
         i = skip_space(s, n, i);
-        if (i >= n)
-            return false;
+        if (i >= n) {
+            *short_text = true;
+            return 0;
+        }
         char c = s[i];
         bool in_object = objects >> (depth - 1) & 1;
         switch (want) {
@@ -184,11 +198,13 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
             continue;
         case KEY: {
             if (c != '"')
-                return false;
+                return 0;
             bool escaped = false;
             size_t end = string_end(s, n, i, &escaped);
-            if (end == 0)
-                return false;
+            if (end == 0 || end == RAN_OUT) {
+                *short_text = end == RAN_OUT;
+                return 0;
+            }
             if (depth == 1) {
                 key = s + i + 1;
                 key_len = end - i - 2;
@@ -200,7 +216,7 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
         }
         case COLON:
             if (c != ':')
-                return false;
+                return 0;
             i++;
             want = VALUE;
             continue;
@@ -209,7 +225,7 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
                 value_at = i;
             if (c == '{' || c == '[') {
                 if (depth == max_containers)
-                    return false;
+                    return 0;
                 objects = c == '{' ? objects | (uint64_t)1 << depth
                                    : objects & ~((uint64_t)1 << depth);
                 depth++;
@@ -219,8 +235,10 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
             }
             {
                 size_t end = scalar_end(s, n, i);
-                if (end == 0)
-                    return false;
+                if (end == 0 || end == RAN_OUT) {
+                    *short_text = end == RAN_OUT;
+                    return 0;
+                }
                 i = end;
             }
             break;
@@ -232,21 +250,43 @@ bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
             }
             if (c == (in_object ? '}' : ']'))
                 goto close;
-            return false;
+            return 0;
         }
         /* a value ended at i */
         if (depth == 1 &&
             !member(ctx, key, key_len, key_escaped, s + value_at, i - value_at))
-            return false;
+            return 0;
         want = AFTER_VALUE;
         continue;
     close:
         i++;
         if (--depth == 0)
-            return skip_space(s, n, i) == n;
+            return i;
         if (depth == 1 &&
             !member(ctx, key, key_len, key_escaped, s + value_at, i - value_at))
-            return false;
+            return 0;
         want = AFTER_VALUE;
     }
+}
+
+/* json-c reads at most INT_MAX bytes */
+bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
+                        pgr_json_member_fn member, void *ctx)
+{
+    bool short_text;
+    size_t end = n <= INT_MAX ? object_end(s, n, skip_space(s, n, 0), max_containers, member,
+                                           ctx, &short_text)
+                              : 0;
+    return end != 0 && skip_space(s, n, end) == n;
+}
+
+pgr_json_row_verdict pgr_json_row_plain_prefix(const char *s, size_t n, int max_containers,
+                                               pgr_json_member_fn member, void *ctx,
+                                               size_t *end)
+{
+    bool short_text;
+    *end = object_end(s, n, 0, max_containers, member, ctx, &short_text);
+    if (*end != 0 && *end <= INT_MAX)
+        return PGR_JSON_ROW_TAKEN;
+    return short_text && n <= INT_MAX ? PGR_JSON_ROW_SHORT : PGR_JSON_ROW_DECLINED;
 }

@@ -26,4 +26,18 @@ typedef bool (*pgr_json_member_fn)(void *ctx, const char *key, size_t key_len,
 bool pgr_json_row_plain(const char *s, size_t n, int max_containers,
                         pgr_json_member_fn member, void *ctx);
 
+typedef enum pgr_json_row_verdict {
+    PGR_JSON_ROW_TAKEN,     /* a plain object */
+    PGR_JSON_ROW_SHORT,     /* the text ends inside it, all of it plain so far */
+    PGR_JSON_ROW_DECLINED
+} pgr_json_row_verdict;
+
+/* The same for the object starting at s[0] (its '{'), the text after it
+ * not read (a JSON array's element, found and read in one pass): TAKEN
+ * with *end after its '}'. On SHORT the members seen were reported
+ * already: read it again from s once more text has come. */
+pgr_json_row_verdict pgr_json_row_plain_prefix(const char *s, size_t n, int max_containers,
+                                               pgr_json_member_fn member, void *ctx,
+                                               size_t *end);
+
 #endif

@@ -626,6 +626,55 @@ START_TEST(typed_json_lines)
 }
 END_TEST
 
+/* Many rows over several slices, plain ones (read in one pass, a JSON
+ * array's elements found on the way) among rows the pass declines (read
+ * by json-c): the same lines as the NDJSON of the same rows and as the
+ * body fed in small pieces (where every element goes json-c's way), as
+ * JSON objects and as typed lines; the buffered reader agrees. */
+START_TEST(plain_rows_across_slices)
+{
+    static const char *const forms[] = {
+        "{\"a\":%d,\"b\":\"x\\u00e9\\n%d\"}", "{ \"b\" : [%d, {\"c\":\"]}\"}] , \"a\":-%d.5 }",
+        "{\"a\":%de3,\"b\":null}", "{\"\\u0061\":%d,\"b\":\"\\ud83d\\ude00%d\"}",
+        "{\"a\":%d,\"b\":{\"d\":[[[[1]]]]},\"a\":%d}",
+    };
+    size_t cap = 1 << 20;
+    char *nd = malloc(cap), *arr = malloc(cap);
+    size_t nl = 0, al = 0;
+    arr[al++] = '[';
+    for (int i = 0; i < 6000; i++) {
+        char row[128];
+        int n = snprintf(row, sizeof row, forms[i % 5], i, i);
+        nl += (size_t)snprintf(nd + nl, cap - nl, "%s\n", row);
+        al += (size_t)snprintf(arr + al, cap - al, "%s%s", i > 0 ? (i % 7 ? "," : " ,\n") : "", row);
+        ck_assert_int_lt(n, (int)sizeof row);
+    }
+    arr[al++] = ']';
+    ck_assert_uint_gt(al, 3 * 64 * 1024);
+    result rn = convert(PGR_IMPORT_NDJSON, nd, nl, 0, true);
+    for (unsigned split = 0; split < 3; split += 2) {
+        result ra = convert(PGR_IMPORT_JSON, arr, al, split, true);
+        ck_assert_int_eq(ra.rc, PGREST_OK);
+        ck_assert_uint_eq(ra.count, 6000);
+        ck_assert_str_eq(ra.json, rn.json);
+    }
+    check_body_n(PGR_IMPORT_JSON, arr, al, true);
+    static const char *const names[] = {"a", "b"};
+    static const bool json[] = {false, true};
+    int rc;
+    pgrest_error err = {0};
+    char *typed_nd = typed_as(PGR_IMPORT_NDJSON, names, nd, nl, 0, json, 2, &rc, &err);
+    ck_assert_int_eq(rc, PGREST_OK);
+    for (unsigned split = 0; split < 3; split += 2) {
+        char *typed_arr = typed_as(PGR_IMPORT_JSON, names, arr, al, split, json, 2, &rc, &err);
+        ck_assert_int_eq(rc, PGREST_OK);
+        ck_assert_str_eq(typed_arr, typed_nd);
+    }
+    free(nd);
+    free(arr);
+}
+END_TEST
+
 /* A row's place: CSV and NDJSON lines past blank lines and records over
  * several lines, a JSON array's index; none for a row not written. */
 START_TEST(rows_know_their_place)
@@ -680,6 +729,7 @@ int main(void)
     tcase_add_test(tc, typed_lines);
     tcase_add_test(tc, typed_json_lines);
     tcase_add_test(tc, rows_know_their_place);
+    tcase_add_test(tc, plain_rows_across_slices);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -38,6 +38,12 @@ static size_t skip_space(const char *s, size_t n, size_t i)
     return i;
 }
 
+/* The length of the UTF-8 sequence a lead byte starts (1 for any other). */
+static size_t utf8_lead_len(unsigned char c)
+{
+    return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
 static int hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
@@ -95,7 +101,7 @@ static size_t string_end(const char *s, size_t n, size_t i, bool *escaped)
             return 0;
         size_t k = pgr_utf8_seq_len((const unsigned char *)s + i, n - i);
         if (k == 0)
-            return 0;
+            return n - i < utf8_lead_len((unsigned char)c) ? RAN_OUT : 0;
         i += k;
     }
 }
@@ -105,13 +111,13 @@ static bool digit(const char *s, size_t n, size_t i)
     return i < n && s[i] >= '0' && s[i] <= '9';
 }
 
-/* After the number starting at s[i], or 0 (declined); at the text's end
- * the caller finds it ran out. */
+/* After the number starting at s[i], or 0 (declined), or RAN_OUT (after
+ * its digits the caller finds the text ended). */
 static size_t number_end(const char *s, size_t n, size_t i)
 {
     i += i < n && s[i] == '-';
     if (!digit(s, n, i))
-        return 0;
+        return i >= n ? RAN_OUT : 0;
     size_t from = i;
     if (s[i] == '0')
         i++;
@@ -122,7 +128,7 @@ static size_t number_end(const char *s, size_t n, size_t i)
         return 0;
     if (i < n && s[i] == '.') {
         if (!digit(s, n, ++i))
-            return 0;
+            return i >= n ? RAN_OUT : 0;
         while (digit(s, n, i))
             i++;
     }

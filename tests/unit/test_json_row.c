@@ -149,6 +149,48 @@ START_TEST(declines_the_rest)
 }
 END_TEST
 
+static bool ignore_member(void *ctx, const char *key, size_t key_len, bool key_escaped,
+                          const char *value, size_t value_len)
+{
+    (void)ctx, (void)key, (void)key_len, (void)key_escaped, (void)value, (void)value_len;
+    return true;
+}
+
+/* A JSON array's element read in one pass with the text after it: taken
+ * up to its '}' whatever follows; cut anywhere before that, never taken,
+ * and where the cut leaves all of it plain, short (wait for more). */
+START_TEST(prefix_finds_the_end)
+{
+    for (size_t i = 0; i < sizeof plain_rows / sizeof *plain_rows; i++) {
+        const char *row = plain_rows[i];
+        while (*row == ' ')
+            row++;
+        size_t n = strlen(row);
+        while (n > 0 && (row[n - 1] == '\r' || row[n - 1] == '\n'))
+            n--;
+        char text[512];
+        ck_assert_uint_lt(n + 8, sizeof text);
+        memcpy(text, row, n);
+        memcpy(text + n, " ,{]x\"", 6);
+        size_t end = 0;
+        ck_assert_int_eq(pgr_json_row_plain_prefix(text, n + 6, 8, ignore_member, NULL, &end),
+                         PGR_JSON_ROW_TAKEN);
+        ck_assert_uint_eq(end, n);
+        for (size_t cut = 0; cut < n; cut++) {
+            pgr_json_row_verdict v = pgr_json_row_plain_prefix(text, cut, 8, ignore_member, NULL,
+                                                               &end);
+            ck_assert_msg(v == (cut == 0 ? PGR_JSON_ROW_DECLINED : PGR_JSON_ROW_SHORT),
+                          "[%.*s] cut at %zu: %d", (int)n, row, cut, v);
+        }
+    }
+    size_t end;
+    ck_assert_int_eq(pgr_json_row_plain_prefix("{\"a\":1e5}", 9, 8, ignore_member, NULL, &end),
+                     PGR_JSON_ROW_DECLINED);
+    ck_assert_int_eq(pgr_json_row_plain_prefix(" {}", 3, 8, ignore_member, NULL, &end),
+                     PGR_JSON_ROW_DECLINED);
+}
+END_TEST
+
 /* "{"a":" then d-1 arrays around 1: d containers. */
 static size_t nested(char *buf, int d)
 {
@@ -231,6 +273,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, takes_plain_rows);
     tcase_add_test(tc, declines_the_rest);
+    tcase_add_test(tc, prefix_finds_the_end);
     tcase_add_test(tc, nesting_is_bounded);
     tcase_add_test(tc, random_mutations_agree);
     suite_add_tcase(s, tc);

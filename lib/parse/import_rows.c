@@ -656,6 +656,7 @@ static int put_json_row(pgr_import_rows *r, pgr_sb *out, const char *s, size_t n
 typedef struct plain_reading {
     pgr_import_rows *r;
     const char *row;
+    size_t names;     /* the keys are matched against (row_names) */
     size_t members;   /* read so far */
     size_t matched;   /* of the names, each once */
 } plain_reading;
@@ -667,10 +668,8 @@ static bool plain_member(void *ctx, const char *key, size_t key_len, bool key_es
     pgr_import_rows *r = p->r;
     if (!r->match_keys)
         return true;
-    size_t count;
-    row_names(r, &count);
     size_t f = key_index(r, key, key_len, key_escaped, p->members++);
-    if (f == count)   /* a key the first row lacks: the keys differ */
+    if (f == p->names)   /* a key the first row lacks: the keys differ */
         return false;
     if (r->seen[f] != r->row_stamp) {
         r->seen[f] = r->row_stamp;
@@ -693,16 +692,14 @@ static bool plain_ready(pgr_import_rows *r, plain_reading *p, const char *s)
         (r->seen = PGR_NEW_ARRAY(r->a, size_t, count > 0 ? count : 1)) == NULL)
         return false;
     r->row_stamp++;
-    *p = (plain_reading){.r = r, .row = s};
+    *p = (plain_reading){.r = r, .row = s, .names = count};
     return true;
 }
 
 /* The row read had the first row's key set (when keys are matched). */
 static bool plain_keys_match(const pgr_import_rows *r, const plain_reading *p)
 {
-    size_t count;
-    row_names(r, &count);
-    return !r->match_keys || p->matched == count;
+    return !r->match_keys || p->matched == p->names;
 }
 
 /* The one pass's container limit for the strict reader's max_depth

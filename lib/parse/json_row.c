@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "util/number.h"
 #include "util/utf8.h"
 
 enum { MAX_CONTAINERS = 64 };
@@ -44,14 +45,6 @@ static size_t utf8_lead_len(unsigned char c)
     return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* The code unit of the \u escape whose 'u' is at s[i], or -1. */
 static long unicode_escape(const char *s, size_t n, size_t i)
 {
@@ -59,7 +52,7 @@ static long unicode_escape(const char *s, size_t n, size_t i)
         return -1;
     long v = 0;
     for (size_t k = 1; k <= 4; k++) {
-        int d = hex_digit(s[i + k]);
+        int d = pgr_hex_value(s[i + k]);
         if (d < 0)
             return -1;
         v = v * 16 + d;

@@ -206,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool have = f == 0 ? pgr_import_rows_csv_names(first, &names, &k)
                        : pgr_import_rows_json_names(first, &names, &k);
     if (typed && have && k > 0) {
-        bool *json = pgr_alloc(a, k);
+        bool *json = PGR_NEW_ARRAY(a, bool, k);
         if (json == NULL)
             abort();
         for (size_t i = 0; i < k; i++)
